@@ -1,0 +1,105 @@
+"""Command line: `aiagent-monitor [PATH]` runs the app; `dump`, `replay` and `generate` never import textual."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+PROG = "aiagent-monitor"
+COMMANDS = ("dump", "replay", "generate")
+
+
+def default_sessions_dir() -> Path:
+    env = os.environ.get("AI_AGENT_SESSIONS_DIR")
+    return Path(env).expanduser() if env else Path.home() / ".ai-agent" / "sessions"
+
+
+def app_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        description="Watch ai-agent sessions live and take them apart afterwards.",
+        epilog=(
+            "commands (each has --help):\n"
+            f"  {PROG} dump PATH [--json]        the session tree as text, or a JSON summary\n"
+            f"  {PROG} replay PATH --to URL      send a saved session as a live event stream\n"
+            f"  {PROG} generate DIR              write realistic demo sessions into DIR\n"
+            "\nWith no PATH the sessions browser opens on --sessions-dir (default: $AI_AGENT_SESSIONS_DIR or\n"
+            "~/.ai-agent/sessions); with no data there, the built-in demo starts."
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("path", nargs="?", help="a snapshot (.json.gz/.json), a v3 ledger (.jsonl) or - for stdin")
+    p.add_argument("--sessions-dir", metavar="DIR", help="the sessions directory to browse and tail")
+    p.add_argument("--op", metavar="OP_PATH", help="open PATH with this op (e.g. 1-2.3-1) selected")
+    p.add_argument("--demo", action="store_true", help="run on a temporary directory of generated sessions")
+    p.add_argument("--listen", metavar="URL", action="append", default=[],
+                   help="accept pushed events: ws://HOST:PORT[/path] or unix:PATH (repeatable)")
+    p.add_argument("--connect", metavar="URL", action="append", default=[],
+                   help="subscribe to an event stream: ws://HOST:PORT[/path] or unix:PATH (repeatable)")
+    return p
+
+
+def dump_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=f"{PROG} dump", description="Print a session tree as text, or its summary as JSON.")
+    p.add_argument("path", help="a snapshot (.json.gz/.json), a v3 ledger (.jsonl), accounting.jsonl, or - for stdin")
+    p.add_argument("--json", action="store_true", help="print one JSON object: format, root, totals, counts, maxDepth")
+    p.add_argument("--sessions-dir", metavar="DIR", help="where ref payloads and child ledgers resolve")
+    p.add_argument("--depth", type=int, metavar="N", help="text mode: do not expand sub-agents deeper than N")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "dump":
+        return run_dump(dump_parser().parse_args(argv[1:]))
+    if argv and argv[0] == "replay":
+        from tui.sources.replay_cli import main as replay_main
+
+        return replay_main(argv[1:])
+    if argv and argv[0] == "generate":
+        from tui.gen.__main__ import main as gen_main
+
+        return gen_main(argv[1:])
+    args = app_parser().parse_args(argv)
+    from tui.launch import run_app
+
+    return run_app(args)
+
+
+def fail(message: str) -> int:
+    print(f"{PROG}: {message}", file=sys.stderr)
+    return 2
+
+
+def run_dump(args: argparse.Namespace) -> int:
+    import orjson
+
+    from tui.model.ascii_tree import render
+    from tui.model.document import load
+    from tui.model.source_bytes import LoadError
+    from tui.model.summary import summarise
+
+    try:
+        doc = load(args.path, sessions_dir=args.sessions_dir)
+    except LoadError as exc:
+        return fail(str(exc))
+    except MemoryError:
+        return fail(f"{args.path}: out of memory while loading")
+    except RecursionError:
+        return fail(f"{args.path}: nested too deeply to load")
+    out = sys.stdout
+    try:
+        if args.json:
+            out.buffer.write(orjson.dumps(summarise(doc)) + b"\n")
+        elif doc.root is None:
+            out.buffer.write(orjson.dumps(summarise(doc), option=orjson.OPT_INDENT_2) + b"\n")
+        else:
+            out.write("\n".join(render(doc.root, max_depth=args.depth)))
+            out.write("\n")
+        out.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    return 0

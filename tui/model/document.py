@@ -1,0 +1,128 @@
+"""Open any input the producer writes and say which format it is: the single entry point of the model."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+
+from tui.model.accounting_ledger import AccountingSummary, looks_like_accounting, summarise_accounting
+from tui.model.fields import as_int, as_str, type_name
+from tui.model.ledger import LedgerBuilder, is_ledger_record, parse_records, sessions_dir_for_ledger
+from tui.model.nodes import Session
+from tui.model.snapshot import build_session
+from tui.model.source_bytes import MAX_DOCUMENT_BYTES, LoadError, read_source
+
+SNAPSHOT = "aiagent-snapshot"
+LEDGER = "aiagent-ledger"
+ACCOUNTING = "aiagent-accounting"
+
+
+@dataclass
+class Document:
+    format: str
+    path: str
+    root: Session | None = None
+    sessions_dir: Path | None = None  # where `ref` payload paths and child ledgers resolve
+    shape: str = ""  # "file-v1" | "file-v2" | "envelope" | "bare" | "ledger" | "accounting"
+    reason: str = ""
+    version: int | None = None
+    session_id: str = ""
+    origin_id: str = ""
+    timestamp: int | None = None
+    accounting: AccountingSummary | None = None
+    problems: list[str] = field(default_factory=list)
+
+
+def load(path: str, sessions_dir: str | Path | None = None, max_bytes: int = MAX_DOCUMENT_BYTES) -> Document:
+    data = read_source(path, max_bytes)
+    if sessions_dir is None and path != "-":
+        p = Path(path)
+        sessions_dir = sessions_dir_for_ledger(p) if p.suffix == ".jsonl" else p.resolve().parent
+    return load_bytes(data, path, Path(sessions_dir) if sessions_dir is not None else None)
+
+
+def load_bytes(data: bytes, path: str, sessions_dir: Path | None = None) -> Document:
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        return _load_lines(data, path, sessions_dir, exc)
+    if isinstance(value, dict) and is_ledger_record(value):
+        return _ledger([value], [], path, sessions_dir)
+    if looks_like_accounting(value):
+        return _accounting([value], path)
+    return from_object(value, path, sessions_dir)
+
+
+def from_object(value: object, path: str, sessions_dir: Path | None = None) -> Document:
+    """A snapshot file, a live wire envelope or a bare SessionNode, already parsed."""
+    if not isinstance(value, dict):
+        raise LoadError(path, f"top level is {type_name(value)}, expected a snapshot object")
+    doc = Document(SNAPSHOT, path, sessions_dir=sessions_dir)
+    if "opTree" in value:
+        tree = value["opTree"]
+        doc.version = as_int(value.get("version"), 0) or None
+        doc.shape = f"file-v{doc.version}" if doc.version else "file"
+        _envelope_fields(doc, value)
+    elif isinstance(value.get("snapshot"), dict):
+        inner = value["snapshot"]
+        if "opTree" not in inner:
+            raise LoadError(path, "envelope has no snapshot.opTree")
+        tree = inner["opTree"]
+        doc.version = as_int(inner.get("version"), 0) or None
+        doc.shape = "envelope"
+        _envelope_fields(doc, value)
+    elif "turns" in value:
+        tree = value
+        doc.shape = "bare"
+    else:
+        keys = ", ".join(list(value)[:8]) or "none"
+        raise LoadError(path, f"not an ai-agent snapshot: no opTree, snapshot or turns (keys: {keys})")
+    if not isinstance(tree, dict):
+        raise LoadError(path, f"opTree is {type_name(tree)}, expected an object")
+    doc.root = build_session(tree)
+    return doc
+
+
+def _envelope_fields(doc: Document, value: dict) -> None:
+    doc.reason = as_str(value.get("reason"))
+    doc.session_id = as_str(value.get("sessionId"))
+    doc.origin_id = as_str(value.get("originId"))
+    ts = value.get("timestamp")
+    doc.timestamp = ts if isinstance(ts, int) and not isinstance(ts, bool) else None
+
+
+def _load_lines(data: bytes, path: str, sessions_dir: Path | None, first_error: Exception) -> Document:
+    records, problems, _ = parse_records(data)
+    if records and is_ledger_record(records[0]):
+        return _ledger(records, problems, path, sessions_dir)
+    if records and looks_like_accounting(records[0]):
+        return _accounting(records, path)
+    raise LoadError(path, _json_reason(data, first_error))
+
+
+def _json_reason(data: bytes, exc: Exception) -> str:
+    message = exc.args[0] if getattr(exc, "args", None) else str(exc)
+    head = data.lstrip()[:1]
+    if head not in (b"{", b"["):
+        return f"not JSON (starts with {data[:12]!r}): {message}"
+    if "unexpected end" in str(message).lower() or "eof" in str(message).lower():
+        return f"invalid JSON: it ends early, the file is truncated or still being written ({message})"
+    return f"invalid JSON: {message}"
+
+
+def _ledger(records: list[dict], problems: list[str], path: str, sessions_dir: Path | None) -> Document:
+    builder = LedgerBuilder(sessions_dir)
+    if path != "-":
+        builder.visited.add(Path(path).resolve())
+    root = builder.build(records, problems)
+    doc = Document(LEDGER, path, root=root, sessions_dir=sessions_dir, shape="ledger", version=3)
+    doc.session_id = root.id
+    doc.origin_id = root.origin_id
+    doc.problems = list(problems)
+    return doc
+
+
+def _accounting(records: list[dict], path: str) -> Document:
+    return Document(ACCOUNTING, path, shape="accounting", accounting=summarise_accounting(records))

@@ -1,0 +1,237 @@
+"""The normalised session tree: Session -> Turn (turns and v2 steps) -> Op -> child Session.
+
+Nodes keep a reference to the raw dict they were built from instead of copying it, so memory stays near what the
+parsed JSON costs; payloads and logs are read from `raw` lazily, when a screen asks for them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tui.model.totals import Totals
+
+COUNT_KEYS = (
+    "sessions", "turns", "steps", "ops", "llm", "tool", "session", "system",
+    "failed", "logs", "warnings", "errors",
+)
+
+
+@dataclass(slots=True)
+class Counts:
+    sessions: int = 0
+    turns: int = 0
+    steps: int = 0
+    ops: int = 0
+    llm: int = 0
+    tool: int = 0
+    session: int = 0
+    system: int = 0
+    failed: int = 0
+    logs: int = 0
+    warnings: int = 0
+    errors: int = 0
+
+    def add(self, other: "Counts") -> None:
+        for key in COUNT_KEYS:
+            setattr(self, key, getattr(self, key) + getattr(other, key))
+
+    def as_dict(self) -> dict:
+        return {key: getattr(self, key) for key in COUNT_KEYS}
+
+
+class Session:
+    """One agent session: the root of a file, or a sub-agent embedded in an op."""
+
+    __slots__ = (
+        "raw", "id", "trace_id", "agent_id", "call_path", "title", "latest_status", "started_at", "ended_at",
+        "success", "error", "turns", "totals", "stored_totals", "mismatch", "counts", "parent_op", "depth",
+        "path_prefix", "problems", "max_depth", "final_report", "extra_logs", "origin_id", "__weakref__",
+    )
+
+    def __init__(self) -> None:
+        self.raw: dict | None = None
+        self.id = ""
+        self.trace_id = ""
+        self.agent_id = ""
+        self.call_path = ""
+        self.title = ""
+        self.latest_status = ""
+        self.started_at: int | None = None
+        self.ended_at: int | None = None
+        self.success: bool | None = None
+        self.error: str | None = None
+        self.turns: list[Turn] = []  # turns first, then v2 steps, each in file order
+        self.totals = Totals()  # recomputed over this session and everything below it
+        self.stored_totals: Totals | None = None
+        self.mismatch: list[str] = []
+        self.counts = Counts()  # over this session and everything below it
+        self.parent_op: Op | None = None
+        self.depth = 0
+        self.path_prefix = ""
+        self.problems: list[str] = []  # fields of this node that had to be ignored
+        self.max_depth = 0  # deepest sub-agent level below (relative to the root of the document)
+        self.final_report: object = None
+        self.extra_logs: list = []  # LogEntry objects not attached to any op (ledger session_error)
+        self.origin_id = ""
+
+    @property
+    def running(self) -> bool:
+        return self.ended_at is None and self.success is None
+
+    @property
+    def status(self) -> str:
+        if self.success is False or (self.error and self.success is not True):
+            return "failed"
+        if self.running:
+            return "running"
+        return "ok"
+
+    @property
+    def duration_ms(self) -> int | None:
+        if self.started_at is None or self.ended_at is None:
+            return None
+        return self.ended_at - self.started_at
+
+    @property
+    def display_agent(self) -> str:
+        return self.agent_id or self.call_path or self.trace_id or self.id or "?"
+
+    def all_ops(self):
+        for turn in self.turns:
+            yield from turn.ops
+
+    def breadcrumb(self) -> list["Session"]:
+        chain: list[Session] = []
+        node: Session | None = self
+        while node is not None:
+            chain.append(node)
+            node = node.parent_op.turn.session if node.parent_op is not None else None
+        chain.reverse()
+        return chain
+
+
+class Turn:
+    """A turn (`turns[]`) or a v2 step (`steps[]`): both hold ops."""
+
+    __slots__ = (
+        "raw", "kind", "index", "position", "id", "started_at", "ended_at", "label", "step_kind", "system",
+        "prompts", "ops", "session", "problems", "status", "extra_logs", "__weakref__",
+    )
+
+    def __init__(self, session: Session, kind: str, position: int) -> None:
+        self.raw: dict | None = None
+        self.kind = kind  # "turn" | "step"
+        self.index: int = position
+        self.position = position
+        self.id = ""
+        self.started_at: int | None = None
+        self.ended_at: int | None = None
+        self.label = ""
+        self.step_kind = ""
+        self.system = False
+        self.prompts: dict | None = None
+        self.ops: list[Op] = []
+        self.session = session
+        self.problems: list[str] = []
+        self.status = ""  # ledgers: ok | failed | running
+        self.extra_logs: list = []  # LogEntry objects of the turn itself (ledger warnings/errors)
+
+    @property
+    def running(self) -> bool:
+        return self.ended_at is None
+
+    @property
+    def title(self) -> str:
+        if self.kind == "step":
+            return f"Step {self.index}" + (f" ({self.step_kind})" if self.step_kind else "")
+        label = self.label or ("init" if self.system else "")
+        return f"Turn {self.index}" + (f" ({label})" if label else "")
+
+    @property
+    def duration_ms(self) -> int | None:
+        if self.started_at is None or self.ended_at is None:
+            return None
+        return self.ended_at - self.started_at
+
+
+class Op:
+    """One operation: an LLM call, a tool call, a sub-agent (kind session) or a system op."""
+
+    __slots__ = (
+        "raw", "op_id", "kind", "status", "started_at", "ended_at", "name", "provider", "model", "label",
+        "error", "path", "turn", "child", "child_ref", "tokens_in", "tokens_out", "cache_read", "cache_write",
+        "cost", "log_count", "warnings", "errors", "problems", "payload_refs", "attributes", "__weakref__",
+    )
+
+    def __init__(self, turn: Turn, path: str) -> None:
+        self.raw: dict | None = None
+        self.op_id = ""
+        self.kind = "?"
+        self.status: str | None = None
+        self.started_at: int | None = None
+        self.ended_at: int | None = None
+        self.name = ""
+        self.provider = ""
+        self.model = ""
+        self.label = ""
+        self.error = ""
+        self.path = path
+        self.turn = turn
+        self.child: Session | None = None
+        self.child_ref: dict | None = None  # childSessionRef / childSessionSummary / missing child ledger
+        self.tokens_in = 0
+        self.tokens_out = 0
+        self.cache_read = 0
+        self.cache_write = 0
+        self.cost = 0.0
+        self.log_count = 0
+        self.warnings = 0
+        self.errors = 0
+        self.problems: list[str] = []
+        self.payload_refs: list | None = None  # v3 ledgers: payloadRefs[]
+        self.attributes: dict = {}
+
+    @property
+    def session(self) -> Session:
+        return self.turn.session
+
+    @property
+    def failed(self) -> bool:
+        return self.status == "failed"
+
+    @property
+    def running(self) -> bool:
+        return self.status is None and self.ended_at is None
+
+    @property
+    def broken(self) -> bool:
+        return bool(self.problems)
+
+    @property
+    def duration_ms(self) -> int | None:
+        if self.started_at is None or self.ended_at is None:
+            return None
+        return self.ended_at - self.started_at
+
+    @property
+    def target(self) -> str:
+        """What the op talks to: provider:model for LLM calls, the tool or agent name otherwise."""
+        if self.kind == "llm":
+            if self.provider and self.model:
+                return f"{self.provider}:{self.model}"
+            return self.model or self.provider or self.name
+        if self.kind == "system":
+            return self.label or self.name
+        return self.name or self.label or (f"{self.provider}" if self.provider else "")
+
+    @property
+    def child_agent(self) -> str:
+        if self.child is not None:
+            return self.child.display_agent
+        if self.child_ref is not None:
+            ref = self.child_ref
+            for key in ("agentId", "callPath", "sessionId", "traceId", "id"):
+                value = ref.get(key)
+                if isinstance(value, str) and value:
+                    return value
+        return ""

@@ -1,0 +1,91 @@
+"""Session totals, recomputed the way the producer does (src/session-tree.ts, recomputeTotals)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+from tui.model.fields import as_dict, as_int, as_num
+
+TOTAL_KEYS = ("tokensIn", "tokensOut", "tokensCacheRead", "tokensCacheWrite", "costUsd", "toolsRun", "agentsRun")
+# The producer compares these on endSession (agentsRun is not compared).
+COMPARED_KEYS = ("tokensIn", "tokensOut", "tokensCacheRead", "tokensCacheWrite", "costUsd", "toolsRun")
+
+
+@dataclass(slots=True)
+class Totals:
+    tokensIn: int = 0
+    tokensOut: int = 0
+    tokensCacheRead: int = 0
+    tokensCacheWrite: int = 0
+    costUsd: float = 0.0
+    toolsRun: int = 0
+    agentsRun: int = 0
+
+    def add(self, other: "Totals") -> None:
+        self.tokensIn += other.tokensIn
+        self.tokensOut += other.tokensOut
+        self.tokensCacheRead += other.tokensCacheRead
+        self.tokensCacheWrite += other.tokensCacheWrite
+        self.costUsd += other.costUsd
+        self.toolsRun += other.toolsRun
+        self.agentsRun += other.agentsRun
+
+    def copy(self) -> "Totals":
+        return Totals(*(getattr(self, f.name) for f in fields(self)))
+
+    def as_dict(self) -> dict:
+        out = {key: getattr(self, key) for key in TOTAL_KEYS}
+        out["costUsd"] = round(self.costUsd, 4)
+        return out
+
+    @property
+    def cost(self) -> float:
+        return round(self.costUsd, 4)
+
+
+def llm_entry_usage(entry: dict) -> tuple[int, int, int, int, float]:
+    """Tokens and cost of one accounting entry of type llm.
+
+    Cache read is `cacheReadInputTokens`, else `cachedTokens` (OpenAI's dialect), never both: the producer uses `??`,
+    so an explicit 0 in cacheReadInputTokens wins over cachedTokens.
+    """
+    tokens = as_dict(entry.get("tokens"))
+    cache_read = tokens.get("cacheReadInputTokens")
+    if cache_read is None:
+        cache_read = tokens.get("cachedTokens")
+    return (
+        as_int(tokens.get("inputTokens")),
+        as_int(tokens.get("outputTokens")),
+        as_int(cache_read),
+        as_int(tokens.get("cacheWriteInputTokens")),
+        as_num(entry.get("costUsd")),
+    )
+
+
+def stored_totals(value: object) -> Totals | None:
+    """The `totals` object a producer stored, or None when absent or not an object."""
+    if not isinstance(value, dict):
+        return None
+    return Totals(
+        tokensIn=as_int(value.get("tokensIn")),
+        tokensOut=as_int(value.get("tokensOut")),
+        tokensCacheRead=as_int(value.get("tokensCacheRead")),
+        tokensCacheWrite=as_int(value.get("tokensCacheWrite")),
+        costUsd=as_num(value.get("costUsd")),
+        toolsRun=as_int(value.get("toolsRun")),
+        agentsRun=as_int(value.get("agentsRun")),
+    )
+
+
+def mismatched_keys(stored: Totals | None, recomputed: Totals) -> list[str]:
+    """Keys where the stored totals disagree with the recomputed ones (cost compared to 4 decimals)."""
+    if stored is None:
+        return []
+    out = []
+    for key in COMPARED_KEYS:
+        a, b = getattr(stored, key), getattr(recomputed, key)
+        if key == "costUsd":
+            a, b = round(a, 4), round(b, 4)
+        if a != b:
+            out.append(key)
+    return out
