@@ -1,0 +1,72 @@
+"""From parsed command-line arguments to a running app (the only CLI path that imports textual)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from tui.cli import default_sessions_dir, fail
+
+
+def has_sessions(directory: Path) -> bool:
+    try:
+        with_names = (directory / "session").is_dir() or any(
+            entry.name.endswith((".json.gz", ".json")) for entry in _first_entries(directory)
+        )
+    except OSError:
+        return False
+    return with_names
+
+
+def _first_entries(directory: Path, limit: int = 2000):
+    import os
+
+    with os.scandir(directory) as it:
+        for n, entry in enumerate(it):
+            if n >= limit:
+                return
+            yield entry
+
+
+def run_app(args: argparse.Namespace) -> int:
+    from tui.app import MonitorApp
+
+    sessions_dir = Path(args.sessions_dir).expanduser() if args.sessions_dir else default_sessions_dir()
+    demo_note = ""
+    if args.path is None and (args.demo or not has_sessions(sessions_dir)):
+        from tui.gen.demo import start_demo
+
+        why = "--demo" if args.demo else f"no sessions in {sessions_dir}"
+        sessions_dir = start_demo()
+        demo_note = f"Built-in demo ({why}): generated sessions in {sessions_dir}"
+    document = None
+    if args.path is not None:
+        from tui.model.document import load
+        from tui.model.source_bytes import LoadError
+
+        try:
+            document = load(args.path, sessions_dir=args.sessions_dir)
+        except LoadError as exc:
+            return fail(str(exc))
+        except (MemoryError, RecursionError) as exc:
+            return fail(f"{args.path}: {type(exc).__name__} while loading")
+        if document.root is None:
+            return fail(f"{args.path}: an accounting ledger has no session tree; try `{sys.argv[0]} dump`")
+        if args.path == "-":
+            _reopen_tty_as_stdin()
+    app = MonitorApp(sessions_dir=sessions_dir, document=document, op_path=args.op, demo_note=demo_note)
+    app.run()
+    return app.return_code or 0
+
+
+def _reopen_tty_as_stdin() -> None:
+    """After reading a snapshot from a pipe, the keyboard must come from the terminal."""
+    import os
+
+    try:
+        tty = os.open("/dev/tty", os.O_RDONLY)
+    except OSError:
+        return
+    os.dup2(tty, 0)
+    os.close(tty)

@@ -1,0 +1,81 @@
+"""Search across a whole tree (sub-agents included) and the errors-only filter."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tui.model.fields import as_list
+from tui.model.nodes import Op, Session, Turn
+
+
+def walk_ops(session: Session) -> Iterator[Op]:
+    """Every op in tree order, descending into sub-agents right after their op."""
+    stack: list[Iterator[Op]] = [session.all_ops()]
+    while stack:
+        op = next(stack[-1], None)
+        if op is None:
+            stack.pop()
+            continue
+        yield op
+        if op.child is not None:
+            stack.append(op.child.all_ops())
+
+
+def op_matches(op: Op, needle: str) -> bool:
+    """Case-insensitive match on names, agents, models, errors and log messages."""
+    fields = (op.name, op.target, op.model, op.provider, op.error, op.label, op.path, op.child_agent, op.op_id)
+    if any(needle in f.lower() for f in fields if f):
+        return True
+    if op.child is not None and op.child.error and needle in op.child.error.lower():
+        return True
+    if op.raw is not None:
+        for log in as_list(op.raw.get("logs")):
+            if isinstance(log, dict):
+                message = log.get("message")
+                if isinstance(message, str) and needle in message.lower():
+                    return True
+    return False
+
+
+def find(session: Session, query: str) -> list[Op]:
+    needle = query.strip().lower()
+    if not needle:
+        return []
+    return [op for op in walk_ops(session) if op_matches(op, needle)]
+
+
+def op_is_bad(op: Op) -> bool:
+    return op.failed or op.errors > 0 or bool(op.problems) or (op.child is not None and op.child.status == "failed")
+
+
+class ErrorFilter:
+    """Keeps failed and erroring ops and the turns/ops that lead to them; remembers answers per node."""
+
+    def __init__(self) -> None:
+        self._memo: dict[int, bool] = {}
+
+    def __call__(self, node: object) -> bool:
+        key = id(node)
+        hit = self._memo.get(key)
+        if hit is None:
+            hit = self._memo[key] = self._compute(node)
+        return hit
+
+    def _compute(self, node: object) -> bool:
+        if isinstance(node, Op):
+            return op_is_bad(node) or (node.child is not None and self(node.child))
+        if isinstance(node, Turn):
+            return bool(node.problems) or any(
+                log.severity in ("ERR", "FATAL") for log in node.extra_logs
+            ) or any(self(op) for op in node.ops)
+        if isinstance(node, Session):
+            return bool(node.problems) or any(self(turn) for turn in node.turns)
+        return False
+
+
+def find_op_by_path(session: Session, path: str) -> Op | None:
+    path = path.strip()
+    for op in walk_ops(session):
+        if op.path == path:
+            return op
+    return None

@@ -1,0 +1,60 @@
+"""`?`: every key of the screen underneath, the app, and the panels, read from their bindings."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Static
+
+EXTRA = [
+    ("arrows / j k", "move in lists and trees"),
+    ("right / l, left / h", "expand, collapse (tree)"),
+    ("space", "toggle a tree node"),
+    ("tab / shift+tab", "move focus between panels"),
+    ("ctrl+p", "command palette"),
+    ("mouse", "click to select, click the arrow to expand, wheel to scroll"),
+]
+
+
+def _rows(source: object) -> list[tuple[str, str]]:
+    rows = []
+    for binding in getattr(type(source), "BINDINGS", []):
+        if isinstance(binding, Binding) and binding.description:
+            rows.append((binding.key_display or binding.key, binding.description))
+    return rows
+
+
+class HelpScreen(ModalScreen):
+    CSS_PATH = "help.tcss"
+    BINDINGS = [Binding("escape,question_mark,q", "dismiss", "Close")]
+
+    def __init__(self, screen: Screen) -> None:
+        super().__init__()
+        self.described = screen
+
+    def compose(self) -> ComposeResult:
+        table = Table(title=f"Keys: {type(self.described).__name__.replace('Screen', '')}", expand=True)
+        table.add_column("key", style="bold cyan", no_wrap=True)
+        table.add_column("does")
+        seen = set()
+        sources = [self.described, self.app]
+        focused = self.described.focused
+        if focused is not None:
+            sources.insert(1, focused)
+        for source in sources:
+            for key, description in _rows(source):
+                if key not in seen:
+                    seen.add(key)
+                    table.add_row(Text(key), Text(description))
+        for key, description in EXTRA:
+            table.add_row(Text(key), Text(description))
+        with VerticalScroll(id="help-body"):
+            yield Static(table)
+            yield Static(Text("escape or ? closes this", style="dim"))
+
+    def action_dismiss(self) -> None:
+        self.dismiss()

@@ -1,0 +1,239 @@
+"""The session screen: opTree, totals, details and logs of one session (the root or a sub-agent)."""
+
+from __future__ import annotations
+
+import orjson
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static
+
+from tui.model.document import Document
+from tui.model.fields import one_line
+from tui.model.logs import logs_under
+from tui.model.nodes import Op, Session, Turn
+from tui.model.search import ErrorFilter, find, find_op_by_path
+from tui.widgets.detail_panel import DetailPanel
+from tui.widgets.log_pane import LogPane
+from tui.widgets.op_tree import OpTree
+from tui.widgets.totals_panel import TotalsPanel
+
+LOG_DEBOUNCE_S = 0.12
+
+
+def breadcrumb(session: Session, doc: Document) -> Text:
+    text = Text()
+    text.append(" ◆ ", style="bold blue")
+    name = doc.path if doc.path != "-" else "stdin"
+    text.append(one_line(name.rsplit("/", 1)[-1], 60), style="dim")
+    for s in session.breadcrumb():
+        text.append("  ›  ", style="dim")
+        if s.parent_op is not None:
+            text.append(f"[{s.parent_op.path}] ", style="dim")
+        text.append(one_line(s.display_agent, 50), style="bold" if s is session else "")
+    return text
+
+
+class SessionScreen(Screen):
+    CSS_PATH = "session.tcss"
+    BINDINGS = [
+        Binding("escape", "back", "Back"),
+        Binding("slash", "search", "Search", key_display="/"),
+        Binding("n", "next_match", "Next"),
+        Binding("N", "prev_match", "Prev", key_display="N"),
+        Binding("e", "errors_only", "Errors only"),
+        Binding("p", "payload", "Payload"),
+        Binding("y", "copy", "Copy JSON"),
+        Binding("L", "log_level", "Log filter", key_display="L"),
+        Binding("question_mark", "app.help", "Help", key_display="?"),
+        Binding("q", "app.quit", "Quit"),
+    ]
+
+    def __init__(self, doc: Document, session: Session | None, *, select_path: str | None = None) -> None:
+        super().__init__()
+        assert session is not None
+        self.doc = doc
+        self.session = session
+        self.select_path = select_path
+        self.matches: list[Op] = []
+        self.match_index = -1
+        self.query_text = ""
+        self._log_timer = None
+        self._log_target: object = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(breadcrumb(self.session, self.doc), id="crumbs")
+        with Horizontal(id="main"):
+            yield OpTree(self.session, id="tree")
+            with Vertical(id="side"):
+                yield TotalsPanel(self.session, id="totals")
+                yield DetailPanel(id="detail")
+        yield LogPane(id="logs")
+        yield Input(placeholder="search op names, agents, models, log messages, errors…", id="search")
+        yield Static(id="status")
+        yield Footer()
+
+    @property
+    def tree(self) -> OpTree:
+        return self.query_one(OpTree)
+
+    def on_mount(self) -> None:
+        self.query_one("#detail").border_title = "Details"
+        self.query_one("#search").display = False
+        self.tree.focus()
+        self.show_node(self.session)
+        if self.select_path:
+            self.call_after_refresh(self._select_initial)
+        if self.session.running:
+            self.set_interval(1.0, self._tick)
+
+    def _select_initial(self) -> None:
+        op = find_op_by_path(self.session, self.select_path or "")
+        if op is None:
+            self.notify(f"no op at path {self.select_path}", severity="warning")
+            return
+        self.tree.reveal(op)
+        self.show_node(op)
+
+    def _tick(self) -> None:
+        self.tree.refresh_labels()
+        self.query_one(TotalsPanel).update_totals()
+
+    # selection -> side panels ------------------------------------------------------------------------------
+    @on(OpTree.NodeHighlighted)
+    def _highlighted(self, event: OpTree.NodeHighlighted) -> None:
+        if event.node.data is not None:
+            self.show_node(event.node.data)
+
+    def show_node(self, node: object) -> None:
+        self.query_one(DetailPanel).show(node)
+        self._log_target = node
+        if self._log_timer is not None:
+            self._log_timer.stop()
+        self._log_timer = self.set_timer(LOG_DEBOUNCE_S, self._update_logs)
+
+    def _update_logs(self) -> None:
+        node = self._log_target
+        if not isinstance(node, (Session, Turn, Op)):
+            return
+        scope = node.path if isinstance(node, Op) else node.title if isinstance(node, Turn) else ""
+        self.query_one(LogPane).set_entries(logs_under(node), scope=one_line(scope, 40))
+
+    # opening ---------------------------------------------------------------------------------------------
+    @on(OpTree.OpenNode)
+    def _open(self, event: OpTree.OpenNode) -> None:
+        node = event.node
+        if isinstance(node, Op):
+            if node.child is not None:
+                self.app.push_screen(SessionScreen(self.doc, node.child))
+            elif node.child_ref is not None and node.kind == "session":
+                self.notify("this sub-agent is stored elsewhere: its details are in the panel", severity="warning")
+            else:
+                self.action_payload()
+        else:
+            tree_node = self.tree.cursor_node
+            if tree_node is not None and tree_node.allow_expand:
+                tree_node.toggle()
+
+    def action_payload(self) -> None:
+        node = self.tree.cursor_node
+        op = node.data if node is not None else None
+        if not isinstance(op, Op):
+            self.notify("select an op to see its payloads")
+            return
+        from tui.screens.payload import PayloadScreen
+
+        self.app.push_screen(PayloadScreen(op, self.doc.sessions_dir))
+
+    def action_back(self) -> None:
+        search = self.query_one("#search", Input)
+        if search.display:
+            search.display = False
+            self.tree.focus()
+            return
+        if len(self.app.screen_stack) > 2:
+            self.app.pop_screen()
+        else:
+            self.notify("this is the top level: q quits")
+
+    # search ----------------------------------------------------------------------------------------------
+    def action_search(self) -> None:
+        search = self.query_one("#search", Input)
+        search.display = True
+        search.value = self.query_text
+        search.focus()
+
+    @on(Input.Submitted, "#search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        self.query_text = event.value
+        event.input.display = False
+        self.tree.focus()
+        self.matches = find(self.session, event.value)
+        self.match_index = -1
+        if not self.matches:
+            self._status(f"no match for {event.value!r}" if event.value else "")
+            return
+        self.action_next_match()
+
+    def _jump(self, step: int) -> None:
+        if not self.matches:
+            self.notify("no search: press / to search")
+            return
+        self.match_index = (self.match_index + step) % len(self.matches)
+        op = self.matches[self.match_index]
+        if not self.tree.reveal(op):
+            self.action_errors_only() if self.tree.keep is not None else None
+            self.tree.reveal(op)
+        self.show_node(op)
+        self._status(f"match {self.match_index + 1}/{len(self.matches)} for {self.query_text!r}: {op.path}")
+
+    def action_next_match(self) -> None:
+        self._jump(1)
+
+    def action_prev_match(self) -> None:
+        self._jump(-1)
+
+    def _status(self, message: str) -> None:
+        self.query_one("#status", Static).update(Text(message))
+
+    # filters and copy -------------------------------------------------------------------------------------
+    def action_errors_only(self) -> None:
+        tree = self.tree
+        current = tree.cursor_node.data if tree.cursor_node is not None else None
+        tree.keep = None if tree.keep is not None else ErrorFilter()
+        tree.reset_tree()
+        if tree.keep is not None:
+            self._expand_all_errors()
+            self._status("errors only: failed ops, ops with ERR logs and broken nodes (e to show all)")
+        else:
+            self._status("")
+        if current is not None:
+            tree.reveal(current)
+
+    def _expand_all_errors(self) -> None:
+        tree = self.tree
+        stack = [tree.root]
+        while stack:
+            node = stack.pop()
+            tree._populate(node)
+            if node.allow_expand and not node.is_expanded:
+                node.expand()
+            stack.extend(node.children)
+
+    def action_copy(self) -> None:
+        node = self.tree.cursor_node
+        data = node.data if node is not None else None
+        raw = getattr(data, "raw", None)
+        if raw is None:
+            self.notify("nothing to copy for this node", severity="warning")
+            return
+        text = orjson.dumps(raw, option=orjson.OPT_INDENT_2, default=str).decode()
+        self.app.copy_to_clipboard(text)
+        self.notify(f"copied {len(text):,} characters of JSON")
+
+    def action_log_level(self) -> None:
+        level = self.query_one(LogPane).cycle_level()
+        self._status(f"logs: {level}")

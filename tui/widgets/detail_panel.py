@@ -1,0 +1,190 @@
+"""Details of the highlighted node: attributes, accounting, reasoning, prompts and a list of its captures."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from tui.model.fields import as_dict, as_list, one_line, printable
+from tui.model.format import fmt_cost, fmt_duration, fmt_ts
+from tui.model.nodes import Op, Session, Turn
+
+LONG_TEXT = 4000
+
+
+def _clip(text: str, limit: int = LONG_TEXT) -> str:
+    text = printable(text, keep_newlines=True)
+    return text if len(text) <= limit else text[:limit] + f"\n… ({len(text) - limit:,} more characters)"
+
+
+class DetailBuilder:
+    """Builds the detail text; plain functions of the model, kept apart from the widget for tests."""
+
+    def __init__(self) -> None:
+        self.text = Text()
+
+    def heading(self, title: str) -> None:
+        if self.text.plain:
+            self.text.append("\n")
+        self.text.append(title + "\n", style="bold underline")
+
+    def field(self, name: str, value: object, style: str = "") -> None:
+        if value is None or value == "":
+            return
+        self.text.append(f"{name:>12} ", style="dim")
+        self.text.append(one_line(str(value), 300) + "\n", style=style)
+
+    def block(self, value: str, style: str = "") -> None:
+        self.text.append(_clip(value) + "\n", style=style)
+
+
+def describe(node: object) -> Text:
+    b = DetailBuilder()
+    if isinstance(node, Op):
+        _op(b, node)
+    elif isinstance(node, Turn):
+        _turn(b, node)
+    elif isinstance(node, Session):
+        _session(b, node)
+    return b.text
+
+
+def _session(b: DetailBuilder, s: Session) -> None:
+    b.heading("Session")
+    b.field("agent", s.agent_id)
+    b.field("callPath", s.call_path)
+    b.field("title", s.title)
+    b.field("traceId", s.trace_id)
+    b.field("id", s.id)
+    b.field("status", s.status, "bold red" if s.status == "failed" else "")
+    b.field("latest", s.latest_status)
+    b.field("started", fmt_ts(s.started_at))
+    b.field("ended", fmt_ts(s.ended_at) if s.ended_at else "running")
+    b.field("duration", fmt_duration(s.duration_ms))
+    if s.error:
+        b.heading("Error")
+        b.block(s.error, "red")
+    for problem in s.problems:
+        b.field("broken", problem, "bold red")
+    attrs = as_dict(s.raw.get("attributes")) if s.raw else {}
+    if attrs:
+        b.heading("Attributes")
+        for key, value in list(attrs.items())[:40]:
+            b.field(str(key), value)
+    if s.final_report is not None:
+        b.heading("Final report")
+        report = s.final_report
+        content = as_dict(report).get("content") if isinstance(report, dict) else report
+        b.block(content if isinstance(content, str) else str(report)[:LONG_TEXT])
+
+
+def _turn(b: DetailBuilder, t: Turn) -> None:
+    b.heading(t.title)
+    b.field("id", t.id)
+    b.field("started", fmt_ts(t.started_at))
+    b.field("duration", fmt_duration(t.duration_ms))
+    b.field("ops", len(t.ops))
+    b.field("status", t.status)
+    for problem in t.problems:
+        b.field("broken", problem, "bold red")
+    if t.prompts:
+        for key in ("system", "user"):
+            value = t.prompts.get(key)
+            if isinstance(value, str) and value:
+                b.heading(f"{key} prompt")
+                b.block(value)
+    for log in t.extra_logs:
+        b.field(log.severity, log.message, "red" if log.severity in ("ERR", "FATAL") else "yellow")
+
+
+def _op(b: DetailBuilder, op: Op) -> None:
+    b.heading(f"{op.kind.upper()} {op.path}")
+    b.field("target", op.target)
+    b.field("opId", op.op_id)
+    b.field("status", op.status or ("running" if op.running else "-"), "bold red" if op.failed else "")
+    b.field("error", op.error, "bold red")
+    b.field("started", fmt_ts(op.started_at))
+    b.field("duration", fmt_duration(op.duration_ms))
+    if op.child is not None:
+        b.field("sub-agent", f"{op.child.display_agent} ({op.child.counts.ops} ops) — Enter to drill in", "blue")
+    if op.child_ref is not None:
+        b.heading("Sub-agent stored elsewhere")
+        for key, value in list(op.child_ref.items())[:20]:
+            b.field(str(key), value)
+    for problem in op.problems:
+        b.field("broken", problem, "bold red")
+    if op.attributes:
+        b.heading("Attributes")
+        for key, value in list(op.attributes.items())[:40]:
+            b.field(str(key), value)
+    _accounting(b, op)
+    _reasoning(b, op)
+    _captures(b, op)
+
+
+def _accounting(b: DetailBuilder, op: Op) -> None:
+    entries = as_list(op.raw.get("accounting")) if op.raw else []
+    if not entries and not (op.tokens_in or op.tokens_out or op.cost):
+        return
+    b.heading("Accounting")
+    if not entries:
+        b.field("tokens", f"in {op.tokens_in:,}  out {op.tokens_out:,}  cacheR {op.cache_read:,}  cacheW {op.cache_write:,}")
+        b.field("cost", fmt_cost(op.cost))
+        return
+    for entry in entries[:20]:
+        if not isinstance(entry, dict):
+            b.field("broken", f"accounting entry is {type(entry).__name__}", "bold red")
+            continue
+        kind = entry.get("type")
+        if kind == "llm":
+            actual = "/".join(str(entry.get(k)) for k in ("actualProvider", "actualModel") if entry.get(k))
+            b.field("llm", f"{entry.get('provider')}:{entry.get('model')}" + (f" → {actual}" if actual else ""))
+            tokens = as_dict(entry.get("tokens"))
+            b.field("tokens", "  ".join(f"{k} {v}" for k, v in tokens.items()))
+            b.field("cost", entry.get("costUsd"))
+            b.field("stopReason", entry.get("stopReason"))
+        else:
+            b.field("tool", entry.get("mcpServer") or entry.get("command"))
+            b.field("chars", f"in {entry.get('charactersIn')}  out {entry.get('charactersOut')}")
+        b.field("latency", f"{entry.get('latency')} ms" if entry.get("latency") is not None else None)
+        b.field("error", entry.get("error"), "red")
+
+
+def _reasoning(b: DetailBuilder, op: Op) -> None:
+    reasoning = op.raw.get("reasoning") if op.raw else None
+    if not isinstance(reasoning, dict):
+        return
+    final = reasoning.get("final")
+    chunks = as_list(reasoning.get("chunks"))
+    text = final if isinstance(final, str) and final else "".join(
+        c.get("text", "") for c in chunks if isinstance(c, dict) and isinstance(c.get("text"), str)
+    )
+    if text:
+        b.heading("Reasoning")
+        b.block(text, "italic")
+
+
+def _captures(b: DetailBuilder, op: Op) -> None:
+    try:
+        from tui.model.op_captures import op_captures
+    except ImportError:  # pragma: no cover - the payload module is optional during development
+        return
+    captures = op_captures(op)
+    if not captures:
+        return
+    b.heading("Captures (Enter: payload viewer)")
+    for c in captures:
+        size = f"{c.size:,} B" if isinstance(c.size, int) else ""
+        state = {"inline": "", "plain": ""}.get(c.state, c.state)
+        style = "bold red" if c.state in ("unavailable", "invalid") else ""
+        b.field(c.side, f"{c.source} {c.format} {size} {state} {c.note}".strip(), style)
+
+
+class DetailPanel(VerticalScroll):
+    def compose(self):
+        yield Static(id="detail-body")
+
+    def show(self, node: object) -> None:
+        self.query_one("#detail-body", Static).update(describe(node))
+        self.scroll_home(animate=False)

@@ -1,0 +1,183 @@
+"""The opTree: a session's turns, steps and ops as a collapsible tree whose children are built on expand."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from tui.model.nodes import Op, Session, Turn
+from tui.widgets.node_labels import label_for
+
+Node = Session | Turn | Op
+
+
+class OpTree(Tree[Node]):
+    """Children are added when a node is first expanded, so a 20,000-op session opens as fast as a small one."""
+
+    BINDINGS = [
+        Binding("enter", "open_node", "Open", show=False),
+        Binding("j", "cursor_down", "Down", show=False),
+        Binding("k", "cursor_up", "Up", show=False),
+        Binding("l,right", "expand_node", "Expand", show=False),
+        Binding("h,left", "collapse_node", "Collapse", show=False),
+    ]
+
+    class OpenNode(Message):
+        """Enter on a node: the screen decides (drill into a sub-agent, or open the payload viewer)."""
+
+        def __init__(self, node: Node) -> None:
+            super().__init__()
+            self.node = node
+
+    def __init__(self, session: Session, **kwargs) -> None:
+        super().__init__(Text(""), data=session, **kwargs)
+        self.session = session
+        self.guide_depth = 3
+        self.keep: Callable[[Node], bool] | None = None  # a filter (errors only); None shows everything
+        self._populated: set[int] = set()
+
+    def on_mount(self) -> None:
+        self.reset_tree()
+
+    # building ---------------------------------------------------------------------------------------------
+    def reset_tree(self) -> None:
+        self.clear()
+        self._populated.clear()
+        self.root.set_label(label_for(self.session, self.now_ms()))
+        self.root.data = self.session
+        self._populate(self.root)
+        self.root.expand()
+        # Expand the user turns of a small session so the first screen shows ops, not just turn headers.
+        if len(self.root.children) <= 12:
+            for child in self.root.children:
+                if isinstance(child.data, Turn) and not child.data.system and len(child.data.ops) <= 40:
+                    self._populate(child)
+                    child.expand()
+
+    @staticmethod
+    def now_ms() -> int:
+        return int(time.time() * 1000)
+
+    def children_of(self, data: Node) -> list[Node]:
+        if isinstance(data, Session):
+            items: list[Node] = list(data.turns)
+        elif isinstance(data, Turn):
+            items = list(data.ops)
+        elif isinstance(data, Op) and data.child is not None:
+            items = list(data.child.turns)
+        else:
+            items = []
+        if self.keep is not None:
+            items = [item for item in items if self.keep(item)]
+        return items
+
+    @staticmethod
+    def expandable(data: Node) -> bool:
+        if isinstance(data, Op):
+            return data.child is not None and bool(data.child.turns)
+        return True
+
+    def _populate(self, node: TreeNode[Node]) -> None:
+        if node.id in self._populated or node.data is None:
+            return
+        self._populated.add(node.id)
+        now = self.now_ms()
+        for item in self.children_of(node.data):
+            if self.expandable(item):
+                node.add(label_for(item, now), data=item)
+            else:
+                node.add_leaf(label_for(item, now), data=item)
+
+    def on_tree_node_expanded(self, event: Tree.NodeExpanded[Node]) -> None:
+        if event.node.id not in self._populated:
+            self._populate(event.node)
+
+    def get_label_width(self, node: TreeNode[Node]) -> int:
+        # Tree re-measures every visible line on each change: use the cached label, not a fresh render.
+        return node._label.cell_len + 2
+
+    # keys -------------------------------------------------------------------------------------------------
+    def action_open_node(self) -> None:
+        node = self.cursor_node
+        if node is not None and node.data is not None:
+            self.post_message(self.OpenNode(node.data))
+
+    def action_expand_node(self) -> None:
+        node = self.cursor_node
+        if node is None:
+            return
+        if node.allow_expand and not node.is_expanded:
+            self._populate(node)
+            node.expand()
+        elif node.children:
+            self.move_cursor(node.children[0])
+
+    def action_collapse_node(self) -> None:
+        node = self.cursor_node
+        if node is None:
+            return
+        if node.is_expanded and node.allow_expand:
+            node.collapse()
+        elif node.parent is not None:
+            self.move_cursor(node.parent)
+
+    # navigation -------------------------------------------------------------------------------------------
+    def chain_to(self, target: Node) -> list[Node]:
+        """The data path from this tree's session down to `target` (exclusive of the session)."""
+        chain: list[Node] = []
+        node: Node | None = target
+        while node is not None and node is not self.session:
+            if isinstance(node, Session):
+                node = node.parent_op  # sub-agent sessions are not tree nodes: their op is
+                continue
+            chain.append(node)
+            node = node.turn if isinstance(node, Op) else node.session
+        if node is None:
+            return []
+        chain.reverse()
+        return chain
+
+    def reveal(self, target: Node) -> bool:
+        """Expand down to `target` and put the cursor on it. False if it is not in this tree (or filtered out)."""
+        chain = self.chain_to(target)
+        if not chain and target is not self.session:
+            return False
+        node = self.root
+        for data in chain:
+            self._populate(node)
+            if not node.is_expanded:
+                node.expand()
+            found = next((child for child in node.children if child.data is data), None)
+            if found is None:
+                return False
+            node = found
+        self.move_cursor(node)
+        self.scroll_to_node(node, animate=False)
+        return True
+
+    def node_for(self, target: Node) -> TreeNode[Node] | None:
+        """The tree node showing `target`, if it has been built."""
+        stack = [self.root]
+        while stack:
+            node = stack.pop()
+            if node.data is target:
+                return node
+            stack.extend(node.children)
+        return None
+
+    def refresh_labels(self) -> None:
+        """Re-render the labels of built nodes (running durations grow)."""
+        now = self.now_ms()
+        stack = [self.root]
+        while stack:
+            node = stack.pop()
+            if node.data is not None:
+                node.set_label(label_for(node.data, now))
+            if node.is_expanded:
+                stack.extend(node.children)

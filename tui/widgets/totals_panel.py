@@ -1,0 +1,67 @@
+"""Totals of the session in view: recomputed numbers, and a warning when the stored ones disagree."""
+
+from __future__ import annotations
+
+import time
+
+from rich.table import Table
+from rich.text import Text
+from textual.widgets import Static
+
+from tui.model.format import fmt_cost, fmt_duration
+from tui.model.nodes import Session
+from tui.widgets.node_labels import live_duration
+
+
+def _n(value: int) -> str:
+    return f"{value:,}"
+
+
+class TotalsPanel(Static):
+    """Always describes the session currently in view (the root, or the sub-agent drilled into)."""
+
+    def __init__(self, session: Session, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.session = session
+        self.border_title = "Totals"
+
+    def on_mount(self) -> None:
+        self.update_totals()
+
+    def update_totals(self) -> None:
+        s = self.session
+        t = s.totals
+        table = Table.grid(padding=(0, 1))
+        table.add_column(style="dim", no_wrap=True)
+        table.add_column(justify="right", no_wrap=True)
+        table.add_column(style="dim", no_wrap=True)
+        table.add_column(justify="right", no_wrap=True)
+        now = int(time.time() * 1000) if s.running else None
+        table.add_row("tokens in", _n(t.tokensIn), "out", _n(t.tokensOut))
+        table.add_row("cache read", _n(t.tokensCacheRead), "write", _n(t.tokensCacheWrite))
+        table.add_row("cost", Text(fmt_cost(t.costUsd), style="bold"), "turns", _n(s.counts.turns))
+        table.add_row("tools run", _n(t.toolsRun), "agents", _n(t.agentsRun))
+        status = s.status
+        style = {"running": "bold yellow", "failed": "bold red"}.get(status, "green")
+        table.add_row("duration", fmt_duration(live_duration(s.started_at, s.ended_at, now)), "status",
+                      Text(("● " if status == "running" else "") + status, style=style))
+        c = s.counts
+        table.add_row("ops", _n(c.ops), "failed", Text(_n(c.failed), style="bold red" if c.failed else ""))
+        table.add_row("warnings", Text(_n(c.warnings), style="yellow" if c.warnings else ""),
+                      "errors", Text(_n(c.errors), style="bold red" if c.errors else ""))
+        if s.mismatch and s.stored_totals is not None:
+            stored = s.stored_totals
+            lines = Text("⚠ stored totals disagree:\n", style="bold black on yellow")
+            for key in s.mismatch:
+                a, b = getattr(stored, key), getattr(t, key)
+                if key == "costUsd":
+                    a, b = fmt_cost(a), fmt_cost(b)
+                lines.append(f"  {key}: stored {a}, recomputed {b}\n", style="yellow")
+            grid = Table.grid()
+            grid.add_row(table)
+            grid.add_row(lines)
+            self.update(grid)
+            self.add_class("mismatch")
+        else:
+            self.update(table)
+            self.remove_class("mismatch")
