@@ -79,3 +79,11 @@ def find_op_by_path(session: Session, path: str) -> Op | None:
         if op.path == path:
             return op
     return None
+
+
+def find_session_by_prefix(root: Session, prefix: str) -> Session | None:
+    """The session whose ops' paths start with `prefix` ("" = the root): the same sub-agent in a newer tree."""
+    if not prefix:
+        return root
+    op = find_op_by_path(root, prefix)
+    return op.child if op is not None else None

@@ -15,10 +15,10 @@ from tui.model.document import Document
 from tui.model.fields import one_line
 from tui.model.logs import logs_under
 from tui.model.nodes import Op, Session, Turn
-from tui.model.search import ErrorFilter, find, find_op_by_path
+from tui.model.search import ErrorFilter, find, find_op_by_path, find_session_by_prefix
 from tui.widgets.detail_panel import DetailPanel
 from tui.widgets.log_pane import LogPane
-from tui.widgets.op_tree import OpTree
+from tui.widgets.op_tree import OpTree, TreeState
 from tui.widgets.totals_panel import TotalsPanel
 
 LOG_DEBOUNCE_S = 0.12
@@ -82,12 +82,14 @@ class SessionScreen(Screen):
 
     def on_mount(self) -> None:
         self.query_one("#detail").border_title = "Details"
+        self.tree.border_title = "opTree"
         self.query_one("#search").display = False
         self.tree.focus()
         self.show_node(self.session)
         if self.select_path:
             self.call_after_refresh(self._select_initial)
-        if self.session.running:
+        self._ticking = self.session.running
+        if self._ticking:
             self.set_interval(1.0, self._tick)
 
     def _select_initial(self) -> None:
@@ -99,8 +101,48 @@ class SessionScreen(Screen):
         self.show_node(op)
 
     def _tick(self) -> None:
+        if not self.session.running:
+            return
         self.tree.refresh_labels()
         self.query_one(TotalsPanel).update_totals()
+
+    # live updates ----------------------------------------------------------------------------------------
+    def replace_document(self, doc: Document) -> None:
+        """A newer version of the same file: keep expanded nodes, selection, scroll and drill-down level."""
+        if doc.root is None:
+            return
+        session = find_session_by_prefix(doc.root, self.session.path_prefix)
+        if session is None:
+            return  # the sub-agent in view is gone from the new version: keep showing the old one
+        self.replace_session(session, doc)
+
+    def replace_session(self, session: Session, doc: Document | None = None) -> None:
+        tree = self.tree
+        state = TreeState(tree)
+        if doc is not None:
+            self.doc = doc
+        self.session = session
+        tree.session = session
+        if isinstance(tree.keep, ErrorFilter):
+            tree.keep = ErrorFilter()
+        tree.reset_tree()
+        state.restore(tree)
+        totals = self.query_one(TotalsPanel)
+        totals.session = session
+        totals.update_totals()
+        self.query_one("#crumbs", Static).update(breadcrumb(session, self.doc))
+        if self.query_text:
+            self.matches = find(session, self.query_text)
+            self.match_index = min(self.match_index, len(self.matches) - 1)
+        cursor = tree.cursor_node
+        self.show_node(cursor.data if cursor is not None and cursor.data is not None else session)
+        if session.running and not self._ticking:
+            self._ticking = True
+            self.set_interval(1.0, self._tick)
+        self.after_replace()
+
+    def after_replace(self) -> None:
+        """Hook for follow mode."""
 
     # selection -> side panels ------------------------------------------------------------------------------
     @on(OpTree.NodeHighlighted)

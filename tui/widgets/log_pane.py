@@ -76,7 +76,9 @@ class LogPane(ScrollView, can_focus=True):
     def _apply_filter(self) -> None:
         keep = LEVELS[self.level][1]
         self.shown = self.entries if keep is None else [e for e in self.entries if e.severity in keep]
-        self.virtual_size = Size(MESSAGE_CELLS, len(self.shown))
+        sample = self.shown[:500]
+        widest = max((len(e.message) for e in sample), default=0) + 32
+        self.virtual_size = Size(min(MESSAGE_CELLS, widest), len(self.shown))
         self._update_title()
         self.refresh()
 

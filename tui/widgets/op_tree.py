@@ -181,3 +181,51 @@ class OpTree(Tree[Node]):
                 node.set_label(label_for(node.data, now))
             if node.is_expanded:
                 stack.extend(node.children)
+
+
+def node_key(data: object) -> tuple:
+    """A key that names the same node across reloads of a growing session."""
+    if isinstance(data, Op):
+        return ("op", data.path)
+    if isinstance(data, Turn):
+        return ("turn", data.session.path_prefix, data.kind, data.index, data.position)
+    if isinstance(data, Session):
+        return ("session", data.path_prefix)
+    return ("?", id(data))
+
+
+class TreeState:
+    """Expanded nodes, cursor and scroll of an OpTree, to restore after its session is replaced."""
+
+    def __init__(self, tree: OpTree) -> None:
+        self.expanded: list[tuple] = []
+        stack = [tree.root]
+        while stack:
+            node = stack.pop()
+            if node.is_expanded and node.data is not None:
+                self.expanded.append(node_key(node.data))
+                stack.extend(node.children)
+        cursor = tree.cursor_node
+        self.cursor = node_key(cursor.data) if cursor is not None and cursor.data is not None else None
+        self.scroll_y = tree.scroll_y
+        self.cursor_line = tree.cursor_line
+
+    def restore(self, tree: OpTree) -> None:
+        wanted = set(self.expanded)
+        cursor_node = None
+        stack = [tree.root]
+        while stack:
+            node = stack.pop()
+            key = node_key(node.data) if node.data is not None else None
+            if key == self.cursor:
+                cursor_node = node
+            if key in wanted:
+                tree._populate(node)
+                if not node.is_expanded:
+                    node.expand()
+                stack.extend(node.children)
+            elif node.is_expanded:
+                node.collapse()
+        if cursor_node is not None:
+            tree.move_cursor(cursor_node)
+        tree.scroll_to(y=self.scroll_y, animate=False, immediate=True)

@@ -1,0 +1,154 @@
+"""TextLines: a virtual viewer of a (possibly huge, possibly lazy) sequence of untrusted plain-text lines.
+
+Built on Textual's Line API: only the visible lines are turned into Strips, so a million lines cost nothing
+until they scroll into view. Every line is made inert first: C0/DEL/C1 control characters and lone surrogates
+become visible escapes, tabs are expanded, and the text goes straight into a Segment (never through markup).
+Lines longer than MAX_CELLS cells are cut and end with `…`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from rich.style import Style
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from tui.model.fields import printable
+
+__all__ = ["MAX_CELLS", "TextLines", "inert_line"]
+
+MAX_CELLS = 4000
+ELLIPSIS = "…"
+_SAMPLE_HEAD = 400
+_SAMPLE_TAIL = 100
+_SAMPLE_SPREAD = 400
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+LineStyle = Callable[[int, str], "Style | None"]
+
+
+def inert_line(line: object, max_cells: int = MAX_CELLS) -> tuple[str, int]:
+    """(display text, cell width) of one line: control characters escaped, tabs expanded, capped at max_cells."""
+    if not isinstance(line, str):
+        line = str(line)
+    cut = len(line) > max_cells
+    s = line[:max_cells] if cut else line
+    s = printable(s)
+    if _SURROGATE.search(s):
+        s = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", s)
+    if "\t" in s:
+        s = s.expandtabs(8)
+    width = cell_len(s)
+    if cut or width > max_cells:
+        if width > max_cells - 1:
+            s = set_cell_size(s, max_cells - 1)
+        s += ELLIPSIS
+        width = cell_len(s)
+    return s, width
+
+
+class TextLines(ScrollView, can_focus=True):
+    """Scrollable viewer of plain strings. Keys: arrows, PgUp/PgDn, Home/End (ScrollView bindings); mouse wheel."""
+
+    DEFAULT_CSS = """
+    TextLines {
+        background: $surface;
+        color: $text;
+        overflow: auto auto;
+    }
+    """
+
+    def __init__(self, lines: Sequence[str] | None = None, *, line_style: LineStyle | None = None,
+                 name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.line_style = line_style
+        self._lines: Sequence[str] = []
+        self._width = 0
+        self._cache: LRUCache[int, tuple[str, int]] = LRUCache(2048)
+        if lines is not None:
+            self.set_lines(lines)
+
+    # --- content -------------------------------------------------------------------------------------
+
+    @property
+    def lines(self) -> Sequence[str]:
+        return self._lines
+
+    @property
+    def line_count(self) -> int:
+        return len(self._lines)
+
+    @property
+    def content_width(self) -> int:
+        """Widest line seen so far (sampled at set_lines, widened as lines are rendered)."""
+        return self._width
+
+    def set_lines(self, lines: Sequence[str], *, scroll_home: bool = True) -> None:
+        """Show `lines` (any sequence: a list, or a lazy one). Costs O(samples), not O(len(lines))."""
+        self._lines = lines
+        self._cache.clear()
+        n = len(lines)
+        sample = set(range(min(n, _SAMPLE_HEAD)))
+        sample.update(range(max(0, n - _SAMPLE_TAIL), n))
+        if n > _SAMPLE_HEAD + _SAMPLE_TAIL:
+            step = max(1, n // _SAMPLE_SPREAD)
+            sample.update(range(0, n, step))
+        self._width = max((self._display(i)[1] for i in sample), default=0)
+        self.virtual_size = Size(self._width, n)
+        if scroll_home:
+            self.scroll_to(0, 0, animate=False, immediate=True)
+        self.refresh()
+
+    def search(self, needle: str, *, ignore_case: bool = True) -> list[int]:
+        """Indices of the lines that contain `needle` (linear in the number of lines)."""
+        if not needle:
+            return []
+        if ignore_case:
+            folded = needle.casefold()
+            return [i for i, line in enumerate(self._lines) if folded in line.casefold()]
+        return [i for i, line in enumerate(self._lines) if needle in line]
+
+    def scroll_to_line(self, index: int) -> None:
+        self.scroll_to(y=max(0, min(index, len(self._lines) - 1)), animate=False, immediate=True)
+
+    # --- rendering -----------------------------------------------------------------------------------
+
+    def _display(self, index: int) -> tuple[str, int]:
+        hit = self._cache.get(index)
+        if hit is None:
+            hit = inert_line(self._lines[index])
+            self._cache[index] = hit
+        return hit
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._cache.clear()
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        index = scroll_y + y
+        width = self.size.width
+        base = self.rich_style
+        if not 0 <= index < len(self._lines):
+            return Strip.blank(width, base)
+        text, cells = self._display(index)
+        style = base
+        if self.line_style is not None:
+            extra = self.line_style(index, self._lines[index])
+            if extra is not None:
+                style = base + extra
+        if cells > self._width:
+            self._width = cells
+            self.call_later(self._grow)
+        strip = Strip([Segment(text, style)], cells)
+        return strip.crop_extend(scroll_x, scroll_x + width, base).apply_offsets(scroll_x, index)
+
+    def _grow(self) -> None:
+        if self._width > self.virtual_size.width:
+            self.virtual_size = Size(self._width, len(self._lines))
