@@ -87,3 +87,12 @@ def find_session_by_prefix(root: Session, prefix: str) -> Session | None:
         return root
     op = find_op_by_path(root, prefix)
     return op.child if op is not None else None
+
+
+def newest_op(session: Session) -> Op | None:
+    """The op that started last (ties: the later in tree order), sub-agents included."""
+    best: Op | None = None
+    for op in walk_ops(session):
+        if best is None or (op.started_at or 0) >= (best.started_at or 0):
+            best = op
+    return best

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import orjson
 from rich.text import Text
 from textual import on
@@ -15,7 +17,7 @@ from tui.model.document import Document
 from tui.model.fields import one_line
 from tui.model.logs import logs_under
 from tui.model.nodes import Op, Session, Turn
-from tui.model.search import ErrorFilter, find, find_op_by_path, find_session_by_prefix
+from tui.model.search import ErrorFilter, find, find_op_by_path, find_session_by_prefix, newest_op
 from tui.widgets.detail_panel import DetailPanel
 from tui.widgets.log_pane import LogPane
 from tui.widgets.op_tree import OpTree, TreeState
@@ -48,6 +50,7 @@ class SessionScreen(Screen):
         Binding("p", "payload", "Payload"),
         Binding("y", "copy", "Copy JSON"),
         Binding("L", "log_level", "Log filter", key_display="L"),
+        Binding("f", "follow", "Follow"),
         Binding("question_mark", "app.help", "Help", key_display="?"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -63,6 +66,9 @@ class SessionScreen(Screen):
         self.query_text = ""
         self._log_timer = None
         self._log_target: object = None
+        self.follow = False
+        self._follow_target: object = None
+        self._quiet_until = 0.0  # programmatic cursor moves (reloads, follow) until then are not "manual"
 
     def compose(self) -> ComposeResult:
         yield Static(breadcrumb(self.session, self.doc), id="crumbs")
@@ -118,6 +124,7 @@ class SessionScreen(Screen):
 
     def replace_session(self, session: Session, doc: Document | None = None) -> None:
         tree = self.tree
+        self._quiet_until = time.monotonic() + 0.5
         state = TreeState(tree)
         if doc is not None:
             self.doc = doc
@@ -142,11 +149,33 @@ class SessionScreen(Screen):
         self.after_replace()
 
     def after_replace(self) -> None:
-        """Hook for follow mode."""
+        if self.follow:
+            self._follow_newest()
+
+    # follow mode -----------------------------------------------------------------------------------------
+    def action_follow(self) -> None:
+        self.follow = not self.follow
+        self._status("follow: on (the newest op stays selected; any move turns it off)" if self.follow
+                     else "follow: off")
+        if self.follow:
+            self._follow_newest()
+
+    def _follow_newest(self) -> None:
+        newest = newest_op(self.session)
+        if newest is None:
+            return
+        self._follow_target = newest
+        self._quiet_until = time.monotonic() + 0.5
+        self.tree.reveal(newest)
+        self.show_node(newest)
 
     # selection -> side panels ------------------------------------------------------------------------------
     @on(OpTree.NodeHighlighted)
     def _highlighted(self, event: OpTree.NodeHighlighted) -> None:
+        manual = time.monotonic() > self._quiet_until and event.node.data is not self._follow_target
+        if self.follow and manual:
+            self.follow = False
+            self._status("follow: off (you moved)")
         if event.node.data is not None:
             self.show_node(event.node.data)
 

@@ -1,0 +1,54 @@
+"""Tail a sessions directory with watchfiles: which snapshot and ledger files appeared, changed or went away."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from watchfiles import Change, awatch
+
+
+@dataclass
+class DirChanges:
+    """One debounced batch of changes; paths are absolute."""
+
+    updated: set[Path] = field(default_factory=set)
+    removed: set[Path] = field(default_factory=set)
+
+
+def is_session_file(path: Path, sessions_dir: Path) -> bool:
+    name = path.name
+    if ".tmp-" in name:  # the producer's temp file before its rename: never a session
+        return False
+    parent = path.parent
+    if parent == sessions_dir:
+        return name.endswith((".json.gz", ".json"))
+    return parent == sessions_dir / "session" and name.endswith(".jsonl")
+
+
+def classify(raw: set[tuple[Change, str]], sessions_dir: Path) -> DirChanges:
+    out = DirChanges()
+    for change, name in raw:
+        path = Path(name)
+        if not is_session_file(path, sessions_dir):
+            continue
+        if change == Change.deleted and not path.exists():
+            out.updated.discard(path)
+            out.removed.add(path)
+        else:
+            out.removed.discard(path)
+            out.updated.add(path)
+    return out
+
+
+async def watch_sessions(sessions_dir: Path, on_changes: Callable[[DirChanges], None],
+                         stop: asyncio.Event | None = None, *, debounce_ms: int = 150) -> None:
+    """Calls on_changes with each batch until cancelled (or `stop` is set)."""
+    sessions_dir = sessions_dir.resolve()
+    sessions_dir.mkdir(parents=True, exist_ok=True)
+    async for raw in awatch(sessions_dir, stop_event=stop, debounce=debounce_ms, step=50, recursive=True):
+        batch = classify(raw, sessions_dir)
+        if batch.updated or batch.removed:
+            on_changes(batch)
