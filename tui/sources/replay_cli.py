@@ -1,0 +1,88 @@
+"""`aiagent-monitor replay PATH --to URL`: send a saved session to a monitor as a live event stream.
+
+Never imports textual: it runs where only the model and the transports are needed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+
+PROG = "aiagent-monitor replay"
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        description="Send a saved session (snapshot or v3 ledger) to a listening monitor as the live event stream "
+                    "that produced it: turn starts, progress, logs, accounting and op_tree events, paced by the "
+                    "recorded timestamps.",
+    )
+    p.add_argument("path", help="a snapshot (.json.gz/.json) or a v3 ledger (.jsonl), or - for stdin")
+    p.add_argument("--to", required=True, metavar="URL",
+                   help="where the monitor listens: ws://HOST:PORT[/path] or unix:PATH")
+    p.add_argument("--speed", type=float, default=1.0, metavar="X",
+                   help="time factor: 1 = as recorded (gaps capped at 5 s), 10 = ten times faster, "
+                        "0 = as fast as possible (default 1)")
+    p.add_argument("--max-tree-events", type=int, default=40, metavar="N",
+                   help="op_tree events per session over its lifetime, besides the final one (default 40)")
+    return p
+
+
+def _fail(message: str, code: int) -> int:
+    print(f"{PROG}: {message}", file=sys.stderr)
+    return code
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(sys.argv[1:] if argv is None else argv)
+    from tui.model.document import ACCOUNTING, load
+    from tui.model.source_bytes import LoadError
+    from tui.sources.event_stream import parse_url
+    from tui.sources.replay import replay_events, send_events
+
+    if args.speed < 0:
+        return _fail(f"--speed must be 0 or more, got {args.speed:g}", 2)
+    if args.max_tree_events < 0:
+        return _fail(f"--max-tree-events must be 0 or more, got {args.max_tree_events}", 2)
+    try:
+        parse_url(args.to)
+    except ValueError as exc:
+        return _fail(str(exc), 2)
+    try:
+        doc = load(args.path)
+    except LoadError as exc:
+        return _fail(str(exc), 2)
+    if doc.format == ACCOUNTING or doc.root is None:
+        return _fail(f"{args.path}: an accounting ledger has no session tree to replay", 2)
+    events = replay_events(doc, max_tree_events=args.max_tree_events)
+    started = time.perf_counter()
+    try:
+        sent = asyncio.run(send_events(events, args.to, speed=args.speed))
+    except KeyboardInterrupt:
+        return _fail("interrupted", 130)
+    except ConnectionRefusedError:
+        return _fail(f"cannot connect to {args.to}: connection refused (is a monitor listening there?)", 1)
+    except FileNotFoundError:
+        return _fail(f"cannot connect to {args.to}: no such socket (is a monitor listening there?)", 1)
+    except (OSError, asyncio.TimeoutError) as exc:
+        return _fail(f"cannot send to {args.to}: {_first_line(exc)}", 1)
+    except Exception as exc:  # websockets handshake rejections, a closed connection mid-stream
+        if type(exc).__module__.startswith("websockets"):
+            return _fail(f"cannot send to {args.to}: {_first_line(exc)}", 1)
+        raise
+    elapsed = time.perf_counter() - started
+    rate = sent / elapsed if elapsed > 0 else float(sent)
+    print(f"sent {sent} events to {args.to} in {elapsed:.2f} s ({rate:.0f} events/s)")
+    return 0
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return text.splitlines()[0][:300]
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
