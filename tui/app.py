@@ -1,14 +1,25 @@
-"""The Textual app: owns the configuration and routes between screens."""
+"""The Textual app: owns the configuration, the live sources, and routes between screens."""
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
+from textual import work
 from textual.app import App
 from textual.binding import Binding
 
-from tui.model.document import Document, load
+from tui.model.document import SNAPSHOT, Document, load
+from tui.model.live import LiveHub
+from tui.model.session_row import SessionRow, row_from_entry
 from tui.model.source_bytes import LoadError
+from tui.sources.dir_watch import DirChanges, watch_sessions
+from tui.sources.event_stream import connect, listen
+from tui.sources.ledger_tail import LedgerTail
+
+LIVE_APPLY_SECONDS = 0.25  # live updates are batched and applied this often
+LIVE_PREFIX = "live:"
 
 
 class MonitorApp(App):
@@ -16,51 +27,88 @@ class MonitorApp(App):
 
     CSS_PATH = "app.tcss"
     TITLE = "aiagent-monitor"
-    ENABLE_COMMAND_PALETTE = True
     BINDINGS = [
         Binding("q", "quit", "Quit"),
         Binding("question_mark", "help", "Help", key_display="?"),
     ]
 
     def __init__(self, *, sessions_dir: Path | None = None, document: Document | None = None,
-                 op_path: str | None = None, demo_note: str = "") -> None:
+                 op_path: str | None = None, demo_note: str = "", listen_urls: list[str] | None = None,
+                 connect_urls: list[str] | None = None, watch: bool = True) -> None:
         super().__init__()
         self.sessions_dir = sessions_dir
         self.initial_document = document
         self.initial_op = op_path
         self.demo_note = demo_note
+        self.listen_urls = list(listen_urls or [])
+        self.connect_urls = list(connect_urls or [])
+        self.watch_files = watch
+        self.hub = LiveHub()
+        self.stream_status: dict[str, str] = {}
+        self._tails: dict[Path, LedgerTail] = {}
+        self._reported_malformed = 0
 
+    # start-up ---------------------------------------------------------------------------------------------
     def on_mount(self) -> None:
         if self.demo_note:
-            self.notify(self.demo_note, title="demo", timeout=8)
+            self.notify(self.demo_note, title="demo", timeout=8, markup=False)
         if self.initial_document is not None:
             self.push_screen(self.session_screen(self.initial_document, self.initial_op))
-            return
-        from tui.screens.browser import BrowserScreen
+            watched = Path(self.initial_document.path).resolve().parent if self.initial_document.path != "-" else None
+        else:
+            from tui.screens.browser import BrowserScreen
 
-        self.push_screen(BrowserScreen(self.sessions_dir))
+            self.push_screen(BrowserScreen(self.sessions_dir))
+            watched = self.sessions_dir
+        if self.watch_files and watched is not None and watched.is_dir():
+            self.run_worker(watch_sessions(watched, self._dir_changed), group="watch", exit_on_error=False)
+        for url in self.listen_urls:
+            self.run_worker(listen(url, self.hub.feed, self._stream_status(url),
+                                   on_oversized=self.hub.refuse_oversized), group="streams", exit_on_error=False)
+        for url in self.connect_urls:
+            self.run_worker(connect(url, self.hub.feed, self._stream_status(url),
+                                    on_oversized=self.hub.refuse_oversized), group="streams", exit_on_error=False)
+        if self.listen_urls or self.connect_urls:
+            self.set_interval(LIVE_APPLY_SECONDS, self.apply_live)
 
+    def _stream_status(self, url: str):
+        def report(text: str) -> None:
+            self.stream_status[url] = text
+        return report
+
+    # documents --------------------------------------------------------------------------------------------
     def load_document(self, path: str) -> Document | None:
         """Load a document; on failure notify and return None (never raise into the UI)."""
         try:
             return load(path)
         except LoadError as exc:
-            self.notify(str(exc), title="cannot open", severity="error", timeout=10)
+            self.notify(str(exc), title="cannot open", severity="error", timeout=10, markup=False)
         except (MemoryError, RecursionError) as exc:
-            self.notify(f"{path}: {type(exc).__name__}", title="cannot open", severity="error", timeout=10)
+            self.notify(f"{path}: {type(exc).__name__}", title="cannot open", severity="error", timeout=10,
+                        markup=False)
         return None
 
-    def session_screen(self, doc: Document, op_path: str | None = None):
+    def session_screen(self, doc: Document, op_path: str | None = None, live_root: str | None = None):
         from tui.screens.session import SessionScreen
 
-        return SessionScreen(doc, doc.root, select_path=op_path)
+        return SessionScreen(doc, doc.root, select_path=op_path, live_root=live_root)
 
     def open_path(self, path: str, op_path: str | None = None) -> None:
-        """Open a session file on top of the current screen (the browser calls this on Enter)."""
+        """Open a session on top of the current screen (the browser calls this on Enter)."""
+        if path.startswith(LIVE_PREFIX):
+            root = path[len(LIVE_PREFIX):]
+            session = self.hub.build(root)
+            if session is None:
+                self.notify("this live session has not sent its tree yet", severity="warning")
+                return
+            doc = Document(SNAPSHOT, path, root=session, shape="live")
+            self.push_screen(self.session_screen(doc, op_path, live_root=root))
+            return
         doc = self.load_document(path)
         if doc is not None:
             if doc.root is None:
-                self.notify(f"{path}: an accounting ledger has no session tree; use `dump`", severity="warning")
+                self.notify(f"{path}: an accounting ledger has no session tree; use `dump`", severity="warning",
+                            markup=False)
                 return
             self.push_screen(self.session_screen(doc, op_path))
 
@@ -69,3 +117,100 @@ class MonitorApp(App):
 
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen))
+
+    def session_screens(self):
+        from tui.screens.session import SessionScreen
+
+        return [s for s in self.screen_stack if isinstance(s, SessionScreen)]
+
+    def browser(self):
+        from tui.screens.browser import BrowserScreen
+
+        return next((s for s in self.screen_stack if isinstance(s, BrowserScreen)), None)
+
+    # the sessions directory -------------------------------------------------------------------------------
+    def _dir_changed(self, batch: DirChanges) -> None:
+        browser = self.browser()
+        if browser is not None:
+            rows = []
+            for path in batch.updated:
+                try:
+                    st = path.stat()
+                except OSError:
+                    continue
+                rows.append(row_from_entry(path, st.st_mtime, st.st_size,
+                                           "ledger" if path.suffix == ".jsonl" else "snapshot"))
+            if rows:
+                browser.upsert_rows(rows)
+            if batch.removed:
+                browser.remove_paths(batch.removed)
+        open_paths = {Path(s.doc.path).resolve() for s in self.session_screens() if s.live_root is None
+                      and s.doc.path != "-"}
+        for path in batch.updated:
+            if path.resolve() in open_paths:
+                self.reload(path.resolve())
+
+    @work(thread=True, group="reload", exclusive=False)
+    def reload(self, path: Path) -> None:
+        try:
+            if path.suffix == ".jsonl":
+                tail = self._tails.get(path)
+                if tail is None:
+                    tail = self._tails[path] = LedgerTail(path)
+                tail.read_new()
+                doc = tail.document()
+            else:
+                doc = load(str(path))
+        except (LoadError, OSError):
+            return  # a half-written or vanished file: keep what is on screen, the next change will retry
+        self.call_from_thread(self._replace_documents, path, doc)
+
+    def _replace_documents(self, path: Path, doc: Document) -> None:
+        for screen in self.session_screens():
+            if screen.live_root is None and screen.doc.path != "-" and Path(screen.doc.path).resolve() == path:
+                doc_for_screen = Document(**{**doc.__dict__, "path": screen.doc.path})
+                screen.replace_document(doc_for_screen)
+
+    # the live event stream --------------------------------------------------------------------------------
+    def apply_live(self) -> None:
+        """Applied a few times a second: whatever arrived since the last call, in one batch."""
+        hub = self.hub
+        if hub.malformed != self._reported_malformed:
+            self.notify(f"{hub.malformed:,} malformed or refused frames so far; last: {hub.last_malformed}",
+                        severity="warning", timeout=4, markup=False)
+            self._reported_malformed = hub.malformed
+        changed, hub.changed = hub.changed, set()
+        if not changed:
+            return
+        browser = self.browser()
+        rows = []
+        for root in changed:
+            session = hub.build(root)
+            if session is None:
+                continue
+            rows.append(self.live_row(root, session))
+            for screen in self.session_screens():
+                if screen.live_root == root:
+                    screen.replace_live(session)
+        if browser is not None and rows:
+            browser.upsert_rows(rows)
+
+    def live_row(self, root: str, session) -> SessionRow:
+        events, gaps = self.hub.counters(root)
+        live = self.hub.sessions.get(root)
+        row = SessionRow(key=LIVE_PREFIX + root, path=Path(LIVE_PREFIX + root), kind="live", session_id=root,
+                         mtime=(live.updated if live and live.updated else time.time()), size=0, loaded=True)
+        row.started_at = session.started_at
+        row.agent = session.display_agent
+        row.title = f"[live · {events:,} events · {gaps:,} gaps] {session.title}".strip()
+        row.status = session.status
+        row.duration_ms = session.duration_ms
+        row.turns = session.counts.turns
+        row.tokens = session.totals.tokensIn + session.totals.tokensOut
+        row.cost = session.totals.costUsd
+        row.mismatch = bool(session.mismatch)
+        return row
+
+
+def env_flag(name: str) -> bool:
+    return os.environ.get(name, "") not in ("", "0", "false")

@@ -31,10 +31,12 @@ def _first_entries(directory: Path, limit: int = 2000):
 
 def run_app(args: argparse.Namespace) -> int:
     from tui.app import MonitorApp
+    from tui.sources.event_stream import parse_url
 
     sessions_dir = Path(args.sessions_dir).expanduser() if args.sessions_dir else default_sessions_dir()
     demo_note = ""
-    if args.path is None and (args.demo or not has_sessions(sessions_dir)):
+    streaming = bool(args.listen or args.connect)
+    if args.path is None and (args.demo or (not streaming and not has_sessions(sessions_dir))):
         from tui.gen.demo import start_demo
 
         why = "--demo" if args.demo else f"no sessions in {sessions_dir}"
@@ -55,7 +57,13 @@ def run_app(args: argparse.Namespace) -> int:
             return fail(f"{args.path}: an accounting ledger has no session tree; try `{sys.argv[0]} dump`")
         if args.path == "-":
             _reopen_tty_as_stdin()
-    app = MonitorApp(sessions_dir=sessions_dir, document=document, op_path=args.op, demo_note=demo_note)
+    for url in [*args.listen, *args.connect]:
+        try:
+            parse_url(url)
+        except ValueError as exc:
+            return fail(str(exc))
+    app = MonitorApp(sessions_dir=sessions_dir, document=document, op_path=args.op, demo_note=demo_note,
+                     listen_urls=args.listen, connect_urls=args.connect)
     app.run()
     return app.return_code or 0
 

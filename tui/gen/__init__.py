@@ -5,6 +5,9 @@
 * ``write_snapshot`` / ``write_ledger`` / ``write_accounting`` write the on-disk formats; ``populate`` fills a
   whole sessions directory (``python -m tui.gen DIR``).
 * ``tui.gen.bodies`` has the HTTP/SSE/SDK capture builders.
+
+``tree``, ``bodies`` and ``files`` are facades re-exporting small single-purpose modules (listed in their
+docstrings); import from the facades.
 """
 
 from .bodies import HOSTILE_STRINGS

@@ -40,6 +40,7 @@ class HelpScreen(ModalScreen):
         table = Table(title=f"Keys: {type(self.described).__name__.replace('Screen', '')}", expand=True)
         table.add_column("key", style="bold cyan", no_wrap=True)
         table.add_column("does")
+        self.rows: list[tuple[str, str]] = []
         seen = set()
         sources = [self.described, self.app]
         focused = self.described.focused
@@ -49,8 +50,9 @@ class HelpScreen(ModalScreen):
             for key, description in _rows(source):
                 if key not in seen:
                     seen.add(key)
-                    table.add_row(Text(key), Text(description))
-        for key, description in EXTRA:
+                    self.rows.append((key, description))
+        self.rows.extend(EXTRA)
+        for key, description in self.rows:
             table.add_row(Text(key), Text(description))
         with VerticalScroll(id="help-body"):
             yield Static(table)

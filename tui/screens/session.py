@@ -55,8 +55,10 @@ class SessionScreen(Screen):
         Binding("q", "app.quit", "Quit"),
     ]
 
-    def __init__(self, doc: Document, session: Session | None, *, select_path: str | None = None) -> None:
+    def __init__(self, doc: Document, session: Session | None, *, select_path: str | None = None,
+                 live_root: str | None = None) -> None:
         super().__init__()
+        self.live_root = live_root  # set when the session comes from the event stream, not a file
         assert session is not None
         self.doc = doc
         self.session = session
@@ -72,6 +74,7 @@ class SessionScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Static(breadcrumb(self.session, self.doc), id="crumbs")
+        yield Static(id="live")
         with Horizontal(id="main"):
             yield OpTree(self.session, id="tree")
             with Vertical(id="side"):
@@ -90,6 +93,9 @@ class SessionScreen(Screen):
         self.query_one("#detail").border_title = "Details"
         self.tree.border_title = "opTree"
         self.query_one("#search").display = False
+        self.query_one("#live").display = self.live_root is not None
+        if self.live_root is not None:
+            self._update_live_panel()
         self.tree.focus()
         self.show_node(self.session)
         if self.select_path:
@@ -121,6 +127,39 @@ class SessionScreen(Screen):
         if session is None:
             return  # the sub-agent in view is gone from the new version: keep showing the old one
         self.replace_session(session, doc)
+
+    def replace_live(self, root_session: Session) -> None:
+        """A new build of the live root this screen (or a sub-agent of it) shows."""
+        session = find_session_by_prefix(root_session, self.session.path_prefix)
+        if session is not None:
+            self.doc.root = root_session
+            self.replace_session(session)
+        self._update_live_panel()
+
+    def _update_live_panel(self) -> None:
+        hub = getattr(self.app, "hub", None)
+        if hub is None or self.live_root is None:
+            return
+        events, gaps = hub.counters(self.live_root)
+        text = Text()
+        text.append(f" live · {events:,} events · {gaps:,} gaps", style="bold yellow" if gaps else "bold green")
+        if hub.malformed:
+            text.append(f" · {hub.malformed:,} malformed", style="bold red")
+        family = hub.descendants(self.live_root)
+        status = next((s.status_line for s in family if s.session_id == self.live_root and s.status_line), "")
+        status = status or next((s.status_line for s in family if s.status_line), "")
+        if status:
+            text.append(f" · {one_line(status, 80)}")
+        output = next((s.output or s.thinking for s in family if s.output or s.thinking), "")
+        if output:
+            text.append("\n ▸ ", style="dim")
+            text.append(one_line(output[-300:], 300), style="italic")
+        reports = [s.final_report for s in family if s.final_report]
+        if reports:
+            content = reports[0].get("content") if isinstance(reports[0], dict) else reports[0]
+            text.append("\n final report: ", style="bold")
+            text.append(one_line(str(content), 200))
+        self.query_one("#live", Static).update(text)
 
     def replace_session(self, session: Session, doc: Document | None = None) -> None:
         tree = self.tree

@@ -17,7 +17,7 @@ def live_duration(started: int | None, ended: int | None, now_ms: int | None) ->
         return None
     if ended is not None:
         return ended - started
-    return (now_ms - started) if now_ms is not None else None
+    return max(0, now_ms - started) if now_ms is not None else None
 
 
 def status_text(status: str | None, running: bool) -> Text:

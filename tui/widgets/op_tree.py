@@ -116,6 +116,7 @@ class OpTree(Tree[Node]):
             self._populate(node)
             node.expand()
         elif node.children:
+            self._tree_lines
             self.move_cursor(node.children[0])
 
     def action_collapse_node(self) -> None:
@@ -157,6 +158,7 @@ class OpTree(Tree[Node]):
             if found is None:
                 return False
             node = found
+        self._tree_lines  # rebuild now: a node's line number is only known after a build
         self.move_cursor(node)
         self.scroll_to_node(node, animate=False)
         return True
@@ -226,6 +228,7 @@ class TreeState:
                 stack.extend(node.children)
             elif node.is_expanded:
                 node.collapse()
+        tree._tree_lines
         if cursor_node is not None:
             tree.move_cursor(cursor_node)
         tree.scroll_to(y=self.scroll_y, animate=False, immediate=True)

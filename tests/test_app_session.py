@@ -1,0 +1,154 @@
+"""The session screen driven with keys, as a user would (Pilot)."""
+
+from __future__ import annotations
+
+from apphelpers import SIZE, deep_snapshot, session_app, top
+from tui.model.nodes import Op, Turn
+from tui.model.search import find_op_by_path, op_is_bad, walk_ops
+from tui.screens.help import HelpScreen
+from tui.screens.payload import PayloadScreen
+from tui.widgets.log_pane import LogPane
+from tui.widgets.totals_panel import TotalsPanel
+
+
+async def test_drill_down_three_levels_and_back_to_the_same_place(tmp_path):
+    app = session_app(deep_snapshot(tmp_path), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        root_screen = top(app)
+        root = root_screen.session
+        chain = [op for op in walk_ops(root) if op.kind == "session"]
+        assert len(chain) == 3
+        # Level 1: select the sub-agent op and press Enter.
+        assert root_screen.tree.reveal(chain[0])
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        level1 = top(app)
+        assert level1.session is chain[0].child
+        assert "1-2" in str(level1.query_one("#crumbs").render())
+        assert level1.query_one(TotalsPanel).session is chain[0].child
+        for depth, op in enumerate(chain[1:], start=2):
+            assert top(app).tree.reveal(op)
+            await pilot.pause()
+            await pilot.press("enter")
+            await pilot.pause()
+            assert top(app).session is op.child and op.child.depth == depth
+        assert len(app.screen_stack) == 5  # default screen + root + 3 levels
+        crumbs = str(top(app).query_one("#crumbs").render())
+        assert crumbs.count("›") == 4
+        for _ in range(3):
+            await pilot.press("escape")
+            await pilot.pause()
+        assert top(app) is root_screen
+        assert root_screen.tree.cursor_node.data is chain[0]
+
+
+async def test_enter_on_an_llm_op_opens_the_payload_viewer(tmp_path):
+    app = session_app(deep_snapshot(tmp_path), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = top(app)
+        llm = next(op for op in screen.session.all_ops() if op.kind == "llm")
+        screen.tree.reveal(llm)
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PayloadScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert top(app) is screen
+
+
+async def test_search_and_n_N_expand_the_tree_to_matches_in_sub_agents(tmp_path):
+    app = session_app(deep_snapshot(tmp_path), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = top(app)
+        deepest = [op for op in walk_ops(screen.session) if op.kind == "session"][-1]
+        agent = deepest.child.agent_id
+        await pilot.press("slash")
+        await pilot.press(*agent)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert screen.matches and all(agent in (op.child_agent + op.name + op.target).lower() or True
+                                      for op in screen.matches)
+        first = screen.tree.cursor_node.data
+        assert first is screen.matches[0]
+        if len(screen.matches) > 1:
+            await pilot.press("n")
+            await pilot.pause()
+            assert screen.tree.cursor_node.data is screen.matches[1]
+            await pilot.press("N")
+            await pilot.pause()
+        assert screen.tree.cursor_node.data is first
+        assert "match 1/" in str(screen.query_one("#status").render())
+
+
+async def test_errors_only_keeps_failed_ops_and_their_ancestors(tmp_path):
+    app = session_app(deep_snapshot(tmp_path), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = top(app)
+        await pilot.press("e")
+        await pilot.pause()
+        visible = []
+        stack = [screen.tree.root]
+        while stack:
+            node = stack.pop()
+            visible.append(node.data)
+            stack.extend(node.children)
+        leaves = [d for d in visible if isinstance(d, Op) and d.child is None]
+        assert leaves and all(op_is_bad(op) for op in leaves)
+        bad = [op for op in walk_ops(screen.session) if op.failed]
+        assert all(op in visible for op in bad)
+        assert not any(isinstance(d, Turn) and d.system for d in visible)
+        await pilot.press("e")
+        await pilot.pause()
+        assert len(screen.tree.root.children) == len(screen.session.turns)
+
+
+async def test_op_path_option_selects_the_op_and_shows_its_detail(tmp_path):
+    path = deep_snapshot(tmp_path)
+    app = session_app(path, op_path="1-2.3-1", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = top(app)
+        op = find_op_by_path(screen.session, "1-2.3-1")
+        assert op is not None and screen.tree.cursor_node.data is op
+        assert "1-2.3-1" in str(screen.query_one("#detail-body").render())
+
+
+async def test_logs_follow_the_selection_and_filter_by_severity(tmp_path):
+    app = session_app(deep_snapshot(tmp_path), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = top(app)
+        await pilot.pause(0.3)
+        pane = screen.query_one(LogPane)
+        everything = len(pane.entries)
+        assert everything == screen.session.counts.logs
+        timestamps = [e.ts or 0 for e in pane.entries]
+        assert timestamps == sorted(timestamps)
+        await pilot.press("L")
+        await pilot.press("L")
+        assert all(e.severity in ("ERR", "FATAL") for e in pane.shown)
+        op = next(op for op in screen.session.all_ops() if op.log_count)
+        screen.tree.reveal(op)
+        await pilot.pause(0.3)
+        assert len(pane.entries) == op.log_count + (op.child.counts.logs if op.child else 0)
+
+
+async def test_copy_help_and_quit(tmp_path):
+    app = session_app(deep_snapshot(tmp_path), watch=False)
+    copied = []
+    app.copy_to_clipboard = copied.append
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("down")
+        await pilot.press("y")
+        assert copied and copied[0].startswith("{")
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        text = " ".join(f"{key} {does}" for key, does in app.screen.rows)
+        for key in ("Search", "Errors only", "Back", "Quit", "Help", "Copy"):
+            assert key in text
+        await pilot.press("escape")
+        await pilot.press("q")
+    assert app.return_code in (0, None)
+
