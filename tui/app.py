@@ -207,7 +207,7 @@ class MonitorApp(App):
         row.duration_ms = session.duration_ms
         row.turns = session.counts.turns
         row.tokens = session.totals.tokensIn + session.totals.tokensOut
-        row.cost = session.totals.costUsd
+        row.cost = session.totals.cost
         row.mismatch = bool(session.mismatch)
         return row
 
