@@ -144,7 +144,7 @@ async def test_enter_opens_and_broken_rows_notify(sessions, monkeypatch):
         notes: list[str] = []
         monkeypatch.setattr(screen, "notify", lambda message, **kw: notes.append(message))
         await pilot.press("down", "enter")  # GOOD_B
-        assert opened == [str(sessions.absolute() / f"{GOOD_B}.json.gz")]
+        assert opened == [str(sessions.resolve() / f"{GOOD_B}.json.gz")]
         table = screen.query_one(DataTable)
         table.move_cursor(row=ALL.index(EMPTY))
         await pilot.press("enter")
@@ -185,6 +185,9 @@ async def test_upsert_and_remove_keep_the_cursor(sessions):
         await pilot.pause()
         assert GOOD_A not in ids(screen) and ids(screen)[table.cursor_row] == RUNNING
         assert "6 sessions" in header(screen)
+        child = sessions / "session" / f"{CHILD_LEDGER}.jsonl"  # as a watcher would report it
+        screen.upsert_rows([row_from_entry(child, child.stat().st_mtime, child.stat().st_size, "ledger")])
+        assert CHILD_LEDGER not in ids(screen) and "6 sessions" in header(screen)
 
 
 async def test_rescan_picks_up_new_files(sessions):

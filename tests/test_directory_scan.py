@@ -125,7 +125,7 @@ def test_scan_lists_sessions_newest_first_and_skips_tmp_and_children(tmp_path):
     assert all(".tmp-" not in row.key for row in rows)
     by_id = {row.session_id: row for row in rows}
     assert by_id[GOOD_A].kind == SNAPSHOT and by_id[ROOT_LEDGER].kind == LEDGER
-    assert by_id[GOOD_A].key == str(d.absolute() / f"{GOOD_A}.json.gz") == str(by_id[GOOD_A].path)
+    assert by_id[GOOD_A].key == str(d.resolve() / f"{GOOD_A}.json.gz") == str(by_id[GOOD_A].path)
     assert by_id[EMPTY].broken == "empty file (0 bytes)" and by_id[EMPTY].loaded
     assert not by_id[GOOD_A].loaded and by_id[GOOD_A].status == ""
 
@@ -194,3 +194,10 @@ def test_row_from_entry_and_matches(tmp_path):
     row.agent, row.title, row.status = "web-research", "Flights", "ok"
     assert matches(row, "web") and matches(row, "flig") and matches(row, "abc") and matches(row, "ok")
     assert not matches(row, "failed")
+
+
+def test_scan_keys_are_resolved_like_the_watcher_paths(tmp_path):
+    d = make_sessions_dir(tmp_path / "real")
+    (tmp_path / "link").symlink_to(d)
+    rows = scan(tmp_path / "link")
+    assert rows and all(row.key.startswith(str(d.resolve()) + os.sep) for row in rows)

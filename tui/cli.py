@@ -51,9 +51,16 @@ def dump_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from_command_line = argv is None
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "dump":
-        return run_dump(dump_parser().parse_args(argv[1:]))
+        rc = run_dump(dump_parser().parse_args(argv[1:]))
+        if from_command_line:
+            # Freeing a few million parsed objects one by one at interpreter exit costs more than the dump itself.
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(rc)
+        return rc
     if argv and argv[0] == "replay":
         from tui.sources.replay_cli import main as replay_main
 
@@ -74,8 +81,11 @@ def fail(message: str) -> int:
 
 
 def run_dump(args: argparse.Namespace) -> int:
+    import gc
+
     import orjson
 
+    gc.disable()  # a one-shot command over acyclic parsed JSON: the collector would only re-scan it
     from tui.model.ascii_tree import render
     from tui.model.document import load
     from tui.model.source_bytes import LoadError

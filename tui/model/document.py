@@ -9,6 +9,7 @@ import orjson
 
 from tui.model.accounting_ledger import AccountingSummary, looks_like_accounting, summarise_accounting
 from tui.model.fields import as_int, as_str, type_name
+from tui.model.gc_pause import paused_gc
 from tui.model.ledger import LedgerBuilder, is_ledger_record, parse_records, sessions_dir_for_ledger
 from tui.model.nodes import Session
 from tui.model.snapshot import build_session
@@ -36,14 +37,24 @@ class Document:
 
 
 def load(path: str, sessions_dir: str | Path | None = None, max_bytes: int = MAX_DOCUMENT_BYTES) -> Document:
+    with paused_gc():
+        return _load(path, sessions_dir, max_bytes)
+
+
+def _load(path: str, sessions_dir: str | Path | None, max_bytes: int) -> Document:
     data = read_source(path, max_bytes)
     if sessions_dir is None and path != "-":
         p = Path(path)
         sessions_dir = sessions_dir_for_ledger(p) if p.suffix == ".jsonl" else p.resolve().parent
-    return load_bytes(data, path, Path(sessions_dir) if sessions_dir is not None else None)
+    return _load_bytes(data, path, Path(sessions_dir) if sessions_dir is not None else None)
 
 
 def load_bytes(data: bytes, path: str, sessions_dir: Path | None = None) -> Document:
+    with paused_gc():
+        return _load_bytes(data, path, sessions_dir)
+
+
+def _load_bytes(data: bytes, path: str, sessions_dir: Path | None) -> Document:
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as exc:

@@ -24,7 +24,9 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from tui.model.fields import one_line, printable
 from tui.model.format import fmt_cost, fmt_duration, fmt_tokens, fmt_ts
-from tui.model.session_row import CHILD, SessionRow, carry_summary, fill_row, matches, sort_value
+from tui.model.session_row import (
+    CHILD, LEDGER, SessionRow, carry_summary, fill_row, ledger_parent, matches, sort_value,
+)
 from tui.sources.directory_scan import scan
 
 PAGE = 2000  # rows in the table at once (measured: 100k add_row calls take ~1.7 s, 2,000 take ~35 ms)
@@ -378,8 +380,8 @@ class BrowserScreen(Screen):
         """
         reorder = False
         for row in rows:
-            if row.kind == CHILD:
-                reorder |= self._rows.pop(row.key, None) is not None
+            if row.kind == CHILD or (row.kind == LEDGER and not row.loaded and ledger_parent(row.path)):
+                reorder |= self._rows.pop(row.key, None) is not None  # a sub-agent's ledger: not a session
                 continue
             old = self._rows.get(row.key)
             if not row.loaded:
@@ -402,9 +404,10 @@ class BrowserScreen(Screen):
         """Drop the rows of files that were deleted, keeping the cursor where it was."""
         removed = False
         for path in paths:
-            key = str(Path(path).absolute())
-            removed |= self._rows.pop(key, None) is not None
-            self._pending.discard(key)
+            p = Path(path)
+            for key in {str(p), str(p.absolute()), str(p.resolve())}:
+                removed |= self._rows.pop(key, None) is not None
+                self._pending.discard(key)
         if removed:
             self._refresh_view()
 

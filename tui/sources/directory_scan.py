@@ -23,7 +23,11 @@ PEEK_LEDGERS_MAX = 2000
 
 def scan(sessions_dir: Path | str, *, peek_ledgers_max: int | None = None) -> list[SessionRow]:
     """Every session file of the directory, newest mtime first. A missing directory gives an empty list."""
-    base = Path(sessions_dir).absolute()
+    base = Path(sessions_dir)
+    try:
+        base = base.resolve()  # the watcher reports resolved paths: row keys must match them
+    except OSError:
+        base = base.absolute()
     gc_was_enabled = gc.isenabled()
     gc.disable()  # 100k small objects would trigger many useless collections: they roughly double the time
     try:

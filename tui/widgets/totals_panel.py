@@ -17,6 +17,10 @@ def _n(value: int) -> str:
     return f"{value:,}"
 
 
+SHORT = {"tokens in": "in", "cache read": "cR", "cache write": "cW", "tools run": "tools", "duration": "dur",
+         "warnings": "WRN", "errors": "ERR"}
+
+
 class TotalsPanel(Static):
     """Always describes the session currently in view (the root, or the sub-agent drilled into)."""
 
@@ -28,27 +32,39 @@ class TotalsPanel(Static):
     def on_mount(self) -> None:
         self.update_totals()
 
+    def on_resize(self) -> None:
+        self.update_totals()
+
     def update_totals(self) -> None:
         s = self.session
         t = s.totals
-        table = Table.grid(padding=(0, 1))
-        table.add_column(style="dim", no_wrap=True)
-        table.add_column(justify="right", no_wrap=True)
-        table.add_column(style="dim", no_wrap=True)
-        table.add_column(justify="right", no_wrap=True)
         now = int(time.time() * 1000) if s.running else None
-        table.add_row("tokens in", _n(t.tokensIn), "out", _n(t.tokensOut))
-        table.add_row("cache read", _n(t.tokensCacheRead), "write", _n(t.tokensCacheWrite))
-        table.add_row("cost", Text(fmt_cost(t.costUsd), style="bold"), "turns", _n(s.counts.turns))
-        table.add_row("tools run", _n(t.toolsRun), "agents", _n(t.agentsRun))
         status = s.status
         style = {"running": "bold yellow", "failed": "bold red"}.get(status, "green")
-        table.add_row("duration", fmt_duration(live_duration(s.started_at, s.ended_at, now)), "status",
-                      Text(("● " if status == "running" else "") + status, style=style))
         c = s.counts
-        table.add_row("ops", _n(c.ops), "failed", Text(_n(c.failed), style="bold red" if c.failed else ""))
-        table.add_row("warnings", Text(_n(c.warnings), style="yellow" if c.warnings else ""),
-                      "errors", Text(_n(c.errors), style="bold red" if c.errors else ""))
+        cells = [
+            ("tokens in", _n(t.tokensIn)), ("out", _n(t.tokensOut)),
+            ("cache read", _n(t.tokensCacheRead)), ("cache write", _n(t.tokensCacheWrite)),
+            ("cost", Text(fmt_cost(t.costUsd), style="bold")), ("turns", _n(c.turns)),
+            ("tools run", _n(t.toolsRun)), ("agents", _n(t.agentsRun)),
+            ("duration", fmt_duration(live_duration(s.started_at, s.ended_at, now))),
+            ("status", Text(("● " if status == "running" else "") + status, style=style)),
+            ("ops", _n(c.ops)), ("failed", Text(_n(c.failed), style="bold red" if c.failed else "")),
+            ("warnings", Text(_n(c.warnings), style="yellow" if c.warnings else "")),
+            ("errors", Text(_n(c.errors), style="bold red" if c.errors else "")),
+        ]
+        if 0 < self.size.width < 48:  # a narrow terminal: same numbers, short labels
+            cells = [(SHORT.get(label, label), value) for label, value in cells]
+        per_row = 2
+        table = Table.grid(padding=(0, 1))
+        for _ in range(per_row):
+            table.add_column(style="dim", no_wrap=True)
+            table.add_column(justify="right", no_wrap=True)
+        for i in range(0, len(cells), per_row):
+            row = []
+            for label, value in cells[i:i + per_row]:
+                row.extend([label, value])
+            table.add_row(*row)
         if s.mismatch and s.stored_totals is not None:
             stored = s.stored_totals
             lines = Text("⚠ stored totals disagree:\n", style="bold black on yellow")

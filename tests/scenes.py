@@ -1,0 +1,94 @@
+"""Fixed scenes of the real app, shared by the SVG snapshot tests and screenshots/make_screenshots.py.
+
+Everything on screen comes from seeded generator data at fixed paths, with no running session and no wall clock,
+so the same scene renders the same way on every machine.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from tui.app import MonitorApp
+from tui.gen import make_tree, populate, write_snapshot
+from tui.model.document import load
+from tui.model.search import walk_ops
+
+BASE = Path("/tmp/aiagent-monitor-scenes")
+START_MS = 1_779_000_000_000  # a fixed date (2026-05-17)
+
+
+def sessions_dir() -> Path:
+    target = BASE / "sessions"
+    if target.exists():
+        shutil.rmtree(target)
+    populate(target, count=10, seed=5, start_ms=START_MS)
+    for path in target.glob("*.json.gz"):  # drop running sessions: their durations would follow the clock
+        try:
+            if load(str(path)).root.running:
+                path.unlink()
+        except Exception:
+            continue
+    for path in (target / "session").glob("*.jsonl"):
+        try:
+            if load(str(path)).root.running:
+                path.unlink()
+        except Exception:
+            continue
+    return target
+
+
+def session_file() -> Path:
+    target = BASE / "one"
+    if target.exists():
+        shutil.rmtree(target)
+    tree = make_tree(3, ops=60, depth=3, fanout=1, started_at=START_MS)
+    return write_snapshot(target, tree, version=2)
+
+
+def browser_app() -> MonitorApp:
+    return MonitorApp(sessions_dir=sessions_dir(), watch=False)
+
+
+def session_app(op_path: str | None = None) -> MonitorApp:
+    path = session_file()
+    return MonitorApp(sessions_dir=path.parent, document=load(str(path)), op_path=op_path, watch=False)
+
+
+async def wait_browser_loaded(pilot) -> None:
+    for _ in range(200):
+        screen = pilot.app.screen
+        rows = getattr(screen, "_rows", {})
+        if rows and all(r.loaded for r in rows.values()):
+            break
+        await pilot.pause(0.05)
+    await pilot.pause(0.3)
+
+
+async def drill_two_levels(pilot) -> None:
+    await pilot.pause()
+    screen = pilot.app.screen
+    chain = [op for op in walk_ops(screen.session) if op.kind == "session"]
+    screen.tree.reveal(chain[0])
+    await pilot.press("enter")
+    await pilot.pause()
+    pilot.app.screen.tree.reveal(chain[1])
+    await pilot.press("enter")
+    await pilot.pause(0.3)
+
+
+async def open_llm_payload(pilot) -> None:
+    await pilot.pause()
+    screen = pilot.app.screen
+    llm = next(op for op in walk_ops(screen.session) if op.kind == "llm" and op.raw and "response" in op.raw)
+    screen.tree.reveal(llm)
+    await pilot.press("enter")
+    for _ in range(100):
+        await pilot.pause(0.05)
+        if "decoding" not in str(pilot.app.screen.query("#payload-status").first().render()):
+            break
+    await pilot.pause(0.2)
+
+
+async def settle(pilot) -> None:
+    await pilot.pause(0.4)
