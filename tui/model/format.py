@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+import humanize
+
 
 def fmt_duration(ms: int | float | None) -> str:
     if ms is None:
@@ -42,3 +44,7 @@ def fmt_ts(ms: int | None, *, date: bool = True) -> str:
     except (OverflowError, OSError, ValueError):
         return str(ms)
     return dt.strftime("%Y-%m-%d %H:%M:%S") if date else dt.strftime("%H:%M:%S.%f")[:-3]
+
+
+def fmt_bytes(n: int | None) -> str:
+    return "? B" if n is None else humanize.naturalsize(n, binary=True, format="%.1f")

@@ -22,6 +22,7 @@ from textual.worker import Worker, WorkerState
 
 from tui.model.captures import Capture
 from tui.model.decode import DecodedView, PayloadError
+from tui.model.format import fmt_bytes
 from tui.model.fields import printable
 from tui.model.nodes import Op
 from tui.model.op_captures import (
@@ -34,16 +35,6 @@ COPY_LIMIT = 16 * 1024 * 1024
 _HEX_LINE_BYTES = 79
 _SECTION_STYLE = Style(bold=True, color="cyan")
 _MESSAGE_STYLE = Style(bold=True)
-
-
-def fmt_bytes(n: int | None) -> str:
-    if n is None:
-        return "? B"
-    if n < 1024:
-        return f"{n} B"
-    if n < 1024 * 1024:
-        return f"{n / 1024:.1f} KiB"
-    return f"{n / (1024 * 1024):.1f} MiB"
 
 
 @dataclass(slots=True)

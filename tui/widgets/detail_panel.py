@@ -7,7 +7,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from tui.model.fields import as_dict, as_list, one_line, printable
-from tui.model.format import fmt_cost, fmt_duration, fmt_ts
+from tui.model.format import fmt_bytes, fmt_cost, fmt_duration, fmt_ts
 from tui.model.nodes import Op, Session, Turn
 
 LONG_TEXT = 4000
@@ -175,7 +175,7 @@ def _captures(b: DetailBuilder, op: Op) -> None:
         return
     b.heading("Captures (Enter: payload viewer)")
     for c in captures:
-        size = f"{c.size:,} B" if isinstance(c.size, int) else ""
+        size = fmt_bytes(c.size) if isinstance(c.size, int) else ""
         state = {"inline": "", "plain": ""}.get(c.state, c.state)
         style = "bold red" if c.state in ("unavailable", "invalid") else ""
         b.field(c.side, f"{c.source} {c.format} {size} {state} {c.note}".strip(), style)
