@@ -8,6 +8,7 @@ merged into their parent's tree when a root is built for display.
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -48,6 +49,8 @@ class LiveSession:
     dropped_logs: int = 0
     updated: float = 0.0
     finished: bool = False
+    last_ts: int = 0  # newest timestamp seen in this session's events (ms), and when it arrived (wall, s)
+    last_wall: float = 0.0
 
 
 class LiveHub:
@@ -63,7 +66,7 @@ class LiveHub:
         self._built: dict[str, Session] = {}
 
     # input ----------------------------------------------------------------------------------------------
-    def feed(self, frame: bytes | str, now: float = 0.0) -> str | None:
+    def feed(self, frame: bytes | str, now: float | None = None) -> str | None:
         """One frame (a JSON event). Returns the root key it touched, or None for a malformed frame."""
         if len(frame) > MAX_FRAME_BYTES:
             self.refuse_oversized(len(frame))
@@ -83,7 +86,8 @@ class LiveHub:
         self.last_malformed = reason[:300]
         return None
 
-    def apply(self, event: object, now: float = 0.0) -> str | None:
+    def apply(self, event: object, now: float | None = None) -> str | None:
+        now = time.time() if now is None else now
         if not isinstance(event, dict):
             return self._bad(f"event is {type_name(event)}, expected an object")
         kind = event.get("type")
@@ -100,6 +104,9 @@ class LiveHub:
         self._meta(live, meta)
         live.updated = now
         live.events += 1
+        stamp = _event_time(kind, event, tree)
+        if stamp > live.last_ts:
+            live.last_ts, live.last_wall = stamp, now
         self.events += 1
         if kind in TREE_EVENTS:
             if tree is None:
@@ -175,6 +182,17 @@ class LiveHub:
     def descendants(self, root: str) -> list[LiveSession]:
         return [s for s in self.sessions.values() if self.root_of(s.session_id) == root]
 
+    def clock(self, root: str, wall_now: float) -> int:
+        """"Now" for a live root in the session's own time: its newest timestamp, moved on by the wall time since.
+
+        A replay of an old session then shows running durations as they were, not months long."""
+        family = [s for s in self.descendants(root) if s.last_ts]
+        if not family:
+            return int(wall_now * 1000)
+        newest = max(family, key=lambda s: s.last_ts)
+        estimate = newest.last_ts + max(0.0, wall_now - newest.last_wall) * 1000
+        return int(min(estimate, max(wall_now * 1000, newest.last_ts)))
+
     def counters(self, root: str) -> tuple[int, int]:
         """Events received and sequence gaps over a root and its sub-agents."""
         family = self.descendants(root)
@@ -212,6 +230,24 @@ class LiveHub:
             if child_tree is not None:
                 _attach_child(tree, child, child_tree)
         return tree
+
+
+def _event_time(kind: str, event: dict, tree: dict | None) -> int:
+    if tree is not None:
+        stamps = [tree.get("startedAt"), tree.get("endedAt")]
+        turns = as_list(tree.get("turns"))
+        if turns and isinstance(turns[-1], dict):
+            stamps.append(turns[-1].get("startedAt"))
+            ops = as_list(turns[-1].get("ops"))
+            if ops and isinstance(ops[-1], dict):
+                stamps.extend([ops[-1].get("startedAt"), ops[-1].get("endedAt")])
+    elif kind in ("log", "accounting"):
+        stamps = [as_dict(event.get("entry")).get("timestamp")]
+    elif kind in ("progress", "status"):
+        stamps = [as_dict(event.get("event")).get("timestamp")]
+    else:
+        stamps = [as_dict(event.get("report")).get("ts"), as_dict(event.get("payload")).get("timestamp")]
+    return max((int(v) for v in stamps if isinstance(v, (int, float)) and not isinstance(v, bool)), default=0)
 
 
 def _tree_of(event: dict) -> dict | None:
@@ -283,6 +319,8 @@ def _merge_pending(tree: dict, live: LiveSession) -> None:
             orphans.append(entry)
         else:
             op["logs"] = [*as_list(op.get("logs")), entry]
+    if live.pending_accounting:
+        tree.pop("totals", None)  # the stored totals predate these entries: no mismatch to report until next tree
     for entry in live.pending_accounting:
         kind = entry.get("type")
         target = next((op for _, op in reversed(ops) if op.get("kind") == kind), None)
@@ -306,15 +344,19 @@ def _attach_child(tree: dict, child: LiveSession, child_tree: dict) -> None:
         current = op.get("childSession")
         if isinstance(current, dict) and {as_str(current.get("traceId")), as_str(current.get("id"))} & keys:
             op["childSession"] = child_tree
+            if current.get("totals") != child_tree.get("totals"):
+                tree.pop("totals", None)  # the parent's stored totals predate the newer child
             return
     for op in session_ops:  # a running sub-agent op the parent has not attached a child to yet
         name = as_str(as_dict(op.get("attributes")).get("name"))
         if "childSession" not in op and "endedAt" not in op and (not child.agent_id or child.agent_id in name):
             op["childSession"] = child_tree
+            tree.pop("totals", None)
             return
     holder = {"opId": f"live-{child.session_id}", "kind": "session", "startedAt": child_tree.get("startedAt"),
               "attributes": {"name": child.agent_id or child.session_id, "live": True}, "logs": [],
               "accounting": [], "childSession": child_tree}
+    tree.pop("totals", None)
     turns = tree.setdefault("turns", [])
     if isinstance(turns, list):
         turns.append({"id": f"live-{child.session_id}", "index": len(turns),

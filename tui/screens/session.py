@@ -92,6 +92,10 @@ class SessionScreen(Screen):
     def on_mount(self) -> None:
         self.query_one("#detail").border_title = "Details"
         self.tree.border_title = "opTree"
+        if self.live_root is not None:
+            hub, root = self.app.hub, self.live_root
+            self.tree.clock = lambda: hub.clock(root, time.time())
+            self.query_one(TotalsPanel).clock = self.tree.clock
         self.query_one("#search").display = False
         self.query_one("#live").display = self.live_root is not None
         if self.live_root is not None:
@@ -154,7 +158,7 @@ class SessionScreen(Screen):
         if output:
             text.append("\n ▸ ", style="dim")
             text.append(one_line(output[-300:], 300), style="italic")
-        reports = [s.final_report for s in family if s.final_report]
+        reports = [s.final_report for s in family if s.final_report and s.session_id == self.live_root]
         if reports:
             content = reports[0].get("content") if isinstance(reports[0], dict) else reports[0]
             text.append("\n final report: ", style="bold")

@@ -17,6 +17,10 @@ from tui.widgets.node_labels import label_for
 Node = Session | Turn | Op
 
 
+def wall_clock_ms() -> int:
+    return int(time.time() * 1000)
+
+
 class OpTree(Tree[Node]):
     """Children are added when a node is first expanded, so a 20,000-op session opens as fast as a small one."""
 
@@ -41,6 +45,7 @@ class OpTree(Tree[Node]):
         self.guide_depth = 3
         self.keep: Callable[[Node], bool] | None = None  # a filter (errors only); None shows everything
         self._populated: set[int] = set()
+        self.clock: Callable[[], int] = wall_clock_ms  # what "now" is for running nodes (live streams differ)
 
     def on_mount(self) -> None:
         self.reset_tree()
@@ -60,9 +65,8 @@ class OpTree(Tree[Node]):
                     self._populate(child)
                     child.expand()
 
-    @staticmethod
-    def now_ms() -> int:
-        return int(time.time() * 1000)
+    def now_ms(self) -> int:
+        return self.clock()
 
     def children_of(self, data: Node) -> list[Node]:
         if isinstance(data, Session):

@@ -28,6 +28,7 @@ class TotalsPanel(Static):
         super().__init__(**kwargs)
         self.session = session
         self.border_title = "Totals"
+        self.clock = lambda: int(time.time() * 1000)
 
     def on_mount(self) -> None:
         self.update_totals()
@@ -38,7 +39,7 @@ class TotalsPanel(Static):
     def update_totals(self) -> None:
         s = self.session
         t = s.totals
-        now = int(time.time() * 1000) if s.running else None
+        now = self.clock() if s.running else None
         status = s.status
         style = {"running": "bold yellow", "failed": "bold red"}.get(status, "green")
         c = s.counts
