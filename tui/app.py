@@ -74,6 +74,9 @@ class MonitorApp(App):
     def _stream_status(self, url: str):
         def report(text: str) -> None:
             self.stream_status[url] = text
+            browser = self.browser()
+            if browser is not None and browser.is_mounted:
+                browser._update_header()
         return report
 
     # documents --------------------------------------------------------------------------------------------
@@ -194,6 +197,24 @@ class MonitorApp(App):
                     screen.replace_live(session)
         if browser is not None and rows:
             browser.upsert_rows(rows)
+        if browser is not None:
+            browser._update_header()
+
+    def live_summary(self) -> str:
+        """One line on the event streams for the browser header ("" when none is configured)."""
+        if not (self.listen_urls or self.connect_urls):
+            return ""
+        hub = self.hub
+        parts = [f"live: {hub.events:,} events", f"{len(hub.roots()):,} sessions"]
+        gaps = sum(s.gaps for s in hub.sessions.values())
+        if gaps:
+            parts.append(f"{gaps:,} gaps")
+        if hub.malformed:
+            parts.append(f"{hub.malformed:,} malformed")
+        states = [text for text in self.stream_status.values() if text]
+        if states:
+            parts.append(states[-1])
+        return " · ".join(parts)
 
     def live_row(self, root: str, session) -> SessionRow:
         events, gaps = self.hub.counters(root)

@@ -351,7 +351,11 @@ class BrowserScreen(Screen):
             if self._scanning:
                 parts.append("rescanning…")
         sort = f"sorted by {self._sort} {'↓' if self._desc else '↑'}"
-        self.query_one("#browser-header", Static).update(Text("  ·  ".join(parts) + f"   ({sort})"))
+        header = Text("  ·  ".join(parts) + f"   ({sort})")
+        live = getattr(self.app, "live_summary", None)
+        if live is not None and live():
+            header.append("   " + live(), style="bold yellow")
+        self.query_one("#browser-header", Static).update(header)
         self._update_note()
 
     def _update_note(self) -> None:

@@ -15,6 +15,7 @@ from textual.widgets import Footer, Input, Static
 
 from tui.model.document import Document
 from tui.model.fields import one_line
+from tui.model.live import MAX_PENDING_LOGS
 from tui.model.logs import logs_under
 from tui.model.nodes import Op, Session, Turn
 from tui.model.search import ErrorFilter, find, find_op_by_path, find_session_by_prefix, newest_op
@@ -149,6 +150,10 @@ class SessionScreen(Screen):
         text.append(f" live · {events:,} events · {gaps:,} gaps", style="bold yellow" if gaps else "bold green")
         if hub.malformed:
             text.append(f" · {hub.malformed:,} malformed", style="bold red")
+        dropped = sum(s.dropped_logs for s in hub.descendants(self.live_root))
+        if dropped:
+            text.append(f" · {dropped:,} older logs dropped from view (cap {MAX_PENDING_LOGS:,} between trees)",
+                        style="yellow")
         family = hub.descendants(self.live_root)
         status = next((s.status_line for s in family if s.session_id == self.live_root and s.status_line), "")
         status = status or next((s.status_line for s in family if s.status_line), "")
