@@ -8,11 +8,10 @@ import orjson
 
 from tui.model.fields import as_dict, as_int, as_list, as_ms, as_str, type_name
 from tui.model.logs import LogEntry
-from tui.model.nodes import Op, Session, Turn
+from tui.model.nodes import Op, Session, Turn, begin_op
 from tui.model.source_bytes import LoadError, read_source
 from tui.model.totals import Totals
 
-_KINDS = {"llm", "tool", "session", "system"}
 MAX_CHILD_DEPTH = 64
 
 
@@ -142,18 +141,8 @@ class LedgerBuilder:
         prefix = f"{s.path_prefix}." if s.path_prefix else ""
         index = as_int(node.get("opIndex"), position + 1) if isinstance(node, dict) else position + 1
         op = Op(t, f"{prefix}{t.index}-{index}")
-        s.counts.ops += 1
-        if not isinstance(node, dict):
-            op.problems.append(f"op is {type_name(node)}, expected an object")
+        if begin_op(op, node, s.counts) is None:
             return op
-        op.raw = node
-        op.op_id = as_str(node.get("opId"))
-        kind = node.get("kind")
-        if isinstance(kind, str) and kind in _KINDS:
-            op.kind = kind
-            setattr(s.counts, kind, getattr(s.counts, kind) + 1)
-        else:
-            op.problems.append(f"kind is {kind!r}")
         status = node.get("status")
         op.status = status if isinstance(status, str) and status != "running" else None
         if op.status == "failed":

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tui.model.fields import as_str, type_name
 from tui.model.totals import Totals
 
 COUNT_KEYS = (
@@ -39,7 +40,21 @@ class Counts:
         return {key: getattr(self, key) for key in COUNT_KEYS}
 
 
-class Session:
+class _Timed:
+    """started_at/ended_at in ms since the epoch; the duration is known once both are."""
+
+    __slots__ = ()
+    started_at: int | None
+    ended_at: int | None
+
+    @property
+    def duration_ms(self) -> int | None:
+        if self.started_at is None or self.ended_at is None:
+            return None
+        return self.ended_at - self.started_at
+
+
+class Session(_Timed):
     """One agent session: the root of a file, or a sub-agent embedded in an op."""
 
     __slots__ = (
@@ -87,12 +102,6 @@ class Session:
         return "ok"
 
     @property
-    def duration_ms(self) -> int | None:
-        if self.started_at is None or self.ended_at is None:
-            return None
-        return self.ended_at - self.started_at
-
-    @property
     def display_agent(self) -> str:
         return self.agent_id or self.call_path or self.trace_id or self.id or "?"
 
@@ -110,7 +119,7 @@ class Session:
         return chain
 
 
-class Turn:
+class Turn(_Timed):
     """A turn (`turns[]`) or a v2 step (`steps[]`): both hold ops."""
 
     __slots__ = (
@@ -147,14 +156,8 @@ class Turn:
         label = self.label or ("init" if self.system else "")
         return f"Turn {self.index}" + (f" ({label})" if label else "")
 
-    @property
-    def duration_ms(self) -> int | None:
-        if self.started_at is None or self.ended_at is None:
-            return None
-        return self.ended_at - self.started_at
 
-
-class Op:
+class Op(_Timed):
     """One operation: an LLM call, a tool call, a sub-agent (kind session) or a system op."""
 
     __slots__ = (
@@ -208,12 +211,6 @@ class Op:
         return bool(self.problems)
 
     @property
-    def duration_ms(self) -> int | None:
-        if self.started_at is None or self.ended_at is None:
-            return None
-        return self.ended_at - self.started_at
-
-    @property
     def target(self) -> str:
         """What the op talks to: provider:model for LLM calls, the tool or agent name otherwise."""
         if self.kind == "llm":
@@ -235,3 +232,23 @@ class Op:
                 if isinstance(value, str) and value:
                     return value
         return ""
+
+
+KINDS = frozenset({"llm", "tool", "session", "system"})
+
+
+def begin_op(op: Op, node: object, counts: Counts) -> dict | None:
+    """The fields every op reader shares (snapshots and ledgers): id and kind, counted; None if not an object."""
+    counts.ops += 1
+    if not isinstance(node, dict):
+        op.problems.append(f"op is {type_name(node)}, expected an object")
+        return None
+    op.raw = node
+    op.op_id = as_str(node.get("opId"))
+    kind = node.get("kind")
+    if isinstance(kind, str) and kind in KINDS:
+        op.kind = kind
+        setattr(counts, kind, getattr(counts, kind) + 1)
+    else:
+        op.problems.append(f"kind is {kind!r}" if isinstance(kind, str) else f"kind is {type_name(kind)}")
+    return node

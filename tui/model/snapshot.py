@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from tui.model.fields import as_dict, as_ms, as_opt_bool, as_opt_str, as_str, type_name
-from tui.model.nodes import Op, Session, Turn
+from tui.model.nodes import Op, Session, Turn, begin_op
 from tui.model.totals import Totals, llm_entry_usage, mismatched_keys, stored_totals
 
-_KINDS = {"llm", "tool", "session", "system"}
 _CHILD_REF_KEYS = ("childSessionRef", "childSessionSummary")
 
 
@@ -103,18 +102,8 @@ def _op(t: Turn, node: object, path: str, walk: _Walk) -> Op:
     op = Op(t, path)
     s = t.session
     counts = s.counts
-    counts.ops += 1
-    if not isinstance(node, dict):
-        op.problems.append(f"op is {type_name(node)}, expected an object")
+    if begin_op(op, node, counts) is None:
         return op
-    op.raw = node
-    op.op_id = as_str(node.get("opId"))
-    kind = node.get("kind")
-    if isinstance(kind, str) and kind in _KINDS:
-        op.kind = kind
-        setattr(counts, kind, getattr(counts, kind) + 1)
-    else:
-        op.problems.append(f"kind is {kind!r}" if isinstance(kind, str) else f"kind is {type_name(kind)}")
     status = node.get("status")
     op.status = status if isinstance(status, str) else None
     if op.status == "failed":
