@@ -38,7 +38,7 @@ async def settle(pilot, screen: BrowserScreen, timeout: float = 10.0) -> None:
 
 def ids(screen: BrowserScreen) -> list[str]:
     table = screen.query_one(DataTable)
-    return [str(table.get_row_at(i)[-1]) for i in range(table.row_count)]
+    return [str(table.get_row_at(i)[-1]).removeprefix("v3 ") for i in range(table.row_count)]
 
 
 def cells(screen: BrowserScreen, session_id: str) -> list[str]:

@@ -168,6 +168,7 @@ def matches(row: SessionRow, needle: str) -> bool:
         or needle in row.agent.lower()
         or needle in row.title.lower()
         or needle in status
+        or needle in row.kind
         or (bool(row.broken) and needle in row.broken.lower())
     )
 

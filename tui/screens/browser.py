@@ -41,13 +41,18 @@ SORT_CYCLE = ("started", "agent", "status", "duration", "tokens", "cost")
 TEXT_SORTS = {"agent", "title", "status", "id"}  # these sort ascending first; the numbers descending
 STATUS_STYLE = {"running": ("● running", "bold yellow"), "failed": ("failed", "red"), "ok": ("ok", "green")}
 PENDING = Text("…", style="dim")
+KIND_TAG = {"ledger": ("v3 ", "cyan"), "live": ("live ", "bold yellow")}
 
 
 def row_cells(row: SessionRow) -> tuple:
     """The cells of a row, all Text objects: file content is never parsed as markup."""
     known = row.loaded or bool(row.status)  # a reloading row keeps showing its previous summary
     started = Text(fmt_ts(row.started_or_mtime_ms), style="" if known and row.started_at else "dim")
-    sid = Text(printable(row.session_id), style="dim", no_wrap=True, overflow="crop")
+    sid = Text(no_wrap=True, overflow="crop")
+    tag = KIND_TAG.get(row.kind)
+    if tag:  # a v3 ledger beside the snapshot of the same session, or a session from the event stream
+        sid.append(tag[0], style=tag[1])
+    sid.append(printable(row.session_id), style="dim")
     if row.broken:
         reason = Text(one_line(row.broken), style="red", no_wrap=True, overflow="ellipsis")
         return (started, Text(""), reason, Text("BROKEN", style="bold red"), *([Text("")] * 4), sid)
