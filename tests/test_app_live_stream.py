@@ -45,3 +45,26 @@ async def test_replay_over_unix_socket_into_the_running_app(tmp_path):
         assert "events" in str(app.screen.query_one("#live").render())
         row = browser._rows[f"live:{root}"]
         assert row.status == "ok" and row.cost == expected["totals"]["costUsd"]
+
+
+async def test_an_update_arriving_before_the_live_screen_mounts(tmp_path):
+    doc = load(str(write_snapshot(tmp_path, make_tree(22, ops=30, depth=1), version=2)))
+    events = [event for _, event in replay_events(doc, max_tree_events=4)]
+    app = MonitorApp(sessions_dir=tmp_path, listen_urls=[f"unix:{tmp_path / 's.sock'}"], watch=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        import orjson
+
+        first_tree = next(i for i, e in enumerate(events) if e["type"] == "op_tree")
+        for event in events[: first_tree + 1]:
+            app.hub.feed(orjson.dumps(event))
+        app.apply_live()
+        root = doc.root.trace_id
+        app.open_path(f"live:{root}")
+        for event in events[first_tree + 1:]:
+            app.hub.feed(orjson.dumps(event))
+        app.apply_live()  # the screen was pushed but has not mounted yet
+        await pilot.pause(0.3)
+        app.apply_live()
+        await pilot.pause(0.3)
+        assert app.screen.session.status == "ok"
+        assert app.screen.session.counts.as_dict() == summarise(doc)["counts"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import time
 from pathlib import Path
@@ -12,6 +13,7 @@ from textual.binding import Binding
 
 from tui.model.document import SNAPSHOT, Document, load
 from tui.model.live import LiveHub
+from tui.model.nodes import release_tree
 from tui.model.session_row import SessionRow, row_from_entry
 from tui.model.source_bytes import LoadError
 from tui.sources.dir_watch import DirChanges, watch_sessions
@@ -50,6 +52,8 @@ class MonitorApp(App):
 
     # start-up ---------------------------------------------------------------------------------------------
     def on_mount(self) -> None:
+        if self.initial_document is not None:
+            settle_heap()
         if self.demo_note:
             self.notify(self.demo_note, title="demo", timeout=8, markup=False)
         if self.initial_document is not None:
@@ -109,6 +113,7 @@ class MonitorApp(App):
             return
         doc = self.load_document(path)
         if doc is not None:
+            settle_heap()
             if doc.root is None:
                 self.notify(f"{path}: an accounting ledger has no session tree; use `dump`", severity="warning",
                             markup=False)
@@ -169,10 +174,20 @@ class MonitorApp(App):
         self.call_from_thread(self._replace_documents, path, doc)
 
     def _replace_documents(self, path: Path, doc: Document) -> None:
+        old_roots = []
         for screen in self.session_screens():
             if screen.live_root is None and screen.doc.path != "-" and Path(screen.doc.path).resolve() == path:
+                if screen.doc.root is not None and screen.doc.root is not doc.root:
+                    old_roots.append(screen.doc.root)
                 doc_for_screen = Document(**{**doc.__dict__, "path": screen.doc.path})
                 screen.replace_document(doc_for_screen)
+        for root in {id(r): r for r in old_roots}.values():
+            release_tree(root)
+
+    def on_screen_closed(self, doc: Document) -> None:
+        """A root session screen went away: free its tree now rather than at the next full collection."""
+        if doc.root is not None and not any(s.doc.root is doc.root for s in self.session_screens()):
+            release_tree(doc.root)
 
     # the live event stream --------------------------------------------------------------------------------
     def apply_live(self) -> None:
@@ -188,13 +203,17 @@ class MonitorApp(App):
         browser = self.browser()
         rows = []
         for root in changed:
-            session = hub.build(root)
-            if session is None:
-                continue
-            rows.append(self.live_row(root, session))
-            for screen in self.session_screens():
-                if screen.live_root == root:
-                    screen.replace_live(session)
+            try:
+                session = hub.build(root)
+                if session is None:
+                    continue
+                rows.append(self.live_row(root, session))
+                for screen in self.session_screens():
+                    if screen.live_root == root:
+                        screen.replace_live(session)
+            except Exception as exc:  # a bug must not take the monitor (and every other session) down
+                self.notify(f"live update of {root} failed: {type(exc).__name__}: {exc}", severity="error",
+                            markup=False)
         if browser is not None and rows:
             browser.upsert_rows(rows)
         if browser is not None:
@@ -231,6 +250,14 @@ class MonitorApp(App):
         row.cost = session.totals.cost
         row.mismatch = bool(session.mismatch)
         return row
+
+
+def settle_heap() -> None:
+    """Move what exists now (a freshly loaded document: millions of parsed JSON containers, loaded with the
+    collector paused) out of the collector's reach. Otherwise each young-generation pass re-scans them as they
+    are promoted, stalling the first seconds of the UI. Parsed JSON is acyclic and our trees are released
+    explicitly (release_tree), so refcounting still frees them."""
+    gc.freeze()
 
 
 def env_flag(name: str) -> bool:

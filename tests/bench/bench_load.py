@@ -94,6 +94,8 @@ async def main():
         lat = []
         for key in ["down"] * 40 + ["pagedown"] * 10:
             line = tree.cursor_line
+            if line >= tree.last_line:
+                break
             lat.append(await key_latency(app, key, lambda: tree.cursor_line != line))
             await pilot.pause(0.02)
         lat.sort()

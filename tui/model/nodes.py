@@ -252,3 +252,23 @@ def begin_op(op: Op, node: object, counts: Counts) -> dict | None:
     else:
         op.problems.append(f"kind is {kind!r}" if isinstance(kind, str) else f"kind is {type_name(kind)}")
     return node
+
+
+def release_tree(root: Session) -> None:
+    """Break the parent links of a tree nobody holds any more, so refcounting frees it at once.
+
+    Session <-> Turn <-> Op <-> child Session are reference cycles: left alone, a dropped tree waits for the cyclic
+    garbage collector, whose full passes over a big heap pause the UI (and never come for a frozen one).
+    """
+    stack = [root]
+    while stack:
+        session = stack.pop()
+        for turn in session.turns:
+            for op in turn.ops:
+                if op.child is not None:
+                    stack.append(op.child)
+                    op.child = None
+            turn.ops = []
+            turn.extra_logs = []
+        session.turns = []
+        session.extra_logs = []

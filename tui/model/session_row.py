@@ -13,6 +13,7 @@ from pathlib import Path
 import orjson
 
 from tui.model.fields import one_line
+from tui.model.nodes import release_tree
 from tui.model.source_bytes import MAX_DOCUMENT_BYTES, LoadError
 
 SNAPSHOT = "snapshot"
@@ -136,26 +137,6 @@ def _fill(row: SessionRow) -> None:
     row.cost = s.totals.cost
     row.mismatch = bool(s.mismatch)
     release_tree(s)
-
-
-def release_tree(root) -> None:
-    """Break the parent links of a tree nobody else holds, so refcounting frees it at once.
-
-    Session <-> Turn <-> Op <-> child Session are reference cycles: left alone, every loaded file would wait for
-    the cyclic garbage collector, whose full passes over a 100k-row browser pause the UI for ~0.4 s each.
-    """
-    stack = [root]
-    while stack:
-        session = stack.pop()
-        for turn in session.turns:
-            for op in turn.ops:
-                if op.child is not None:
-                    stack.append(op.child)
-                    op.child = None
-            turn.ops = []
-            turn.extra_logs = []
-        session.turns = []
-        session.extra_logs = []
 
 
 def matches(row: SessionRow, needle: str) -> bool:

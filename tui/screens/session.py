@@ -69,6 +69,7 @@ class SessionScreen(Screen):
         self.query_text = ""
         self._log_timer = None
         self._log_target: object = None
+        self._ticking = False
         self.follow = False
         self._follow_target: object = None
         self._quiet_until = 0.0  # programmatic cursor moves (reloads, follow) until then are not "manual"
@@ -105,8 +106,8 @@ class SessionScreen(Screen):
         self.show_node(self.session)
         if self.select_path:
             self.call_after_refresh(self._select_initial)
-        self._ticking = self.session.running
-        if self._ticking:
+        if self.session.running and not self._ticking:
+            self._ticking = True
             self.set_interval(1.0, self._tick)
 
     def _select_initial(self) -> None:
@@ -136,9 +137,13 @@ class SessionScreen(Screen):
     def replace_live(self, root_session: Session) -> None:
         """A new build of the live root this screen (or a sub-agent of it) shows."""
         session = find_session_by_prefix(root_session, self.session.path_prefix)
-        if session is not None:
-            self.doc.root = root_session
-            self.replace_session(session)
+        if session is None:
+            return
+        self.doc.root = root_session
+        if not self.is_mounted:  # pushed but not composed yet: compose will use the newest session
+            self.session = session
+            return
+        self.replace_session(session)
         self._update_live_panel()
 
     def _update_live_panel(self) -> None:
@@ -266,6 +271,12 @@ class SessionScreen(Screen):
         from tui.screens.payload import PayloadScreen
 
         self.app.push_screen(PayloadScreen(op, self.doc.sessions_dir))
+
+    def on_unmount(self) -> None:
+        if self.session.parent_op is None and self.live_root is None:
+            closed = getattr(self.app, "on_screen_closed", None)
+            if closed is not None:
+                closed(self.doc)
 
     def action_back(self) -> None:
         search = self.query_one("#search", Input)
