@@ -152,3 +152,14 @@ async def test_copy_help_and_quit(tmp_path):
         await pilot.press("q")
     assert app.return_code in (0, None)
 
+
+
+async def test_mouse_click_selects_a_node(tmp_path):
+    app = session_app(deep_snapshot(tmp_path, ops=400, depth=1), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = top(app)
+        tree = screen.tree
+        await pilot.click("#tree", offset=(12, 3))  # inside the border: line 2 of the tree
+        await pilot.pause()
+        assert tree.cursor_line == 2
+        assert tree.cursor_node.data is not None
