@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import gc
-import os
+import threading
 import time
 from pathlib import Path
 
@@ -48,6 +48,7 @@ class MonitorApp(App):
         self.hub = LiveHub()
         self.stream_status: dict[str, str] = {}
         self._tails: dict[Path, LedgerTail] = {}
+        self._reload_lock = threading.Lock()
         self._reported_malformed = 0
 
     # start-up ---------------------------------------------------------------------------------------------
@@ -80,7 +81,7 @@ class MonitorApp(App):
             self.stream_status[url] = text
             browser = self.browser()
             if browser is not None and browser.is_mounted:
-                browser._update_header()
+                browser.update_header()
         return report
 
     # documents --------------------------------------------------------------------------------------------
@@ -152,14 +153,23 @@ class MonitorApp(App):
                 browser.upsert_rows(rows)
             if batch.removed:
                 browser.remove_paths(batch.removed)
-        open_paths = {Path(s.doc.path).resolve() for s in self.session_screens() if s.live_root is None
-                      and s.doc.path != "-"}
         for path in batch.updated:
-            if path.resolve() in open_paths:
+            if self.file_screens(path.resolve()):
                 self.reload(path.resolve())
+
+    def file_screens(self, path: Path):
+        """The session screens showing the file at `path` (resolved): the root view and its drill-downs."""
+        return [s for s in self.session_screens()
+                if s.live_root is None and s.doc.path != "-" and Path(s.doc.path).resolve() == path]
 
     @work(thread=True, group="reload", exclusive=False)
     def reload(self, path: Path) -> None:
+        # One reload at a time: a slow reload finishing after a newer one must not put older content back on
+        # screen, and a ledger's tail must not be read by two threads at once.
+        with self._reload_lock:
+            self._reload(path)
+
+    def _reload(self, path: Path) -> None:
         try:
             if path.suffix == ".jsonl":
                 tail = self._tails.get(path)
@@ -175,12 +185,10 @@ class MonitorApp(App):
 
     def _replace_documents(self, path: Path, doc: Document) -> None:
         old_roots = []
-        for screen in self.session_screens():
-            if screen.live_root is None and screen.doc.path != "-" and Path(screen.doc.path).resolve() == path:
-                if screen.doc.root is not None and screen.doc.root is not doc.root:
-                    old_roots.append(screen.doc.root)
-                doc_for_screen = Document(**{**doc.__dict__, "path": screen.doc.path})
-                screen.replace_document(doc_for_screen)
+        for screen in self.file_screens(path):
+            if screen.doc.root is not None and screen.doc.root is not doc.root:
+                old_roots.append(screen.doc.root)
+            screen.replace_document(Document(**{**doc.__dict__, "path": screen.doc.path}))
         for root in {id(r): r for r in old_roots}.values():
             release_tree(root)
 
@@ -217,7 +225,7 @@ class MonitorApp(App):
         if browser is not None and rows:
             browser.upsert_rows(rows)
         if browser is not None:
-            browser._update_header()
+            browser.update_header()
 
     def live_summary(self) -> str:
         """One line on the event streams for the browser header ("" when none is configured)."""
@@ -259,6 +267,3 @@ def settle_heap() -> None:
     explicitly (release_tree), so refcounting still frees them."""
     gc.freeze()
 
-
-def env_flag(name: str) -> bool:
-    return os.environ.get(name, "") not in ("", "0", "false")
