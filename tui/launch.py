@@ -11,12 +11,11 @@ from tui.cli import default_sessions_dir, fail
 
 def has_sessions(directory: Path) -> bool:
     try:
-        with_names = (directory / "session").is_dir() or any(
+        return (directory / "session").is_dir() or any(
             entry.name.endswith((".json.gz", ".json")) for entry in _first_entries(directory)
         )
     except OSError:
         return False
-    return with_names
 
 
 def _first_entries(directory: Path, limit: int = 2000):

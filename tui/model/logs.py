@@ -8,10 +8,6 @@ from dataclasses import dataclass
 from tui.model.fields import as_ms, as_str
 from tui.model.nodes import Op, Session, Turn
 
-SEVERITIES = ("FATAL", "ERR", "WRN", "FIN", "INF", "VRB", "DBG", "TRC", "THK")
-# Ranked from most to least urgent; unknown severities sort with VRB.
-SEVERITY_RANK = {name: rank for rank, name in enumerate(SEVERITIES)}
-
 
 @dataclass(slots=True)
 class LogEntry:

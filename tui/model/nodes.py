@@ -207,10 +207,6 @@ class Op(_Timed):
         return self.status is None and self.ended_at is None
 
     @property
-    def broken(self) -> bool:
-        return bool(self.problems)
-
-    @property
     def target(self) -> str:
         """What the op talks to: provider:model for LLM calls, the tool or agent name otherwise."""
         if self.kind == "llm":

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from tui.model.fields import as_dict, as_int, as_num
 
@@ -29,9 +29,6 @@ class Totals:
         self.costUsd += other.costUsd
         self.toolsRun += other.toolsRun
         self.agentsRun += other.agentsRun
-
-    def copy(self) -> "Totals":
-        return Totals(*(getattr(self, f.name) for f in fields(self)))
 
     def as_dict(self) -> dict:
         out = {key: getattr(self, key) for key in TOTAL_KEYS}

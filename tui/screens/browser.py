@@ -177,10 +177,10 @@ class BrowserScreen(Screen):
     def action_rescan(self) -> None:
         if self.sessions_dir is None:
             self._scanned = True
-            self._update_header()
+            self.update_header()
             return
         self._scanning = True
-        self._update_header()
+        self.update_header()
         self.run_worker(lambda: scan(self.sessions_dir), name="scan", group="browser-scan", thread=True,
                         exclusive=True, exit_on_error=False)  # its own group: exclusive must not cancel the filler
 
@@ -254,7 +254,7 @@ class BrowserScreen(Screen):
             self._refresh_view()
         self._prioritise_visible()
         self._ensure_worker()
-        self._update_header()
+        self.update_header()
 
     def _apply_filled(self, batch: list[SessionRow]) -> None:
         for row in batch:
@@ -322,7 +322,7 @@ class BrowserScreen(Screen):
             table.move_cursor(row=target, scroll=False)
             new_scroll = max(0, scroll_y + (target - cursor_row))
             self.call_after_refresh(table.scroll_to, y=new_scroll, animate=False)
-        self._update_header()
+        self.update_header()
         self._view_refresh_cost = time.perf_counter() - started
 
     def _add_rows(self, keys: list[str]) -> None:
@@ -339,9 +339,9 @@ class BrowserScreen(Screen):
             start = len(self._shown)
             self._limit = start + PAGE
             self._add_rows(self._view[start: self._limit])
-            self._update_header()
+            self.update_header()
 
-    def _update_header(self) -> None:
+    def update_header(self) -> None:
         where = printable(str(self.sessions_dir)) if self.sessions_dir is not None else "no sessions directory"
         parts = [where]
         if self._scanning and not self._scanned:
@@ -407,7 +407,7 @@ class BrowserScreen(Screen):
         if reorder:
             self._refresh_view()
         self._ensure_worker()
-        self._update_header()
+        self.update_header()
 
     def remove_paths(self, paths) -> None:
         """Drop the rows of files that were deleted, keeping the cursor where it was."""

@@ -314,8 +314,8 @@ class SessionScreen(Screen):
             return
         self.match_index = (self.match_index + step) % len(self.matches)
         op = self.matches[self.match_index]
-        if not self.tree.reveal(op):
-            self.action_errors_only() if self.tree.keep is not None else None
+        if not self.tree.reveal(op) and self.tree.keep is not None:
+            self.action_errors_only()  # the match is filtered out: show everything, then go to it
             self.tree.reveal(op)
         self.show_node(op)
         self._status(f"match {self.match_index + 1}/{len(self.matches)} for {self.query_text!r}: {op.path}")

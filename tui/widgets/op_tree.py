@@ -167,16 +167,6 @@ class OpTree(Tree[Node]):
         self.scroll_to_node(node, animate=False)
         return True
 
-    def node_for(self, target: Node) -> TreeNode[Node] | None:
-        """The tree node showing `target`, if it has been built."""
-        stack = [self.root]
-        while stack:
-            node = stack.pop()
-            if node.data is target:
-                return node
-            stack.extend(node.children)
-        return None
-
     def refresh_labels(self) -> None:
         """Re-render the labels of built nodes (running durations grow)."""
         now = self.now_ms()
