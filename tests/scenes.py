@@ -92,3 +92,14 @@ async def open_llm_payload(pilot) -> None:
 
 async def settle(pilot) -> None:
     await pilot.pause(0.4)
+
+
+async def open_waterfall(pilot) -> None:
+    """The waterfall of the root session, the cursor on the first sub-agent (fully expanded: a small session)."""
+    await pilot.pause()
+    await pilot.press("w")
+    await pilot.pause()
+    screen = pilot.app.screen
+    agent = next(i for i, row in enumerate(screen.view.model.rows) if row.kind == "session")
+    screen.view.move_to(agent)
+    await pilot.pause(0.3)

@@ -52,6 +52,7 @@ class SessionScreen(Screen):
         Binding("y", "copy", "Copy JSON"),
         Binding("L", "log_level", "Log filter", key_display="L"),
         Binding("f", "follow", "Follow"),
+        Binding("w", "waterfall", "Waterfall (time axis)", show=False),
         Binding("question_mark", "app.help", "Help", key_display="?"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -271,6 +272,12 @@ class SessionScreen(Screen):
         from tui.screens.payload import PayloadScreen
 
         self.app.push_screen(PayloadScreen(op, self.doc.sessions_dir))
+
+    def action_waterfall(self) -> None:
+        from tui.screens.waterfall import WaterfallScreen
+
+        node = self.tree.cursor_node
+        self.app.push_screen(WaterfallScreen(self, node.data if node is not None else None))
 
     def on_unmount(self) -> None:
         if self.session.parent_op is None and self.live_root is None:
