@@ -22,6 +22,8 @@ SHOTS = [
     ("payload-viewer", scenes.session_app, scenes.open_llm_payload, ()),
     ("errors-only", scenes.session_app, scenes.settle, ("e",)),
     ("help", scenes.session_app, scenes.settle, ("question_mark",)),
+    ("insights", scenes.session_app, scenes.settle, ("i",)),
+    ("export", scenes.session_app, scenes.settle, ("x",)),
 ]
 
 
@@ -35,10 +37,11 @@ async def shoot(name, make_app, before, keys, size=(160, 48)) -> Path:
         return Path(app.save_screenshot(filename=f"{name}.svg", path=str(HERE)))
 
 
-async def main() -> None:
+async def main(names: list[str]) -> None:
     for name, make_app, before, keys in SHOTS:
-        print(await shoot(name, make_app, before, keys))
+        if not names or name in names:  # `make_screenshots.py insights export` redoes only those
+            print(await shoot(name, make_app, before, keys))
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    asyncio.run(main(sys.argv[1:]))
