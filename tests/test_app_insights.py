@@ -72,6 +72,27 @@ async def test_jump_to_the_slowest_op_inside_a_sub_agent(tmp_path):
         assert pane.has_focus  # the panel keeps the keyboard: the next insight is one key away
 
 
+async def test_J_and_K_move_between_sections(tmp_path):
+    app = session_app(deep_snapshot(tmp_path), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = top(app)
+        await pilot.pause()
+        await pilot.press("i")
+        await pilot.pause()
+        pane = screen.query_one(InsightsPane)
+
+        def section() -> str:
+            return next(pane.rows[i].text for i in range(pane.cursor, -1, -1) if pane.rows[i].kind == "heading")
+
+        assert section().startswith("Failed ops")
+        await pilot.press("J")  # no fatal logs here: straight to the slowest ops
+        assert section().startswith("Slowest ops") and pane.selected.path == pane.insights.slowest[0].path
+        await pilot.press("J")
+        assert section().startswith("Cost and tokens by model")
+        await pilot.press("K", "K")
+        assert section().startswith("Failed ops")
+
+
 async def test_a_jump_to_an_op_hidden_by_errors_only_shows_everything(tmp_path):
     app = session_app(deep_snapshot(tmp_path), watch=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -196,3 +217,25 @@ async def test_escape_cancels_the_export(tmp_path, monkeypatch):
         await asyncio.sleep(0.2)
         assert top(app) is screen and screen.last_export is None
         assert list(Path(tmp_path).glob("*.md")) == []
+
+
+async def test_the_open_panel_follows_a_rewritten_file(tmp_path):
+    from tui.gen import make_tree, write_snapshot
+    from tui.gen.timeline import event_times, tree_at
+
+    full = make_tree(11, ops=80, depth=2, fanout=1)
+    early = tree_at(full, event_times(full)[len(event_times(full)) // 3])
+    path = write_snapshot(tmp_path, early, version=2, reason="subagent_finish")
+    app = session_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = top(app)
+        await pilot.pause()
+        await pilot.press("i")
+        await pilot.pause()
+        pane = screen.query_one(InsightsPane)
+        before = pane.insights
+        await asyncio.sleep(0.3)  # let the watcher start
+        write_snapshot(tmp_path, full, version=2, reason="final")
+        await wait_for(lambda: pane.insights is not before, pilot)
+        assert sum(u.calls for u in pane.insights.by_model) > sum(u.calls for u in before.by_model)
+        assert pane.insights.final_report is not None and before.final_report is None

@@ -132,7 +132,8 @@ def run_dump(args: argparse.Namespace) -> int:
     out = sys.stdout
     try:
         if args.insights and not args.json and doc.root is not None:
-            from tui.model.insights import compute, render_text
+            from tui.model.insights import compute
+            from tui.model.insights_text import render_text
 
             out.write(render_text(compute(doc.root)))
         elif args.json:

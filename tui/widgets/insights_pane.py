@@ -12,7 +12,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tui.model.fields import printable
-from tui.model.insights import Insights, Line, lines
+from tui.model.insights import Insights
+from tui.model.insights_text import Line, lines
 
 TONE = {
     "error": Style(color="red"),
@@ -31,6 +32,8 @@ class InsightsPane(ScrollView, can_focus=True):
         Binding("down,j", "cursor(1)", "Down", show=False),
         Binding("pageup", "page(-1)", show=False),
         Binding("pagedown", "page(1)", show=False),
+        Binding("J,shift+down", "section(1)", "Next section", show=False),
+        Binding("K,shift+up", "section(-1)", "Previous section", show=False),
         Binding("home", "edge(0)", show=False),
         Binding("end", "edge(1)", show=False),
     ]
@@ -59,7 +62,7 @@ class InsightsPane(ScrollView, can_focus=True):
         self.cursor = keep if keep is not None else (stops[0] if stops else -1)
         n_failed = len(insights.failed_ops)
         self.border_title = (f"Insights · {insights.agent} · {n_failed:,} failed ops · Enter jumps to the op · "
-                             "i closes")
+                             "J/K next/previous section · i closes")
         self.refresh()
 
     def stops(self) -> list[int]:
@@ -96,6 +99,20 @@ class InsightsPane(ScrollView, can_focus=True):
         candidates = [i for i in stops if (i >= target if direction > 0 else i <= target)]
         self._move_to(candidates[0] if direction > 0 and candidates else candidates[-1] if candidates
                       else stops[-1 if direction > 0 else 0])
+
+    def action_section(self, step: int) -> None:
+        """To the first entry of the next (previous) section that has one."""
+        heads = [i for i, row in enumerate(self.rows) if row.kind == "heading"]
+        here = max((h for h in heads if h <= self.cursor), default=-1)
+        stops = self.stops()
+        order = [h for h in heads if h > here] if step > 0 else [h for h in reversed(heads) if h < here]
+        for head in order:
+            nxt = next((h for h in heads if h > head), len(self.rows))
+            entry = next((i for i in stops if head < i < nxt), None)
+            if entry is not None:
+                self._move_to(entry)
+                self.scroll_to(y=head, animate=False)  # show the section's heading too
+                return
 
     def action_edge(self, end: int) -> None:
         stops = self.stops()
