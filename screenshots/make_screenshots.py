@@ -23,6 +23,8 @@ SHOTS = [
     ("errors-only", scenes.session_app, scenes.settle, ("e",)),
     ("help", scenes.session_app, scenes.settle, ("question_mark",)),
     ("waterfall", scenes.session_app, scenes.open_waterfall, ()),
+    ("insights", scenes.session_app, scenes.settle, ("i",)),
+    ("export", scenes.session_app, scenes.settle, ("x",)),
 ]
 
 
@@ -36,9 +38,9 @@ async def shoot(name, make_app, before, keys, size=(160, 48)) -> Path:
         return Path(app.save_screenshot(filename=f"{name}.svg", path=str(HERE)))
 
 
-async def main(only: list[str]) -> None:
+async def main(names: list[str]) -> None:
     for name, make_app, before, keys in SHOTS:
-        if not only or name in only:
+        if not names or name in names:  # `make_screenshots.py insights export` redoes only those
             print(await shoot(name, make_app, before, keys))
 
 

@@ -42,3 +42,5 @@ def test_help(snap_compare):
 
 def test_waterfall(snap_compare):
     assert snap_compare(scenes.session_app(), terminal_size=BIG, run_before=scenes.open_waterfall)
+def test_insights_panel(snap_compare):
+    assert snap_compare(scenes.session_app(), terminal_size=BIG, press=["i"], run_before=scenes.settle)

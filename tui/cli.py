@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 PROG = "aiagent-monitor"
-COMMANDS = ("dump", "replay", "generate")
+COMMANDS = ("dump", "export", "replay", "generate")
 
 
 def default_sessions_dir() -> Path:
@@ -23,6 +23,8 @@ def app_parser() -> argparse.ArgumentParser:
         epilog=(
             "commands (each has --help):\n"
             f"  {PROG} dump PATH [--json]        the session tree as text, or a JSON summary\n"
+            f"  {PROG} dump PATH --insights      failed ops, fatal logs, slowest ops, cost by model/agent/tool...\n"
+            f"  {PROG} export PATH [--format F]  a Markdown (or JSON) report of a session or one sub-agent\n"
             f"  {PROG} replay PATH --to URL      send a saved session as a live event stream\n"
             f"  {PROG} generate DIR              write realistic demo sessions into DIR\n"
             "\nWith no PATH the sessions browser opens on --sessions-dir (default: $AI_AGENT_SESSIONS_DIR or\n"
@@ -47,6 +49,25 @@ def dump_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object: format, root, totals, counts, maxDepth")
     p.add_argument("--sessions-dir", metavar="DIR", help="where ref payloads and child ledgers resolve")
     p.add_argument("--depth", type=int, metavar="N", help="text mode: do not expand sub-agents deeper than N")
+    p.add_argument("--insights", action="store_true",
+                   help="print the insights (failed ops, fatal logs, slowest ops, cost by model/agent/tool, cache "
+                        "share, retries, tool error rate, final report) instead of the tree; with --json, add them "
+                        "as \"insights\"")
+    return p
+
+
+def export_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=f"{PROG} export",
+                                description="Write a session (or one sub-agent) as a Markdown report or as JSON.")
+    p.add_argument("path", help="a snapshot (.json.gz/.json), a v3 ledger (.jsonl), or - for stdin")
+    p.add_argument("--format", choices=("markdown", "json"), default="markdown",
+                   help="markdown: Overview, Insights, Timeline, Errors; json: the normalised model (default markdown)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout (- is stdout)")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--op", metavar="OP_PATH", help="export the sub-agent of this op (e.g. 1-2.3-1)")
+    which.add_argument("--session", metavar="PREFIX",
+                       help="export the sub-agent with this op path, id or trace id prefix, or agent id")
+    p.add_argument("--sessions-dir", metavar="DIR", help="where ref payloads and child ledgers resolve")
     return p
 
 
@@ -57,6 +78,15 @@ def main(argv: list[str] | None = None) -> int:
         rc = run_dump(dump_parser().parse_args(argv[1:]))
         if from_command_line:
             # Freeing a few million parsed objects one by one at interpreter exit costs more than the dump itself.
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(rc)
+        return rc
+    if argv and argv[0] == "export":
+        from tui.export_cli import run_export
+
+        rc = run_export(export_parser().parse_args(argv[1:]))
+        if from_command_line:  # as for dump: skip freeing the parsed tree object by object
             sys.stdout.flush()
             sys.stderr.flush()
             os._exit(rc)
@@ -101,8 +131,18 @@ def run_dump(args: argparse.Namespace) -> int:
         return fail(f"{args.path}: nested too deeply to load")
     out = sys.stdout
     try:
-        if args.json:
-            out.buffer.write(orjson.dumps(summarise(doc)) + b"\n")
+        if args.insights and not args.json and doc.root is not None:
+            from tui.model.insights import compute
+            from tui.model.insights_text import render_text
+
+            out.write(render_text(compute(doc.root)))
+        elif args.json:
+            summary = summarise(doc)
+            if args.insights:  # opt-in: ~5% of the dump of a 20,000-op file, and ~100x the output
+                from tui.model.insights import compute
+
+                summary["insights"] = compute(doc.root).as_dict() if doc.root is not None else None
+            out.buffer.write(orjson.dumps(summary) + b"\n")
         elif doc.root is None:
             out.buffer.write(orjson.dumps(summarise(doc), option=orjson.OPT_INDENT_2) + b"\n")
         else:
