@@ -81,7 +81,9 @@ def test_a_restore_orphans_a_branch_shown_where_it_grew_from():
     assert out["genkit"]["sessions"][0]["branches"] == [
         {"from": "b", "fromIndex": 1, "snapshots": 2, "orphaned": 2, "indexes": [2, 3]}]
     # orphaned snapshots are warnings in the log pane, and searchable
-    assert [e.severity for e in logs_under(branch_op)] == ["WRN", "WRN"]
+    assert [(e.severity, e.message) for e in logs_under(branch_op)] == [
+        ("WRN", "snapshot #2 turnEnd turn 2 c (orphaned)"), ("VRB", "  user: q2"),
+        ("WRN", "snapshot #3 turnEnd turn 3 d (orphaned)"), ("VRB", "  user: q3")]
     assert [(op.kind, op.op_id) for op in find(root, "orphaned")] == [
         ("branch", ""), ("turnEnd", "c"), ("turnEnd", "d")]
 
@@ -230,3 +232,34 @@ def test_directory_detection_is_cheap_and_exact(tmp_path):
     (other / "x.json").write_text('{"version": 2, "opTree": {"turns": []}}')
     assert not genkit.looks_like_genkit_dir(other)
     assert not genkit.looks_like_genkit_dir(tmp_path / "missing")
+
+
+def test_a_snapshot_directory_is_one_row_and_its_files_report_the_directory(tmp_path):
+    from watchfiles import Change
+
+    from tui.model.session_row import fill_row
+    from tui.sources.dir_watch import classify
+    from tui.sources.directory_scan import scan
+
+    sessions = tmp_path / "sessions"
+    store = write_genkit_dir(sessions / "chat", make_genkit_snapshots(6))
+    (sessions / "payloads" / "x").mkdir(parents=True)
+    (sessions / "payloads" / "x" / "a.json").write_text('{"sessionId": "s", "turnIndex": 0, "state": {}}')
+    (sessions / "notes").mkdir()
+    (sessions / "notes" / "a.json").write_text('{"hello": 1}')
+    rows = scan(sessions)
+    assert [(r.kind, r.session_id) for r in rows] == [("genkit", "chat")]
+    row = fill_row(rows[0])
+    assert not row.broken and row.kind == "genkit" and row.turns == 5 and row.cost is None
+    file = store / "new.json"
+    batch = classify({(Change.added, str(file)), (Change.added, str(sessions / "payloads" / "x" / "b.json")),
+                      (Change.added, str(store / "x.json.tmp-1-2"))}, sessions)
+    assert batch.updated == {store} and not batch.removed
+
+
+def test_the_log_pane_reads_as_the_conversation():
+    snaps = make_genkit_snapshots(7, restore_from=None, turns=2)
+    doc = doc_of(snaps)
+    lines = [e.message for e in logs_under(doc.root) if e.severity == "VRB"]
+    expected = [f"  {m['role']}: " for m in snaps[-1]["state"]["messages"]]
+    assert [line[:len(p)] for line, p in zip(lines, expected)] == expected and len(lines) == len(expected)

@@ -183,10 +183,11 @@ def test_ins_04_failed_commands_are_bash_outputs_with_a_non_zero_exit_code():
     failed = [op for op in doc.root.all_ops() if op.failed]
     assert [(op.kind, op.name, op.error) for op in failed] == [("tool", "npm test", "exit 1"),
                                                                ("tool", "sleep 1000", "no exit code")]
-    # the command and its output are the op's payloads; its timeline line is an ERR log
+    # the command and its output are the op's payloads; in the log pane, an ERR line and the output under it
     request, response = op_captures(failed[0])
     assert (request.plain, response.plain) == ("npm test", "1 failed")
-    assert [e.severity for e in logs_under(failed[0])] == ["ERR"]
+    assert [(e.severity, e.message) for e in logs_under(failed[0])] == [("ERR", "$ npm test  → exit 1"),
+                                                                       ("VRB", "  1 failed")]
 
 
 # --- PR ----------------------------------------------------------------------------------------------------
@@ -340,3 +341,14 @@ def test_broken_inputs_give_a_clear_load_error(tmp_path):
     assert "gzip" in str(exc.value) and str(bad) in str(exc.value)
     with pytest.raises(LoadError, match="not an ai-agent snapshot"):
         load_bytes(b'{"hello": 1}', "x.json")
+
+
+def test_a_long_command_output_is_capped_in_the_log_pane_not_in_the_payload():
+    output = "".join(f"line {i}\n" for i in range(250))
+    doc = doc_of(given(SESSION, [{"id": "a1", "type": "progressUpdated", "artifacts": [
+        {"type": "bashOutput", "command": "make", "stdout": output, "stderr": "", "exitCode": 0}]}]))
+    command = [op for op in doc.root.all_ops() if op.kind == "tool"][0]
+    entries = logs_under(command)
+    assert len(entries) == 1 + 200 + 1 and entries[0].severity == "INF"
+    assert entries[-1].message == "  … 50 more lines (Enter: the whole output)"
+    assert op_captures(command)[1].plain == output

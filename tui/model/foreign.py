@@ -75,6 +75,18 @@ class ForeignOp(Op):
         self.info = info
 
 
+def session_facts(s: Session) -> list[Fact]:
+    """Title, times and error of a foreign session: the first lines of its details."""
+    from tui.model.format import fmt_duration, fmt_ts
+
+    facts = [Fact("title", s.title), Fact("started", fmt_ts(s.started_at)), Fact("last", fmt_ts(s.ended_at)),
+             Fact("spans", fmt_duration(s.duration_ms))]
+    if s.error:
+        facts.append(Fact("error", s.error, "bad"))
+    facts.extend(Fact("broken", p, "bad") for p in s.problems)
+    return facts
+
+
 def view_of(node: object) -> FormatView | None:
     return getattr(node, "view", None)
 

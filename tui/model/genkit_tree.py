@@ -13,7 +13,7 @@ import orjson
 
 from tui.model.captures import Capture
 from tui.model.fields import one_line
-from tui.model.foreign import Fact, Facts, ForeignOp, ForeignSession, Section
+from tui.model.foreign import Fact, Facts, ForeignOp, ForeignSession, Section, session_facts
 from tui.model.format import fmt_duration
 from tui.model.genkit import (
     Branch, GenkitSession, GenkitStore, Snapshot, content_address_matches, message_text, messages, state_changes,
@@ -22,6 +22,7 @@ from tui.model.logs import LogEntry
 from tui.model.nodes import Op, Session, Turn
 
 STATE_PREVIEW_BYTES = 3000
+MESSAGES_LOGGED = 50
 LAST_MESSAGES = 4
 
 
@@ -97,6 +98,13 @@ def _fill(s: ForeignSession, branch: Branch, parent_op: Op | None, prefix: str, 
             _branch_op(s, turn, b)
     for t in s.turns:
         _name_turn(t)
+
+
+def new_messages(snap: Snapshot) -> list:
+    """The messages this snapshot added to its parent's (all of them when the history was rewritten)."""
+    after = messages(snap.state)
+    before = messages(snap.parent.state) if snap.parent is not None else []
+    return after[len(before):] if after[:len(before)] == before else after
 
 
 def _name_turn(turn: Turn) -> None:
@@ -237,10 +245,18 @@ class GenkitView:
                 return _branch_sections(info)
             return []
         if isinstance(info, GenkitSession):
-            return _session_sections(info)
-        if isinstance(info, Branch):
-            return _branch_sections(info)
-        return []
+            out = _session_sections(info)
+        elif isinstance(info, Branch):
+            out = _branch_sections(info)
+        elif isinstance(info, GenkitStore):
+            out = [Section("Genkit snapshots", [Fact("sessions", str(len(info.sessions))),
+                                                Fact("snapshots", str(len(info.snapshots)))])]
+        else:
+            return []
+        if isinstance(node, Session):
+            out[0].fields[0:0] = [f for f in session_facts(node) if f.label != "broken"]
+            out.extend([Section("Problems", text="\n".join(node.problems), tone="bad")] if node.problems else [])
+        return out
 
     def captures(self, op: Op) -> list[Capture]:
         info = getattr(op, "info", None)
@@ -260,7 +276,11 @@ class GenkitView:
         text = f"snapshot #{info.index} {info.event} turn {info.turn_index} {info.short}"
         if info.orphaned:
             text += " (orphaned)"
-        return [LogEntry(info.created_ms, "WRN" if info.orphaned else "VRB", text, op.path, op, None)]
+        entries = [LogEntry(info.created_ms, "WRN" if info.orphaned else "INF", text, op.path, op, None)]
+        for message in new_messages(info)[:MESSAGES_LOGGED]:  # the conversation, as it grew
+            entries.append(LogEntry(info.created_ms, "VRB", "  " + one_line(message_text(message), 2000), op.path,
+                                    op, None))
+        return entries
 
 
 GENKIT_VIEW = GenkitView()
@@ -280,8 +300,8 @@ def _store_facts(store: GenkitStore) -> Facts:
 
 
 def _snapshot_sections(snap: Snapshot) -> list[Section]:
-    fields = [
-        Fact("id", snap.id), Fact("parentId", snap.parent_id or "(first snapshot)"),
+    fields = [  # the id is the op's opId, above
+        Fact("parentId", snap.parent_id or "(first snapshot)"),
         Fact("sessionId", snap.session_id), Fact("index", str(snap.index)), Fact("turnIndex", str(snap.turn_index)),
         Fact("event", snap.event), Fact("createdAt", snap.created_at),
         Fact("orphaned", "yes: a restore moved the timeline away" if snap.orphaned else "no", "warn" if snap.orphaned
@@ -289,13 +309,7 @@ def _snapshot_sections(snap: Snapshot) -> list[Section]:
         Fact("content id", "matches sha256(state)" if content_address_matches(snap) else "not sha256 of this "
              "serialisation of the state", "dim"),
     ]
-    out = [Section("Genkit snapshot", fields)]
-    for p in snap.problems:
-        out[0].fields.append(Fact("broken", p, "bad"))
-    if snap.children:
-        out.append(Section("Children", [Fact(f"#{c.index}", f"{c.short} {c.event}" + (" orphaned" if c.orphaned
-                                                                                      else ""))
-                                        for c in snap.children[:20]]))
+    out = []
     if snap.parent is not None:
         changes = state_changes(snap.state, snap.parent.state)
         out.append(Section("State changes since the parent", text=", ".join(changes) or "none"))
@@ -304,6 +318,13 @@ def _snapshot_sections(snap: Snapshot) -> list[Section]:
         shown = msgs[-LAST_MESSAGES:]
         out.append(Section(f"Last messages ({len(shown)} of {len(msgs)})",
                            text="\n".join(one_line(message_text(m), 400) for m in shown)))
+    out.append(Section("Genkit snapshot", fields))
+    for p in snap.problems:
+        out[-1].fields.append(Fact("broken", p, "bad"))
+    if snap.children:
+        out.append(Section("Children", [Fact(f"#{c.index}", f"{c.short} {c.event}" + (" orphaned" if c.orphaned
+                                                                                      else ""))
+                                        for c in snap.children[:20]]))
     out.append(Section("State (p: full state; r: the parent's)", text=_state_text(snap.state)))
     return out
 
@@ -341,7 +362,4 @@ def _session_sections(g: GenkitSession) -> list[Section]:
         Fact("head", f"#{head.index} {head.id}" if head else "-"), Fact("branches", str(len(g.branches))),
         Fact("orphaned", str(sum(1 for s in g.snapshots if s.orphaned))),
     ]
-    out = [Section("Genkit session", fields)]
-    if g.problems:
-        out.append(Section("Problems", text="\n".join(g.problems), tone="bad"))
-    return out
+    return [Section("Genkit session", fields)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from tui.model.captures import Capture
 from tui.model.fields import one_line
-from tui.model.foreign import Fact, Facts, ForeignOp, ForeignSession, Section
+from tui.model.foreign import Fact, Facts, ForeignOp, ForeignSession, Section, session_facts
 from tui.model.format import fmt_duration
 from tui.model.jules import Activity, Artifact, JulesSnapshot
 from tui.model.logs import LogEntry
@@ -19,6 +19,7 @@ from tui.model.nodes import Op, Turn
 ARTIFACT_KINDS = {"bashOutput": "tool", "changeSet": "patch", "media": "media"}
 _SEVERITY = {"sessionFailed": "ERR", "sessionCompleted": "FIN", "userMessaged": "INF", "planGenerated": "INF"}
 PLAN_STEPS_SHOWN = 50
+OUTPUT_LINES_LOGGED = 200
 
 
 def build_tree(snap: JulesSnapshot) -> ForeignSession:
@@ -84,7 +85,6 @@ def _new_op(turn: Turn, kind: str, raw: object, info: object) -> ForeignOp:
     op.raw = raw if isinstance(raw, dict) else None
     op.kind = kind
     op.status = "ok"
-    op.log_count = 1
     s.counts.ops += 1
     turn.ops.append(op)
     return op
@@ -169,7 +169,10 @@ class JulesView:
 
     def sections(self, node: object) -> list[Section]:
         if isinstance(node, ForeignSession):
-            return _session_sections(node.info)
+            out = _session_sections(node.info)
+            out[0].fields[0:0] = [Fact("id", node.id)] + [f for f in session_facts(node)
+                                                           if f.label in ("title", "error", "broken")]
+            return out
         if isinstance(node, ForeignOp):
             if isinstance(node.info, Activity):
                 return _activity_sections(node.info)
@@ -201,13 +204,18 @@ class JulesView:
     def logs(self, op: Op) -> list[LogEntry]:
         info = getattr(op, "info", None)
         if isinstance(info, Artifact):
-            severity = "ERR" if op.failed else "VRB"
-            text = f"$ {one_line(info.command, 300)}"
-            if info.kind == "bashOutput":
-                text += f"  → exit {info.exit_code if info.exit_code is not None else '?'}"
-            else:
-                text = f"[{info.kind}] {op.name}"
-            return [LogEntry(op.started_at, severity, text, op.path, op, None)]
+            if info.kind != "bashOutput":
+                return [LogEntry(op.started_at, "VRB", f"[{info.kind}] {op.name}", op.path, op, None)]
+            code = info.exit_code if info.exit_code is not None else "?"
+            entries = [LogEntry(op.started_at, "ERR" if op.failed else "INF",
+                                f"$ {one_line(info.command, 300)}  → exit {code}", op.path, op, None)]
+            lines = info.output.splitlines()
+            for line in lines[:OUTPUT_LINES_LOGGED]:  # the command's output under it, like a terminal
+                entries.append(LogEntry(op.started_at, "VRB", "  " + line, op.path, op, None))
+            if len(lines) > OUTPUT_LINES_LOGGED:
+                entries.append(LogEntry(op.started_at, "VRB", f"  … {len(lines) - OUTPUT_LINES_LOGGED:,} more lines "
+                                        "(Enter: the whole output)", op.path, op, None))
+            return entries
         if isinstance(info, Activity):
             severity = _SEVERITY.get(info.type, "VRB")
             return [LogEntry(info.time_ms, severity, f"[{info.type}] {info.summary}", op.path, op, None)]

@@ -142,6 +142,8 @@ def _fill(row: SessionRow) -> None:
     if doc.format in FOREIGN_KINDS:  # Jules / Genkit: no tokens or cost; the kind shows in the Id column
         row.kind = FOREIGN_KINDS[doc.format]
         row.tokens = row.cost = None
+        if s.status == "ok" and s.success is None and s.latest_status:
+            row.status = one_line(s.latest_status, 20)  # a Jules session snapshotted while going: its state
         row.agent = row.agent or s.display_agent
         sessions = getattr(doc.extra, "sessions", None)  # a Genkit store: the turns of every main timeline
         row.turns = sum(g.turns for g in sessions) if sessions is not None else len(s.turns)
@@ -158,7 +160,7 @@ def matches(row: SessionRow, needle: str) -> bool:
         needle in row.session_id.lower()
         or needle in row.agent.lower()
         or needle in row.title.lower()
-        or needle in status
+        or needle in status.lower()  # a Jules state such as "inProgress"
         or needle in row.kind
         or (bool(row.broken) and needle in row.broken.lower())
     )

@@ -7,7 +7,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from tui.model.fields import as_dict, as_list, one_line, printable
-from tui.model.foreign import sections_of
+from tui.model.foreign import sections_of, view_of
 from tui.model.format import fmt_bytes, fmt_cost, fmt_duration, fmt_ts
 from tui.model.nodes import Op, Session, Turn
 
@@ -46,8 +46,8 @@ def describe(node: object) -> Text:
         _op(b, node)
     elif isinstance(node, Turn):
         _turn(b, node)
-    elif isinstance(node, Session):
-        _session(b, node)
+    elif isinstance(node, Session) and view_of(node) is None:
+        _session(b, node)  # a Jules / Genkit session says it all in its own sections
     if not isinstance(node, Op):
         _format_sections(b, node)
     return b.text
