@@ -9,6 +9,7 @@ import json
 import orjson
 import pytest
 
+from tui.gen import make_tree, write_snapshot
 from tui.gen.genkit import make_genkit_snapshots, state_id, write_genkit_array, write_genkit_dir
 from tui.model import genkit
 from tui.model.document import GENKIT, load, load_bytes
@@ -217,11 +218,22 @@ def test_empty_or_unrelated_input_is_a_load_error(tmp_path):
         load_bytes(b"[1, 2]", "x.json")
     empty = tmp_path / "empty"
     empty.mkdir()
-    with pytest.raises(LoadError, match="no Genkit snapshots in this directory"):
+    with pytest.raises(LoadError, match="is a directory without Genkit snapshot files"):
         load(str(empty))
     (empty / "a.json").write_text('{"x": 1}')
-    with pytest.raises(LoadError, match="a.json: not a Genkit snapshot"):
+    with pytest.raises(LoadError, match="--sessions-dir"):
         load(str(empty))
+    # a sessions directory given as PATH: refused from its first files, without reading them all
+    sessions = tmp_path / "sessions"
+    for seed in range(3):
+        write_snapshot(sessions, make_tree(seed, ops=5, depth=0), version=2)
+    with pytest.raises(LoadError, match="to browse a sessions directory use --sessions-dir"):
+        load(str(sessions))
+    # a Genkit directory whose only snapshot comes after other JSON files
+    (empty / "b.json").write_text('{"y": 2}')
+    (empty / "zz.json").write_bytes(orjson.dumps(snap("a", 0, 0)))
+    doc = load(str(empty))
+    assert len(doc.extra.snapshots) == 1 and len(doc.problems) == 2
 
 
 def test_directory_detection_is_cheap_and_exact(tmp_path):
@@ -232,6 +244,13 @@ def test_directory_detection_is_cheap_and_exact(tmp_path):
     (other / "x.json").write_text('{"version": 2, "opTree": {"turns": []}}')
     assert not genkit.looks_like_genkit_dir(other)
     assert not genkit.looks_like_genkit_dir(tmp_path / "missing")
+    # Go writes index and turnIndex after the state: a large state must not hide what the file is
+    big = tmp_path / "big"
+    big.mkdir()
+    node = {"id": "a", "sessionId": "s", "createdAt": "2026-01-01T00:00:00Z", "state": {"blob": "x" * 50_000},
+            "index": 0, "turnIndex": 0, "event": 0}
+    (big / "a.json").write_bytes(orjson.dumps(node))
+    assert genkit.looks_like_genkit_dir(big)
 
 
 def test_a_snapshot_directory_is_one_row_and_its_files_report_the_directory(tmp_path):

@@ -140,15 +140,19 @@ def looks_like_genkit(value: object) -> bool:
     return False
 
 
-def looks_like_genkit_dir(path: Path | str, *, max_entries: int = 200, head_bytes: int = 8192) -> bool:
-    """Cheap: the first snapshot-looking file name in the directory, and the start of that one file."""
+def looks_like_genkit_dir(path: Path | str, *, max_entries: int = 200, head_bytes: int = 8192,
+                          max_files: int = 3) -> bool:
+    """Cheap: the first few JSON file names in the directory, and the start of at most `max_files` of them."""
+    opened = 0
     try:
         with os.scandir(path) as it:
             for n, entry in enumerate(it):
-                if n >= max_entries:
+                if n >= max_entries or opened >= max_files:
                     return False
                 if _is_candidate(entry.name) and entry.is_file():
-                    return _head_looks_like(entry.path, head_bytes)
+                    opened += 1
+                    if _head_looks_like(entry.path, head_bytes):
+                        return True
     except OSError:
         return False
     return False
@@ -171,7 +175,9 @@ def _head_looks_like(path: str, head_bytes: int) -> bool:
             head = zlib.decompressobj(wbits=31).decompress(head, head_bytes)
         except zlib.error:
             return False
-    return b'"sessionId"' in head and (b'"turnIndex"' in head or b'"index"' in head)
+    # Go writes id, parentId, sessionId, createdAt, then the state (maybe large), then index and turnIndex
+    return (b'"sessionId"' in head and (b'"createdAt"' in head or b'"turnIndex"' in head)
+            and b'"opTree"' not in head)
 
 
 # --- reading -----------------------------------------------------------------------------------------------
@@ -184,6 +190,9 @@ def from_value(value: object, *, shape: str = "") -> GenkitStore:
 
 def load_dir(path: str, max_bytes: int) -> GenkitStore:
     """Every snapshot file directly in the directory; unreadable files are listed as problems."""
+    if not looks_like_genkit_dir(path):  # e.g. a sessions directory given as PATH: say so before reading it all
+        raise LoadError(path, "is a directory without Genkit snapshot files (a Genkit snapshot directory opens as "
+                              "PATH; to browse a sessions directory use --sessions-dir DIR)")
     try:
         names = sorted(e.name for e in os.scandir(path) if _is_candidate(e.name) and e.is_file())
     except OSError as exc:
