@@ -282,3 +282,19 @@ def test_the_log_pane_reads_as_the_conversation():
     lines = [e.message for e in logs_under(doc.root) if e.severity == "VRB"]
     expected = [f"  {m['role']}: " for m in snaps[-1]["state"]["messages"]]
     assert [line[:len(p)] for line, p in zip(lines, expected)] == expected and len(lines) == len(expected)
+
+
+def test_dump_command_on_a_directory(tmp_path):
+    import subprocess
+    import sys
+
+    folder = write_genkit_dir(tmp_path / "store", make_genkit_snapshots(2))
+    result = subprocess.run([sys.executable, "-m", "tui", "dump", "--json", str(folder)], capture_output=True,
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    out = orjson.loads(result.stdout)
+    assert out["format"] == "genkit-snapshots"
+    assert out["counts"] == {"snapshots": 9, "sessions": 1, "turns": 5, "mainTimeline": 6, "branches": 1,
+                             "orphaned": 3, "events": {"turnEnd": 6, "invocationEnd": 2, "toolIterationEnd": 1}}
+    text = subprocess.run([sys.executable, "-m", "tui", "dump", str(folder)], capture_output=True, timeout=60)
+    assert b"branch  3 snapshots #3" in text.stdout and b"orphaned branch: restored from #2" in text.stdout

@@ -352,3 +352,26 @@ def test_a_long_command_output_is_capped_in_the_log_pane_not_in_the_payload():
     assert len(entries) == 1 + 200 + 1 and entries[0].severity == "INF"
     assert entries[-1].message == "  … 50 more lines (Enter: the whole output)"
     assert op_captures(command)[1].plain == output
+
+
+def test_dump_command_json_and_text(tmp_path):
+    import subprocess
+    import sys
+
+    path = write_jules(tmp_path, make_jules_snapshot(1), gzip=True)
+    result = subprocess.run([sys.executable, "-m", "tui", "dump", "--json", str(path)], capture_output=True,
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    out = orjson.loads(result.stdout)
+    assert out["format"] == "jules-snapshot" and out["counts"]["failedCommands"] == 2
+    assert list(out)[:7] == ["format", "root", "totals", "storedTotals", "totalsMismatch", "counts", "maxDepth"]
+    text = subprocess.run([sys.executable, "-m", "tui", "dump", str(path)], capture_output=True, timeout=60)
+    assert b"0-7  tool  npm test" in text.stdout and b"FAILED  (exit 1)" in text.stdout
+
+
+def test_replay_refuses_other_formats(tmp_path, capsys):
+    from tui.sources.replay_cli import main
+
+    path = write_jules(tmp_path, make_jules_snapshot(1))
+    assert main([str(path), "--to", f"unix:{tmp_path}/none.sock"]) == 2
+    assert "not an ai-agent session" in capsys.readouterr().err
