@@ -75,16 +75,8 @@ class Branch:
             yield from b.all_branches()
 
     @property
-    def snapshots(self) -> int:
-        return len(self.chain) + sum(len(b.chain) for b in self.all_branches())
-
-    @property
     def orphaned(self) -> int:
         return sum(1 for s in self.chain if s.orphaned)
-
-    @property
-    def depth(self) -> int:
-        return 1 + max((b.depth for group in self.branches.values() for b in group), default=0)
 
 
 @dataclass(slots=True, eq=False)
