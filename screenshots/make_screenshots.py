@@ -25,6 +25,8 @@ SHOTS = [
     ("waterfall", scenes.session_app, scenes.open_waterfall, ()),
     ("insights", scenes.session_app, scenes.settle, ("i",)),
     ("export", scenes.session_app, scenes.settle, ("x",)),
+    ("jules", scenes.jules_app, scenes.jules_failed_command, ()),
+    ("genkit", scenes.genkit_app, scenes.genkit_branch, ()),
 ]
 
 

@@ -103,3 +103,42 @@ async def open_waterfall(pilot) -> None:
     agent = next(i for i, row in enumerate(screen.view.model.rows) if row.kind == "session")
     screen.view.move_to(agent)
     await pilot.pause(0.3)
+
+
+def jules_app() -> MonitorApp:
+    from tui.gen.jules import make_jules_snapshot, write_jules
+
+    target = BASE / "jules"
+    if target.exists():
+        shutil.rmtree(target)
+    path = write_jules(target, make_jules_snapshot(1, start_ms=START_MS))
+    return MonitorApp(sessions_dir=target, document=load(str(path)), watch=False)
+
+
+def genkit_app() -> MonitorApp:
+    from tui.gen.genkit import make_genkit_snapshots, write_genkit_dir
+
+    target = BASE / "genkit"
+    if target.exists():
+        shutil.rmtree(target)
+    folder = write_genkit_dir(target / "chat-store", make_genkit_snapshots(2, start_ms=START_MS))
+    return MonitorApp(sessions_dir=target, document=load(str(folder)), watch=False)
+
+
+async def jules_failed_command(pilot) -> None:
+    """The first failed command selected: its output in the details, its timeline line in the logs."""
+    await pilot.pause()
+    screen = pilot.app.screen
+    failed = next(op for op in walk_ops(screen.session) if op.failed)
+    screen.tree.reveal(failed)
+    await pilot.pause(0.4)
+
+
+async def genkit_branch(pilot) -> None:
+    """The orphaned branch expanded in place, its first snapshot selected."""
+    await pilot.pause()
+    screen = pilot.app.screen
+    branch = next(op for op in walk_ops(screen.session) if op.kind == "branch")
+    first = next(iter(branch.child.all_ops()))
+    screen.tree.reveal(first)
+    await pilot.pause(0.4)

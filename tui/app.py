@@ -12,6 +12,7 @@ from textual.app import App
 from textual.binding import Binding
 
 from tui.model.document import SNAPSHOT, Document, load
+from tui.model.genkit import looks_like_genkit_dir
 from tui.model.live import LiveHub
 from tui.model.nodes import release_tree
 from tui.model.session_row import SessionRow, row_from_entry
@@ -147,8 +148,12 @@ class MonitorApp(App):
                     st = path.stat()
                 except OSError:
                     continue
-                rows.append(row_from_entry(path, st.st_mtime, st.st_size,
-                                           "ledger" if path.suffix == ".jsonl" else "snapshot"))
+                kind = "ledger" if path.suffix == ".jsonl" else "snapshot"
+                if path.is_dir():  # a Genkit snapshot directory (tui.sources.dir_watch.genkit_dir_of)
+                    if not looks_like_genkit_dir(path):
+                        continue
+                    kind = "genkit"
+                rows.append(row_from_entry(path, st.st_mtime, st.st_size or 1, kind))
             if rows:
                 browser.upsert_rows(rows)
             if batch.removed:

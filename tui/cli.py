@@ -32,7 +32,8 @@ def app_parser() -> argparse.ArgumentParser:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("path", nargs="?", help="a snapshot (.json.gz/.json), a v3 ledger (.jsonl) or - for stdin")
+    p.add_argument("path", nargs="?", help="a snapshot (.json.gz/.json), a v3 ledger (.jsonl), a Jules snapshot, "
+                   "Genkit snapshots (a JSON array or a directory) or - for stdin")
     p.add_argument("--sessions-dir", metavar="DIR", help="the sessions directory to browse and tail")
     p.add_argument("--op", metavar="OP_PATH", help="open PATH with this op (e.g. 1-2.3-1) selected")
     p.add_argument("--demo", action="store_true", help="run on a temporary directory of generated sessions")
@@ -45,7 +46,8 @@ def app_parser() -> argparse.ArgumentParser:
 
 def dump_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=f"{PROG} dump", description="Print a session tree as text, or its summary as JSON.")
-    p.add_argument("path", help="a snapshot (.json.gz/.json), a v3 ledger (.jsonl), accounting.jsonl, or - for stdin")
+    p.add_argument("path", help="a snapshot (.json.gz/.json), a v3 ledger (.jsonl), accounting.jsonl, a Jules snapshot, "
+                   "Genkit snapshots (a JSON array or a directory), or - for stdin")
     p.add_argument("--json", action="store_true", help="print one JSON object: format, root, totals, counts, maxDepth")
     p.add_argument("--sessions-dir", metavar="DIR", help="where ref payloads and child ledgers resolve")
     p.add_argument("--depth", type=int, metavar="N", help="text mode: do not expand sub-agents deeper than N")
@@ -117,7 +119,7 @@ def run_dump(args: argparse.Namespace) -> int:
 
     gc.disable()  # a one-shot command over acyclic parsed JSON: the collector would only re-scan it
     from tui.model.ascii_tree import render
-    from tui.model.document import load
+    from tui.model.document import GENKIT, JULES, load
     from tui.model.source_bytes import LoadError
     from tui.model.summary import summarise
 
@@ -145,6 +147,11 @@ def run_dump(args: argparse.Namespace) -> int:
             out.buffer.write(orjson.dumps(summary) + b"\n")
         elif doc.root is None:
             out.buffer.write(orjson.dumps(summarise(doc), option=orjson.OPT_INDENT_2) + b"\n")
+        elif doc.format in (JULES, GENKIT):
+            from tui.model.foreign_text import render as render_foreign
+
+            out.write("\n".join(render_foreign(doc, max_depth=args.depth)))
+            out.write("\n")
         else:
             out.write("\n".join(render(doc.root, max_depth=args.depth)))
             out.write("\n")

@@ -41,7 +41,8 @@ SORT_CYCLE = ("started", "agent", "status", "duration", "tokens", "cost")
 TEXT_SORTS = {"agent", "title", "status", "id"}  # these sort ascending first; the numbers descending
 STATUS_STYLE = {"running": ("● running", "bold yellow"), "failed": ("failed", "red"), "ok": ("ok", "green")}
 PENDING = Text("…", style="dim")
-KIND_TAG = {"ledger": ("v3 ", "cyan"), "live": ("live ", "bold yellow")}
+KIND_TAG = {"ledger": ("v3 ", "cyan"), "live": ("live ", "bold yellow"), "jules": ("jules ", "bold magenta"),
+            "genkit": ("genkit ", "bold green")}
 
 
 def row_cells(row: SessionRow) -> tuple:

@@ -15,6 +15,7 @@ from textual.widgets import Footer, Input, Static
 
 from tui.model.document import Document
 from tui.model.fields import one_line
+from tui.model.foreign import view_of
 from tui.model.live import MAX_PENDING_LOGS
 from tui.model.logs import logs_under
 from tui.model.nodes import Op, Session, Turn
@@ -99,7 +100,7 @@ class SessionScreen(Screen):
 
     def on_mount(self) -> None:
         self.query_one("#detail").border_title = "Details"
-        self.tree.border_title = "opTree"
+        self.tree.border_title = getattr(view_of(self.session), "tree_title", "opTree")
         if self.live_root is not None:
             hub, root = self.app.hub, self.live_root
             self.tree.clock = lambda: hub.clock(root, time.time())
