@@ -20,7 +20,7 @@ from textual.widget import Widget
 
 from tui.model.format import fmt_duration
 from tui.model.waterfall import Row, Waterfall, Window, axis, bar_cells, fit, pan, ticks, zoom
-from tui.widgets.node_labels import KIND_TAG
+from tui.widgets.node_labels import KIND_STYLE, KIND_TAG
 
 HEADER = 2
 ZOOM_STEP = 0.5
@@ -36,7 +36,11 @@ _SEP = Style(color="grey42")
 _FAILED = Style(color="#ff4040", bold=True)
 _RUNNING = Style(color="yellow")
 _CONTAINER = {"root": Style(color="white", bold=True), "turn": Style(color="grey62")}
-_TAGS = {kind: (tag + " ", Style(color=KIND_COLOR[kind], bold=kind != "system")) for kind, tag in KIND_TAG.items()}
+_TAGS = {
+    kind: (tag + " ", Style(color=KIND_COLOR[kind], bold=kind != "system") if kind in KIND_COLOR
+           else Style.parse(KIND_STYLE.get(kind, "")))
+    for kind, tag in KIND_TAG.items()
+}
 
 
 def label_width(width: int) -> int:
