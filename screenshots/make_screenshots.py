@@ -1,4 +1,4 @@
-"""Regenerate the README's pictures from the real app: `python screenshots/make_screenshots.py`.
+"""Regenerate the README's pictures from the real app: `python screenshots/make_screenshots.py [NAME...]`.
 
 Uses the same fixed scenes as the SVG snapshot tests (tests/scenes.py).
 """
@@ -22,6 +22,8 @@ SHOTS = [
     ("payload-viewer", scenes.session_app, scenes.open_llm_payload, ()),
     ("errors-only", scenes.session_app, scenes.settle, ("e",)),
     ("help", scenes.session_app, scenes.settle, ("question_mark",)),
+    ("history", scenes.session_app, scenes.view_older_version, ()),
+    ("history-diff", scenes.session_app, scenes.diff_versions, ()),
 ]
 
 
@@ -35,10 +37,11 @@ async def shoot(name, make_app, before, keys, size=(160, 48)) -> Path:
         return Path(app.save_screenshot(filename=f"{name}.svg", path=str(HERE)))
 
 
-async def main() -> None:
+async def main(only: list[str]) -> None:
     for name, make_app, before, keys in SHOTS:
-        print(await shoot(name, make_app, before, keys))
+        if not only or name in only:
+            print(await shoot(name, make_app, before, keys))
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    asyncio.run(main(sys.argv[1:]))  # names of shots to make (default: all)
