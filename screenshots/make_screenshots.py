@@ -27,6 +27,8 @@ SHOTS = [
     ("export", scenes.session_app, scenes.settle, ("x",)),
     ("jules", scenes.jules_app, scenes.jules_failed_command, ()),
     ("genkit", scenes.genkit_app, scenes.genkit_branch, ()),
+    ("history", scenes.session_app, scenes.view_older_version, ()),
+    ("history-diff", scenes.session_app, scenes.diff_versions, ()),
 ]
 
 

@@ -142,3 +142,49 @@ async def genkit_branch(pilot) -> None:
     first = next(iter(branch.child.all_ops()))
     screen.tree.reveal(first)
     await pilot.pause(0.4)
+
+
+def history_stages() -> list[dict]:
+    """The session of session_file() as it grew: four earlier stages, then the file itself."""
+    from tui.gen.timeline import event_times, tree_at
+
+    full = make_tree(3, ops=60, depth=3, fanout=1, started_at=START_MS)
+    times = event_times(full)
+    return [tree_at(full, times[len(times) * n // 5]) for n in (1, 2, 3, 4)] + [full]
+
+
+async def record_history(pilot) -> None:
+    """Record the stages as the versions the app saw, one a minute (fixed times: no wall clock on screen)."""
+    from tui.model.history import summary_of
+    from tui.model.snapshot import build_session
+
+    await pilot.pause()
+    app = pilot.app
+    screen = app.screen
+    key = screen.history_key
+    for n, tree in enumerate(history_stages()):
+        version, _ = app.history.add_tree(key, tree, summary_of(build_session(tree)), at=START_MS / 1000 + 60 * n)
+    app.history_shown[key] = version
+    screen.update_history_banner()
+    await pilot.pause(0.2)
+
+
+async def view_older_version(pilot) -> None:
+    await record_history(pilot)
+    screen = pilot.app.screen
+    await pilot.press("left_square_bracket", "left_square_bracket")
+    for _ in range(100):
+        if screen.viewing is not None and screen.viewing.seq == 3:
+            break
+        await pilot.pause(0.05)
+    await pilot.pause(0.3)
+
+
+async def diff_versions(pilot) -> None:
+    await record_history(pilot)
+    await pilot.press("D")
+    for _ in range(100):
+        if getattr(pilot.app.screen, "diff", None) is not None:
+            break
+        await pilot.pause(0.05)
+    await pilot.pause(0.3)

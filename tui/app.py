@@ -11,6 +11,7 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding
 
+from tui.app_history import HistoryRecorder
 from tui.model.document import SNAPSHOT, Document, load
 from tui.model.genkit import looks_like_genkit_dir
 from tui.model.live import LiveHub
@@ -25,7 +26,7 @@ LIVE_APPLY_SECONDS = 0.25  # live updates are batched and applied this often
 LIVE_PREFIX = "live:"
 
 
-class MonitorApp(App):
+class MonitorApp(HistoryRecorder, App):
     """aiagent-monitor. Screens: BrowserScreen (a sessions directory), SessionScreen (one tree), PayloadScreen."""
 
     CSS_PATH = "app.tcss"
@@ -51,6 +52,7 @@ class MonitorApp(App):
         self._tails: dict[Path, LedgerTail] = {}
         self._reload_lock = threading.Lock()
         self._reported_malformed = 0
+        self.init_history()
 
     # start-up ---------------------------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -100,6 +102,7 @@ class MonitorApp(App):
     def session_screen(self, doc: Document, op_path: str | None = None, live_root: str | None = None):
         from tui.screens.session import SessionScreen
 
+        self.note_opened(doc, live_root)
         return SessionScreen(doc, doc.root, select_path=op_path, live_root=live_root)
 
     def open_path(self, path: str, op_path: str | None = None) -> None:
@@ -175,6 +178,7 @@ class MonitorApp(App):
             self._reload(path)
 
     def _reload(self, path: Path) -> None:
+        tail = None
         try:
             if path.suffix == ".jsonl":
                 tail = self._tails.get(path)
@@ -186,7 +190,8 @@ class MonitorApp(App):
                 doc = load(str(path))
         except (LoadError, OSError):
             return  # a half-written or vanished file: keep what is on screen, the next change will retry
-        self.call_from_thread(self._replace_documents, path, doc)
+        version = self.record_file_version(path, doc, tail)
+        self.call_from_thread(self.replace_with_version, path, doc, version)
 
     def _replace_documents(self, path: Path, doc: Document) -> None:
         old_roots = []
@@ -211,6 +216,7 @@ class MonitorApp(App):
                         severity="warning", timeout=4, markup=False)
             self._reported_malformed = hub.malformed
         changed, hub.changed = hub.changed, set()
+        self.live_history_tick(changed)
         if not changed:
             return
         browser = self.browser()

@@ -1,4 +1,4 @@
-"""Command line: `aiagent-monitor [PATH]` runs the app; `dump`, `replay` and `generate` never import textual."""
+"""Command line: `aiagent-monitor [PATH]` runs the app; `dump`, `replay`, `generate`, `diff` never import textual."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 PROG = "aiagent-monitor"
-COMMANDS = ("dump", "export", "replay", "generate")
+COMMANDS = ("dump", "export", "replay", "generate", "diff")
 
 
 def default_sessions_dir() -> Path:
@@ -27,6 +27,7 @@ def app_parser() -> argparse.ArgumentParser:
             f"  {PROG} export PATH [--format F]  a Markdown (or JSON) report of a session or one sub-agent\n"
             f"  {PROG} replay PATH --to URL      send a saved session as a live event stream\n"
             f"  {PROG} generate DIR              write realistic demo sessions into DIR\n"
+            f"  {PROG} diff A B [--json]         what changed between two sessions (ops, status, cost, tokens)\n"
             "\nWith no PATH the sessions browser opens on --sessions-dir (default: $AI_AGENT_SESSIONS_DIR or\n"
             "~/.ai-agent/sessions); with no data there, the built-in demo starts."
         ),
@@ -97,6 +98,10 @@ def main(argv: list[str] | None = None) -> int:
         from tui.sources.replay_cli import main as replay_main
 
         return replay_main(argv[1:])
+    if argv and argv[0] == "diff":
+        from tui.diff_cli import main as diff_main
+
+        return diff_main(argv[1:])
     if argv and argv[0] == "generate":
         from tui.gen.__main__ import main as gen_main
 

@@ -20,6 +20,7 @@ from tui.model.live import MAX_PENDING_LOGS
 from tui.model.logs import logs_under
 from tui.model.nodes import Op, Session, Turn
 from tui.model.search import ErrorFilter, find, find_op_by_path, find_session_by_prefix, newest_op
+from tui.screens.session_history import HistoryView
 from tui.widgets.detail_panel import DetailPanel
 from tui.widgets.insights_pane import InsightsPane
 from tui.widgets.log_pane import LogPane
@@ -42,7 +43,7 @@ def breadcrumb(session: Session, doc: Document) -> Text:
     return text
 
 
-class SessionScreen(Screen):
+class SessionScreen(HistoryView, Screen):
     CSS_PATH = "session.tcss"
     BINDINGS = [
         Binding("escape", "back", "Back"),
@@ -57,6 +58,9 @@ class SessionScreen(Screen):
         Binding("w", "waterfall", "Waterfall (time axis)", show=False),
         Binding("i", "insights", "Insights", show=False),
         Binding("x", "export", "Export", show=False),
+        Binding("left_square_bracket", "history_back", "Older version", key_display="[", show=False),
+        Binding("right_square_bracket", "history_forward", "Newer version", key_display="]", show=False),
+        Binding("D", "history_diff", "Compare versions", key_display="D", show=False),
         Binding("question_mark", "app.help", "Help", key_display="?"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -83,6 +87,7 @@ class SessionScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Static(breadcrumb(self.session, self.doc), id="crumbs")
         yield Static(id="live")
+        yield Static(id="history")
         with Horizontal(id="main"):
             yield OpTree(self.session, id="tree")
             with Vertical(id="side"):
@@ -135,7 +140,7 @@ class SessionScreen(Screen):
     # live updates ----------------------------------------------------------------------------------------
     def replace_document(self, doc: Document) -> None:
         """A newer version of the same file: keep expanded nodes, selection, scroll and drill-down level."""
-        if doc.root is None:
+        if doc.root is None or self.history_holds(doc):
             return
         session = find_session_by_prefix(doc.root, self.session.path_prefix)
         if session is None:
@@ -150,6 +155,9 @@ class SessionScreen(Screen):
         self.doc.root = root_session
         if not self.is_mounted:  # pushed but not composed yet: compose will use the newest session
             self.session = session
+            return
+        if self.history_holds():  # an older version is on screen: it stays
+            self._update_live_panel()
             return
         self.replace_session(session)
         self._update_live_panel()
@@ -262,7 +270,9 @@ class SessionScreen(Screen):
         node = event.node
         if isinstance(node, Op):
             if node.child is not None:
-                self.app.push_screen(SessionScreen(self.doc, node.child))
+                screen = SessionScreen(self.doc, node.child)
+                screen.inherit_history(self)
+                self.app.push_screen(screen)
             elif node.child_ref is not None and node.kind == "session":
                 self.notify("this sub-agent is stored elsewhere: its details are in the panel", severity="warning")
             else:
