@@ -227,7 +227,7 @@ class MonitorApp(App):
                         severity="warning", timeout=4, markup=False)
             self._reported_problems, self._reported_at = problems, now
         changed, hub.changed = hub.changed, set()
-        counts = (sum(hub.rejected.values()), self.stream_state())
+        counts = (sum(hub.rejected.values()), tuple(self.stream_status.values()))
         counts_moved = counts != self._panel_counts
         if counts_moved:  # rejections and stream states concern every live screen, not only changed roots
             self._panel_counts = counts
@@ -258,7 +258,8 @@ class MonitorApp(App):
         if not (self.listen_urls or self.connect_urls):
             return ""
         hub = self.hub
-        parts = [f"live: {hub.events:,} events", f"{len(hub.roots()):,} sessions"]
+        roots = len(hub.roots())
+        parts = [f"live: {hub.events:,} events", f"{roots:,} session{'s' if roots != 1 else ''}"]
         gaps = sum(s.gaps for s in hub.sessions.values())
         if gaps:
             parts.append(f"{gaps:,} gaps")
@@ -266,9 +267,7 @@ class MonitorApp(App):
             parts.append(f"{hub.reordered:,} reordered")
         if hub.rejected:
             parts.append(f"rejected: {hub.rejection_summary()}")
-        state = self.stream_state()
-        if state:
-            parts.append(state)
+        parts.extend(text for text in self.stream_status.values() if text)  # each listener's and server's state
         return " · ".join(parts)
 
     def live_row(self, root: str, session) -> SessionRow:

@@ -201,7 +201,7 @@ def check_listen(url: str, *, allow_remote: bool = False) -> None:
                 try:
                     probe.bind(addr)
                 except OSError as exc:
-                    raise OSError(exc.errno, f"cannot listen on {url}: {exc.strerror}") from None
+                    raise OSError(f"cannot listen on {url}: {exc.strerror or exc}") from None
         return
     path = target[1]
     directory = os.path.dirname(os.path.abspath(path))
@@ -209,7 +209,10 @@ def check_listen(url: str, *, allow_remote: bool = False) -> None:
         raise OSError(f"cannot listen on {url}: directory {directory} does not exist")
     if not os.access(directory, os.W_OK | os.X_OK):
         raise OSError(f"cannot listen on {url}: no permission to create a socket in {directory}")
-    _socket_in_use(path)
+    try:
+        _socket_in_use(path)
+    except OSError as exc:
+        raise OSError(f"cannot listen on {url}: {exc}") from None
 
 
 class _Clients:
@@ -367,6 +370,10 @@ async def _listen_unix(path: str, on_frame: OnFrame, on_status: OnStatus, on_ove
             ended = await read_lines(reader, on_frame, on_oversized, max_frame, on_rejected)
         except OSError as exc:
             ended = f"dropped: {exc}"
+        except asyncio.CancelledError:
+            # The listener is stopping. Ending quietly: Python 3.11's stream callback logs a traceback for a
+            # cancelled client task.
+            return
         finally:
             clients.now -= 1
             writer.close()
