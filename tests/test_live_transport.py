@@ -176,7 +176,8 @@ async def test_connect_reconnects_and_gets_the_rest(snapshot_doc):
             with contextlib.suppress(asyncio.CancelledError):
                 await asyncio.wait_for(task, TIMEOUT)
     assert connections == 2
-    assert sum(s.startswith("connected to ") for s in statuses) == 2
+    assert sum(s.startswith("connected to ") for s in statuses) == 1
+    assert sum(s.startswith("reconnected to ") for s in statuses) == 1
     assert any(s.startswith("disconnected from ") and s.endswith("retrying in 0.25s") for s in statuses)
     assert hub.events == len(events) and hub.malformed == 0
     assert_same_as_dump(hub, snapshot_doc)

@@ -23,6 +23,7 @@ from tui.sources.event_stream import connect, listen
 from tui.sources.ledger_tail import LedgerTail
 
 LIVE_APPLY_SECONDS = 0.25  # live updates are batched and applied this often
+REJECTION_NOTICE_SECONDS = 5.0  # at most one "rejected so far" notification this often
 LIVE_PREFIX = "live:"
 
 
@@ -38,7 +39,8 @@ class MonitorApp(HistoryRecorder, App):
 
     def __init__(self, *, sessions_dir: Path | None = None, document: Document | None = None,
                  op_path: str | None = None, demo_note: str = "", listen_urls: list[str] | None = None,
-                 connect_urls: list[str] | None = None, watch: bool = True) -> None:
+                 connect_urls: list[str] | None = None, watch: bool = True, token: str | None = None,
+                 allow_remote: bool = False) -> None:
         super().__init__()
         self.sessions_dir = sessions_dir
         self.initial_document = document
@@ -47,12 +49,16 @@ class MonitorApp(HistoryRecorder, App):
         self.listen_urls = list(listen_urls or [])
         self.connect_urls = list(connect_urls or [])
         self.watch_files = watch
+        self.token = token  # required from WebSocket producers of --listen, sent to --connect servers
+        self.allow_remote = allow_remote
         self.hub = LiveHub()
         self.stream_status: dict[str, str] = {}
         self._tails: dict[Path, LedgerTail] = {}
         self._reload_lock = threading.Lock()
-        self._reported_malformed = 0
         self.init_history()
+        self._reported_problems = 0
+        self._reported_at = 0.0
+        self._panel_counts: tuple = ()
 
     # start-up ---------------------------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -71,20 +77,33 @@ class MonitorApp(HistoryRecorder, App):
         if self.watch_files and watched is not None and watched.is_dir():
             self.run_worker(watch_sessions(watched, self._dir_changed), group="watch", exit_on_error=False)
         for url in self.listen_urls:
-            self.run_worker(listen(url, self.hub.feed, self._stream_status(url),
-                                   on_oversized=self.hub.refuse_oversized), group="streams", exit_on_error=False)
+            self.run_worker(self._stream(url, listen(
+                url, self.hub.feed, self._stream_status(url), on_oversized=self.hub.refuse_oversized,
+                on_rejected=self.hub.reject, token=self.token, allow_remote=self.allow_remote)),
+                group="streams", exit_on_error=False)
         for url in self.connect_urls:
-            self.run_worker(connect(url, self.hub.feed, self._stream_status(url),
-                                    on_oversized=self.hub.refuse_oversized), group="streams", exit_on_error=False)
+            self.run_worker(self._stream(url, connect(
+                url, self.hub.feed, self._stream_status(url), on_oversized=self.hub.refuse_oversized,
+                on_rejected=self.hub.reject, token=self.token)), group="streams", exit_on_error=False)
         if self.listen_urls or self.connect_urls:
             self.set_interval(LIVE_APPLY_SECONDS, self.apply_live)
 
+    async def _stream(self, url: str, runner) -> None:
+        """Run a listener or subscriber; a failure to listen (address in use, a live socket) is shown, not lost."""
+        try:
+            await runner
+        except (OSError, ValueError) as exc:
+            self._stream_status(url)(f"not listening on {url}: {exc}")
+            self.notify(str(exc), title=f"cannot listen on {url}", severity="error", timeout=30, markup=False)
+
+    def stream_state(self) -> str:
+        """The newest line any stream reported (listening, clients, disconnected/reconnected)."""
+        return next((text for text in reversed(self.stream_status.values()) if text), "")
+
     def _stream_status(self, url: str):
-        def report(text: str) -> None:
+        def report(text: str) -> None:  # shown by the next apply_live (a burst of clients costs no redraws)
+            self.stream_status.pop(url, None)  # keep the newest last
             self.stream_status[url] = text
-            browser = self.browser()
-            if browser is not None and browser.is_mounted:
-                browser.update_header()
         return report
 
     # documents --------------------------------------------------------------------------------------------
@@ -211,14 +230,21 @@ class MonitorApp(HistoryRecorder, App):
     def apply_live(self) -> None:
         """Applied a few times a second: whatever arrived since the last call, in one batch."""
         hub = self.hub
-        if hub.malformed != self._reported_malformed:
-            self.notify(f"{hub.malformed:,} malformed or refused frames so far; last: {hub.last_malformed}",
+        problems = hub.malformed + hub.rejected["auth refused"]
+        now = time.monotonic()
+        if problems != self._reported_problems and now - self._reported_at >= REJECTION_NOTICE_SECONDS:
+            self.notify(f"rejected so far: {hub.rejection_summary()}; last: {hub.last_rejected}",
                         severity="warning", timeout=4, markup=False)
-            self._reported_malformed = hub.malformed
+            self._reported_problems, self._reported_at = problems, now
         changed, hub.changed = hub.changed, set()
         self.live_history_tick(changed)
-        if not changed:
-            return
+        counts = (sum(hub.rejected.values()), tuple(self.stream_status.values()))
+        counts_moved = counts != self._panel_counts
+        if counts_moved:  # rejections and stream states concern every live screen, not only changed roots
+            self._panel_counts = counts
+            for screen in self.session_screens():
+                if screen.live_root is not None and screen.live_root not in changed and screen.is_mounted:
+                    screen.update_live_panel()
         browser = self.browser()
         rows = []
         for root in changed:
@@ -235,7 +261,7 @@ class MonitorApp(HistoryRecorder, App):
                             markup=False)
         if browser is not None and rows:
             browser.upsert_rows(rows)
-        if browser is not None:
+        if browser is not None and (changed or counts_moved):
             browser.update_header()
 
     def live_summary(self) -> str:
@@ -243,15 +269,16 @@ class MonitorApp(HistoryRecorder, App):
         if not (self.listen_urls or self.connect_urls):
             return ""
         hub = self.hub
-        parts = [f"live: {hub.events:,} events", f"{len(hub.roots()):,} sessions"]
+        roots = len(hub.roots())
+        parts = [f"live: {hub.events:,} events", f"{roots:,} session{'s' if roots != 1 else ''}"]
         gaps = sum(s.gaps for s in hub.sessions.values())
         if gaps:
             parts.append(f"{gaps:,} gaps")
-        if hub.malformed:
-            parts.append(f"{hub.malformed:,} malformed")
-        states = [text for text in self.stream_status.values() if text]
-        if states:
-            parts.append(states[-1])
+        if hub.reordered:
+            parts.append(f"{hub.reordered:,} reordered")
+        if hub.rejected:
+            parts.append(f"rejected: {hub.rejection_summary()}")
+        parts.extend(text for text in self.stream_status.values() if text)  # each listener's and server's state
         return " · ".join(parts)
 
     def live_row(self, root: str, session) -> SessionRow:

@@ -42,6 +42,11 @@ def app_parser() -> argparse.ArgumentParser:
                    help="accept pushed events: ws://HOST:PORT[/path] or unix:PATH (repeatable)")
     p.add_argument("--connect", metavar="URL", action="append", default=[],
                    help="subscribe to an event stream: ws://HOST:PORT[/path] or unix:PATH (repeatable)")
+    p.add_argument("--allow-remote", action="store_true",
+                   help="let --listen bind a non-loopback address (other machines can push events; use --token)")
+    p.add_argument("--token", metavar="TOKEN",
+                   help="required from WebSocket producers of --listen (Authorization: Bearer TOKEN or ?token=TOKEN)"
+                        " and sent to --connect servers; default $AIAGENT_MONITOR_TOKEN, which keeps it out of ps")
     return p
 
 

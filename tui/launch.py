@@ -30,7 +30,8 @@ def _first_entries(directory: Path, limit: int = 2000):
 
 def run_app(args: argparse.Namespace) -> int:
     from tui.app import MonitorApp
-    from tui.sources.event_stream import parse_url
+    from tui.sources.event_stream import check_listen, parse_url
+    from tui.sources.stream_access import raise_fd_limit, token_from_env
 
     sessions_dir = Path(args.sessions_dir).expanduser() if args.sessions_dir else default_sessions_dir()
     demo_note = ""
@@ -61,8 +62,19 @@ def run_app(args: argparse.Namespace) -> int:
             parse_url(url)
         except ValueError as exc:
             return fail(str(exc))
+    for url in args.listen:
+        try:
+            check_listen(url, allow_remote=args.allow_remote)
+        except (OSError, ValueError) as exc:
+            return fail(str(exc))
+    if args.token == "":
+        return fail("--token is empty")
+    token = token_from_env(args.token)
+    if args.listen:
+        raise_fd_limit()  # one descriptor per producer: hundreds may connect at once
     app = MonitorApp(sessions_dir=sessions_dir, document=document, op_path=args.op, demo_note=demo_note,
-                     listen_urls=args.listen, connect_urls=args.connect)
+                     listen_urls=args.listen, connect_urls=args.connect, token=token,
+                     allow_remote=args.allow_remote)
     app.run()
     return app.return_code or 0
 

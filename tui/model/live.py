@@ -9,12 +9,13 @@ merged into their parent's tree when a root is built for display.
 from __future__ import annotations
 
 import time
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass, field
 
 import orjson
 
 from tui.model.fields import as_dict, as_list, as_str, type_name
+from tui.model.live_order import OrderedText, SeenSequences
 from tui.model.nodes import Session
 from tui.model.snapshot import build_session
 
@@ -26,6 +27,12 @@ KNOWN_EVENTS = TREE_EVENTS | {
     "log", "accounting", "accounting_flush", "turn_started", "progress", "status", "output", "thinking",
     "final_report", "handoff",
 }
+STATUS_EVENTS = {"turn_started", "progress", "status", "accounting_flush", "final_report", "handoff"}
+# Why frames were not applied, in the order they are listed on screen. "duplicate" frames repeat a
+# (session, sequence) already applied; the others are broken, or refused before they were read.
+REJECTIONS = ("malformed JSON", "not an object", "unknown type", "no session id", "no tree", "oversized",
+              "truncated", "duplicate", "auth refused")
+BOM = "\ufeff"
 
 
 @dataclass
@@ -36,21 +43,42 @@ class LiveSession:
     agent_id: str = ""
     call_path: str = ""
     tree: dict | None = None
-    events: int = 0
-    gaps: int = 0
-    last_sequence: int | None = None
+    events: int = 0  # valid events received (duplicates excluded)
+    seen: SeenSequences = field(default_factory=SeenSequences)
+    duplicates: int = 0
+    reordered: int = 0  # arrived after a higher sequence number of the same session (and applied in place)
+    tree_sequence: int | None = None  # the sequence number of the tree held
+    status_sequence: int | None = None  # ... and of the event that set status_line
     status_line: str = ""
-    output: str = ""
-    thinking: str = ""
+    output_text: OrderedText = field(default_factory=lambda: OrderedText(MAX_TEXT))
+    thinking_text: OrderedText = field(default_factory=lambda: OrderedText(MAX_TEXT))
     final_report: dict | None = None
     flushed_entries: int = 0
-    pending_logs: deque = field(default_factory=lambda: deque(maxlen=MAX_PENDING_LOGS))
-    pending_accounting: list = field(default_factory=list)
+    pending_logs: deque = field(default_factory=lambda: deque(maxlen=MAX_PENDING_LOGS))  # (sequence, entry)
+    pending_accounting: list = field(default_factory=list)  # (sequence, entry)
     dropped_logs: int = 0
     updated: float = 0.0
     finished: bool = False
     last_ts: int = 0  # newest timestamp seen in this session's events (ms), and when it arrived (wall, s)
     last_wall: float = 0.0
+    first_ts: int = 0
+
+    @property
+    def gaps(self) -> int:
+        """Sequence numbers missing between the lowest and highest received: events lost (or still on the way)."""
+        return self.seen.missing
+
+    @property
+    def last_sequence(self) -> int | None:
+        return self.seen.highest
+
+    @property
+    def output(self) -> str:
+        return str(self.output_text)
+
+    @property
+    def thinking(self) -> str:
+        return str(self.thinking_text)
 
 
 class LiveHub:
@@ -58,91 +86,121 @@ class LiveHub:
 
     def __init__(self) -> None:
         self.sessions: dict[str, LiveSession] = {}
-        self.malformed = 0
-        self.last_malformed = ""
-        self.oversized = 0
+        self.rejected: Counter[str] = Counter()  # by reason (REJECTIONS)
+        self.last_rejected = ""
         self.events = 0
+        self.reordered = 0
         self.changed: set[str] = set()
         self._built: dict[str, Session] = {}
 
+    @property
+    def malformed(self) -> int:
+        """Frames refused as broken: every rejection but duplicates and refused clients."""
+        return sum(n for reason, n in self.rejected.items() if reason not in ("duplicate", "auth refused"))
+
+    @property
+    def last_malformed(self) -> str:
+        return self.last_rejected
+
+    @property
+    def oversized(self) -> int:
+        return self.rejected["oversized"]
+
+    def rejection_summary(self) -> str:
+        """"malformed JSON ×3, duplicate ×1" in the order of REJECTIONS ("" when nothing was rejected)."""
+        order = [*REJECTIONS, *sorted(set(self.rejected) - set(REJECTIONS))]
+        return ", ".join(f"{reason} ×{self.rejected[reason]:,}" for reason in order if self.rejected[reason])
+
     # input ----------------------------------------------------------------------------------------------
     def feed(self, frame: bytes | str, now: float | None = None) -> str | None:
-        """One frame (a JSON event). Returns the root key it touched, or None for a malformed frame."""
+        """One frame (a JSON event). Returns the root key it touched, or None for a rejected frame."""
         if len(frame) > MAX_FRAME_BYTES:
             self.refuse_oversized(len(frame))
             return None
         try:
             event = orjson.loads(frame)
         except orjson.JSONDecodeError as exc:
-            return self._bad(f"not JSON: {exc.args[0] if exc.args else exc}")
+            event = _loads_without_bom(frame)
+            if event is _BROKEN:
+                return self.reject("malformed JSON", exc.args[0] if exc.args else str(exc))
         return self.apply(event, now)
 
     def refuse_oversized(self, size: int) -> None:
-        self.oversized += 1
-        self._bad(f"frame of {size:,} bytes refused (limit {MAX_FRAME_BYTES:,})")
+        self.reject("oversized", f"frame of {size:,} bytes refused (limit {MAX_FRAME_BYTES:,})")
 
-    def _bad(self, reason: str) -> None:
-        self.malformed += 1
-        self.last_malformed = reason[:300]
+    def reject(self, reason: str, detail: str = "") -> None:
+        """Count a frame (or a client) that was not applied, and why."""
+        self.rejected[reason] += 1
+        self.last_rejected = (f"{reason}: {detail}" if detail else reason)[:300]
         return None
 
     def apply(self, event: object, now: float | None = None) -> str | None:
         now = time.time() if now is None else now
         if not isinstance(event, dict):
-            return self._bad(f"event is {type_name(event)}, expected an object")
+            return self.reject("not an object", f"event is {type_name(event)}, expected an object")
         kind = event.get("type")
         if not isinstance(kind, str) or kind not in KNOWN_EVENTS:
-            return self._bad(f"unknown event type {kind!r}")
+            return self.reject("unknown type", f"unknown event type {_short_repr(kind)}")
         meta = as_dict(event.get("meta"))
         tree = _tree_of(event) if kind in TREE_EVENTS else None
+        if kind in TREE_EVENTS and tree is None:
+            return self.reject("no tree", f"{kind} event without a tree object")
         session_id = as_str(meta.get("sessionId")) or (as_str(tree.get("traceId")) if tree else "")
         if not session_id:
-            return self._bad(f"{kind} event without meta.sessionId")
+            return self.reject("no session id", f"{kind} event without meta.sessionId")
+        sequence = meta.get("sequence")
+        if not isinstance(sequence, int) or isinstance(sequence, bool):
+            sequence = None
         live = self.sessions.get(session_id)
         if live is None:
             live = self.sessions[session_id] = LiveSession(session_id)
+        late = False
+        if sequence is not None:
+            highest = live.seen.highest
+            if not live.seen.add(sequence):
+                live.duplicates += 1
+                return self.reject("duplicate", f"{_short_repr(session_id)} sequence {sequence} again")
+            late = highest is not None and sequence < highest
+            if late:
+                live.reordered += 1
+                self.reordered += 1
         self._meta(live, meta)
         live.updated = now
         live.events += 1
         stamp = _event_time(kind, event, tree)
         if stamp > live.last_ts:
             live.last_ts, live.last_wall = stamp, now
+        if stamp and (not live.first_ts or stamp < live.first_ts):
+            live.first_ts = stamp
         self.events += 1
+        older_status = late and live.status_sequence is not None and sequence < live.status_sequence
         if kind in TREE_EVENTS:
-            if tree is None:
-                return self._bad(f"{kind} event without a tree object")
-            live.tree = tree
-            live.pending_logs.clear()
-            live.pending_accounting.clear()
-            live.finished = "endedAt" in tree
-        elif kind == "log":
+            if not (late and live.tree_sequence is not None and sequence < live.tree_sequence):
+                # (an older tree than the one held has nothing the newer one lacks)
+                live.tree, live.tree_sequence = tree, sequence
+                _drop_pending_before(live, sequence)
+                live.finished = "endedAt" in tree
+        elif kind in ("log", "accounting"):
             entry = event.get("entry")
-            if isinstance(entry, dict):
-                if len(live.pending_logs) == live.pending_logs.maxlen:
-                    live.dropped_logs += 1
-                live.pending_logs.append(entry)
-        elif kind == "accounting":
-            entry = event.get("entry")
-            if isinstance(entry, dict):
-                live.pending_accounting.append(entry)
-        elif kind == "accounting_flush":
-            live.flushed_entries += len(as_list(as_dict(event.get("payload")).get("entries")))
-            live.status_line = f"accounting flushed ({live.flushed_entries} entries)"
-        elif kind == "turn_started":
-            retry = " (retry)" if event.get("isRetry") else ""
-            final = " (final turn)" if event.get("isFinalTurn") else ""
-            live.status_line = f"turn {event.get('turn')} started, attempt {event.get('attempt')}{retry}{final}"
-        elif kind in ("progress", "status"):
-            live.status_line = _progress_text(as_dict(event.get("event")))
+            in_tree = sequence is not None and live.tree_sequence is not None and sequence < live.tree_sequence
+            if isinstance(entry, dict) and not in_tree:  # a late entry the tree held already contains
+                if kind == "log":
+                    if _add_pending(live.pending_logs, sequence, entry, late):
+                        live.dropped_logs += 1
+                else:
+                    _add_pending(live.pending_accounting, sequence, entry, late)
         elif kind in ("output", "thinking"):
             text = event.get("text")
             if isinstance(text, str):
-                attr = "output" if kind == "output" else "thinking"
-                setattr(live, attr, (getattr(live, attr) + text)[-MAX_TEXT:])
+                (live.output_text if kind == "output" else live.thinking_text).add(text, sequence)
+        elif kind == "accounting_flush":
+            live.flushed_entries += len(as_list(as_dict(event.get("payload")).get("entries")))
         elif kind in ("final_report", "handoff"):
             report = event.get("report")
             live.final_report = report if isinstance(report, dict) else {"content": report}
-            live.status_line = f"{kind.replace('_', ' ')} received"
+        if kind in STATUS_EVENTS and not older_status:
+            live.status_line = _status_text(kind, event, live)
+            live.status_sequence = sequence
         root = self.root_of(session_id)
         self.changed.add(root)
         self._built.pop(root, None)
@@ -153,12 +211,6 @@ class LiveHub:
         live.parent_id = as_str(meta.get("parentId")) or live.parent_id
         live.agent_id = as_str(meta.get("agentId")) or live.agent_id
         live.call_path = as_str(meta.get("callPath")) or live.call_path
-        sequence = meta.get("sequence")
-        if isinstance(sequence, int) and not isinstance(sequence, bool):
-            if live.last_sequence is not None and sequence > live.last_sequence + 1:
-                live.gaps += sequence - live.last_sequence - 1
-            if live.last_sequence is None or sequence > live.last_sequence:
-                live.last_sequence = sequence
 
     # grouping -------------------------------------------------------------------------------------------
     def root_of(self, session_id: str) -> str:
@@ -199,37 +251,54 @@ class LiveHub:
         return sum(s.events for s in family), sum(s.gaps for s in family)
 
     # building -------------------------------------------------------------------------------------------
-    def build(self, root: str) -> Session | None:
-        """The display tree of a root: its tree with pending logs/accounting and live sub-agents merged in."""
+    def build(self, root: str) -> Session:
+        """The display tree of a root: its tree with pending logs/accounting and live sub-agents merged in.
+
+        Sessions that sent no tree yet (only logs, status...) and roots not seen yet whose sub-agents spoke get
+        a placeholder tree, so what they sent is on screen rather than waiting invisibly."""
         cached = self._built.get(root)
         if cached is not None:
             return cached
-        live = self.sessions.get(root)
-        tree = self._merged_tree(root, set()) if live is not None else None
-        if tree is None:
-            # Only sub-agents have spoken: show the first of them until the root sends its tree.
-            family = [s for s in self.descendants(root) if s.tree is not None]
-            if not family:
-                return None
-            tree = self._merged_tree(family[0].session_id, set())
-            if tree is None:
-                return None
+        tree = self._merged_tree(root, set())
+        seen = {root}
+        for orphan in self.descendants(root):
+            # A sub-agent whose parent has not spoken yet hangs off the root until the parent does.
+            if orphan.session_id != root and orphan.parent_id not in self.sessions and orphan.parent_id != root:
+                child_tree = self._merged_tree(orphan.session_id, seen)
+                if child_tree is not None:
+                    _attach_child(tree, orphan, child_tree)
         session = build_session(tree)
         self._built[root] = session
         return session
 
     def _merged_tree(self, session_id: str, seen: set[str]) -> dict | None:
-        live = self.sessions.get(session_id)
-        if live is None or live.tree is None or session_id in seen:
+        if session_id in seen:
             return None
         seen.add(session_id)
-        tree = _shallow_copy_tree(live.tree)
-        _merge_pending(tree, live)
+        live = self.sessions.get(session_id)
+        if live is None or live.tree is None:
+            tree = _placeholder(session_id, live)
+        else:
+            tree = _shallow_copy_tree(live.tree)
+        if live is not None:
+            _merge_pending(tree, live)
         for child in self.children_of(session_id):
             child_tree = self._merged_tree(child.session_id, seen)
             if child_tree is not None:
                 _attach_child(tree, child, child_tree)
         return tree
+
+
+def _placeholder(session_id: str, live: LiveSession | None) -> dict:
+    tree: dict = {"id": session_id, "traceId": session_id, "turns": []}
+    if live is None:
+        tree["sessionTitle"] = "(not seen yet: only its sub-agents have sent events)"
+        return tree
+    tree["sessionTitle"] = "(no tree received yet)"
+    for key, value in (("agentId", live.agent_id), ("callPath", live.call_path), ("startedAt", live.first_ts)):
+        if value:
+            tree[key] = value
+    return tree
 
 
 def _event_time(kind: str, event: dict, tree: dict | None) -> int:
@@ -257,6 +326,68 @@ def _tree_of(event: dict) -> dict | None:
         payload = as_dict(event.get("payload"))
         tree = as_dict(payload.get("snapshot")).get("opTree")
     return tree if isinstance(tree, dict) else None
+
+
+_BROKEN = object()
+
+
+def _loads_without_bom(frame: bytes | str) -> object:
+    """A frame that starts with a UTF-8 byte order mark (some encoders write one) parsed without it."""
+    if isinstance(frame, str):
+        stripped = frame[1:] if frame.startswith(BOM) else None
+    else:
+        stripped = frame[3:] if frame.startswith(b"\xef\xbb\xbf") else None
+    if stripped is None:
+        return _BROKEN
+    try:
+        return orjson.loads(stripped)
+    except orjson.JSONDecodeError:
+        return _BROKEN
+
+
+def _short_repr(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _drop_pending_before(live: LiveSession, sequence: int | None) -> None:
+    """A new tree contains every log/accounting entry sent before it; keep only those sent after it."""
+    if sequence is None:
+        live.pending_logs.clear()
+        live.pending_accounting.clear()
+        return
+    kept = [item for item in live.pending_logs if item[0] is not None and item[0] > sequence]
+    live.pending_logs.clear()
+    live.pending_logs.extend(kept)
+    live.pending_accounting[:] = [item for item in live.pending_accounting
+                                  if item[0] is not None and item[0] > sequence]
+
+
+def _add_pending(items, sequence: int | None, entry: dict, late: bool) -> bool:
+    """Add (sequence, entry) in sequence order; True when a bounded deque pushed its oldest entry out."""
+    full = isinstance(items, deque) and items.maxlen is not None and len(items) == items.maxlen
+    if full:
+        items.popleft()
+    if not late:
+        items.append((sequence, entry))
+        return full
+    i = len(items)
+    while i > 0 and items[i - 1][0] is not None and items[i - 1][0] > sequence:
+        i -= 1
+    items.insert(i, (sequence, entry))
+    return full
+
+
+def _status_text(kind: str, event: dict, live: LiveSession) -> str:
+    if kind == "turn_started":
+        retry = " (retry)" if event.get("isRetry") else ""
+        final = " (final turn)" if event.get("isFinalTurn") else ""
+        return f"turn {event.get('turn')} started, attempt {event.get('attempt')}{retry}{final}"
+    if kind in ("progress", "status"):
+        return _progress_text(as_dict(event.get("event")))
+    if kind == "accounting_flush":
+        return f"accounting flushed ({live.flushed_entries} entries)"
+    return f"{kind.replace('_', ' ')} received"
 
 
 def _progress_text(p: dict) -> str:
@@ -312,7 +443,7 @@ def _merge_pending(tree: dict, live: LiveSession) -> None:
     ops = list(_ops(tree))
     by_path = {path: op for path, op in ops}
     orphans = []
-    for entry in live.pending_logs:
+    for _, entry in live.pending_logs:
         path = as_str(entry.get("path"))
         op = by_path.get(path) or by_path.get(path.rsplit(".", 1)[-1]) if path else None
         if op is None:
@@ -321,7 +452,7 @@ def _merge_pending(tree: dict, live: LiveSession) -> None:
             op["logs"] = [*as_list(op.get("logs")), entry]
     if live.pending_accounting:
         tree.pop("totals", None)  # the stored totals predate these entries: no mismatch to report until next tree
-    for entry in live.pending_accounting:
+    for _, entry in live.pending_accounting:
         kind = entry.get("type")
         target = next((op for _, op in reversed(ops) if op.get("kind") == kind), None)
         if target is None and ops:

@@ -206,6 +206,7 @@ class BrowserScreen(Screen):
                 row = prev  # unchanged since it was loaded
             if row.kind != CHILD:
                 fresh[row.key] = row
+        fresh.update((key, row) for key, row in old.items() if row.kind == "live")  # not files: a scan keeps them
         self._rows = fresh
         self._scanned = True
         self._pending = {key for key, row in fresh.items() if not row.loaded}

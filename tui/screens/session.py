@@ -114,7 +114,7 @@ class SessionScreen(HistoryView, Screen):
         self.query_one(InsightsPane).display = False
         self.query_one("#live").display = self.live_root is not None
         if self.live_root is not None:
-            self._update_live_panel()
+            self.update_live_panel()
         self.tree.focus()
         self.show_node(self.session)
         if self.select_path:
@@ -160,22 +160,28 @@ class SessionScreen(HistoryView, Screen):
             self._update_live_panel()
             return
         self.replace_session(session)
-        self._update_live_panel()
+        self.update_live_panel()
 
-    def _update_live_panel(self) -> None:
+    def update_live_panel(self) -> None:
         hub = getattr(self.app, "hub", None)
         if hub is None or self.live_root is None:
             return
         events, gaps = hub.counters(self.live_root)
+        family = hub.descendants(self.live_root)
         text = Text()
         text.append(f" live · {events:,} events · {gaps:,} gaps", style="bold yellow" if gaps else "bold green")
-        if hub.malformed:
-            text.append(f" · {hub.malformed:,} malformed", style="bold red")
-        dropped = sum(s.dropped_logs for s in hub.descendants(self.live_root))
+        reordered = sum(s.reordered for s in family)
+        if reordered:
+            text.append(f" · {reordered:,} reordered")
+        if hub.rejected:
+            text.append(f" · rejected: {hub.rejection_summary()}", style="bold red")
+        state = self.app.stream_state() if hasattr(self.app, "stream_state") else ""
+        if state.startswith(("disconnected", "cannot connect", "not listening", "reconnected")):
+            text.append(f" · {one_line(state, 120)}", style="bold yellow")
+        dropped = sum(s.dropped_logs for s in family)
         if dropped:
             text.append(f" · {dropped:,} older logs dropped from view (cap {MAX_PENDING_LOGS:,} between trees)",
                         style="yellow")
-        family = hub.descendants(self.live_root)
         status = next((s.status_line for s in family if s.session_id == self.live_root and s.status_line), "")
         status = status or next((s.status_line for s in family if s.status_line), "")
         if status:

@@ -4,33 +4,50 @@ JSON object per line on a Unix socket.
 `listen(url, ...)`: the monitor is the server and producers push to it. `connect(url, ...)`: the monitor is a
 client of an existing stream and reconnects forever. Both are coroutines the app runs as asyncio tasks and stops by
 cancelling; neither imports textual. Frames go to `on_frame(data)`, a cheap synchronous callback (the hub's
-`feed`); frames over the limit go to `on_oversized(size)` (the hub's `refuse_oversized`); `on_status(text)` gets
-one-line state changes for the status bar.
+`feed`); frames over the limit go to `on_oversized(size)` (the hub's `refuse_oversized`), other frames or clients
+refused go to `on_rejected(reason, detail)` (the hub's `reject`); `on_status(text)` gets one-line state changes for
+the status bar.
 
-Listeners bind exactly what the URL names: `ws://127.0.0.1:8765` (the README's example) accepts local clients
-only, `ws://0.0.0.0:8765` every interface. A Unix socket is created mode 0600 (only its owner can connect).
+Listeners bind exactly what the URL names, and only loopback addresses unless `allow_remote`
+(stream_access.check_listen_host). With a `token`, WebSocket clients must present it (`Authorization: Bearer` or
+`?token=`) or get HTTP 401. A Unix socket is created mode 0600 (only its owner can connect); a stale socket file of a
+dead monitor is replaced, a live one is left alone and reported.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import socket
 import stat
+import time
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
+import orjson
+
 from tui.model.live import MAX_FRAME_BYTES
+from tui.sources.stream_access import check_listen_host, presented_token, token_matches
 
 OnFrame = Callable[[bytes | str], object]
 OnStatus = Callable[[str], object] | None
 OnOversized = Callable[[int], object] | None
+OnRejected = Callable[[str, str], object] | None
 
 READ_CHUNK = 256 * 1024
 BACKOFF_START = 0.25
 BACKOFF_MAX = 10.0
+STEADY_SECONDS = 2.0  # a connection that lasted this long resets the reconnect delay
+BACKLOG = 1024  # pending connections: a burst of producers starting together must not be turned away
 URL_HELP = "expected ws://HOST:PORT[/path] or unix:PATH"
+UTF8_BOM = b"\xef\xbb\xbf"
+
+# websockets logs failed handshakes (a port scanner, a plain HTTP request) with tracebacks: not for a terminal UI.
+_QUIET = logging.getLogger("aiagent_monitor.websockets")
+_QUIET.addHandler(logging.NullHandler())
+_QUIET.propagate = False
 
 
 def parse_url(url: str) -> tuple:
@@ -73,11 +90,15 @@ def _status(on_status: OnStatus, text: str) -> None:
 
 
 async def read_lines(reader: asyncio.StreamReader, on_frame: OnFrame, on_oversized: OnOversized,
-                     max_frame: int) -> None:
-    """Feed every line of `reader` to on_frame until EOF; a line longer than max_frame is skipped and reported."""
+                     max_frame: int, on_rejected: OnRejected = None) -> str:
+    """Feed every line of `reader` to on_frame until EOF; a line longer than max_frame is skipped and reported.
+
+    CRLF endings are accepted. A last line without a newline is fed when it is a whole JSON value, and reported
+    to on_rejected as "truncated" when the writer went away in the middle of it. Returns how the stream ended."""
     buf = bytearray()
     skipping = False
     skipped = 0
+    ended = "closed"
 
     def refuse(size: int) -> None:
         if on_oversized is not None:
@@ -90,7 +111,11 @@ async def read_lines(reader: asyncio.StreamReader, on_frame: OnFrame, on_oversiz
             on_frame(line)
 
     while True:
-        chunk = await reader.read(READ_CHUNK)
+        try:
+            chunk = await reader.read(READ_CHUNK)
+        except ConnectionError as exc:
+            ended = f"dropped ({exc.strerror or type(exc).__name__})"
+            break
         if not chunk:
             break
         start = 0
@@ -124,25 +149,87 @@ async def read_lines(reader: asyncio.StreamReader, on_frame: OnFrame, on_oversiz
             start = nl + 1
     if skipping:
         refuse(skipped)
-    elif buf:
-        emit(bytes(buf))  # the writer closed without a final newline
+    elif buf.strip():
+        line = bytes(buf).rstrip(b"\r")
+        if on_rejected is None or _is_json(line):
+            emit(line)  # the writer closed after a whole line without a final newline
+        else:
+            on_rejected("truncated", f"{len(line):,} bytes of an unfinished line when the writer went away")
+    return ended
+
+
+def _is_json(line: bytes) -> bool:
+    try:
+        orjson.loads(line[3:] if line.startswith(UTF8_BOM) else line)
+    except orjson.JSONDecodeError:
+        return False
+    return True
 
 
 # listening --------------------------------------------------------------------------------------------------
 
 
 async def listen(url: str, on_frame: OnFrame, on_status: OnStatus = None, *, on_oversized: OnOversized = None,
-                 max_frame: int = MAX_FRAME_BYTES) -> None:
+                 on_rejected: OnRejected = None, max_frame: int = MAX_FRAME_BYTES, token: str | None = None,
+                 allow_remote: bool = False) -> None:
     """Accept producers on `url` (any number at once) until cancelled; each event goes to on_frame.
 
-    on_status gets "listening on URL" once bound (with the real port when the URL says port 0), then a line per
-    client that connects or leaves. Binding errors (address in use, permission) propagate as OSError.
-    """
+    on_status gets "listening on URL" once bound (with the real port when the URL says port 0), then that line
+    with the number of clients connected and the last thing that happened. A non-loopback host without
+    allow_remote raises ValueError; binding errors (address in use, a live socket, permission) raise OSError."""
     target = parse_url(url)
     if target[0] == "ws":
-        await _listen_ws(target[1], target[2], target[3], on_frame, on_status, on_oversized, max_frame)
+        check_listen_host(url, target[1], allow_remote)
+        await _listen_ws(target[1], target[2], urlsplit(target[3]).path or "/", on_frame, on_status,
+                         on_oversized, on_rejected, max_frame, token)
     else:
-        await _listen_unix(target[1], on_frame, on_status, on_oversized, max_frame)
+        await _listen_unix(target[1], on_frame, on_status, on_oversized, on_rejected, max_frame)
+
+
+def check_listen(url: str, *, allow_remote: bool = False) -> None:
+    """What can be known before the UI starts: ValueError for a refused host, OSError for a port in use, a live
+    or foreign file at a socket path, a missing directory. (listen() repeats these checks: a race stays safe.)"""
+    target = parse_url(url)
+    if target[0] == "ws":
+        check_listen_host(url, target[1], allow_remote)
+        if target[2] == 0:
+            return
+        for family, kind, proto, _, addr in socket.getaddrinfo(target[1], target[2], type=socket.SOCK_STREAM,
+                                                               flags=socket.AI_PASSIVE):
+            with socket.socket(family, kind, proto) as probe:
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                try:
+                    probe.bind(addr)
+                except OSError as exc:
+                    raise OSError(f"cannot listen on {url}: {exc.strerror or exc}") from None
+        return
+    path = target[1]
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise OSError(f"cannot listen on {url}: directory {directory} does not exist")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise OSError(f"cannot listen on {url}: no permission to create a socket in {directory}")
+    try:
+        _socket_in_use(path)
+    except OSError as exc:
+        raise OSError(f"cannot listen on {url}: {exc}") from None
+
+
+class _Clients:
+    """The listener's status line: where, how many clients now, and the last thing that happened."""
+
+    def __init__(self, on_status: OnStatus) -> None:
+        self.on_status = on_status
+        self.where = ""
+        self.now = 0
+
+    def bound(self, where: str) -> None:
+        self.where = where
+        _status(self.on_status, f"listening on {where}")
+
+    def report(self, note: str) -> None:
+        count = f"{self.now:,} client{'s' if self.now != 1 else ''} connected"
+        _status(self.on_status, f"listening on {self.where} · {count} · {note}")
 
 
 def _oversized_from(exc: BaseException) -> int | None:
@@ -161,7 +248,14 @@ def _too_big(exc: BaseException) -> bool:
     return False
 
 
-async def _pump_ws(ws, on_frame: OnFrame, on_status: OnStatus, on_oversized: OnOversized, who: str) -> str:
+def _cut_mid_frame(exc: BaseException) -> bool:
+    """The peer went away inside a frame (websockets: EOFError "stream ends after N bytes, expected M")."""
+    cause = exc.__cause__
+    return isinstance(cause, EOFError) and "stream ends after" in str(cause)
+
+
+async def _pump_ws(ws, on_frame: OnFrame, on_status: OnStatus, on_oversized: OnOversized,
+                   on_rejected: OnRejected, who: str) -> str:
     """Feed every message of a websockets connection to on_frame; returns why it ended."""
     from websockets.exceptions import ConnectionClosed
 
@@ -176,30 +270,51 @@ async def _pump_ws(ws, on_frame: OnFrame, on_status: OnStatus, on_oversized: OnO
             else:
                 _status(on_status, f"{who}: refused an oversized frame (connection closed, 1009)")
             return "closed: oversized frame (1009)"
+        if _cut_mid_frame(exc):
+            if on_rejected is not None:
+                on_rejected("truncated", f"{who} went away in the middle of a frame")
+            return "dropped in the middle of a frame"
         return f"closed ({exc.rcvd.code if exc.rcvd else 'no close frame'})"
     return "closed"
 
 
 async def _listen_ws(host: str, port: int, path: str, on_frame: OnFrame, on_status: OnStatus,
-                     on_oversized: OnOversized, max_frame: int) -> None:
+                     on_oversized: OnOversized, on_rejected: OnRejected, max_frame: int, token: str | None) -> None:
     from websockets.asyncio.server import serve
 
-    def check_path(connection, request):
-        if path not in ("", "/") and request.path != path:
-            return connection.respond(404, f"no event stream at {request.path}; use {path}\n")
+    clients = _Clients(on_status)
+
+    def check_request(connection, request):
+        asked = urlsplit(request.path).path
+        if path not in ("", "/") and asked != path:
+            return connection.respond(404, f"no event stream at {asked}; use {path}\n")
+        if token is not None:
+            presented = presented_token(request.path, request.headers.get("Authorization"))
+            if not token_matches(presented, token):
+                who = _peer(connection)
+                why = "wrong token" if presented is not None else "no token"
+                if on_rejected is not None:
+                    on_rejected("auth refused", f"{who}: {why}")
+                clients.report(f"refused {who} ({why})")
+                return connection.respond(401, "a token is required: send Authorization: Bearer TOKEN "
+                                               "or ?token=TOKEN\n")
         return None
 
     async def handler(ws) -> None:
         who = f"client {_peer(ws)}"
-        _status(on_status, f"{who} connected")
-        reason = await _pump_ws(ws, on_frame, on_status, on_oversized, who)
-        _status(on_status, f"{who} {reason}")
+        clients.now += 1
+        clients.report(f"{who} connected")
+        try:
+            reason = await _pump_ws(ws, on_frame, on_status, on_oversized, on_rejected, who)
+        finally:
+            clients.now -= 1
+        clients.report(f"{who} {reason}")
 
-    async with serve(handler, host, port, max_size=max_frame, process_request=check_path,
-                     max_queue=64) as server:
+    async with serve(handler, host, port, max_size=max_frame, process_request=check_request, max_queue=64,
+                     backlog=BACKLOG, logger=_QUIET) as server:
         bound = next((s.getsockname() for s in server.sockets), (host, port))
         shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
-        _status(on_status, f"listening on ws://{shown}:{bound[1]}{path if path != '/' else ''}")
+        clients.bound(f"ws://{shown}:{bound[1]}{path if path != '/' else ''}")
         await asyncio.Future()  # until cancelled
 
 
@@ -210,11 +325,13 @@ def _peer(ws) -> str:
     return str(addr or "?")
 
 
-def _remove_stale_socket(path: str) -> None:
+def _socket_in_use(path: str) -> bool:
+    """False when nothing is at `path` or a dead monitor left its socket there; OSError when something lives there
+    (another monitor listening) or the file is not a socket."""
     try:
         mode = os.lstat(path).st_mode
     except FileNotFoundError:
-        return
+        return False
     if not stat.S_ISSOCK(mode):
         raise OSError(f"{path} exists and is not a socket: refusing to replace it")
     probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -222,42 +339,57 @@ def _remove_stale_socket(path: str) -> None:
         probe.settimeout(1.0)
         probe.connect(path)
     except (ConnectionRefusedError, FileNotFoundError):
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(path)  # nobody is listening: a leftover of a crashed monitor
-        return
+        return True  # nobody is listening: a leftover of a crashed monitor
+    except OSError:
+        pass  # a full backlog or no permission: something is there, leave it alone
     finally:
         probe.close()
-    raise OSError(f"{path}: another process is already listening on this socket")
+    raise OSError(f"{path}: another monitor (or another program) is listening on this socket; stop it, or "
+                  f"choose another path")
+
+
+def _remove_stale_socket(path: str) -> None:
+    if _socket_in_use(path):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
 
 
 async def _listen_unix(path: str, on_frame: OnFrame, on_status: OnStatus, on_oversized: OnOversized,
-                       max_frame: int) -> None:
+                       on_rejected: OnRejected, max_frame: int) -> None:
+    clients = _Clients(on_status)
     count = 0
 
     async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         nonlocal count
         count += 1
         who = f"client #{count}"
-        _status(on_status, f"{who} connected")
+        clients.now += 1
+        clients.report(f"{who} connected")
+        ended = "closed"
         try:
-            await read_lines(reader, on_frame, on_oversized, max_frame)
-            _status(on_status, f"{who} closed")
-        except (ConnectionError, OSError) as exc:
-            _status(on_status, f"{who} dropped: {exc}")
+            ended = await read_lines(reader, on_frame, on_oversized, max_frame, on_rejected)
+        except OSError as exc:
+            ended = f"dropped: {exc}"
+        except asyncio.CancelledError:
+            # The listener is stopping. Ending quietly: Python 3.11's stream callback logs a traceback for a
+            # cancelled client task.
+            return
         finally:
+            clients.now -= 1
             writer.close()
             with contextlib.suppress(Exception):
                 await writer.wait_closed()
+        clients.report(f"{who} {ended}")
 
     _remove_stale_socket(path)
     old_umask = os.umask(0o177)  # no window in which another user could connect
     try:
-        server = await asyncio.start_unix_server(handler, path, limit=max_frame)
+        server = await asyncio.start_unix_server(handler, path, limit=max_frame, backlog=BACKLOG)
     finally:
         os.umask(old_umask)
     try:
         os.chmod(path, 0o600)
-        _status(on_status, f"listening on unix:{path}")
+        clients.bound(f"unix:{path}")
         async with server:
             await server.serve_forever()
     finally:
@@ -271,33 +403,51 @@ async def _listen_unix(path: str, on_frame: OnFrame, on_status: OnStatus, on_ove
 
 
 async def connect(url: str, on_frame: OnFrame, on_status: OnStatus = None, *, on_oversized: OnOversized = None,
-                  max_frame: int = MAX_FRAME_BYTES) -> None:
+                  on_rejected: OnRejected = None, max_frame: int = MAX_FRAME_BYTES,
+                  token: str | None = None) -> None:
     """Subscribe to the stream at `url` and keep doing so until cancelled.
 
-    After a failure or a disconnection it retries after 0.25 s, doubling up to 10 s; a successful connection
-    resets the delay. on_status reports "connected to URL" and "disconnected from URL (why), retrying in Xs".
+    After a failure or a disconnection it retries after 0.25 s, doubling up to 10 s; a connection that lasted
+    STEADY_SECONDS resets the delay. on_status reports "connected to URL", "cannot connect to URL (why), retrying
+    in Xs", "disconnected from URL (why), retrying in Xs" and "reconnected to URL after Xs". A `token` is sent to
+    ws:// servers as `Authorization: Bearer TOKEN`.
     """
     target = parse_url(url)
     delay = BACKOFF_START
+    ever_connected = False
+    down_since = time.monotonic()
     while True:
-        connected = []
+        connected_at: list[float] = []
 
         def on_connected() -> None:
-            connected.append(True)
-            _status(on_status, f"connected to {url}")
+            now = time.monotonic()
+            connected_at.append(now)
+            if ever_connected:
+                _status(on_status, f"reconnected to {url} after {now - down_since:.1f}s")
+            else:
+                _status(on_status, f"connected to {url}")
 
         try:
             if target[0] == "ws":
-                reason = await _connect_ws(url, on_frame, on_connected, on_status, on_oversized, max_frame)
+                reason = await _connect_ws(url, on_frame, on_connected, on_status, on_oversized, on_rejected,
+                                           max_frame, token)
             else:
-                reason = await _connect_unix(target[1], on_frame, on_connected, on_oversized, max_frame)
+                reason = await _connect_unix(target[1], on_frame, on_connected, on_oversized, on_rejected,
+                                             max_frame)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # refused, reset, handshake rejected, DNS...: all mean "try again later"
             reason = _reason(exc)
-        if connected:
-            delay = BACKOFF_START
-        _status(on_status, f"disconnected from {url} ({reason}), retrying in {delay:g}s")
+        if connected_at:
+            ever_connected = True
+            down_since = time.monotonic()
+            if down_since - connected_at[0] >= STEADY_SECONDS:
+                delay = BACKOFF_START
+            _status(on_status, f"disconnected from {url} ({reason}), retrying in {delay:g}s")
+        elif ever_connected:
+            _status(on_status, f"disconnected from {url} ({reason}), retrying in {delay:g}s")
+        else:
+            _status(on_status, f"cannot connect to {url} ({reason}), retrying in {delay:g}s")
         await asyncio.sleep(delay)
         delay = min(delay * 2, BACKOFF_MAX)
 
@@ -307,27 +457,32 @@ def _reason(exc: BaseException) -> str:
         return "connection refused"
     if isinstance(exc, FileNotFoundError):
         return "no such socket"
+    status = getattr(getattr(exc, "response", None), "status_code", None)
+    if status == 401:
+        return "HTTP 401: the server wants a token (--token or $AIAGENT_MONITOR_TOKEN)"
     text = str(exc) or type(exc).__name__
     return text.splitlines()[0][:200]
 
 
 async def _connect_ws(url: str, on_frame: OnFrame, on_connected: Callable[[], None], on_status: OnStatus,
-                      on_oversized: OnOversized, max_frame: int) -> str:
+                      on_oversized: OnOversized, on_rejected: OnRejected, max_frame: int, token: str | None) -> str:
     from websockets.asyncio.client import connect as ws_connect
 
-    async with ws_connect(url, max_size=max_frame, open_timeout=10, max_queue=64) as ws:
+    headers = {"Authorization": f"Bearer {token}"} if token else None
+    async with ws_connect(url, max_size=max_frame, open_timeout=10, max_queue=64, additional_headers=headers,
+                          logger=_QUIET) as ws:
         on_connected()
-        return await _pump_ws(ws, on_frame, on_status, on_oversized, url)
+        return await _pump_ws(ws, on_frame, on_status, on_oversized, on_rejected, url)
 
 
 async def _connect_unix(path: str, on_frame: OnFrame, on_connected: Callable[[], None], on_oversized: OnOversized,
-                        max_frame: int) -> str:
+                        on_rejected: OnRejected, max_frame: int) -> str:
     reader, writer = await asyncio.open_unix_connection(path, limit=max_frame)
     on_connected()
     try:
-        await read_lines(reader, on_frame, on_oversized, max_frame)
+        ended = await read_lines(reader, on_frame, on_oversized, max_frame, on_rejected)
     finally:
         writer.close()
         with contextlib.suppress(Exception):
             await writer.wait_closed()
-    return "closed by the other end"
+    return "closed by the other end" if ended == "closed" else ended

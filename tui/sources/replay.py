@@ -274,17 +274,19 @@ def _log_dict(entry: LogEntry) -> dict:
 # sending ----------------------------------------------------------------------------------------------------
 
 
-async def send_events(events: Iterable[tuple[int, dict]], url: str, *, speed: float = 1.0) -> int:
+async def send_events(events: Iterable[tuple[int, dict]], url: str, *, speed: float = 1.0,
+                      token: str | None = None) -> int:
     """Send `events` to `url` (ws://HOST:PORT[/path] or unix:PATH), paced by their timestamps / speed.
 
     speed 0 sends as fast as possible; a gap is never longer than MAX_GAP_S. Returns the number of events sent.
-    Connection errors (refused, no such socket) propagate as OSError.
+    A `token` goes to ws:// monitors as `Authorization: Bearer TOKEN`. Connection errors (refused, no such
+    socket) propagate as OSError.
     """
     if speed < 0:
         raise ValueError("speed must be >= 0")
     target = parse_url(url)
     if target[0] == "ws":
-        return await _send_ws(events, url, speed)
+        return await _send_ws(events, url, speed, token)
     return await _send_unix(events, target[1], speed)
 
 
@@ -305,12 +307,13 @@ class _Pacer:
             await asyncio.sleep(delay)
 
 
-async def _send_ws(events: Iterable[tuple[int, dict]], url: str, speed: float) -> int:
+async def _send_ws(events: Iterable[tuple[int, dict]], url: str, speed: float, token: str | None) -> int:
     from websockets.asyncio.client import connect
 
     pacer = _Pacer(speed)
     sent = 0
-    async with connect(url, max_size=None, compression=None, open_timeout=10) as ws:
+    headers = {"Authorization": f"Bearer {token}"} if token else None
+    async with connect(url, max_size=None, compression=None, open_timeout=10, additional_headers=headers) as ws:
         for ts, event in events:
             await pacer.wait(ts)
             await ws.send(orjson.dumps(event), text=True)

@@ -26,6 +26,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--speed", type=float, default=1.0, metavar="X",
                    help="time factor: 1 = as recorded (gaps capped at 5 s), 10 = ten times faster, "
                         "0 = as fast as possible (default 1)")
+    p.add_argument("--token", metavar="TOKEN",
+                   help="the monitor's token, sent to ws:// URLs as Authorization: Bearer TOKEN "
+                        "(default $AIAGENT_MONITOR_TOKEN)")
     p.add_argument("--max-tree-events", type=int, default=40, metavar="N",
                    help="op_tree events per session over its lifetime, besides the final one (default 40)")
     return p
@@ -42,6 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     from tui.model.source_bytes import LoadError
     from tui.sources.event_stream import parse_url
     from tui.sources.replay import replay_events, send_events
+    from tui.sources.stream_access import token_from_env
 
     if args.speed < 0:
         return _fail(f"--speed must be 0 or more, got {args.speed:g}", 2)
@@ -63,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     events = replay_events(doc, max_tree_events=args.max_tree_events)
     started = time.perf_counter()
     try:
-        sent = asyncio.run(send_events(events, args.to, speed=args.speed))
+        sent = asyncio.run(send_events(events, args.to, speed=args.speed, token=token_from_env(args.token)))
     except KeyboardInterrupt:
         return _fail("interrupted", 130)
     except ConnectionRefusedError:
@@ -74,6 +78,9 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(f"cannot send to {args.to}: {_first_line(exc)}", 1)
     except Exception as exc:  # websockets handshake rejections, a closed connection mid-stream
         if type(exc).__module__.startswith("websockets"):
+            if getattr(getattr(exc, "response", None), "status_code", None) == 401:
+                return _fail(f"cannot send to {args.to}: the monitor wants a token (HTTP 401); pass --token or "
+                             f"set $AIAGENT_MONITOR_TOKEN", 1)
             return _fail(f"cannot send to {args.to}: {_first_line(exc)}", 1)
         raise
     elapsed = time.perf_counter() - started
