@@ -217,7 +217,7 @@ async def test_help_lists_the_waterfall_keys(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("question_mark")
         await pilot.pause()
-        assert ("w", "Waterfall (time axis)") in app.screen.rows
+        assert ("w", "Waterfall") in app.screen.rows
         await pilot.press("escape", "w")
         await pilot.pause()
         await pilot.press("question_mark")
