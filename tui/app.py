@@ -12,6 +12,7 @@ from textual.app import App
 from textual.binding import Binding
 
 from tui.model.document import SNAPSHOT, Document, load
+from tui.model.fields import printable
 from tui.model.live import LiveHub
 from tui.model.nodes import release_tree
 from tui.model.session_row import SessionRow, row_from_entry
@@ -19,6 +20,7 @@ from tui.model.source_bytes import LoadError
 from tui.sources.dir_watch import DirChanges, watch_sessions
 from tui.sources.event_stream import connect, listen
 from tui.sources.ledger_tail import LedgerTail
+from tui.sources.paths import safe_resolve
 
 LIVE_APPLY_SECONDS = 0.25  # live updates are batched and applied this often
 LIVE_PREFIX = "live:"
@@ -51,6 +53,13 @@ class MonitorApp(App):
         self._reload_lock = threading.Lock()
         self._reported_malformed = 0
 
+    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
+               markup: bool = True) -> None:
+        """Every notification (screens and widgets end up here) is plain text: messages quote file names, file
+        content and stream data, so markup is never parsed and control characters are shown escaped."""
+        super().notify(printable(str(message), keep_newlines=True), title=printable(str(title)), severity=severity,
+                       timeout=timeout, markup=False)
+
     # start-up ---------------------------------------------------------------------------------------------
     def on_mount(self) -> None:
         if self.initial_document is not None:
@@ -59,7 +68,8 @@ class MonitorApp(App):
             self.notify(self.demo_note, title="demo", timeout=8, markup=False)
         if self.initial_document is not None:
             self.push_screen(self.session_screen(self.initial_document, self.initial_op))
-            watched = Path(self.initial_document.path).resolve().parent if self.initial_document.path != "-" else None
+            path = self.initial_document.path
+            watched = safe_resolve(Path(path)).parent if path != "-" else None
         else:
             from tui.screens.browser import BrowserScreen
 
@@ -94,6 +104,9 @@ class MonitorApp(App):
         except (MemoryError, RecursionError) as exc:
             self.notify(f"{path}: {type(exc).__name__}", title="cannot open", severity="error", timeout=10,
                         markup=False)
+        except Exception as exc:  # noqa: BLE001 - one bad file must not take the monitor down
+            self.notify(f"{path}: cannot load: {type(exc).__name__}: {exc}", title="cannot open", severity="error",
+                        timeout=10)
         return None
 
     def session_screen(self, doc: Document, op_path: str | None = None, live_root: str | None = None):
@@ -154,13 +167,14 @@ class MonitorApp(App):
             if batch.removed:
                 browser.remove_paths(batch.removed)
         for path in batch.updated:
-            if self.file_screens(path.resolve()):
-                self.reload(path.resolve())
+            resolved = safe_resolve(path)
+            if self.file_screens(resolved):
+                self.reload(resolved)
 
     def file_screens(self, path: Path):
         """The session screens showing the file at `path` (resolved): the root view and its drill-downs."""
         return [s for s in self.session_screens()
-                if s.live_root is None and s.doc.path != "-" and Path(s.doc.path).resolve() == path]
+                if s.live_root is None and s.doc.path != "-" and safe_resolve(Path(s.doc.path)) == path]
 
     @work(thread=True, group="reload", exclusive=False)
     def reload(self, path: Path) -> None:
@@ -179,8 +193,8 @@ class MonitorApp(App):
                 doc = tail.document()
             else:
                 doc = load(str(path))
-        except (LoadError, OSError):
-            return  # a half-written or vanished file: keep what is on screen, the next change will retry
+        except (LoadError, OSError, RuntimeError, MemoryError):
+            return  # a half-written, vanished or broken file: keep what is on screen, the next change will retry
         self.call_from_thread(self._replace_documents, path, doc)
 
     def _replace_documents(self, path: Path, doc: Document) -> None:

@@ -16,6 +16,19 @@ def default_sessions_dir() -> Path:
     return Path(env).expanduser() if env else Path.home() / ".ai-agent" / "sessions"
 
 
+def size(text: str) -> int:
+    """argparse type for --max-bytes: 1073741824, 512M, 1GiB (named so that its errors read "invalid size")."""
+    from tui.model.source_bytes import parse_size
+
+    return parse_size(text)
+
+
+def add_max_bytes(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--max-bytes", type=size, metavar="N",
+                   help="refuse documents larger than N bytes once decompressed, e.g. 512M or 2G (default 1G, or "
+                        "$AIAGENT_MONITOR_MAX_BYTES): a guard against gzip bombs")
+
+
 def app_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG,
@@ -38,6 +51,7 @@ def app_parser() -> argparse.ArgumentParser:
                    help="accept pushed events: ws://HOST:PORT[/path] or unix:PATH (repeatable)")
     p.add_argument("--connect", metavar="URL", action="append", default=[],
                    help="subscribe to an event stream: ws://HOST:PORT[/path] or unix:PATH (repeatable)")
+    add_max_bytes(p)
     return p
 
 
@@ -47,6 +61,11 @@ def dump_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object: format, root, totals, counts, maxDepth")
     p.add_argument("--sessions-dir", metavar="DIR", help="where ref payloads and child ledgers resolve")
     p.add_argument("--depth", type=int, metavar="N", help="text mode: do not expand sub-agents deeper than N")
+    p.add_argument("--payloads", action="store_true",
+                   help="text mode: also read every captured payload and list, under its op, those that cannot be "
+                        "read (invalid base64, refs outside the sessions directory, missing or corrupt files, "
+                        "sha256 mismatches)")
+    add_max_bytes(p)
     return p
 
 
@@ -54,7 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     from_command_line = argv is None
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "dump":
-        rc = run_dump(dump_parser().parse_args(argv[1:]))
+        args = dump_parser().parse_args(argv[1:])
+        set_max_bytes(args.max_bytes)
+        rc = run_dump(args)
         if from_command_line:
             # Freeing a few million parsed objects one by one at interpreter exit costs more than the dump itself.
             sys.stdout.flush()
@@ -70,13 +91,24 @@ def main(argv: list[str] | None = None) -> int:
 
         return gen_main(argv[1:])
     args = app_parser().parse_args(argv)
+    set_max_bytes(args.max_bytes)
     from tui.launch import run_app
 
     return run_app(args)
 
 
+def set_max_bytes(max_bytes: int | None) -> None:
+    if max_bytes is not None:
+        from tui.model.source_bytes import set_document_limit
+
+        set_document_limit(max_bytes)
+
+
 def fail(message: str) -> int:
-    print(f"{PROG}: {message}", file=sys.stderr)
+    """One line on stderr, exit status 2. The message may quote a file name or content: made inert first."""
+    from tui.model.fields import one_line
+
+    print(f"{PROG}: {one_line(message, 2000)}", file=sys.stderr)
     return 2
 
 
@@ -88,6 +120,7 @@ def run_dump(args: argparse.Namespace) -> int:
     gc.disable()  # a one-shot command over acyclic parsed JSON: the collector would only re-scan it
     from tui.model.ascii_tree import render
     from tui.model.document import load
+    from tui.model.fields import printable
     from tui.model.source_bytes import LoadError
     from tui.model.summary import summarise
 
@@ -106,7 +139,14 @@ def run_dump(args: argparse.Namespace) -> int:
         elif doc.root is None:
             out.buffer.write(orjson.dumps(summarise(doc), option=orjson.OPT_INDENT_2) + b"\n")
         else:
-            out.write("\n".join(render(doc.root, max_depth=args.depth)))
+            notes = None
+            if args.payloads:
+                from tui.model.payload_check import payload_problems
+
+                def notes(op, where=doc.sessions_dir):
+                    return payload_problems(op, where)
+            # every field is made inert where the line is built; this is the last line of defence
+            out.write("\n".join(printable(line) for line in render(doc.root, max_depth=args.depth, op_notes=notes)))
             out.write("\n")
         out.flush()
     except BrokenPipeError:

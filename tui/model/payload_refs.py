@@ -12,6 +12,8 @@ import stat
 import zlib
 from pathlib import Path
 
+from tui.model.source_bytes import document_limit
+
 MAX_PAYLOAD_BYTES = 256 * 1024 * 1024
 _READ_CHUNK = 64 * 1024
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -135,10 +137,16 @@ def _open(target: Path, rel: str):
         raise
 
 
+def payload_limit() -> int:
+    """The cap on one payload file's decompressed size: 256 MiB, or less when --max-bytes is lower."""
+    return min(MAX_PAYLOAD_BYTES, document_limit())
+
+
 def read_ref_checked(
-    ref: dict, sessions_dir: str | os.PathLike | None, max_bytes: int = MAX_PAYLOAD_BYTES
+    ref: dict, sessions_dir: str | os.PathLike | None, max_bytes: int | None = None
 ) -> tuple[bytes, list[str]]:
     """Return the payload bytes and warnings (integrity mismatches, producer flags). Raises PayloadError."""
+    max_bytes = payload_limit() if max_bytes is None else max_bytes
     if not isinstance(ref, dict):
         raise PayloadError(f"payload ref has wrong type {type(ref).__name__}")
     if ref.get("captured") is False:
@@ -210,6 +218,6 @@ def _integrity_warnings(ref: dict, data: bytes, compressed_size: int | None) -> 
     return out
 
 
-def read_ref(ref: dict, sessions_dir: str | os.PathLike | None, max_bytes: int = MAX_PAYLOAD_BYTES) -> bytes:
+def read_ref(ref: dict, sessions_dir: str | os.PathLike | None, max_bytes: int | None = None) -> bytes:
     """Return the (decompressed) payload bytes; integrity warnings are dropped (see read_ref_checked)."""
     return read_ref_checked(ref, sessions_dir, max_bytes)[0]

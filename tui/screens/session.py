@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 
-import orjson
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -15,6 +14,8 @@ from textual.widgets import Footer, Input, Static
 
 from tui.model.document import Document
 from tui.model.fields import one_line
+from tui.model.format import fmt_path
+from tui.model.json_text import dumps
 from tui.model.live import MAX_PENDING_LOGS
 from tui.model.logs import logs_under
 from tui.model.nodes import Op, Session, Turn
@@ -25,6 +26,10 @@ from tui.widgets.op_tree import OpTree, TreeState
 from tui.widgets.totals_panel import TotalsPanel
 
 LOG_DEBOUNCE_S = 0.12
+COPY_LIMIT = 16 * 1024 * 1024  # the clipboard goes through the terminal (OSC 52): keep it sane
+
+
+CRUMBS_SHOWN = 6  # deeper drill-downs show the root, "… N levels …" and the last levels: the line has room
 
 
 def breadcrumb(session: Session, doc: Document) -> Text:
@@ -32,11 +37,20 @@ def breadcrumb(session: Session, doc: Document) -> Text:
     text.append(" ◆ ", style="bold blue")
     name = doc.path if doc.path != "-" else "stdin"
     text.append(one_line(name.rsplit("/", 1)[-1], 60), style="dim")
-    for s in session.breadcrumb():
+    chain: list[Session | None] = list(session.breadcrumb())
+    if len(chain) > CRUMBS_SHOWN:
+        hidden = len(chain) - CRUMBS_SHOWN + 1
+        chain = [chain[0], None, *chain[-(CRUMBS_SHOWN - 2):]]
+    for s in chain:
         text.append("  ›  ", style="dim")
+        if s is None:
+            text.append(f"… {hidden} levels …", style="dim italic")
+            continue
         if s.parent_op is not None:
-            text.append(f"[{s.parent_op.path}] ", style="dim")
+            text.append(f"[{fmt_path(s.parent_op.path)}] ", style="dim")
         text.append(one_line(s.display_agent, 50), style="bold" if s is session else "")
+    if session.depth >= CRUMBS_SHOWN:
+        text.append(f"  (depth {session.depth})", style="dim")
     return text
 
 
@@ -360,7 +374,12 @@ class SessionScreen(Screen):
         if raw is None:
             self.notify("nothing to copy for this node", severity="warning")
             return
-        text = orjson.dumps(raw, option=orjson.OPT_INDENT_2, default=str).decode()
+        data = dumps(raw, indent=True)  # any depth: orjson alone stops at 255 levels
+        if len(data) > COPY_LIMIT:
+            self.notify(f"this node is {len(data):,} bytes of JSON: too large for the clipboard "
+                        f"(limit {COPY_LIMIT:,})", severity="warning")
+            return
+        text = data.decode("utf-8", "replace")
         self.app.copy_to_clipboard(text)
         self.notify(f"copied {len(text):,} characters of JSON")
 

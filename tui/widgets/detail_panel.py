@@ -27,12 +27,12 @@ class DetailBuilder:
     def heading(self, title: str) -> None:
         if self.text.plain:
             self.text.append("\n")
-        self.text.append(title + "\n", style="bold underline")
+        self.text.append(one_line(title, 300) + "\n", style="bold underline")
 
     def field(self, name: str, value: object, style: str = "") -> None:
         if value is None or value == "":
             return
-        self.text.append(f"{name:>12} ", style="dim")
+        self.text.append(f"{one_line(name, 60):>12} ", style="dim")
         self.text.append(one_line(str(value), 300) + "\n", style=style)
 
     def block(self, value: str, style: str = "") -> None:
