@@ -117,14 +117,15 @@ def _json_reason(data: bytes, exc: Exception, path: str = "") -> str:
     message = str(exc.args[0] if getattr(exc, "args", None) else exc)
     lowered = message.lower()
     head = bytes(data[:12])
+    if data.lstrip()[:1] not in (b"{", b"["):
+        if path.endswith(".gz") and data[:2] != GZIP_MAGIC:
+            return f"not gzip data and not JSON either (starts with {head!r})"
+        if "not valid utf-8" not in lowered:
+            return f"not JSON (starts with {head!r}): {message}"
     if "not valid utf-8" in lowered:
         return _utf8_reason(data)
     if "depth limit" in lowered or "recursion" in lowered:
         return "JSON nested deeper than 1,024 levels (sub-agents about 200 deep): refused"
-    if data.lstrip()[:1] not in (b"{", b"["):
-        if path.endswith(".gz") and data[:2] != GZIP_MAGIC:
-            return f"not gzip data and not JSON either (starts with {head!r})"
-        return f"not JSON (starts with {head!r}): {message}"
     if "unexpected end" in lowered or "eof" in lowered:
         return f"invalid JSON: it ends early, the file is truncated or still being written ({message})"
     return f"invalid JSON: {message}"

@@ -20,7 +20,7 @@ DEFAULT_MAX_BYTES = 1024 * 1024 * 1024
 ENV_MAX_BYTES = "AIAGENT_MONITOR_MAX_BYTES"
 GZIP_MAGIC = b"\x1f\x8b"
 _IN_STEP = 256 * 1024  # compressed bytes fed per call (an unconsumed tail is copied: keep it small)
-_OUT_STEP = 8 * 1024 * 1024  # decompressed bytes produced per call
+_OUT_STEP = 1024 * 1024  # decompressed bytes produced per call (small: zlib's output buffer is copied once more)
 _SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*", re.IGNORECASE)
 _UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
 
@@ -125,14 +125,18 @@ def _read_capped(stream, limit: int) -> bytes:
 def gunzip(data: bytes, path: str, max_bytes: int | None = None) -> bytearray:
     """Decompress every gzip member of `data`, stopping with a LoadError past max_bytes."""
     limit = document_limit() if max_bytes is None else max_bytes
-    out = bytearray()
+    # The buffer is sized once from the size the gzip trailer states (a hint: it may lie, and covers only the
+    # last member), never past the cap: growing it step by step would copy it, holding two copies at times.
+    stated = int.from_bytes(data[-4:], "little") if len(data) >= 18 else 0
+    out = bytearray(min(stated, limit + 1))
+    filled = 0
     view = memoryview(data)
     pos, size = 0, len(data)
     while True:  # one gzip member per turn
         d = zlib.decompressobj(wbits=31)
         while not d.eof:
             if pos >= size:
-                raise LoadError(path, f"truncated gzip: the stream ends early after {len(out):,} decompressed bytes")
+                raise LoadError(path, f"truncated gzip: the stream ends early after {filled:,} decompressed bytes")
             chunk = view[pos:pos + _IN_STEP]
             pos += len(chunk)
             while True:
@@ -140,14 +144,21 @@ def gunzip(data: bytes, path: str, max_bytes: int | None = None) -> bytearray:
                     piece = d.decompress(chunk, _OUT_STEP)
                 except zlib.error as exc:
                     raise LoadError(path, f"corrupt gzip data ({exc})") from None
-                out += piece
-                if len(out) > limit:
+                end = filled + len(piece)
+                if end > limit:
                     raise LoadError(path, f"decompresses past the {limit:,}-byte limit (gzip bomb?); "
                                           "--max-bytes raises the limit")
+                if end <= len(out):
+                    out[filled:end] = piece
+                else:
+                    del out[filled:]
+                    out += piece
+                filled = end
                 chunk = d.unconsumed_tail
                 if d.eof or (not chunk and len(piece) < _OUT_STEP):
                     break
         pos -= len(d.unused_data)
         if data[pos:pos + 2] != GZIP_MAGIC:
             break  # trailing garbage after the last member is ignored, as gzip(1) does
+    del out[filled:]
     return out
