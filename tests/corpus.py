@@ -344,7 +344,8 @@ def _hostile(d: Path) -> list[Case]:
     h = HOSTILE
     logs = [{"timestamp": 1_779_000_002_500, "severity": sev, "message": f"{sev} {h}", "path": h}
             for sev in ("ERR", "WRN", "INF", h)]
-    http = f"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nX-Evil: {h}\r\n\r\n{h}\n{h}\n".encode()
+    prose = "an ordinary line of words around the hostile ones\n" * 40  # mostly text: shown as text, not hex
+    http = f"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nX-Evil: {h}\r\n\r\n{prose}{h}\n{prose}".encode()
     sub = session(turn(1, op("tool", h, error=h)), agent=h, sessionTitle=h)
     tree = session(
         turn(0, op("system", h, attributes={"label": h, h: h}), attributes={"system": True, "label": h,
@@ -353,7 +354,7 @@ def _hostile(d: Path) -> list[Case]:
              op("tool", h, status="failed", error=h, logs=logs, attributes={"name": h, "error": h, h: h},
                 response={"payload": h, "size": len(h)}),
              llm(h, request={"raw": {"format": "http", "encoding": "base64", "value": b64(http)}},
-                 response={"raw": {"format": "text", "encoding": "text", "value": h}}),
+                 response={"raw": {"format": "text", "encoding": "text", "value": f"{prose}{h}\n{prose}"}}),
              op("session", h, childSession=sub),
              label=h),
         agent=h, callPath=h, sessionTitle=h, latestStatus=h, error=h, success=False, traceId=f"trace-{h}",

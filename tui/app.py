@@ -52,6 +52,7 @@ class MonitorApp(App):
         self._tails: dict[Path, LedgerTail] = {}
         self._reload_lock = threading.Lock()
         self._reported_malformed = 0
+        self._reload_errors: dict[Path, str] = {}  # the last failed reload of each open file, told once
 
     def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
                markup: bool = True) -> None:
@@ -193,11 +194,22 @@ class MonitorApp(App):
                 doc = tail.document()
             else:
                 doc = load(str(path))
-        except (LoadError, OSError, RuntimeError, MemoryError):
-            return  # a half-written, vanished or broken file: keep what is on screen, the next change will retry
+        except LoadError as exc:
+            # half-written, or replaced by something broken: keep what is on screen, the next change will retry
+            self.call_from_thread(self._reload_failed, path, exc.reason)
+            return
+        except (OSError, RuntimeError, MemoryError):
+            return  # vanished meanwhile
         self.call_from_thread(self._replace_documents, path, doc)
 
+    def _reload_failed(self, path: Path, reason: str) -> None:
+        if self.file_screens(path) and self._reload_errors.get(path) != reason:
+            self._reload_errors[path] = reason
+            self.notify(f"{path.name} changed but cannot be read now: {reason}. Showing the last version read.",
+                        title="file changed", severity="warning", timeout=8)
+
     def _replace_documents(self, path: Path, doc: Document) -> None:
+        self._reload_errors.pop(path, None)
         old_roots = []
         for screen in self.file_screens(path):
             if screen.doc.root is not None and screen.doc.root is not doc.root:

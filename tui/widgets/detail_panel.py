@@ -108,6 +108,8 @@ def _op(b: DetailBuilder, op: Op) -> None:
     b.field("duration", fmt_duration(op.duration_ms))
     if op.child is not None:
         b.field("sub-agent", f"{op.child.display_agent} ({op.child.counts.ops} ops) — Enter to drill in", "blue")
+        for problem in op.child.problems:
+            b.field("broken", f"sub-agent: {problem}", "bold red")
     if op.child_ref is not None:
         b.heading("Sub-agent stored elsewhere")
         for key, value in list(op.child_ref.items())[:20]:

@@ -104,6 +104,8 @@ def op_label(op: Op, now_ms: int | None = None) -> Text:
         text.append(f"  {op.warnings} WRN", style="yellow")
     if op.problems:
         text.append("  BROKEN: " + one_line("; ".join(op.problems), 60), style="bold red")
+    if op.child is not None and op.child.problems:
+        text.append("  BROKEN sub-agent: " + one_line("; ".join(op.child.problems), 60), style="bold red")
     return text
 
 
