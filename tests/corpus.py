@@ -54,7 +54,7 @@ def build_corpus(directory: str | os.PathLike, *, huge: bool = False, bomb_bytes
         (d / sub).mkdir(parents=True, exist_ok=True)
     cases = [*_broken(d, bomb_bytes), *_degraded(d, payload_bomb_bytes), *_hostile(d), *_deep(d), *_good(d)]
     if huge:
-        cases.append(_huge(d))
+        cases.append(write_huge_payload(d))
     return cases
 
 
@@ -416,12 +416,12 @@ def _good(d: Path) -> list[Case]:
 
 def big_payload_body(size: int = BIG_PAYLOAD_BYTES) -> bytes:
     """About `size` bytes of JSON, one array element per line (so the viewer has many lines, not one)."""
-    line = b'  {"index": %08d, "text": "' + b"the quick brown fox jumps over the lazy dog " * 3 + b'"},\n'
+    line = b'  {"index": %9d, "text": "' + b"the quick brown fox jumps over the lazy dog " * 3 + b'"},\n'
     count = size // len(line % 0)
     return b"[\n" + b"".join(line % i for i in range(count)) + b'  {"end": true}\n]\n'
 
 
-def _huge(d: Path) -> Case:
+def write_huge_payload(d: Path) -> Case:
     body = big_payload_body()
     (d / "payloads" / "huge-100mb.json.gz").write_bytes(gzip.compress(body, compresslevel=1, mtime=0))
     ref = {"format": "json", "path": "payloads/huge-100mb.json.gz", "compression": "gzip",

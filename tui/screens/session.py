@@ -374,7 +374,11 @@ class SessionScreen(Screen):
         if raw is None:
             self.notify("nothing to copy for this node", severity="warning")
             return
-        data = dumps(raw, indent=True)  # any depth: orjson alone stops at 255 levels
+        try:
+            data = dumps(raw, indent=True)  # any depth: orjson alone stops at 255 levels
+        except (ValueError, TypeError, RecursionError) as exc:
+            self.notify(f"cannot copy this node as JSON: {exc}", severity="error")
+            return
         if len(data) > COPY_LIMIT:
             self.notify(f"this node is {len(data):,} bytes of JSON: too large for the clipboard "
                         f"(limit {COPY_LIMIT:,})", severity="warning")
