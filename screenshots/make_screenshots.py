@@ -1,4 +1,4 @@
-"""Regenerate the README's pictures from the real app: `python screenshots/make_screenshots.py`.
+"""Regenerate the README's pictures from the real app: `python screenshots/make_screenshots.py [NAME ...]`.
 
 Uses the same fixed scenes as the SVG snapshot tests (tests/scenes.py).
 """
@@ -22,6 +22,13 @@ SHOTS = [
     ("payload-viewer", scenes.session_app, scenes.open_llm_payload, ()),
     ("errors-only", scenes.session_app, scenes.settle, ("e",)),
     ("help", scenes.session_app, scenes.settle, ("question_mark",)),
+    ("waterfall", scenes.session_app, scenes.open_waterfall, ()),
+    ("insights", scenes.session_app, scenes.settle, ("i",)),
+    ("export", scenes.session_app, scenes.settle, ("x",)),
+    ("jules", scenes.jules_app, scenes.jules_failed_command, ()),
+    ("genkit", scenes.genkit_app, scenes.genkit_branch, ()),
+    ("history", scenes.session_app, scenes.view_older_version, ()),
+    ("history-diff", scenes.session_app, scenes.diff_versions, ()),
 ]
 
 
@@ -35,10 +42,11 @@ async def shoot(name, make_app, before, keys, size=(160, 48)) -> Path:
         return Path(app.save_screenshot(filename=f"{name}.svg", path=str(HERE)))
 
 
-async def main() -> None:
+async def main(names: list[str]) -> None:
     for name, make_app, before, keys in SHOTS:
-        print(await shoot(name, make_app, before, keys))
+        if not names or name in names:  # `make_screenshots.py insights export` redoes only those
+            print(await shoot(name, make_app, before, keys))
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    asyncio.run(main(sys.argv[1:]))

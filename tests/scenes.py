@@ -92,3 +92,99 @@ async def open_llm_payload(pilot) -> None:
 
 async def settle(pilot) -> None:
     await pilot.pause(0.4)
+
+
+async def open_waterfall(pilot) -> None:
+    """The waterfall of the root session, the cursor on the first sub-agent (fully expanded: a small session)."""
+    await pilot.pause()
+    await pilot.press("w")
+    await pilot.pause()
+    screen = pilot.app.screen
+    agent = next(i for i, row in enumerate(screen.view.model.rows) if row.kind == "session")
+    screen.view.move_to(agent)
+    await pilot.pause(0.3)
+
+
+def jules_app() -> MonitorApp:
+    from tui.gen.jules import make_jules_snapshot, write_jules
+
+    target = BASE / "jules"
+    if target.exists():
+        shutil.rmtree(target)
+    path = write_jules(target, make_jules_snapshot(1, start_ms=START_MS))
+    return MonitorApp(sessions_dir=target, document=load(str(path)), watch=False)
+
+
+def genkit_app() -> MonitorApp:
+    from tui.gen.genkit import make_genkit_snapshots, write_genkit_dir
+
+    target = BASE / "genkit"
+    if target.exists():
+        shutil.rmtree(target)
+    folder = write_genkit_dir(target / "chat-store", make_genkit_snapshots(2, start_ms=START_MS))
+    return MonitorApp(sessions_dir=target, document=load(str(folder)), watch=False)
+
+
+async def jules_failed_command(pilot) -> None:
+    """The first failed command selected: its output in the details, its timeline line in the logs."""
+    await pilot.pause()
+    screen = pilot.app.screen
+    failed = next(op for op in walk_ops(screen.session) if op.failed)
+    screen.tree.reveal(failed)
+    await pilot.pause(0.4)
+
+
+async def genkit_branch(pilot) -> None:
+    """The orphaned branch expanded in place, its first snapshot selected."""
+    await pilot.pause()
+    screen = pilot.app.screen
+    branch = next(op for op in walk_ops(screen.session) if op.kind == "branch")
+    first = next(iter(branch.child.all_ops()))
+    screen.tree.reveal(first)
+    await pilot.pause(0.4)
+
+
+def history_stages() -> list[dict]:
+    """The session of session_file() as it grew: four earlier stages, then the file itself."""
+    from tui.gen.timeline import event_times, tree_at
+
+    full = make_tree(3, ops=60, depth=3, fanout=1, started_at=START_MS)
+    times = event_times(full)
+    return [tree_at(full, times[len(times) * n // 5]) for n in (1, 2, 3, 4)] + [full]
+
+
+async def record_history(pilot) -> None:
+    """Record the stages as the versions the app saw, one a minute (fixed times: no wall clock on screen)."""
+    from tui.model.history import summary_of
+    from tui.model.snapshot import build_session
+
+    await pilot.pause()
+    app = pilot.app
+    screen = app.screen
+    key = screen.history_key
+    for n, tree in enumerate(history_stages()):
+        version, _ = app.history.add_tree(key, tree, summary_of(build_session(tree)), at=START_MS / 1000 + 60 * n)
+    app.history_shown[key] = version
+    screen.update_history_banner()
+    await pilot.pause(0.2)
+
+
+async def view_older_version(pilot) -> None:
+    await record_history(pilot)
+    screen = pilot.app.screen
+    await pilot.press("left_square_bracket", "left_square_bracket")
+    for _ in range(100):
+        if screen.viewing is not None and screen.viewing.seq == 3:
+            break
+        await pilot.pause(0.05)
+    await pilot.pause(0.3)
+
+
+async def diff_versions(pilot) -> None:
+    await record_history(pilot)
+    await pilot.press("D")
+    for _ in range(100):
+        if getattr(pilot.app.screen, "diff", None) is not None:
+            break
+        await pilot.pause(0.05)
+    await pilot.pause(0.3)

@@ -38,3 +38,15 @@ def test_payload_viewer(snap_compare):
 
 def test_help(snap_compare):
     assert snap_compare(scenes.session_app(), terminal_size=BIG, press=["question_mark"], run_before=scenes.settle)
+
+
+def test_waterfall(snap_compare):
+    assert snap_compare(scenes.session_app(), terminal_size=BIG, run_before=scenes.open_waterfall)
+
+
+def test_insights_panel(snap_compare):
+    assert snap_compare(scenes.session_app(), terminal_size=BIG, press=["i"], run_before=scenes.settle)
+
+
+def test_history_diff(snap_compare):
+    assert snap_compare(scenes.session_app(), terminal_size=BIG, run_before=scenes.diff_versions)

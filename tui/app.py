@@ -11,8 +11,10 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding
 
+from tui.app_history import HistoryRecorder
 from tui.model.document import SNAPSHOT, Document, load
 from tui.model.fields import printable
+from tui.model.genkit import looks_like_genkit_dir
 from tui.model.live import LiveHub
 from tui.model.nodes import release_tree
 from tui.model.session_row import SessionRow, row_from_entry
@@ -26,7 +28,7 @@ LIVE_APPLY_SECONDS = 0.25  # live updates are batched and applied this often
 LIVE_PREFIX = "live:"
 
 
-class MonitorApp(App):
+class MonitorApp(HistoryRecorder, App):
     """aiagent-monitor. Screens: BrowserScreen (a sessions directory), SessionScreen (one tree), PayloadScreen."""
 
     CSS_PATH = "app.tcss"
@@ -53,6 +55,7 @@ class MonitorApp(App):
         self._reload_lock = threading.Lock()
         self._reported_malformed = 0
         self._reload_errors: dict[Path, str] = {}  # the last failed reload of each open file, told once
+        self.init_history()
 
     def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
                markup: bool = True) -> None:
@@ -113,6 +116,7 @@ class MonitorApp(App):
     def session_screen(self, doc: Document, op_path: str | None = None, live_root: str | None = None):
         from tui.screens.session import SessionScreen
 
+        self.note_opened(doc, live_root)
         return SessionScreen(doc, doc.root, select_path=op_path, live_root=live_root)
 
     def open_path(self, path: str, op_path: str | None = None) -> None:
@@ -161,8 +165,12 @@ class MonitorApp(App):
                     st = path.stat()
                 except OSError:
                     continue
-                rows.append(row_from_entry(path, st.st_mtime, st.st_size,
-                                           "ledger" if path.suffix == ".jsonl" else "snapshot"))
+                kind = "ledger" if path.suffix == ".jsonl" else "snapshot"
+                if path.is_dir():  # a Genkit snapshot directory (tui.sources.dir_watch.genkit_dir_of)
+                    if not looks_like_genkit_dir(path):
+                        continue
+                    kind = "genkit"
+                rows.append(row_from_entry(path, st.st_mtime, st.st_size or 1, kind))
             if rows:
                 browser.upsert_rows(rows)
             if batch.removed:
@@ -185,6 +193,7 @@ class MonitorApp(App):
             self._reload(path)
 
     def _reload(self, path: Path) -> None:
+        tail = None
         try:
             if path.suffix == ".jsonl":
                 tail = self._tails.get(path)
@@ -200,7 +209,8 @@ class MonitorApp(App):
             return
         except (OSError, RuntimeError, MemoryError):
             return  # vanished meanwhile
-        self.call_from_thread(self._replace_documents, path, doc)
+        version = self.record_file_version(path, doc, tail)
+        self.call_from_thread(self.replace_with_version, path, doc, version)
 
     def _reload_failed(self, path: Path, reason: str) -> None:
         if self.file_screens(path) and self._reload_errors.get(path) != reason:
@@ -232,6 +242,7 @@ class MonitorApp(App):
                         severity="warning", timeout=4, markup=False)
             self._reported_malformed = hub.malformed
         changed, hub.changed = hub.changed, set()
+        self.live_history_tick(changed)
         if not changed:
             return
         browser = self.browser()

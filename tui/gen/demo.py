@@ -22,10 +22,20 @@ def start_demo(*, live: bool = True, count: int = 12, seed: int = 7) -> Path:
     sessions = base / "sessions"
     now = int(time.time() * 1000)
     populate(sessions, count=count, seed=seed, start_ms=now - 20 * 3600 * 1000)
+    add_other_formats(sessions, seed=seed, start_ms=now - 3 * 3600 * 1000)
     if live:
         writer = LiveWriter(sessions, seed=seed)
         threading.Thread(target=writer.run, name="demo-live-writer", daemon=True).start()
     return sessions
+
+
+def add_other_formats(sessions: Path, *, seed: int, start_ms: int) -> None:
+    """One Jules snapshot and one Genkit snapshot directory beside the ai-agent sessions."""
+    from tui.gen.genkit import make_genkit_snapshots, write_genkit_dir
+    from tui.gen.jules import make_jules_snapshot, write_jules
+
+    write_jules(sessions, make_jules_snapshot(seed, start_ms=start_ms), gzip=True)
+    write_genkit_dir(sessions / "genkit-chat", make_genkit_snapshots(seed, start_ms=start_ms + 1_800_000))
 
 
 class LiveWriter:

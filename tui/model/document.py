@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -13,11 +14,13 @@ from tui.model.gc_pause import paused_gc
 from tui.model.ledger import LedgerBuilder, is_ledger_record, parse_records, sessions_dir_for_ledger
 from tui.model.nodes import Session
 from tui.model.snapshot import build_session
-from tui.model.source_bytes import GZIP_MAGIC, LoadError, read_source
+from tui.model.source_bytes import GZIP_MAGIC, LoadError, document_limit, read_source
 
 SNAPSHOT = "aiagent-snapshot"
 LEDGER = "aiagent-ledger"
 ACCOUNTING = "aiagent-accounting"
+JULES = "jules-snapshot"  # the other snapshot systems of the seeds: tui.model.foreign_load
+GENKIT = "genkit-snapshots"
 
 
 @dataclass
@@ -34,6 +37,7 @@ class Document:
     timestamp: int | None = None
     accounting: AccountingSummary | None = None
     problems: list[str] = field(default_factory=list)
+    extra: object = None  # JulesSnapshot / GenkitStore for those formats
 
 
 def load(path: str, sessions_dir: str | Path | None = None, max_bytes: int | None = None) -> Document:
@@ -42,6 +46,10 @@ def load(path: str, sessions_dir: str | Path | None = None, max_bytes: int | Non
 
 
 def _load(path: str, sessions_dir: str | Path | None, max_bytes: int | None) -> Document:
+    if path != "-" and os.path.isdir(path):
+        from tui.model.foreign_load import load_dir
+
+        return load_dir(path, document_limit() if max_bytes is None else max_bytes)
     data = read_source(path, max_bytes)
     if sessions_dir is None and path != "-":
         p = Path(path)
@@ -69,7 +77,7 @@ def _load_bytes(data: bytes, path: str, sessions_dir: Path | None) -> Document:
 def from_object(value: object, path: str, sessions_dir: Path | None = None) -> Document:
     """A snapshot file, a live wire envelope or a bare SessionNode, already parsed."""
     if not isinstance(value, dict):
-        raise LoadError(path, f"top level is {type_name(value)}, expected a snapshot object")
+        return _foreign(value, path, sessions_dir, f"top level is {type_name(value)}, expected a snapshot object")
     doc = Document(SNAPSHOT, path, sessions_dir=sessions_dir)
     if "opTree" in value:
         tree = value["opTree"]
@@ -89,11 +97,22 @@ def from_object(value: object, path: str, sessions_dir: Path | None = None) -> D
         doc.shape = "bare"
     else:
         keys = ", ".join(list(value)[:8]) or "none"
-        raise LoadError(path, f"not an ai-agent snapshot: no opTree, snapshot or turns (keys: {keys})")
+        return _foreign(value, path, sessions_dir,
+                        f"not an ai-agent snapshot: no opTree, snapshot or turns (keys: {keys})")
     if not isinstance(tree, dict):
         raise LoadError(path, f"opTree is {type_name(tree)}, expected an object")
     doc.root = build_session(tree)
     return doc
+
+
+def _foreign(value: object, path: str, sessions_dir: Path | None, reason: str) -> Document:
+    """A Jules or Genkit snapshot; anything else is the LoadError `reason`."""
+    from tui.model.foreign_load import detect, from_value
+
+    fmt = detect(value)
+    if fmt is None:
+        raise LoadError(path, reason)
+    return from_value(fmt, value, path, sessions_dir)
 
 
 def _envelope_fields(doc: Document, value: dict) -> None:

@@ -37,6 +37,9 @@ def normalise(raw: object, op: Op | None, fallback_path: str = "") -> LogEntry:
 
 
 def op_logs(op: Op) -> list[LogEntry]:
+    view = getattr(op, "view", None)  # Jules / Genkit ops make their own (tui.model.foreign)
+    if view is not None:
+        return view.logs(op)
     raw_logs = op.raw.get("logs") if op.raw is not None else None
     if not isinstance(raw_logs, list):
         return []

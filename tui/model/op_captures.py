@@ -40,6 +40,9 @@ def op_captures(op: Op) -> list[Capture]:
     """Captures of an op, request side first: ledger payloadRefs, else the snapshot op's request/response."""
     if op is None:
         return []
+    view = getattr(op, "view", None)  # Jules / Genkit ops know their own payloads (tui.model.foreign)
+    if view is not None:
+        return view.captures(op)
     if op.payload_refs is not None:
         return captures_from_payload_refs(op.payload_refs)
     if op.raw is None:

@@ -19,6 +19,9 @@ from tui.model.source_bytes import LoadError, document_limit
 SNAPSHOT = "snapshot"
 LEDGER = "ledger"
 CHILD = "child"  # a v3 ledger of a sub-agent: embedded in its root's tree, not a session of its own
+JULES = "jules"  # a Jules SessionSnapshot file
+GENKIT = "genkit"  # Genkit session snapshots: a JSON array, or a directory of snapshot files
+FOREIGN_KINDS = {"jules-snapshot": JULES, "genkit-snapshots": GENKIT}
 
 # The browser loads every file in the background: keep one pathological file from taking all the memory.
 ROW_MAX_BYTES = 512 * 1024 * 1024
@@ -136,6 +139,15 @@ def _fill(row: SessionRow) -> None:
     row.tokens = s.totals.tokensIn + s.totals.tokensOut
     row.cost = s.totals.cost
     row.mismatch = bool(s.mismatch)
+    if doc.format in FOREIGN_KINDS:  # Jules / Genkit: no tokens or cost; the kind shows in the Id column
+        row.kind = FOREIGN_KINDS[doc.format]
+        row.tokens = row.cost = None
+        if s.status == "ok" and s.success is None and s.latest_status:
+            row.status = one_line(s.latest_status, 20)  # a Jules session snapshotted while going: its state
+        row.agent = row.agent or s.display_agent
+        sessions = getattr(doc.extra, "sessions", None)  # a Genkit store: the turns of every main timeline
+        row.turns = sum(g.turns for g in sessions) if sessions is not None else len(s.turns)
+        row.mismatch = bool(getattr(doc.extra, "mismatch", None))
     release_tree(s)
 
 
@@ -148,7 +160,7 @@ def matches(row: SessionRow, needle: str) -> bool:
         needle in row.session_id.lower()
         or needle in row.agent.lower()
         or needle in row.title.lower()
-        or needle in status
+        or needle in status.lower()  # a Jules state such as "inProgress"
         or needle in row.kind
         or (bool(row.broken) and needle in row.broken.lower())
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tui.model.document import ACCOUNTING, Document
+from tui.model.document import ACCOUNTING, GENKIT, JULES, Document
 from tui.model.nodes import Session
 
 
@@ -19,6 +19,10 @@ def summarise(doc: Document) -> dict:
             "counts": acc.counts(),
             "maxDepth": 0,
         }
+    if doc.format in (JULES, GENKIT):
+        from tui.model.foreign_text import summarise as foreign_summary
+
+        return foreign_summary(doc, root_fields)
     root = doc.root
     assert root is not None
     stored = root.stored_totals.as_dict() if root.stored_totals is not None and doc.format != "aiagent-ledger" else None

@@ -42,7 +42,8 @@ SORT_CYCLE = ("started", "agent", "status", "duration", "tokens", "cost")
 TEXT_SORTS = {"agent", "title", "status", "id"}  # these sort ascending first; the numbers descending
 STATUS_STYLE = {"running": ("● running", "bold yellow"), "failed": ("failed", "red"), "ok": ("ok", "green")}
 PENDING = Text("…", style="dim")
-KIND_TAG = {"ledger": ("v3 ", "cyan"), "live": ("live ", "bold yellow")}
+KIND_TAG = {"ledger": ("v3 ", "cyan"), "live": ("live ", "bold yellow"), "jules": ("jules ", "bold magenta"),
+            "genkit": ("genkit ", "bold green")}
 
 
 def row_cells(row: SessionRow) -> tuple:
@@ -100,6 +101,8 @@ class BrowserScreen(Screen):
         Binding("s", "cycle_sort", "Sort"),
         Binding("S", "reverse_sort", "Reverse"),
         Binding("r", "rescan", "Rescan"),
+        Binding("m", "mark", "Mark to compare", show=False),
+        Binding("d", "diff_marked", "Compare marked with selected", show=False),
     ]
 
     def __init__(self, sessions_dir: Path | None) -> None:
@@ -128,6 +131,7 @@ class BrowserScreen(Screen):
         self._active = threading.Event()  # cleared while another screen is on top: loading pauses
         self._active.set()
         self._filter_timer = None
+        self._marked: str | None = None  # the row `m` marked, to compare with `d`
 
     # ----------------------------------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -379,6 +383,9 @@ class BrowserScreen(Screen):
         elif len(self._view) > len(self._shown):
             message = (f"showing {len(self._shown):,} of {len(self._view):,}; filter to narrow "
                        f"(moving past the last row shows {PAGE:,} more)")
+        if self._marked is not None and self._marked in self._rows:
+            mark = f"marked: {printable(self._rows[self._marked].session_id)} (d on another row compares them)"
+            message = f"{message} · {mark}" if message else mark
         note.update(Text(message))
         note.display = bool(message)
 
@@ -459,6 +466,23 @@ class BrowserScreen(Screen):
     @on(DataTable.HeaderSelected, "#browser-table")
     def _header_clicked(self, event: DataTable.HeaderSelected) -> None:
         self.set_sort(str(event.column_key.value))
+
+    def _cursor_key(self) -> str | None:
+        row = self.table.cursor_row
+        return self._shown[row] if 0 <= row < len(self._shown) else None
+
+    def action_mark(self) -> None:
+        key = self._cursor_key()
+        self._marked = None if key is None or key == self._marked else key
+        self._update_note()
+
+    def action_diff_marked(self) -> None:
+        key = self._cursor_key()
+        marked = self._marked if self._marked in self._rows else None
+        if marked is None or key is None or key == marked:
+            self.notify("mark a session with m, then press d on another to compare them", severity="warning")
+            return
+        self.app.diff_paths(str(self._rows[marked].path), str(self._rows[key].path))
 
     @on(DataTable.RowSelected, "#browser-table")
     def _row_selected(self, event: DataTable.RowSelected) -> None:

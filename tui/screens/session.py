@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -14,13 +14,16 @@ from textual.widgets import Footer, Input, Static
 
 from tui.model.document import Document
 from tui.model.fields import one_line
+from tui.model.foreign import view_of
 from tui.model.format import fmt_path
 from tui.model.json_text import dumps
 from tui.model.live import MAX_PENDING_LOGS
 from tui.model.logs import logs_under
 from tui.model.nodes import Op, Session, Turn
 from tui.model.search import ErrorFilter, find, find_op_by_path, find_session_by_prefix, newest_op
+from tui.screens.session_history import HistoryView
 from tui.widgets.detail_panel import DetailPanel
+from tui.widgets.insights_pane import InsightsPane
 from tui.widgets.log_pane import LogPane
 from tui.widgets.op_tree import OpTree, TreeState
 from tui.widgets.totals_panel import TotalsPanel
@@ -54,7 +57,7 @@ def breadcrumb(session: Session, doc: Document) -> Text:
     return text
 
 
-class SessionScreen(Screen):
+class SessionScreen(HistoryView, Screen):
     CSS_PATH = "session.tcss"
     BINDINGS = [
         Binding("escape", "back", "Back"),
@@ -66,6 +69,12 @@ class SessionScreen(Screen):
         Binding("y", "copy", "Copy JSON"),
         Binding("L", "log_level", "Log filter", key_display="L"),
         Binding("f", "follow", "Follow"),
+        Binding("w", "waterfall", "Waterfall (time axis)", show=False),
+        Binding("i", "insights", "Insights", show=False),
+        Binding("x", "export", "Export", show=False),
+        Binding("left_square_bracket", "history_back", "Older version", key_display="[", show=False),
+        Binding("right_square_bracket", "history_forward", "Newer version", key_display="]", show=False),
+        Binding("D", "history_diff", "Compare versions", key_display="D", show=False),
         Binding("question_mark", "app.help", "Help", key_display="?"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -87,16 +96,19 @@ class SessionScreen(Screen):
         self.follow = False
         self._follow_target: object = None
         self._quiet_until = 0.0  # programmatic cursor moves (reloads, follow) until then are not "manual"
+        self.last_export: str | None = None  # the file the last `x` wrote
 
     def compose(self) -> ComposeResult:
         yield Static(breadcrumb(self.session, self.doc), id="crumbs")
         yield Static(id="live")
+        yield Static(id="history")
         with Horizontal(id="main"):
             yield OpTree(self.session, id="tree")
             with Vertical(id="side"):
                 yield TotalsPanel(self.session, id="totals")
                 yield DetailPanel(id="detail")
         yield LogPane(id="logs")
+        yield InsightsPane(id="insights")
         yield Input(placeholder="search op names, agents, models, log messages, errors…", id="search")
         yield Static(id="status")
         yield Footer()
@@ -107,12 +119,13 @@ class SessionScreen(Screen):
 
     def on_mount(self) -> None:
         self.query_one("#detail").border_title = "Details"
-        self.tree.border_title = "opTree"
+        self.tree.border_title = getattr(view_of(self.session), "tree_title", "opTree")
         if self.live_root is not None:
             hub, root = self.app.hub, self.live_root
             self.tree.clock = lambda: hub.clock(root, time.time())
             self.query_one(TotalsPanel).clock = self.tree.clock
         self.query_one("#search").display = False
+        self.query_one(InsightsPane).display = False
         self.query_one("#live").display = self.live_root is not None
         if self.live_root is not None:
             self._update_live_panel()
@@ -141,7 +154,7 @@ class SessionScreen(Screen):
     # live updates ----------------------------------------------------------------------------------------
     def replace_document(self, doc: Document) -> None:
         """A newer version of the same file: keep expanded nodes, selection, scroll and drill-down level."""
-        if doc.root is None:
+        if doc.root is None or self.history_holds(doc):
             return
         session = find_session_by_prefix(doc.root, self.session.path_prefix)
         if session is None:
@@ -156,6 +169,9 @@ class SessionScreen(Screen):
         self.doc.root = root_session
         if not self.is_mounted:  # pushed but not composed yet: compose will use the newest session
             self.session = session
+            return
+        if self.history_holds():  # an older version is on screen: it stays
+            self._update_live_panel()
             return
         self.replace_session(session)
         self._update_live_panel()
@@ -218,6 +234,8 @@ class SessionScreen(Screen):
     def after_replace(self) -> None:
         if self.follow:
             self._follow_newest()
+        if self.query_one(InsightsPane).display:
+            self._update_insights()
 
     # follow mode -----------------------------------------------------------------------------------------
     def action_follow(self) -> None:
@@ -266,7 +284,9 @@ class SessionScreen(Screen):
         node = event.node
         if isinstance(node, Op):
             if node.child is not None:
-                self.app.push_screen(SessionScreen(self.doc, node.child))
+                screen = SessionScreen(self.doc, node.child)
+                screen.inherit_history(self)
+                self.app.push_screen(screen)
             elif node.child_ref is not None and node.kind == "session":
                 self.notify("this sub-agent is stored elsewhere: its details are in the panel", severity="warning")
             else:
@@ -286,6 +306,12 @@ class SessionScreen(Screen):
 
         self.app.push_screen(PayloadScreen(op, self.doc.sessions_dir))
 
+    def action_waterfall(self) -> None:
+        from tui.screens.waterfall import WaterfallScreen
+
+        node = self.tree.cursor_node
+        self.app.push_screen(WaterfallScreen(self, node.data if node is not None else None))
+
     def on_unmount(self) -> None:
         if self.session.parent_op is None and self.live_root is None:
             closed = getattr(self.app, "on_screen_closed", None)
@@ -297,6 +323,9 @@ class SessionScreen(Screen):
         if search.display:
             search.display = False
             self.tree.focus()
+            return
+        if self.query_one(InsightsPane).has_focus:
+            self.action_insights()
             return
         if len(self.app.screen_stack) > 2:
             self.app.pop_screen()
@@ -390,3 +419,75 @@ class SessionScreen(Screen):
     def action_log_level(self) -> None:
         level = self.query_one(LogPane).cycle_level()
         self._status(f"logs: {level}")
+
+    # insights and export ----------------------------------------------------------------------------------
+    def action_insights(self) -> None:
+        pane = self.query_one(InsightsPane)
+        pane.display = not pane.display
+        self.query_one(LogPane).display = not pane.display
+        if pane.display:
+            self._update_insights()
+            pane.focus()
+        else:
+            self.tree.focus()
+
+    def _update_insights(self) -> None:
+        from tui.model.insights import compute
+
+        self.query_one(InsightsPane).set_insights(compute(self.session))
+
+    @on(InsightsPane.Jump)
+    def _insight_jump(self, event: InsightsPane.Jump) -> None:
+        self.jump_to_path(event.path)
+
+    def jump_to_path(self, path: str) -> bool:
+        """Reveal and select the op at `path` (the session itself for its own prefix), showing all if filtered."""
+        target: Op | Session | None = self.session if path == self.session.path_prefix else find_op_by_path(
+            self.session, path)
+        if target is None:
+            self.notify(f"no op at path {path} in this view", severity="warning")
+            return False
+        if not self.tree.reveal(target) and self.tree.keep is not None:
+            self.action_errors_only()  # the op is filtered out: show everything, then go to it
+            self.tree.reveal(target)
+        self.show_node(target)
+        self._status(f"insight: {path or 'the session'}")
+        self.call_after_refresh(self._center_cursor)
+        return True
+
+    def _center_cursor(self) -> None:
+        """Centre the jumped-to op: kept off the bottom row, which a horizontal scrollbar may take after a reveal."""
+        tree = self.tree
+        if tree.cursor_line >= 0:
+            tree.scroll_to(y=max(0, tree.cursor_line - tree.scrollable_content_region.height // 2), animate=False,
+                           immediate=True, force=True)
+
+    def action_export(self) -> None:
+        from tui.screens.export import ExportScreen
+
+        session = self.session
+        self.app.push_screen(ExportScreen(session), lambda choice: self._export_chosen(session, choice))
+
+    def _export_chosen(self, session: Session, choice: tuple[str, str] | None) -> None:
+        if choice is not None:
+            fmt, path = choice
+            self._write_export(session, fmt, path)
+
+    @work(thread=True, group="export", exit_on_error=False)
+    def _write_export(self, session: Session, fmt: str, path: str) -> None:
+        from pathlib import Path
+
+        from tui.model.export import render, write_atomic
+
+        try:
+            data = render(session, fmt, source=self.doc.path, source_format=self.doc.format)
+            written = write_atomic(Path(path), data)
+        except Exception as exc:  # a full disk or a bad directory must not take the screen down
+            self.app.call_from_thread(self.notify, f"export failed: {exc}", title="export", severity="error",
+                                      markup=False, timeout=10)
+            return
+        self.app.call_from_thread(self._exported, str(written.resolve()), len(data))
+
+    def _exported(self, path: str, size: int) -> None:
+        self.last_export = path
+        self.notify(f"wrote {path} ({size:,} bytes)", title="export", markup=False, timeout=8)

@@ -28,11 +28,30 @@ def is_session_file(path: Path, sessions_dir: Path) -> bool:
     return parent == sessions_dir / "session" and name.endswith(".jsonl")
 
 
+def genkit_dir_of(path: Path, sessions_dir: Path) -> Path | None:
+    """A snapshot file in a direct subdirectory (a Genkit snapshot directory is one browser row): that directory."""
+    parent = path.parent
+    if parent.parent != sessions_dir or parent.name in NOT_SNAPSHOT_DIRS or parent.name.startswith("."):
+        return None
+    name = path.name
+    if ".tmp-" in name or name.startswith(".") or not name.endswith((".json.gz", ".json")):
+        return None
+    return parent
+
+
+NOT_SNAPSHOT_DIRS = frozenset({"session", "payloads"})
+
+
 def classify(raw: set[tuple[Change, str]], sessions_dir: Path) -> DirChanges:
     out = DirChanges()
     for change, name in raw:
         path = Path(name)
         if not is_session_file(path, sessions_dir):
+            folder = genkit_dir_of(path, sessions_dir)
+            if folder is not None and folder.is_dir():
+                out.updated.add(folder)
+            elif change == Change.deleted and path.parent == sessions_dir and not path.exists():
+                out.removed.add(path)  # maybe a snapshot directory: dropping an unknown row is harmless
             continue
         if change == Change.deleted and not path.exists():
             out.updated.discard(path)

@@ -12,14 +12,18 @@ import gc
 import os
 from pathlib import Path
 
+from tui.model.genkit import looks_like_genkit_dir
 from tui.model.session_row import (
-    EMPTY_REASON, LEDGER, SNAPSHOT, SessionRow, ledger_parent, session_id_from_name,
+    EMPTY_REASON, GENKIT, LEDGER, SNAPSHOT, SessionRow, ledger_parent, session_id_from_name,
 )
 
 LEDGER_DIR = "session"
 # Up to this many ledgers, scan() reads each one's first line to drop sub-agent ledgers at once; above it, the
 # check is left to fill_row (which marks them kind="child") so that the listing stays instant.
 PEEK_LEDGERS_MAX = 2000
+# Subdirectories checked for Genkit snapshots (one listing and one file head each); a sessions directory has few.
+PEEK_DIRS_MAX = 200
+NOT_SNAPSHOT_DIRS = frozenset({LEDGER_DIR, "payloads"})
 
 
 def scan(sessions_dir: Path | str, *, peek_ledgers_max: int | None = None) -> list[SessionRow]:
@@ -40,7 +44,36 @@ def scan(sessions_dir: Path | str, *, peek_ledgers_max: int | None = None) -> li
     if len(ledgers) <= (PEEK_LEDGERS_MAX if peek_ledgers_max is None else peek_ledgers_max):
         ledgers = [row for row in ledgers if row.size == 0 or not ledger_parent(row.path)]
     rows.extend(ledgers)
+    rows.extend(_genkit_dirs(base))
     rows.sort(key=lambda row: row.mtime, reverse=True)
+    return rows
+
+
+def _genkit_dirs(base: Path) -> list[SessionRow]:
+    """Subdirectories holding Genkit snapshot files: one row each (the whole directory opens as one document)."""
+    rows: list[SessionRow] = []
+    try:
+        it = os.scandir(base)
+    except OSError:
+        return rows
+    checked = 0
+    with it:
+        for entry in it:
+            name = entry.name
+            if name in NOT_SNAPSHOT_DIRS or name[0] == "." or ".tmp-" in name:
+                continue
+            try:
+                if not entry.is_dir():
+                    continue
+                checked += 1
+                if checked > PEEK_DIRS_MAX:
+                    break
+                if not looks_like_genkit_dir(entry.path):
+                    continue
+                st = entry.stat()
+            except OSError:
+                continue
+            rows.append(SessionRow(entry.path, base / name, GENKIT, name, st.st_mtime, st.st_size or 1))
     return rows
 
 

@@ -38,7 +38,7 @@ def _fail(message: str, code: int) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(sys.argv[1:] if argv is None else argv)
-    from tui.model.document import ACCOUNTING, load
+    from tui.model.document import ACCOUNTING, GENKIT, JULES, load
     from tui.model.source_bytes import LoadError
     from tui.sources.event_stream import parse_url
     from tui.sources.replay import replay_events, send_events
@@ -57,6 +57,9 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(str(exc), 2)
     if doc.format == ACCOUNTING or doc.root is None:
         return _fail(f"{args.path}: an accounting ledger has no session tree to replay", 2)
+    if doc.format in (JULES, GENKIT):
+        return _fail(f"{args.path}: a {doc.format} document is not an ai-agent session: there is no event stream "
+                     "to replay", 2)
     events = replay_events(doc, max_tree_events=args.max_tree_events)
     started = time.perf_counter()
     try:

@@ -7,6 +7,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from tui.model.fields import as_dict, as_list, one_line, printable
+from tui.model.foreign import sections_of, view_of
 from tui.model.format import fmt_bytes, fmt_cost, fmt_duration, fmt_ts
 from tui.model.nodes import Op, Session, Turn
 
@@ -45,9 +46,24 @@ def describe(node: object) -> Text:
         _op(b, node)
     elif isinstance(node, Turn):
         _turn(b, node)
-    elif isinstance(node, Session):
-        _session(b, node)
+    elif isinstance(node, Session) and view_of(node) is None:
+        _session(b, node)  # a Jules / Genkit session says it all in its own sections
+    if not isinstance(node, Op):
+        _format_sections(b, node)
     return b.text
+
+
+TONE_STYLE = {"bad": "bold red", "warn": "yellow", "good": "green", "strong": "bold", "dim": "dim"}
+
+
+def _format_sections(b: DetailBuilder, node: object) -> None:
+    """What a Jules or Genkit node adds (tui.model.foreign); nothing for ai-agent nodes."""
+    for section in sections_of(node):
+        b.heading(section.title)
+        for fact in section.fields:
+            b.field(fact.label, fact.value, TONE_STYLE.get(fact.tone, ""))
+        if section.text:
+            b.block(section.text, TONE_STYLE.get(section.tone, ""))
 
 
 def _session(b: DetailBuilder, s: Session) -> None:
@@ -122,6 +138,7 @@ def _op(b: DetailBuilder, op: Op) -> None:
             b.field(str(key), value)
     _accounting(b, op)
     _reasoning(b, op)
+    _format_sections(b, op)
     _captures(b, op)
 
 

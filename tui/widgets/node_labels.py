@@ -5,11 +5,25 @@ from __future__ import annotations
 from rich.text import Text
 
 from tui.model.fields import one_line
+from tui.model.foreign import view_of
 from tui.model.format import fmt_cost, fmt_duration, fmt_path, fmt_tokens
 from tui.model.nodes import Op, Session, Turn
 
 KIND_STYLE = {"llm": "bold cyan", "tool": "bold magenta", "session": "bold blue", "system": "dim", "?": "bold red"}
 KIND_TAG = {"llm": "LLM ", "tool": "TOOL", "session": "AGENT", "system": "SYS ", "?": "??? "}
+# Jules activity types and artifacts, Genkit snapshot events and branches (tui.model.jules_tree, genkit_tree)
+KIND_TAG.update({
+    "planGenerated": "PLAN", "planApproved": "APPROVED", "progressUpdated": "PROGRESS", "agentMessaged": "REPLY",
+    "userMessaged": "USER", "sessionCompleted": "DONE", "sessionFailed": "FAILED", "patch": "PATCH",
+    "media": "MEDIA", "turnEnd": "TURN END", "toolIterationEnd": "TOOLS END", "invocationEnd": "INVOKE END",
+    "branch": "BRANCH",
+})
+KIND_STYLE.update({
+    "planGenerated": "bold green", "planApproved": "green", "progressUpdated": "cyan", "agentMessaged": "bold cyan",
+    "userMessaged": "bold yellow", "sessionCompleted": "bold green", "sessionFailed": "bold red",
+    "patch": "bold blue", "media": "blue", "turnEnd": "bold cyan", "toolIterationEnd": "bold magenta",
+    "invocationEnd": "bold green", "branch": "bold yellow",
+})
 
 
 def live_duration(started: int | None, ended: int | None, now_ms: int | None) -> int | None:
@@ -40,7 +54,8 @@ def session_label(s: Session, now_ms: int | None = None) -> Text:
     text.append_text(_session_status(s))
     text.append(f"  {fmt_duration(live_duration(s.started_at, s.ended_at, now_ms))}", style="dim")
     t = s.totals
-    text.append(f"  {fmt_tokens(t.tokensIn)}→{fmt_tokens(t.tokensOut)} {fmt_cost(t.costUsd)}", style="dim")
+    if view_of(s) is None:  # Jules and Genkit record no tokens or cost
+        text.append(f"  {fmt_tokens(t.tokensIn)}→{fmt_tokens(t.tokensOut)} {fmt_cost(t.costUsd)}", style="dim")
     if s.problems:
         text.append("  BROKEN", style="bold red")
     return text
@@ -52,6 +67,9 @@ def _session_status(s: Session) -> Text:
         return Text("● running", style="bold yellow")
     if status == "failed":
         return Text("✗ failed", style="bold red")
+    if s.success is None and s.latest_status and view_of(s) is not None:
+        # a Jules session snapshotted while still going: its own state word, not "ok"
+        return Text(one_line(s.latest_status, 30), style="yellow")
     return Text("ok", style="green")
 
 

@@ -8,6 +8,8 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
+from tui.model.foreign import Facts, facts_of
+from tui.model.fields import one_line
 from tui.model.format import fmt_cost, fmt_duration
 from tui.model.nodes import Session
 from tui.widgets.node_labels import live_duration
@@ -38,6 +40,11 @@ class TotalsPanel(Static):
 
     def update_totals(self) -> None:
         s = self.session
+        facts = facts_of(s)  # Jules / Genkit sessions: their own numbers instead of tokens and cost
+        if facts is not None:
+            self._show_facts(facts)
+            return
+        self.border_title = "Totals"
         t = s.totals
         now = self.clock() if s.running else None
         status = s.status
@@ -82,3 +89,35 @@ class TotalsPanel(Static):
         else:
             self.update(table)
             self.remove_class("mismatch")
+
+    def _show_facts(self, facts: Facts) -> None:
+        self.border_title = facts.title
+        narrow = 0 < self.size.width < 48
+        table = Table.grid(padding=(0, 1))
+        for _ in range(2):
+            table.add_column(style="dim", no_wrap=True)
+            table.add_column(justify="right", no_wrap=True)
+        cells = [(f.label[:12] if narrow else f.label, Text(f.value, style=FACT_STYLE.get(f.tone, "")))
+                 for f in facts.cells]
+        for i in range(0, len(cells), 2):
+            row = []
+            for label, value in cells[i:i + 2]:
+                row.extend([Text(label), value])
+            table.add_row(*row)
+        if not facts.warnings:
+            self.update(table)
+            self.remove_class("mismatch")
+            return
+        lines = Text()
+        for warning in facts.warnings[:6]:
+            lines.append(f"⚠ {one_line(warning, 200)}\n", style="yellow")
+        if len(facts.warnings) > 6:
+            lines.append(f"… {len(facts.warnings) - 6} more (see the details of the session)\n", style="yellow")
+        grid = Table.grid()
+        grid.add_row(table)
+        grid.add_row(lines)
+        self.update(grid)
+        self.add_class("mismatch")
+
+
+FACT_STYLE = {"bad": "bold red", "warn": "yellow", "good": "green", "strong": "bold", "dim": "dim"}

@@ -1,0 +1,155 @@
+"""Realistic Genkit Go session snapshots (seed genkit-go-session-snapshots-design.md), deterministic per seed.
+
+A chat agent with `ChatState{messages}` snapshotting at every event: a tool iteration end when a turn called a
+tool, a turn end after each answer, an invocation end when the agent returns. With `restore_from`, the user
+restores an earlier snapshot: every later snapshot is marked orphaned and the conversation continues from there
+(the design's `InvalidateSnapshotsAfter` + `WithSnapshotID`). Ids are SHA256 of the JSON state, as designed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from datetime import datetime, timezone
+from pathlib import Path
+
+import orjson
+
+from .file_io import _atomic_write, _gz
+
+TURN_END, TOOL_ITERATION_END, INVOCATION_END = 0, 1, 2
+EVENT_NAMES = ("turnEnd", "toolIterationEnd", "invocationEnd")
+QUESTIONS = (
+    ("How do goroutines differ from threads?", None,
+     "Goroutines are multiplexed onto a few OS threads by the Go scheduler; they start with a 2 KB stack."),
+    ("What's the weather in Lisbon right now?", ("getWeather", {"city": "Lisbon"}, {"tempC": 21, "sky": "clear"}),
+     "It is 21 °C and clear in Lisbon."),
+    ("Show me a select statement with a timeout.", None,
+     "select { case v := <-ch: use(v) case <-time.After(time.Second): return errTimeout }"),
+    ("Convert 250 USD to EUR.", ("convertCurrency", {"amount": 250, "from": "USD", "to": "EUR"}, {"amount": 231.4}),
+     "250 USD is about 231.40 EUR at today's rate."),
+    ("Summarise what we discussed.", None, "We covered goroutines, a select timeout and a currency conversion."),
+)
+RESTORED_QUESTIONS = (
+    ("Actually, tell me about channels instead.", None,
+     "Channels are typed conduits: unbuffered ones synchronise sender and receiver, buffered ones queue values."),
+    ("When should I close a channel?", None, "Only the sender closes, and only to tell receivers no more values come."),
+)
+
+
+def iso_nanos(ms: int, extra_ns: int = 0) -> str:
+    """Go's time.Time JSON: RFC 3339 with nanoseconds."""
+    dt = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+    nanos = (ms % 1000) * 1_000_000 + extra_ns
+    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{nanos:09d}Z"
+
+
+def state_id(state: dict) -> str:
+    return hashlib.sha256(orjson.dumps(state)).hexdigest()
+
+
+def _user(text: str) -> dict:
+    return {"role": "user", "content": [{"text": text}]}
+
+
+def _model(text: str) -> dict:
+    return {"role": "model", "content": [{"text": text}]}
+
+
+class _Recorder:
+    def __init__(self, rng: random.Random, session_id: str, start_ms: int, event_names: bool) -> None:
+        self.rng = rng
+        self.session_id = session_id
+        self.t = start_ms
+        self.event_names = event_names
+        self.snapshots: list[dict] = []
+        self.last: dict | None = None  # Session.LastSnapshot
+        self.turn_index = 0
+
+    def snap(self, state: dict, event: int) -> dict:
+        self.t += self.rng.randint(300, 9_000)
+        frozen = orjson.loads(orjson.dumps(state))
+        snapshot = {
+            "id": state_id(frozen),
+            "sessionId": self.session_id,
+            "createdAt": iso_nanos(self.t, self.rng.randint(0, 999_999)),
+            "state": frozen,
+            "index": self.last["index"] + 1 if self.last else 0,
+            "turnIndex": self.turn_index,
+            "event": EVENT_NAMES[event] if self.event_names else event,
+        }
+        if self.last is not None:
+            snapshot["parentId"] = self.last["id"]
+        self.snapshots.append(snapshot)
+        self.last = snapshot
+        return snapshot
+
+    def turn(self, state: dict, question: tuple) -> None:
+        text, tool, answer = question
+        state["messages"].append(_user(text))
+        if tool is not None:
+            name, args, result = tool
+            state["messages"].append({"role": "model", "content": [{"toolRequest": {"name": name, "input": args}}]})
+            state["messages"].append({"role": "tool", "content": [{"toolResponse": {"name": name, "output": result}}]})
+            self.snap(state, TOOL_ITERATION_END)
+        state["messages"].append(_model(answer))
+        self.snap(state, TURN_END)
+        self.turn_index += 1
+
+    def restore(self, snapshot: dict) -> dict:
+        """WithSnapshotID: orphan everything after it, continue from its state, turn and index."""
+        for other in self.snapshots:
+            if other["index"] > snapshot["index"]:
+                other["orphaned"] = True
+        self.last = snapshot
+        self.turn_index = snapshot["turnIndex"] + 1
+        return orjson.loads(orjson.dumps(snapshot["state"]))
+
+
+def make_genkit_snapshots(seed: int = 0, *, session_id: str | None = None, start_ms: int = 1_779_000_000_000,
+                          turns: int = 4, restore_from: int | None = 1, event_names: bool = False) -> list[dict]:
+    """Snapshots of one session in index order (orphaned ones included). `restore_from`: restore after the turn
+    end of this turn index (None: no restore). `event_names`: write events as names instead of Go's integers."""
+    rng = random.Random(seed)
+    sid = session_id or f"chat-{rng.randrange(16**8):08x}"
+    rec = _Recorder(rng, sid, start_ms, event_names)
+    state: dict = {"messages": [], "invocations": 0}
+    for q in range(turns):
+        rec.turn(state, QUESTIONS[(seed + q) % len(QUESTIONS)])
+    state["invocations"] += 1
+    rec.snap(state, INVOCATION_END)
+    if restore_from is not None:
+        target = next(s for s in rec.snapshots if s["turnIndex"] == restore_from and s["event"] in (TURN_END, "turnEnd"))
+        state = rec.restore(target)
+        rec.t += 60_000
+        for question in RESTORED_QUESTIONS:
+            rec.turn(state, question)
+        state["invocations"] += 1
+        rec.snap(state, INVOCATION_END)
+    return rec.snapshots
+
+
+def write_genkit_dir(directory: Path | str, snapshots: list[dict], *, gzip: bool = False,
+                     session_data: bool = True) -> Path:
+    """One file per snapshot, `<id>.json`, like a file-backed store; plus each session's data file."""
+    target = Path(directory)
+    for snap in snapshots:
+        data = orjson.dumps(snap, option=orjson.OPT_INDENT_2)
+        _atomic_write(target / f"{snap['id']}.json{'.gz' if gzip else ''}", _gz(data) if gzip else data)
+    if session_data:
+        last: dict[str, dict] = {}
+        for snap in snapshots:
+            if not snap.get("orphaned"):
+                last[snap["sessionId"]] = snap
+        for sid, snap in last.items():
+            data = {"id": sid, "state": snap["state"], "lastSnapshot": snap, "turnIndex": snap["turnIndex"] + 1}
+            _atomic_write(target / f"session-{sid}.json", orjson.dumps(data))
+    return target
+
+
+def write_genkit_array(path: Path | str, snapshots: list[dict], *, gzip: bool = False) -> Path:
+    """`ListSnapshots(ctx, sessionID, true)` saved as one JSON array."""
+    p = Path(path)
+    data = orjson.dumps(snapshots, option=orjson.OPT_INDENT_2)
+    _atomic_write(p, _gz(data) if gzip else data)
+    return p

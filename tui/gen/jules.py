@@ -1,0 +1,216 @@
+"""Realistic Jules `SessionSnapshot.toJSON()` files (seed jules-session-snapshot-spec.md), deterministic per seed.
+
+A coding session: a plan, its approval, progress updates with the bash commands they ran (some failing, with
+their output), patches, agent replies, a user intervention that makes Jules plan again, and the end (completed
+with a pull request, failed, or still going). The derived views (timeline, activityCounts, insights) are computed
+here the way the SDK computes them, independently of the monitor's model.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime, timezone
+from pathlib import Path
+
+import orjson
+
+from .file_io import _atomic_write, _gz
+
+REPOS = ("acme/webshop", "acme/storefront")
+TASKS = (
+    ("Fix the flaky checkout test", "The checkout test fails about once in five runs on CI. Find out why and fix it."),
+    ("Fix rounding in checkout totals", "Customers see totals like 90.49999999999999 at checkout: round to cents."),
+)
+STEP_TITLES = (
+    "Read the relevant code and reproduce the problem", "Write a failing test", "Implement the change",
+    "Run the test suite", "Update the documentation", "Clean up and prepare the pull request",
+)
+FAILING_OUTPUT = """> webshop@2.3.1 test
+> jest --ci
+
+FAIL src/checkout/checkout.test.ts
+  ● checkout › applies the discount before tax
+
+    expect(received).toBe(expected) // Object.is equality
+
+    Expected: 90.5
+    Received: 90.49999999999999
+
+      41 |     const total = computeTotal(cart, { discount: 0.1 });
+    > 42 |     expect(total).toBe(90.5);
+         |                   ^
+
+Tests:       1 failed, 57 passed, 58 total
+"""
+LINT_OUTPUT = """src/checkout/total.ts
+  12:7  error  'rounding' is assigned a value but never used  @typescript-eslint/no-unused-vars
+
+✖ 1 problem (1 error, 0 warnings)
+"""
+PATCH = """diff --git a/src/checkout/total.ts b/src/checkout/total.ts
+index 3f2a1c0..9b8e7d4 100644
+--- a/src/checkout/total.ts
++++ b/src/checkout/total.ts
+@@ -9,7 +9,8 @@ export function computeTotal(cart: Cart, opts: Options): number {
+   const subtotal = cart.items.reduce((sum, item) => sum + item.price * item.qty, 0);
+-  const discounted = subtotal * (1 - opts.discount);
+-  return discounted * (1 + TAX_RATE);
++  const discounted = Math.round(subtotal * (1 - opts.discount) * 100) / 100;
++  const total = discounted * (1 + TAX_RATE);
++  return Math.round(total * 100) / 100;
+ }
+diff --git a/src/checkout/checkout.test.ts b/src/checkout/checkout.test.ts
+index 1c2d3e4..5f6a7b8 100644
+--- a/src/checkout/checkout.test.ts
++++ b/src/checkout/checkout.test.ts
+@@ -40,3 +40,3 @@ describe('checkout', () => {
+-    expect(total).toBe(90.5);
++    expect(total).toBeCloseTo(90.5, 2);
+"""
+README_PATCH = """diff --git a/docs/rounding.md b/docs/rounding.md
+new file mode 100644
+--- /dev/null
++++ b/docs/rounding.md
+@@ -0,0 +1,4 @@
++# Rounding
++
++Totals are rounded to cents after the discount and again after tax.
++See `computeTotal` in src/checkout/total.ts.
+"""
+
+
+def iso(ms: int) -> str:
+    dt = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+
+
+class _Session:
+    def __init__(self, rng: random.Random, start_ms: int, session_id: str) -> None:
+        self.rng = rng
+        self.t = start_ms
+        self.session_id = session_id
+        self.activities: list[dict] = []
+
+    def add(self, kind: str, originator: str = "agent", artifacts: list | None = None, **fields) -> dict:
+        self.t += self.rng.randint(4_000, 95_000)
+        n = len(self.activities) + 1
+        activity = {"name": f"sessions/{self.session_id}/activities/a{n:03d}", "id": f"a{n:03d}",
+                    "createTime": iso(self.t), "originator": originator, "artifacts": artifacts or [], "type": kind}
+        activity.update(fields)
+        self.activities.append(activity)
+        return activity
+
+    def plan(self, titles: list[str]) -> None:
+        steps = [{"id": f"s{i}", "title": title, "description": f"{title}.", "index": i}
+                 for i, title in enumerate(titles)]
+        self.add("planGenerated", plan={"id": f"plan{len(self.activities)}", "steps": steps, "createTime": iso(self.t)})
+
+    def approve(self) -> None:
+        plan_id = next(a["plan"]["id"] for a in reversed(self.activities) if a["type"] == "planGenerated")
+        self.add("planApproved", originator="user", planId=plan_id)
+
+    def run(self, title: str, *commands: tuple[str, str, int | None]) -> None:
+        arts = [{"type": "bashOutput", "command": cmd, "stdout": out, "stderr": "", "exitCode": code}
+                for cmd, out, code in commands]
+        self.add("progressUpdated", artifacts=arts, title=title, description="")
+
+    def patch(self, title: str, diff: str, message: str) -> None:
+        art = {"type": "changeSet", "source": "sources/github/acme/webshop",
+               "gitPatch": {"unidiffPatch": diff, "baseCommitId": "4be1f0c", "suggestedCommitMessage": message}}
+        self.add("progressUpdated", artifacts=[art], title=title, description="")
+
+
+def summary(activity: dict) -> str:
+    """The SDK's generateSummary, written from the spec's table."""
+    kind = activity["type"]
+    if kind == "planGenerated":
+        return f"Plan with {len(activity['plan']['steps'])} steps"
+    if kind == "planApproved":
+        return "Plan approved"
+    if kind == "progressUpdated":
+        return activity.get("title") or activity.get("description") or "Progress update"
+    if kind == "sessionCompleted":
+        return "Session completed"
+    if kind == "sessionFailed":
+        return f"Failed: {activity.get('reason')}"
+    if kind in ("userMessaged", "agentMessaged"):
+        msg = activity["message"]
+        who = "User" if kind == "userMessaged" else "Agent"
+        return f"{who}: {msg[:100]}{'...' if len(msg) > 100 else ''}"
+    return kind
+
+
+def make_jules_snapshot(seed: int = 0, *, start_ms: int = 1_779_000_000_000, state: str = "completed",
+                        include_activities: bool = True, user_messages: int = 1) -> dict:
+    """A `toJSON()` object. `state`: "completed" (with a pull request), "failed", or e.g. "inProgress"."""
+    rng = random.Random(seed)
+    title, prompt = TASKS[seed % len(TASKS)]
+    session_id = str(rng.randrange(10**17, 10**18))
+    s = _Session(rng, start_ms, session_id)
+    s.plan(list(STEP_TITLES[:4]))
+    s.approve()
+    s.run("Reading the checkout code", ("ls src/checkout", "checkout.test.ts\ntotal.ts\ntypes.ts\n", 0),
+          ("git log --oneline -5 -- src/checkout", "9d1e2f3 Apply discounts per item\n4be1f0c Add tax rate\n", 0))
+    s.run("Running the tests to reproduce the failure", ("npm test", FAILING_OUTPUT, 1))
+    s.add("agentMessaged", message="The failure is floating point: the discount is applied to an unrounded "
+          "subtotal, so 90.5 comes out as 90.49999999999999. I will round to cents at each step and make the "
+          "assertion tolerant.")
+    s.patch("Rounding totals to cents", PATCH, "Round checkout totals to cents")
+    s.run("Running the tests again", ("npm test", "Tests:       58 passed, 58 total\n", 0))
+    for n in range(user_messages):
+        s.add("userMessaged", originator="user", message=(
+            "Please also document the rounding rule for the support team." if n == 0 else
+            "And keep the old helper exported for one release, other packages still import it."))
+        s.plan(["Write docs/rounding.md", "Run the linter"])
+        s.approve()
+        s.run("Running the linter", ("npm run lint", LINT_OUTPUT, 2), ("npm run lint -- --fix", "", 0))
+        s.patch("Documenting the rounding rule", README_PATCH, "Document the rounding rule")
+    if state == "failed":
+        s.run("Pushing the branch", ("git push origin jules/fix-rounding", "fatal: could not read Username\n", 128))
+        s.add("sessionFailed", originator="system", reason="Could not push the branch: authentication failed")
+    elif state == "completed":
+        s.add("agentMessaged", message="All tests pass and the linter is clean. I opened a pull request.")
+        s.add("sessionCompleted", originator="system")
+    else:
+        s.run("Running the full test suite", ("npm test -- --runInBand", "", None))
+    created = start_ms
+    updated = s.t + rng.randint(1_000, 9_000)
+    activities = s.activities
+    counts: dict[str, int] = {}
+    for a in activities:
+        counts[a["type"]] = counts.get(a["type"], 0) + 1
+    failed = [a for a in activities
+              if any(x.get("type") == "bashOutput" and x.get("exitCode") != 0 for x in a["artifacts"])]
+    snap = {
+        "id": session_id,
+        "state": state,
+        "url": f"https://jules.google.com/session/{session_id}",
+        "createdAt": iso(created),
+        "updatedAt": iso(updated),
+        "durationMs": updated - created,
+        "prompt": f"{prompt} (repo {REPOS[seed % len(REPOS)]})",
+        "title": title,
+        "activities": activities,
+        "activityCounts": counts,
+        "timeline": [{"time": a["createTime"], "type": a["type"], "summary": summary(a)} for a in activities],
+        "insights": {
+            "completionAttempts": counts.get("sessionCompleted", 0),
+            "planRegenerations": counts.get("planGenerated", 0),
+            "userInterventions": counts.get("userMessaged", 0),
+            "failedCommandCount": len(failed),
+        },
+    }
+    if state == "completed":
+        snap["pr"] = {"url": f"https://github.com/{REPOS[seed % len(REPOS)]}/pull/{rng.randint(100, 999)}",
+                      "title": title, "description": "Rounds totals to cents after the discount and after tax."}
+    if not include_activities:
+        del snap["activities"]
+    return snap
+
+
+def write_jules(directory: Path | str, snap: dict, *, gzip: bool = False, name: str | None = None) -> Path:
+    """`<dir>/jules-<id>.json` (or `.json.gz`), written atomically like the other generators' files."""
+    data = orjson.dumps(snap, option=orjson.OPT_INDENT_2)
+    path = Path(directory) / (name or f"jules-{snap.get('id', 'session')}.json{'.gz' if gzip else ''}")
+    _atomic_write(path, _gz(data) if gzip else data)
+    return path

@@ -1,0 +1,460 @@
+"""Jules `SessionSnapshot` (seed jules-session-snapshot-spec.md): read it, and recompute its derived views.
+
+Accepted shapes: the SDK's `snapshot.toJSON()` (with or without `activities`: the default toJSON leaves them out,
+keeping `timeline`, `activityCounts` and `insights`), and a Jules `SessionResource` (`createTime`, `outputs[]`,
+`activities[]`). Activities may be SDK-shaped (`type`, `message`, `plan`, `artifacts: [{type: "bashOutput", ...}]`)
+or REST-shaped (`planGenerated: {plan}`, `artifacts: [{bashOutput: {command, output, exitCode}}]`).
+
+The derived views follow the spec exactly (timeline summaries, counts of observed types only, insights); when the
+file also stores them, the stored and recomputed values are compared and every difference is reported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from tui.model.fields import as_dict, as_int, as_list, as_ms, as_str, type_name
+
+FORMAT = "jules-snapshot"
+ACTIVITY_TYPES = ("planGenerated", "planApproved", "progressUpdated", "sessionCompleted", "sessionFailed",
+                  "userMessaged", "agentMessaged")
+_REST_MESSAGE_KEYS = {"userMessaged": "userMessage", "agentMessaged": "agentMessage"}
+_SNAPSHOT_KEYS = ("activityCounts", "timeline", "insights")
+_IDENTITY_KEYS = ("id", "state", "title", "prompt", "createdAt", "createTime", "name")
+SUMMARY_LIMIT = 100
+
+
+@dataclass(slots=True)
+class Artifact:
+    kind: str  # "bashOutput" | "changeSet" | "media" | anything else, as found
+    raw: object
+    command: str = ""
+    output: str = ""
+    exit_code: int | None = None
+    failed: bool = False
+    patch: str = ""
+    commit_message: str = ""
+    files: list[tuple[str, str, int, int]] = field(default_factory=list)  # (path, change, additions, deletions)
+    mime: str = ""
+    data_chars: int = 0
+
+
+@dataclass(slots=True)
+class Activity:
+    raw: object
+    id: str = ""
+    type: str = "unknown"
+    time: str = ""  # createTime exactly as found (the timeline keeps it as is)
+    time_ms: int | None = None
+    originator: str = ""
+    message: str = ""
+    plan_steps: list = field(default_factory=list)
+    plan_id: str = ""
+    title: str = ""
+    description: str = ""
+    reason: str = ""
+    artifacts: list[Artifact] = field(default_factory=list)
+    summary: str = ""
+    from_timeline: bool = False  # rebuilt from a stored timeline entry (the file had no activities)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def failed_command(self) -> bool:
+        return any(a.failed for a in self.artifacts)
+
+
+@dataclass(slots=True)
+class Insights:
+    completion_attempts: int = 0
+    plan_regenerations: int = 0
+    user_interventions: int = 0
+    failed_commands: list[Activity] | None = None  # None: unknown (no activities in the file)
+
+    def as_dict(self) -> dict:
+        return {
+            "completionAttempts": self.completion_attempts,
+            "planRegenerations": self.plan_regenerations,
+            "userInterventions": self.user_interventions,
+            "failedCommandCount": len(self.failed_commands) if self.failed_commands is not None else None,
+        }
+
+
+@dataclass(slots=True)
+class JulesSnapshot:
+    raw: dict
+    id: str = ""
+    state: str = ""
+    url: str = ""
+    created_at: str = ""
+    updated_at: str = ""
+    created_ms: int | None = None
+    updated_ms: int | None = None
+    duration_ms: int | None = None
+    prompt: str = ""
+    title: str = ""
+    pr: dict | None = None
+    activities: list[Activity] = field(default_factory=list)
+    activities_included: bool = True
+    activity_counts: dict[str, int] = field(default_factory=dict)
+    timeline: list[dict] = field(default_factory=list)
+    insights: Insights = field(default_factory=Insights)
+    generated_files: list = field(default_factory=list)
+    stored_counts: dict | None = None
+    stored_insights: dict | None = None
+    stored_timeline_length: int | None = None
+    stored_duration_ms: int | None = None
+    mismatch: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def outcome(self) -> str:
+        """"completed" | "failed" | "" (any other state: the session was still going when snapshotted)."""
+        key = self.state.replace("_", "").lower()
+        return key if key in ("completed", "failed") else ""
+
+    @property
+    def failed_command_count(self) -> int | None:
+        if self.insights.failed_commands is not None:
+            return len(self.insights.failed_commands)
+        stored = as_dict(self.stored_insights).get("failedCommandCount")
+        return as_int(stored, -1) if as_int(stored, -1) >= 0 else None
+
+    @property
+    def commands(self) -> list[Artifact]:
+        return [a for act in self.activities for a in act.artifacts if a.kind == "bashOutput"]
+
+
+def looks_like_jules(value: object) -> bool:
+    if not isinstance(value, dict):
+        return False
+    if any(key in value for key in _SNAPSHOT_KEYS):
+        return any(key in value for key in _IDENTITY_KEYS)
+    # a SessionResource: its activities or outputs, and its state or prompt
+    return ("activities" in value or "outputs" in value) and ("state" in value or "prompt" in value)
+
+
+# --- the spec's computed views ---------------------------------------------------------------------------
+
+def summarize(activity: Activity) -> str:
+    """TL-04: the human-readable timeline summary of one activity."""
+    kind = activity.type
+    if kind == "planGenerated":
+        return f"Plan with {len(activity.plan_steps)} steps"
+    if kind == "planApproved":
+        return "Plan approved"
+    if kind == "progressUpdated":
+        return activity.title or activity.description or "Progress update"
+    if kind == "sessionCompleted":
+        return "Session completed"
+    if kind == "sessionFailed":
+        return f"Failed: {activity.reason}"
+    if kind in ("userMessaged", "agentMessaged"):
+        who = "User" if kind == "userMessaged" else "Agent"
+        msg = activity.message
+        return f"{who}: {msg[:SUMMARY_LIMIT]}{'...' if len(msg) > SUMMARY_LIMIT else ''}"
+    return kind
+
+
+def activity_counts(activities: list[Activity]) -> dict[str, int]:
+    """AC-01..03: observed types only, in order of first appearance."""
+    counts: dict[str, int] = {}
+    for a in activities:
+        counts[a.type] = counts.get(a.type, 0) + 1
+    return counts
+
+
+def timeline(activities: list[Activity]) -> list[dict]:
+    """TL-01..03: one entry per activity: its createTime, type and summary."""
+    return [{"time": a.time, "type": a.type, "summary": a.summary} for a in activities]
+
+
+def insights(activities: list[Activity], counts: dict[str, int], *, known_commands: bool = True) -> Insights:
+    """INS-01..04."""
+    return Insights(
+        completion_attempts=counts.get("sessionCompleted", 0),
+        plan_regenerations=counts.get("planGenerated", 0),
+        user_interventions=counts.get("userMessaged", 0),
+        failed_commands=[a for a in activities if a.failed_command] if known_commands else None,
+    )
+
+
+# --- reading -----------------------------------------------------------------------------------------------
+
+def parse(value: dict) -> JulesSnapshot:
+    """Never raises on wrong types: what cannot be used is listed in `problems`. The input is not modified."""
+    snap = JulesSnapshot(raw=value)
+    snap.id = as_str(value.get("id")) or as_str(value.get("name")).rsplit("/", 1)[-1]
+    snap.state = as_str(value.get("state"))
+    snap.url = as_str(value.get("url"))
+    snap.prompt = as_str(value.get("prompt"))
+    snap.title = as_str(value.get("title"))
+    created = value.get("createdAt", value.get("createTime"))
+    updated = value.get("updatedAt", value.get("updateTime"))
+    snap.created_at, snap.created_ms = _time(created, "createdAt", snap.problems)
+    snap.updated_at, snap.updated_ms = _time(updated, "updatedAt", snap.problems)
+    if snap.created_ms is not None and snap.updated_ms is not None:
+        snap.duration_ms = snap.updated_ms - snap.created_ms  # SNAP-03
+    stored_duration = value.get("durationMs")
+    if stored_duration is not None:
+        snap.stored_duration_ms = as_int(stored_duration, -1) if as_int(stored_duration, -1) >= 0 else None
+        if snap.stored_duration_ms is None:
+            snap.problems.append(f"durationMs is {type_name(stored_duration)}, expected a number")
+        elif snap.duration_ms is None:
+            snap.duration_ms = snap.stored_duration_ms
+    snap.pr = _pull_request(value, snap.problems)
+    snap.generated_files = as_list(value.get("generatedFiles"))
+
+    raw_activities = value.get("activities")
+    if raw_activities is not None and not isinstance(raw_activities, list):
+        snap.problems.append(f"activities is {type_name(raw_activities)}, expected an array")
+        raw_activities = None
+    stored_timeline = value.get("timeline")
+    if stored_timeline is not None and not isinstance(stored_timeline, list):
+        snap.problems.append(f"timeline is {type_name(stored_timeline)}, expected an array")
+        stored_timeline = None
+    if raw_activities is None and stored_timeline is not None:
+        snap.activities_included = False
+        snap.activities = [_from_timeline(entry, i) for i, entry in enumerate(stored_timeline)]
+    else:
+        snap.activities = [_activity(item, i) for i, item in enumerate(raw_activities or [])]
+    for a in snap.activities:
+        if not a.from_timeline:
+            a.summary = summarize(a)
+    snap.activity_counts = activity_counts(snap.activities)
+    snap.timeline = timeline(snap.activities)
+    snap.insights = insights(snap.activities, snap.activity_counts, known_commands=snap.activities_included)
+
+    counts = value.get("activityCounts")
+    if counts is not None and not isinstance(counts, dict):
+        snap.problems.append(f"activityCounts is {type_name(counts)}, expected an object")
+    snap.stored_counts = counts if isinstance(counts, dict) else None
+    stored_insights = value.get("insights")
+    if stored_insights is not None and not isinstance(stored_insights, dict):
+        snap.problems.append(f"insights is {type_name(stored_insights)}, expected an object")
+    snap.stored_insights = stored_insights if isinstance(stored_insights, dict) else None
+    snap.stored_timeline_length = len(stored_timeline) if stored_timeline is not None else None
+    snap.mismatch = _compare(snap)
+    return snap
+
+
+def _time(value: object, name: str, problems: list[str]) -> tuple[str, int | None]:
+    if value is None:
+        return "", None
+    ms = as_ms(value)
+    if ms is None:
+        problems.append(f"{name} is {value!r:.60}, expected an ISO time" if isinstance(value, str)
+                        else f"{name} is {type_name(value)}, expected an ISO time")
+        return "", None
+    return (value if isinstance(value, str) else iso(ms)), ms
+
+
+def iso(ms: int | None) -> str | None:
+    """SER-03: times as ISO strings (what the SDK's toISOString writes)."""
+    if ms is None:
+        return None
+    try:
+        dt = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return None
+    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+
+
+def _pull_request(value: dict, problems: list[str]) -> dict | None:
+    """PR-01/02: `pr`, else the outcome's pull request, else the first pullRequest output."""
+    pr = value.get("pr")
+    if isinstance(pr, dict):
+        return pr
+    if pr is not None:
+        problems.append(f"pr is {type_name(pr)}, expected an object")
+    outcome_pr = as_dict(value.get("outcome")).get("pullRequest")
+    if isinstance(outcome_pr, dict):
+        return outcome_pr
+    for output in as_list(value.get("outputs")):
+        if isinstance(output, dict) and isinstance(output.get("pullRequest"), dict):
+            if output.get("type") in (None, "pullRequest"):
+                return output["pullRequest"]
+    return None
+
+
+def _activity_type(node: dict) -> str:
+    kind = node.get("type")
+    if isinstance(kind, str) and kind:
+        return kind
+    for name in ACTIVITY_TYPES:
+        if name in node:
+            return name
+    return "unknown"
+
+
+def _activity(node: object, position: int) -> Activity:
+    a = Activity(raw=node)
+    if not isinstance(node, dict):
+        a.problems.append(f"activity {position} is {type_name(node)}, expected an object")
+        a.type = "broken"
+        return a
+    a.type = _activity_type(node)
+    a.id = as_str(node.get("id")) or as_str(node.get("name")).rsplit("/", 1)[-1]
+    time = node.get("createTime")
+    a.time_ms = as_ms(time)
+    a.time = time if isinstance(time, str) else (iso(a.time_ms) or "")
+    a.originator = as_str(node.get("originator"))
+    rest = as_dict(node.get(a.type))  # the REST shape nests the fields under the type's name
+    message = node.get("message")
+    if message is None and a.type in _REST_MESSAGE_KEYS:
+        message = rest.get(_REST_MESSAGE_KEYS[a.type])
+    a.message = message if isinstance(message, str) else ("" if message is None else str(message))
+    plan = node.get("plan", rest.get("plan"))
+    a.plan_steps = as_list(as_dict(plan).get("steps"))
+    a.plan_id = as_str(as_dict(plan).get("id")) or as_str(node.get("planId", rest.get("planId")))
+    a.title = as_str(node.get("title", rest.get("title")))
+    a.description = as_str(node.get("description", rest.get("description")))
+    reason = node.get("reason", rest.get("reason"))
+    if reason is None:
+        reason = as_dict(node.get("error")).get("message")  # the spec's "error.message"
+    a.reason = reason if isinstance(reason, str) else ("" if reason is None else str(reason))
+    artifacts = node.get("artifacts")
+    if artifacts is not None and not isinstance(artifacts, list):
+        a.problems.append(f"artifacts is {type_name(artifacts)}, expected an array")
+    a.artifacts = [_artifact(item, a.problems) for item in as_list(artifacts)]
+    return a
+
+
+def _from_timeline(entry: object, position: int) -> Activity:
+    a = Activity(raw=entry, from_timeline=True)
+    if not isinstance(entry, dict):
+        a.problems.append(f"timeline entry {position} is {type_name(entry)}, expected an object")
+        a.type = "broken"
+        return a
+    a.type = as_str(entry.get("type")) or "unknown"
+    time = entry.get("time")
+    a.time_ms = as_ms(time)
+    a.time = time if isinstance(time, str) else (iso(a.time_ms) or "")
+    a.summary = as_str(entry.get("summary"))
+    return a
+
+
+def _artifact(node: object, problems: list[str]) -> Artifact:
+    if not isinstance(node, dict):
+        problems.append(f"artifact is {type_name(node)}, expected an object")
+        return Artifact("broken", node)
+    kind = node.get("type")
+    body = node
+    rest_shape = False
+    if not isinstance(kind, str):
+        kind = next((k for k in ("bashOutput", "changeSet", "media") if isinstance(node.get(k), dict)), "unknown")
+        body = as_dict(node.get(kind))
+        rest_shape = True
+    art = Artifact(kind, node)
+    if kind == "bashOutput":
+        art.command = _text(body.get("command"))
+        art.output = "".join(_text(body.get(k)) for k in ("output", "stdout", "stderr"))
+        code = body.get("exitCode")
+        art.exit_code = code if isinstance(code, int) and not isinstance(code, bool) else None
+        if rest_shape and code is None:
+            art.exit_code = 0  # the REST API (proto3) leaves a zero exit code out
+        art.failed = art.exit_code != 0  # INS-04: exitCode !== 0 (a missing code counts, as in the SDK)
+    elif kind == "changeSet":
+        patch = as_dict(body.get("gitPatch"))
+        art.patch = _text(patch.get("unidiffPatch"))
+        art.commit_message = _text(patch.get("suggestedCommitMessage"))
+        art.files = parse_unidiff(art.patch)
+    elif kind == "media":
+        art.mime = as_str(body.get("format")) or as_str(body.get("mimeType"))
+        data = body.get("data")
+        art.data_chars = len(data) if isinstance(data, str) else 0
+    return art
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ("" if value is None else str(value))
+
+
+def parse_unidiff(patch: str) -> list[tuple[str, str, int, int]]:
+    """Files of a unified diff: (path, created|modified|deleted, additions, deletions)."""
+    files: list[tuple[str, str, int, int]] = []
+    path, change, adds, dels = "", "modified", 0, 0
+    old = ""
+    started = False
+
+    def close() -> None:
+        if started:
+            files.append((path or old or "?", change, adds, dels))
+
+    for line in patch.splitlines():
+        if line.startswith("diff --git "):
+            close()
+            started, path, old, change, adds, dels = True, "", "", "modified", 0, 0
+            parts = line.split(" b/", 1)
+            path = parts[1] if len(parts) == 2 else ""
+        elif line.startswith("--- "):
+            if not started:
+                started, path, change, adds, dels = True, "", "modified", 0, 0
+            old = line[4:].removeprefix("a/")
+            if line[4:].strip() == "/dev/null":
+                change = "created"
+        elif line.startswith("+++ "):
+            target = line[4:]
+            if target.strip() == "/dev/null":
+                change = "deleted"
+                path = path or old
+            else:
+                path = target.removeprefix("b/")
+        elif started and line.startswith("+"):
+            adds += 1
+        elif started and line.startswith("-"):
+            dels += 1
+    close()
+    return files
+
+
+def _compare(snap: JulesSnapshot) -> list[str]:
+    """Stored derived views that disagree with the ones recomputed from the activities."""
+    out: list[str] = []
+    if snap.stored_counts is not None:
+        keys = list(dict.fromkeys([*snap.stored_counts, *snap.activity_counts]))
+        for key in keys:
+            stored = snap.stored_counts.get(key, 0)
+            mine = snap.activity_counts.get(key, 0)
+            if as_int(stored, -1) != mine:
+                out.append(f"activityCounts.{key}: stored {stored!r}, recomputed {mine}")
+    if snap.stored_insights is not None:
+        mine = snap.insights.as_dict()
+        for key, value in mine.items():
+            if value is None or key not in snap.stored_insights:
+                continue
+            stored = snap.stored_insights[key]
+            if as_int(stored, -1) != value:
+                out.append(f"insights.{key}: stored {stored!r}, recomputed {value}")
+    if snap.stored_timeline_length is not None and snap.activities_included:
+        if snap.stored_timeline_length != len(snap.activities):
+            out.append(f"timeline: {snap.stored_timeline_length} entries stored, {len(snap.activities)} activities")
+    if snap.stored_duration_ms is not None and snap.created_ms is not None and snap.updated_ms is not None:
+        if snap.stored_duration_ms != snap.updated_ms - snap.created_ms:
+            out.append(f"durationMs: stored {snap.stored_duration_ms}, updatedAt - createdAt is "
+                       f"{snap.updated_ms - snap.created_ms}")
+    return out
+
+
+# --- dump --json -------------------------------------------------------------------------------------------
+
+def summary(snap: JulesSnapshot) -> dict:
+    """The format-specific part of `dump --json` (SER-01/02: plain JSON, ISO times, failedCommandCount)."""
+    commands = snap.commands
+    return {
+        "id": snap.id or None,
+        "state": snap.state or None,
+        "url": snap.url or None,
+        "title": snap.title or None,
+        "createdAt": iso(snap.created_ms),
+        "updatedAt": iso(snap.updated_ms),
+        "durationMs": snap.duration_ms,
+        "activitiesIncluded": snap.activities_included,
+        "activityCounts": dict(snap.activity_counts),
+        "timelineLength": len(snap.timeline),
+        "insights": {**snap.insights.as_dict(), "failedCommandCount": snap.failed_command_count},
+        "commands": len(commands) if snap.activities_included else None,
+        "pr": {k: snap.pr.get(k) for k in ("url", "title", "description")} if snap.pr else None,
+        "storedMismatch": list(snap.mismatch),
+        "problems": list(snap.problems),
+    }
