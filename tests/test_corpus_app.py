@@ -4,6 +4,10 @@ and never reaches the screen raw."""
 
 from __future__ import annotations
 
+import asyncio
+import gzip
+import shutil
+
 import pytest
 from rich.text import Text
 from textual.widgets import DataTable, Static
@@ -235,3 +239,51 @@ async def test_hostile_text_is_literal_everywhere_in_the_session_screen(corpus, 
         assert_inert(str(screen.query_one("#status").render()), "status line")
         for notice in notices(app):
             assert_inert(notice, "notification")
+
+
+def screen_lines(app) -> list[str]:
+    """The whole screen as composited, one string per terminal line: what would be written to the terminal."""
+    return ["".join(segment.text for segment in strip) for strip in app.screen._compositor.render_strips()]
+
+
+@pytest.mark.parametrize("name", ["hostile-text.json.gz", "session/hostile-ledger.jsonl"])
+async def test_hostile_text_is_inert_on_every_screen(corpus, name, tmp_path):
+    """Every screen over a hostile session (tree, each op's details, waterfall, insights, export, help, search,
+    a reload, the version diff and history) composes to lines without a single raw control character."""
+    directory, _ = corpus
+    path = tmp_path / name.rsplit("/", 1)[-1]
+    shutil.copy(directory / name, path)
+    app = MonitorApp(sessions_dir=tmp_path, document=load(str(path)))
+    seen: list[str] = []
+
+    def check(where: str) -> None:
+        for line in screen_lines(app):
+            assert_inert(line, where)
+        seen.append(where)
+
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.3)
+        check("session")
+        screen = app.screen
+        for op in walk_ops(screen.session):
+            screen.tree.reveal(op)
+            await pilot.pause(0.1)
+            check(f"op {op.path}")
+        for keys, where in ((["w"], "waterfall"), (["escape", "i"], "insights"), (["i", "x"], "export"),
+                            (["escape", "question_mark"], "help"), (["escape", "slash", *"MARKUP", "enter"], "search")):
+            await pilot.press(*keys)
+            await pilot.pause(0.3)
+            check(where)
+        await asyncio.sleep(0.3)
+        data = path.read_bytes()  # a new version of the file: the history records it, the screen reloads
+        if name.endswith(".jsonl"):
+            path.write_bytes(data + data.splitlines(keepends=True)[-1].replace(b'"seq":4', b'"seq":5'))
+        else:
+            path.write_bytes(gzip.compress(gzip.decompress(data).replace(b'"status":"ok"', b'"status":"failed"')))
+        await pilot.pause(1.5)
+        check("after a reload")
+        for keys, where in ((["D"], "version diff"), (["escape", "left_square_bracket"], "older version")):
+            await pilot.press(*keys)
+            await pilot.pause(0.4)
+            check(where)
+    assert len(seen) > 8

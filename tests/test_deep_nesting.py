@@ -14,10 +14,14 @@ from corpus import deep_tree, ledger, ledger_op, put, snapshot_bytes
 from tui.app import MonitorApp
 from tui.model.ascii_tree import render
 from tui.model.document import load, load_bytes
+from tui.model import export, insights, insights_text
+from tui.model.diff import diff_sessions
 from tui.model.logs import logs_under
 from tui.model.nodes import release_tree
 from tui.model.search import ErrorFilter, find, find_session_by_prefix, walk_ops
 from tui.model.summary import summarise
+from tui.model.tree_store import TreeStore
+from tui.model.waterfall import Waterfall
 from tui.screens.session import SessionScreen
 from tui.sources.replay import replay_events
 
@@ -77,6 +81,14 @@ def test_every_model_walk_is_iterative(tmp_path):
             assert find(root, "tool-199")
             assert find_session_by_prefix(root, leaf.session.path_prefix) is leaf.session
             assert summarise(doc)["maxDepth"] == 200
+            assert insights_text.render_text(insights.compute(root))
+            assert b"agent-200" in export.render(root, "markdown") and b"agent-200" in export.render(root, "json")
+            assert not diff_sessions(root, load_bytes(data, str(path), doc.sessions_dir).root).ops
+            assert Waterfall(root).rows
+            if root.raw is not None:
+                store = TreeStore()
+                digest = store.put(root.raw)
+                assert store.put(store.get(digest)) == digest  # rebuilt whole (== on dicts would recurse)
             release_tree(root)
             assert root.turns == []
 
@@ -128,7 +140,8 @@ async def test_app_opens_150_levels_and_drills_down_and_back(tmp_path):
         assert "… 146 levels …" in crumbs and "agent-150" in crumbs and "(depth 150)" in crumbs, crumbs
         labels = [node.label.plain for node in deepest.tree.root.children[0].children]
         assert any("leaf-tool" in label for label in labels) and all(len(label) < 160 for label in labels)
-        for keys in (["e"], ["e"], ["slash", *"leaf", "enter"], ["y"], ["L"], ["question_mark"], ["escape"]):
+        for keys in (["e"], ["e"], ["slash", *"leaf", "enter"], ["y"], ["L"], ["question_mark"], ["escape"],
+                     ["w"], ["escape"], ["i"], ["i"], ["x"], ["escape"]):  # waterfall, insights, export
             await pilot.press(*keys)
             await pilot.pause()
         assert app.screen is deepest and deepest.matches, "search found the leaf"

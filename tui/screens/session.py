@@ -119,7 +119,7 @@ class SessionScreen(HistoryView, Screen):
 
     def on_mount(self) -> None:
         self.query_one("#detail").border_title = "Details"
-        self.tree.border_title = getattr(view_of(self.session), "tree_title", "opTree")
+        self.tree.border_title = Text(getattr(view_of(self.session), "tree_title", "opTree"))
         if self.live_root is not None:
             hub, root = self.app.hub, self.live_root
             self.tree.clock = lambda: hub.clock(root, time.time())
