@@ -32,7 +32,8 @@ from tui.model.json_text import dumps  # noqa: E402
 # clear + home, colours, a bidi override and isolate, NUL and other C0 controls, DEL, a C1 control. Markup and the
 # title change come first: views that cut long text at 60 characters still show them.
 HOSTILE = ("[bold magenta]MARKUP[/]\x1b]0;PWNED-TITLE\x07\x1b[2J\x1b[HCLEARED\x1b[31mRED\x1b[0m\u202eREVERSED\u202c "
-           "\x00NUL\x08BS\x7fDEL\x9bC1 \u2066ISOLATE\u2069 [/] [link=https://evil.example]LINK[/link] \x1b]2;PWNED2\x1b\\")
+           "\x00NUL\x08BS\x7fDEL\x9bC1 \u2066ISOLATE\u2069 [/] [link=https://evil.example]LINK[/link] "
+           "\x1b]2;PWNED2\x1b\\")
 HOSTILE_NAME = "hostile-name-\x1b]0;PWNED-NAME\x07[red]x[bold]\u202e"  # no "/" in a file name
 BIG_PAYLOAD_BYTES = 100 * 1024 * 1024
 _MEMBER = 16 * 1024 * 1024  # one gzip member of spaces: a bomb is this member repeated
@@ -183,7 +184,8 @@ def _broken(d: Path, bomb_bytes: int) -> list[Case]:
         Case("truncated-json.json", "broken", "plain JSON cut in half", "ends early"),
         Case("truncated-json-in-gzip.json.gz", "broken", "complete gzip of half a JSON document", "ends early"),
         Case("not-gzip.json.gz", "broken", "a .json.gz holding binary (PNG) bytes", "not gzip data and not JSON"),
-        Case("not-utf8.json.gz", "broken", "JSON with bytes 0xff 0xfe in a string", "not UTF-8 text: invalid byte 0xff"),
+        Case("not-utf8.json.gz", "broken", "JSON with bytes 0xff 0xfe in a string",
+             "not UTF-8 text: invalid byte 0xff"),
         Case("wrong-shape-top-array.json.gz", "broken", "top level is a JSON array", "top level is array"),
         Case("wrong-shape-top-string.json", "broken", "top level is a JSON string", "top level is string"),
         Case("wrong-shape-no-optree.json.gz", "broken", "an object without opTree/snapshot/turns",
@@ -304,7 +306,7 @@ def _bad_refs(d: Path, payload_bomb_bytes: int) -> Case:
                     ("1-4", "payload file not found: payloads/missing.json.gz"),
                     ("1-5", "truncated gzip"),
                     ("1-6", "sha256 mismatch"),
-                    ("1-7", "ymlink loop"),
+                    ("1-7", "is a symbolic link loop"),
                     ("1-8", "ermission denied"),
                     ("1-9", "byte cap once decompressed"),
                 ))

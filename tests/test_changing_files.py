@@ -86,7 +86,8 @@ async def test_browser_follows_deleted_and_replaced_files(tmp_path):
                               or "corrupt gzip" in _row(screen, "spoiled").broken)
         assert not _row(screen, "keep").broken
         spoiled.write_bytes(good_bytes(7))  # fixed again: the row recovers
-        assert await wait_for(pilot, lambda: _row(screen, "spoiled").status == "ok" and not _row(screen, "spoiled").broken)
+        assert await wait_for(pilot, lambda: _row(screen, "spoiled").status == "ok"
+                              and not _row(screen, "spoiled").broken)
 
 
 def _row(screen, session_id: str):

@@ -137,7 +137,9 @@ async def test_app_opens_150_levels_and_drills_down_and_back(tmp_path):
         drilled = await drill_to_the_bottom(pilot, app, 150)
         deepest = app.screen
         crumbs = str(deepest.query_one("#crumbs").render())
-        assert "… 146 levels …" in crumbs and "agent-150" in crumbs and "(depth 150)" in crumbs, crumbs
+        assert "depth 150" in crumbs and "… 146 levels …" in crumbs, crumbs
+        assert crumbs.rstrip().endswith("agent-150"), crumbs
+        assert len(crumbs.rstrip()) < 150, "the whole breadcrumb fits the line"
         labels = [node.label.plain for node in deepest.tree.root.children[0].children]
         assert any("leaf-tool" in label for label in labels) and all(len(label) < 160 for label in labels)
         for keys in (["e"], ["e"], ["slash", *"leaf", "enter"], ["y"], ["L"], ["question_mark"], ["escape"],
@@ -175,7 +177,7 @@ async def test_app_shows_ledger_sub_agents_150_levels_down(tmp_path):
         await pilot.pause()
         await drill_to_the_bottom(pilot, app, 5, first=146)
         crumbs = str(app.screen.query_one("#crumbs").render())
-        assert "agent-150" in crumbs and "(depth 150)" in crumbs and "agent-0" in crumbs, crumbs
+        assert "agent-150" in crumbs and "depth 150" in crumbs and "agent-0" in crumbs, crumbs
         await pilot.press("e")
         await pilot.pause()
         shown, stack = [], [app.screen.tree.root]  # errors only: the failed tool, expanded into view

@@ -68,7 +68,8 @@ async def test_100_mb_payload_opens_without_freezing(tmp_path):
             await pilot.pause(0.3)
         assert screen.view_name == "hex" and visible(screen)[-1].startswith("063")  # the last rows of hex
         print(f"100 MB payload: first paint {first_paint * 1000:.0f} ms, decoded in {decoded:.2f} s, worst stall "
-              f"while decoding {during_decode.worst * 1000:.0f} ms, while scrolling {while_reading.worst * 1000:.0f} ms")
+              f"while decoding {during_decode.worst * 1000:.0f} ms, "
+              f"while scrolling {while_reading.worst * 1000:.0f} ms")
         assert first_paint < 1.5
         assert during_decode.worst < 0.75 and while_reading.worst < 0.75
         assert decoded < 30 and last_key < 2

@@ -113,7 +113,9 @@ def _resolve_inside(rel: object, sessions_dir: str | os.PathLike | None) -> Path
     try:
         base = Path(sessions_dir).resolve()
         target = (base / norm).resolve()
-    except (OSError, RuntimeError) as e:
+    except RuntimeError:  # Python < 3.13 reports a symlink loop this way
+        raise PayloadError(f"payload ref path {rel!r} is a symbolic link loop") from None
+    except OSError as e:
         raise PayloadError(f"cannot resolve payload path {rel!r}: {e}") from None
     if not target.is_relative_to(base):
         raise PayloadError(f"payload ref path {rel!r} resolves outside the sessions directory (symlink?)")

@@ -41,19 +41,19 @@ def breadcrumb(session: Session, doc: Document) -> Text:
     name = doc.path if doc.path != "-" else "stdin"
     text.append(one_line(name.rsplit("/", 1)[-1], 60), style="dim")
     chain: list[Session | None] = list(session.breadcrumb())
-    if len(chain) > CRUMBS_SHOWN:
+    elided = len(chain) > CRUMBS_SHOWN
+    if elided:  # the root, how many levels are hidden, the last levels: agent names only (paths are long there)
         hidden = len(chain) - CRUMBS_SHOWN + 1
         chain = [chain[0], None, *chain[-(CRUMBS_SHOWN - 2):]]
+        text.append(f"  depth {session.depth}", style="bold")
     for s in chain:
         text.append("  ›  ", style="dim")
         if s is None:
             text.append(f"… {hidden} levels …", style="dim italic")
             continue
-        if s.parent_op is not None:
+        if s.parent_op is not None and not elided:
             text.append(f"[{fmt_path(s.parent_op.path)}] ", style="dim")
-        text.append(one_line(s.display_agent, 50), style="bold" if s is session else "")
-    if session.depth >= CRUMBS_SHOWN:
-        text.append(f"  (depth {session.depth})", style="dim")
+        text.append(one_line(s.display_agent, 30 if elided else 50), style="bold" if s is session else "")
     return text
 
 

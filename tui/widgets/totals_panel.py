@@ -97,7 +97,8 @@ class TotalsPanel(Static):
         for _ in range(2):
             table.add_column(style="dim", no_wrap=True)
             table.add_column(justify="right", no_wrap=True)
-        cells = [(one_line(f.label, 12 if narrow else 40), Text(one_line(f.value, 200), style=FACT_STYLE.get(f.tone, "")))
+        cells = [(one_line(f.label, 12 if narrow else 40),
+                  Text(one_line(f.value, 200), style=FACT_STYLE.get(f.tone, "")))
                  for f in facts.cells]
         for i in range(0, len(cells), 2):
             row = []
