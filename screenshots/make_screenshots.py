@@ -29,6 +29,7 @@ SHOTS = [
     ("genkit", scenes.genkit_app, scenes.genkit_branch, ()),
     ("history", scenes.session_app, scenes.view_older_version, ()),
     ("history-diff", scenes.session_app, scenes.diff_versions, ()),
+    ("broken-files", scenes.corpus_browser_app, scenes.wait_browser_loaded, ()),
 ]
 
 

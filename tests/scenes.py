@@ -188,3 +188,21 @@ async def diff_versions(pilot) -> None:
             break
         await pilot.pause(0.05)
     await pilot.pause(0.3)
+
+
+def corpus_browser_app() -> MonitorApp:
+    """The browser over the corpus of broken, hostile and extreme files (tests/corpus.py), fixed mtimes."""
+    import os
+
+    from corpus import build_corpus
+    from tui.model.source_bytes import set_document_limit
+
+    target = BASE / "corpus"
+    if target.exists():
+        shutil.rmtree(target)
+    build_corpus(target, bomb_bytes=200 * 1024 * 1024, payload_bomb_bytes=300 * 1024 * 1024)
+    set_document_limit(64 * 1024 * 1024)  # as with --max-bytes 64M: the bomb is refused sooner
+    for folder, _, files in os.walk(target):
+        for name in files:
+            os.utime(Path(folder) / name, (START_MS / 1000, START_MS / 1000), follow_symlinks=False)
+    return MonitorApp(sessions_dir=target, watch=False)

@@ -171,7 +171,7 @@ def test_fill_row_broken_files_never_raise(tmp_path):
     assert "truncated gzip" in rows[TRUNCATED].broken
     assert rows[NOT_JSON].broken.startswith("not JSON")
     gone = row_from_entry(d / "gone.json.gz", 0.0, 10, SNAPSHOT)
-    assert fill_row(gone).broken == "no such file"
+    assert fill_row(gone).broken.startswith("no such file")
     (d / "list.json").write_bytes(b"[1, 2]")
     assert "expected a snapshot object" in fill_row(row_from_entry(d / "list.json", 0.0, 6, SNAPSHOT)).broken
 

@@ -13,6 +13,7 @@ from textual.binding import Binding
 
 from tui.app_history import HistoryRecorder
 from tui.model.document import SNAPSHOT, Document, load
+from tui.model.fields import printable
 from tui.model.genkit import looks_like_genkit_dir
 from tui.model.live import LiveHub
 from tui.model.nodes import release_tree
@@ -21,6 +22,7 @@ from tui.model.source_bytes import LoadError
 from tui.sources.dir_watch import DirChanges, watch_sessions
 from tui.sources.event_stream import connect, listen
 from tui.sources.ledger_tail import LedgerTail
+from tui.sources.paths import safe_resolve
 
 LIVE_APPLY_SECONDS = 0.25  # live updates are batched and applied this often
 REJECTION_NOTICE_SECONDS = 5.0  # at most one "rejected so far" notification this often
@@ -55,10 +57,18 @@ class MonitorApp(HistoryRecorder, App):
         self.stream_status: dict[str, str] = {}
         self._tails: dict[Path, LedgerTail] = {}
         self._reload_lock = threading.Lock()
+        self._reload_errors: dict[Path, str] = {}  # the last failed reload of each open file, told once
         self.init_history()
         self._reported_problems = 0
         self._reported_at = 0.0
         self._panel_counts: tuple = ()
+
+    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
+               markup: bool = True) -> None:
+        """Every notification (screens and widgets end up here) is plain text: messages quote file names, file
+        content and stream data, so markup is never parsed and control characters are shown escaped."""
+        super().notify(printable(str(message), keep_newlines=True), title=printable(str(title)), severity=severity,
+                       timeout=timeout, markup=False)
 
     # start-up ---------------------------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -68,7 +78,8 @@ class MonitorApp(HistoryRecorder, App):
             self.notify(self.demo_note, title="demo", timeout=8, markup=False)
         if self.initial_document is not None:
             self.push_screen(self.session_screen(self.initial_document, self.initial_op))
-            watched = Path(self.initial_document.path).resolve().parent if self.initial_document.path != "-" else None
+            path = self.initial_document.path
+            watched = safe_resolve(Path(path)).parent if path != "-" else None
         else:
             from tui.screens.browser import BrowserScreen
 
@@ -116,6 +127,9 @@ class MonitorApp(HistoryRecorder, App):
         except (MemoryError, RecursionError) as exc:
             self.notify(f"{path}: {type(exc).__name__}", title="cannot open", severity="error", timeout=10,
                         markup=False)
+        except Exception as exc:  # noqa: BLE001 - one bad file must not take the monitor down
+            self.notify(f"{path}: cannot load: {type(exc).__name__}: {exc}", title="cannot open", severity="error",
+                        timeout=10)
         return None
 
     def session_screen(self, doc: Document, op_path: str | None = None, live_root: str | None = None):
@@ -181,13 +195,14 @@ class MonitorApp(HistoryRecorder, App):
             if batch.removed:
                 browser.remove_paths(batch.removed)
         for path in batch.updated:
-            if self.file_screens(path.resolve()):
-                self.reload(path.resolve())
+            resolved = safe_resolve(path)
+            if self.file_screens(resolved):
+                self.reload(resolved)
 
     def file_screens(self, path: Path):
         """The session screens showing the file at `path` (resolved): the root view and its drill-downs."""
         return [s for s in self.session_screens()
-                if s.live_root is None and s.doc.path != "-" and Path(s.doc.path).resolve() == path]
+                if s.live_root is None and s.doc.path != "-" and safe_resolve(Path(s.doc.path)) == path]
 
     @work(thread=True, group="reload", exclusive=False)
     def reload(self, path: Path) -> None:
@@ -207,12 +222,23 @@ class MonitorApp(HistoryRecorder, App):
                 doc = tail.document()
             else:
                 doc = load(str(path))
-        except (LoadError, OSError):
-            return  # a half-written or vanished file: keep what is on screen, the next change will retry
+        except LoadError as exc:
+            # half-written, or replaced by something broken: keep what is on screen, the next change will retry
+            self.call_from_thread(self._reload_failed, path, exc.reason)
+            return
+        except (OSError, RuntimeError, MemoryError):
+            return  # vanished meanwhile
         version = self.record_file_version(path, doc, tail)
         self.call_from_thread(self.replace_with_version, path, doc, version)
 
+    def _reload_failed(self, path: Path, reason: str) -> None:
+        if self.file_screens(path) and self._reload_errors.get(path) != reason:
+            self._reload_errors[path] = reason
+            self.notify(f"{path.name} changed but cannot be read now: {reason}. Showing the last version read.",
+                        title="file changed", severity="warning", timeout=8)
+
     def _replace_documents(self, path: Path, doc: Document) -> None:
+        self._reload_errors.pop(path, None)
         old_roots = []
         for screen in self.file_screens(path):
             if screen.doc.root is not None and screen.doc.root is not doc.root:

@@ -16,6 +16,19 @@ def default_sessions_dir() -> Path:
     return Path(env).expanduser() if env else Path.home() / ".ai-agent" / "sessions"
 
 
+def size(text: str) -> int:
+    """argparse type for --max-bytes: 1073741824, 512M, 1GiB (named so that its errors read "invalid size")."""
+    from tui.model.source_bytes import parse_size
+
+    return parse_size(text)
+
+
+def add_max_bytes(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--max-bytes", type=size, metavar="N",
+                   help="refuse documents larger than N bytes once decompressed, e.g. 512M or 2G (default 1G, or "
+                        "$AIAGENT_MONITOR_MAX_BYTES): a guard against gzip bombs")
+
+
 def app_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG,
@@ -47,6 +60,7 @@ def app_parser() -> argparse.ArgumentParser:
     p.add_argument("--token", metavar="TOKEN",
                    help="required from WebSocket producers of --listen (Authorization: Bearer TOKEN or ?token=TOKEN)"
                         " and sent to --connect servers; default $AIAGENT_MONITOR_TOKEN, which keeps it out of ps")
+    add_max_bytes(p)
     return p
 
 
@@ -61,6 +75,11 @@ def dump_parser() -> argparse.ArgumentParser:
                    help="print the insights (failed ops, fatal logs, slowest ops, cost by model/agent/tool, cache "
                         "share, retries, tool error rate, final report) instead of the tree; with --json, add them "
                         "as \"insights\"")
+    p.add_argument("--payloads", action="store_true",
+                   help="text mode: also read every captured payload and list, under its op, those that cannot be "
+                        "read (invalid base64, refs outside the sessions directory, missing or corrupt files, "
+                        "sha256 mismatches)")
+    add_max_bytes(p)
     return p
 
 
@@ -76,6 +95,7 @@ def export_parser() -> argparse.ArgumentParser:
     which.add_argument("--session", metavar="PREFIX",
                        help="export the sub-agent with this op path, id or trace id prefix, or agent id")
     p.add_argument("--sessions-dir", metavar="DIR", help="where ref payloads and child ledgers resolve")
+    add_max_bytes(p)
     return p
 
 
@@ -83,7 +103,9 @@ def main(argv: list[str] | None = None) -> int:
     from_command_line = argv is None
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "dump":
-        rc = run_dump(dump_parser().parse_args(argv[1:]))
+        args = dump_parser().parse_args(argv[1:])
+        set_max_bytes(args.max_bytes)
+        rc = run_dump(args)
         if from_command_line:
             # Freeing a few million parsed objects one by one at interpreter exit costs more than the dump itself.
             sys.stdout.flush()
@@ -93,7 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] == "export":
         from tui.export_cli import run_export
 
-        rc = run_export(export_parser().parse_args(argv[1:]))
+        args = export_parser().parse_args(argv[1:])
+        set_max_bytes(args.max_bytes)
+        rc = run_export(args)
         if from_command_line:  # as for dump: skip freeing the parsed tree object by object
             sys.stdout.flush()
             sys.stderr.flush()
@@ -112,13 +136,24 @@ def main(argv: list[str] | None = None) -> int:
 
         return gen_main(argv[1:])
     args = app_parser().parse_args(argv)
+    set_max_bytes(args.max_bytes)
     from tui.launch import run_app
 
     return run_app(args)
 
 
+def set_max_bytes(max_bytes: int | None) -> None:
+    if max_bytes is not None:
+        from tui.model.source_bytes import set_document_limit
+
+        set_document_limit(max_bytes)
+
+
 def fail(message: str) -> int:
-    print(f"{PROG}: {message}", file=sys.stderr)
+    """One line on stderr, exit status 2. The message may quote a file name or content: made inert first."""
+    from tui.model.fields import one_line
+
+    print(f"{PROG}: {one_line(message, 2000)}", file=sys.stderr)
     return 2
 
 
@@ -130,6 +165,7 @@ def run_dump(args: argparse.Namespace) -> int:
     gc.disable()  # a one-shot command over acyclic parsed JSON: the collector would only re-scan it
     from tui.model.ascii_tree import render
     from tui.model.document import GENKIT, JULES, load
+    from tui.model.fields import printable
     from tui.model.source_bytes import LoadError
     from tui.model.summary import summarise
 
@@ -147,7 +183,7 @@ def run_dump(args: argparse.Namespace) -> int:
             from tui.model.insights import compute
             from tui.model.insights_text import render_text
 
-            out.write(render_text(compute(doc.root)))
+            out.write(printable(render_text(compute(doc.root)), keep_newlines=True))
         elif args.json:
             summary = summarise(doc)
             if args.insights:  # opt-in: ~5% of the dump of a 20,000-op file, and ~100x the output
@@ -160,10 +196,17 @@ def run_dump(args: argparse.Namespace) -> int:
         elif doc.format in (JULES, GENKIT):
             from tui.model.foreign_text import render as render_foreign
 
-            out.write("\n".join(render_foreign(doc, max_depth=args.depth)))
+            out.write("\n".join(printable(line) for line in render_foreign(doc, max_depth=args.depth)))
             out.write("\n")
         else:
-            out.write("\n".join(render(doc.root, max_depth=args.depth)))
+            notes = None
+            if args.payloads:
+                from tui.model.payload_check import payload_problems
+
+                def notes(op, where=doc.sessions_dir):
+                    return payload_problems(op, where)
+            # every field is made inert where the line is built; this is the last line of defence
+            out.write("\n".join(printable(line) for line in render(doc.root, max_depth=args.depth, op_notes=notes)))
             out.write("\n")
         out.flush()
     except BrokenPipeError:

@@ -54,11 +54,26 @@ def tree_at(tree: dict, t_ms: int) -> dict:
     response (they are running); logs and accounting entries keep those with timestamp <= t; a childSession is cut
     the same way (left out if it had not started yet); a session still open at t loses endedAt, success, error and
     finalReport. Every session node gets totals recomputed for what remains.
+
+    Sub-agents are cut without recursion (each session is a generator that yields the sessions below it), so a
+    chain of sub-agents hundreds deep is no problem.
     """
-    return _session_at(tree, t_ms)
+    stack = [_session_at(tree, t_ms)]
+    sent: dict | None = None
+    while True:
+        try:
+            child = stack[-1].send(sent)
+        except StopIteration as done:
+            stack.pop()
+            if not stack:
+                return done.value
+            sent = done.value
+            continue
+        stack.append(child)
+        sent = None
 
 
-def _session_at(node: dict, t_ms: int) -> dict:
+def _session_at(node: dict, t_ms: int):
     out = dict(node)
     finished = _ended_by(node, t_ms)
     if not finished:
@@ -67,7 +82,11 @@ def _session_at(node: dict, t_ms: int) -> dict:
     for key in ("turns", "steps"):
         items = node.get(key)
         if isinstance(items, list):
-            out[key] = [_turn_at(item, t_ms) for item in items if _started_by(item, t_ms)]
+            kept = []
+            for item in items:
+                if _started_by(item, t_ms):
+                    kept.append((yield from _turn_at(item, t_ms)))
+            out[key] = kept
     totals = compute_totals(out)
     stored = node.get("totals")
     if finished and isinstance(stored, dict):
@@ -78,7 +97,7 @@ def _session_at(node: dict, t_ms: int) -> dict:
     return out
 
 
-def _turn_at(turn: object, t_ms: int) -> object:
+def _turn_at(turn: object, t_ms: int):
     if not isinstance(turn, dict):
         return turn
     out = dict(turn)
@@ -86,11 +105,15 @@ def _turn_at(turn: object, t_ms: int) -> object:
         out.pop("endedAt", None)
     ops = turn.get("ops")
     if isinstance(ops, list):
-        out["ops"] = [_op_at(op, t_ms) for op in ops if _started_by(op, t_ms)]
+        kept = []
+        for op in ops:
+            if _started_by(op, t_ms):
+                kept.append((yield from _op_at(op, t_ms)))
+        out["ops"] = kept
     return out
 
 
-def _op_at(op: object, t_ms: int) -> object:
+def _op_at(op: object, t_ms: int):
     if not isinstance(op, dict):
         return op
     out = dict(op)
@@ -111,7 +134,7 @@ def _op_at(op: object, t_ms: int) -> object:
     child = op.get("childSession")
     if isinstance(child, dict):
         if _started_by(child, t_ms):
-            out["childSession"] = _session_at(child, t_ms)
+            out["childSession"] = yield _session_at(child, t_ms)  # built by tree_at's loop, then sent back
         else:
             out.pop("childSession", None)
     return out

@@ -2,22 +2,36 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
-from tui.model.fields import one_line
+from tui.model.fields import one_line, printable
 from tui.model.format import fmt_cost, fmt_duration, fmt_tokens, fmt_ts
 from tui.model.nodes import Op, Session, Turn
 
+OpNotes = Callable[[Op], list[str]]
 
-def render(root: Session, *, max_depth: int | None = None) -> Iterator[str]:
+
+def render(root: Session, *, max_depth: int | None = None, op_notes: OpNotes | None = None) -> Iterator[str]:
+    """The lines of the tree. `op_notes(op)` may add lines under an op (e.g. payloads that cannot be read).
+
+    Sub-agents are walked with an explicit stack: a tree hundreds of levels deep renders without recursion.
+    """
     yield session_line(root)
-    yield from _session_body(root, "", max_depth)
+    stack: list[Iterator] = [_session_body(root, "", max_depth, op_notes)]
+    while stack:
+        item = next(stack[-1], None)
+        if item is None:
+            stack.pop()
+        elif isinstance(item, str):
+            yield item
+        else:
+            stack.append(item)  # a sub-agent's body: its lines come before the rest of this one
 
 
 def session_line(s: Session) -> str:
     parts = [f"SESSION {one_line(s.display_agent, 80)}"]
     if s.trace_id:
-        parts.append(f"trace={s.trace_id}")
+        parts.append(f"trace={one_line(s.trace_id, 80)}")
     if s.call_path and s.call_path != s.agent_id:
         parts.append(f"callPath={one_line(s.call_path, 120)}")
     if s.title:
@@ -38,11 +52,11 @@ def session_line(s: Session) -> str:
 
 
 def turn_line(t: Turn) -> str:
-    text = f"{t.title}  {fmt_ts(t.started_at)}  {fmt_duration(t.duration_ms)}  ops={len(t.ops)}"
+    text = f"{one_line(t.title, 120)}  {fmt_ts(t.started_at)}  {fmt_duration(t.duration_ms)}  ops={len(t.ops)}"
     if t.status and t.status != "ok":
-        text += f"  {t.status.upper()}"
+        text += f"  {one_line(t.status.upper(), 40)}"
     if t.problems:
-        text += f"  BROKEN: {'; '.join(t.problems)}"
+        text += f"  BROKEN: {one_line('; '.join(t.problems), 400)}"
     return text
 
 
@@ -55,7 +69,7 @@ def op_line(op: Op) -> str:
         if agent:
             parts.append(f"-> {one_line(agent, 60)}")
     parts.append(fmt_duration(op.duration_ms))
-    parts.append("RUNNING" if op.running else (op.status or "-") if op.status != "failed" else "FAILED")
+    parts.append("RUNNING" if op.running else one_line(op.status or "-", 40) if op.status != "failed" else "FAILED")
     if op.error:
         parts.append(f"({one_line(op.error, 60)})")
     if op.tokens_in or op.tokens_out:
@@ -65,13 +79,14 @@ def op_line(op: Op) -> str:
     if op.warnings or op.errors:
         parts.append(f"logs: {op.warnings} WRN {op.errors} ERR")
     if op.problems:
-        parts.append(f"BROKEN: {'; '.join(op.problems)}")
+        parts.append(f"BROKEN: {one_line('; '.join(op.problems), 400)}")
     return "  ".join(parts)
 
 
-def _session_body(s: Session, indent: str, max_depth: int | None) -> Iterator[str]:
+def _session_body(s: Session, indent: str, max_depth: int | None, op_notes: OpNotes | None) -> Iterator:
+    """Lines (str) of a session's turns and ops; a sub-agent is yielded as its own body iterator."""
     if s.problems:
-        yield f"{indent}│  ! {'; '.join(s.problems)}"
+        yield f"{indent}│  ! {one_line('; '.join(s.problems), 400)}"
     for ti, turn in enumerate(s.turns):
         last_turn = ti == len(s.turns) - 1
         yield f"{indent}{'└─' if last_turn else '├─'} {turn_line(turn)}"
@@ -82,16 +97,19 @@ def _session_body(s: Session, indent: str, max_depth: int | None) -> Iterator[st
                 if isinstance(value, str) and value:
                     yield f"{pad}{key + ':':8}{one_line(value, 120)}"
         for log in turn.extra_logs:
-            yield f"{pad}{log.severity} {one_line(log.message, 160)}"
+            yield f"{pad}{printable(log.severity)} {one_line(log.message, 160)}"
         for oi, op in enumerate(turn.ops):
             last_op = oi == len(turn.ops) - 1
             yield f"{pad}{'└─' if last_op else '├─'} {op_line(op)}"
             child_pad = pad + ("   " if last_op else "│  ")
+            if op_notes is not None:
+                for note in op_notes(op):
+                    yield f"{child_pad}! {one_line(note, 300)}"
             if op.child is not None:
                 if max_depth is not None and op.child.depth > max_depth:
                     continue
                 yield f"{child_pad}└─ {session_line(op.child)}"
-                yield from _session_body(op.child, child_pad + "   ", max_depth)
+                yield _session_body(op.child, child_pad + "   ", max_depth, op_notes)
             elif op.child_ref is not None:
                 problem = op.child_ref.get("problem")
                 yield f"{child_pad}└─ (sub-agent stored elsewhere{': ' + one_line(str(problem), 120) if problem else ''})"

@@ -49,6 +49,7 @@ class DecodedView:
     reassembled: Reassembled | None = None
     notes: list[str] = field(default_factory=list)
     data: bytes = field(default=b"", repr=False)
+    pretty_is_stored: bool = False  # `pretty` is the payload's own text (so the raw view can share its lines)
 
     def line_count_hex(self) -> int:
         return (len(self.data) + 15) // 16
@@ -129,6 +130,7 @@ def decode_bytes(data: bytes, format_hint: str = "") -> DecodedView:
             _decode_body(view, data, hint)
     except Exception as e:  # noqa: BLE001 - a viewer must show something for any input
         view.kind, view.pretty, view.events, view.reassembled = "binary", "", [], None
+        view.pretty_is_stored = False
         view.notes.append(f"internal decoder error: {type(e).__name__}: {e}")
     return view
 
@@ -167,6 +169,7 @@ def _body_into(view: DecodedView, body: bytes, hint: str) -> str:
         view.notes.append("no SSE events found" + (" although the format says sse" if hint == "sse" else ""))
     if text is not None and _few_controls(body):
         view.pretty = text[1:] if text.startswith("\ufeff") else text
+        view.pretty_is_stored = not text.startswith("\ufeff")
         return "text"
     view.pretty = ""
     return "binary"
@@ -186,16 +189,15 @@ def _few_controls(b: bytes) -> bool:
 
 def _try_json(view: DecodedView, body: bytes, text: str) -> str | None:
     """Parse + pretty-print; returns None on success or the parse error."""
-    src = text.lstrip("\ufeff").strip()
     if len(body) > HUGE_JSON_BYTES:
-        # Re-indenting would hold a second, larger copy: validate only and show as stored.
-        try:
-            orjson.loads(src)
-        except orjson.JSONDecodeError as e:
-            return str(e)
-        view.pretty = src
-        view.notes.append(f"large JSON ({len(body) // (1024 * 1024)} MiB): shown as stored, not re-indented")
+        # Re-indenting would hold a second, larger copy, and even parsing to validate holds the interpreter for
+        # the better part of a second (the screen would stall): shown as stored, the text shared with the raw view.
+        view.pretty = text[1:] if text.startswith("\ufeff") else text
+        view.pretty_is_stored = not text.startswith("\ufeff")
+        view.notes.append(f"large JSON ({len(body) // (1024 * 1024)} MiB): shown as stored, "
+                          "not re-indented or validated")
         return None
+    src = text.lstrip("\ufeff").strip()
     # orjson turns integers past 64 bits into floats; keep them exact with the stdlib parser.
     if not _BIG_INT.search(body):
         try:

@@ -14,7 +14,7 @@ from tui.model.gc_pause import paused_gc
 from tui.model.ledger import LedgerBuilder, is_ledger_record, parse_records, sessions_dir_for_ledger
 from tui.model.nodes import Session
 from tui.model.snapshot import build_session
-from tui.model.source_bytes import MAX_DOCUMENT_BYTES, LoadError, read_source
+from tui.model.source_bytes import GZIP_MAGIC, LoadError, document_limit, read_source
 
 SNAPSHOT = "aiagent-snapshot"
 LEDGER = "aiagent-ledger"
@@ -40,16 +40,16 @@ class Document:
     extra: object = None  # JulesSnapshot / GenkitStore for those formats
 
 
-def load(path: str, sessions_dir: str | Path | None = None, max_bytes: int = MAX_DOCUMENT_BYTES) -> Document:
+def load(path: str, sessions_dir: str | Path | None = None, max_bytes: int | None = None) -> Document:
     with paused_gc():
         return _load(path, sessions_dir, max_bytes)
 
 
-def _load(path: str, sessions_dir: str | Path | None, max_bytes: int) -> Document:
+def _load(path: str, sessions_dir: str | Path | None, max_bytes: int | None) -> Document:
     if path != "-" and os.path.isdir(path):
         from tui.model.foreign_load import load_dir
 
-        return load_dir(path, max_bytes)
+        return load_dir(path, document_limit() if max_bytes is None else max_bytes)
     data = read_source(path, max_bytes)
     if sessions_dir is None and path != "-":
         p = Path(path)
@@ -129,17 +129,34 @@ def _load_lines(data: bytes, path: str, sessions_dir: Path | None, first_error: 
         return _ledger(records, problems, path, sessions_dir)
     if records and looks_like_accounting(records[0]):
         return _accounting(records, path)
-    raise LoadError(path, _json_reason(data, first_error))
+    raise LoadError(path, _json_reason(data, first_error, path))
 
 
-def _json_reason(data: bytes, exc: Exception) -> str:
-    message = exc.args[0] if getattr(exc, "args", None) else str(exc)
-    head = data.lstrip()[:1]
-    if head not in (b"{", b"["):
-        return f"not JSON (starts with {data[:12]!r}): {message}"
-    if "unexpected end" in str(message).lower() or "eof" in str(message).lower():
+def _json_reason(data: bytes, exc: Exception, path: str = "") -> str:
+    message = str(exc.args[0] if getattr(exc, "args", None) else exc)
+    lowered = message.lower()
+    head = bytes(data[:12])
+    if data.lstrip()[:1] not in (b"{", b"["):
+        if path.endswith(".gz") and data[:2] != GZIP_MAGIC:
+            return f"not gzip data and not JSON either (starts with {head!r})"
+        if "not valid utf-8" not in lowered:
+            return f"not JSON (starts with {head!r}): {message}"
+    if "not valid utf-8" in lowered:
+        return _utf8_reason(data)
+    if "depth limit" in lowered or "recursion" in lowered:
+        return "JSON nested deeper than 1,024 levels (sub-agents about 200 deep): refused"
+    if "unexpected end" in lowered or "eof" in lowered:
         return f"invalid JSON: it ends early, the file is truncated or still being written ({message})"
     return f"invalid JSON: {message}"
+
+
+def _utf8_reason(data: bytes) -> str:
+    try:
+        bytes(data).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        return f"not UTF-8 text: invalid byte 0x{data[exc.start]:02x} at offset {exc.start:,} (line {line:,})"
+    return "not UTF-8 text (a string holds an unpaired surrogate escape)"
 
 
 def _ledger(records: list[dict], problems: list[str], path: str, sessions_dir: Path | None) -> Document:

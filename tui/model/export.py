@@ -6,8 +6,6 @@ import os
 import re
 from pathlib import Path
 
-import orjson
-
 from tui.model.nodes import Session
 from tui.model.search import find_op_by_path, walk_ops
 
@@ -31,12 +29,10 @@ def render(session: Session, fmt: str, *, source: str = "", source_format: str =
         from tui.model.export_json import export
 
         value = export(session, source=source, source_format=source_format, insights=insights)
-        try:
-            return orjson.dumps(value, option=orjson.OPT_INDENT_2, default=str) + b"\n"
-        except TypeError:  # an integer beyond 64 bits somewhere in the attributes
-            import json
+        from tui.model.json_text import dumps
 
-            return json.dumps(value, indent=2, default=str).encode() + b"\n"
+        # orjson when it can; the stdlib past orjson's limits (integers beyond 64 bits, more than 255 levels)
+        return dumps(value, indent=True) + b"\n"
     raise ExportError(f"unknown format {fmt!r}: use {' or '.join(FORMATS)}")
 
 

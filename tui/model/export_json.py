@@ -25,7 +25,21 @@ def export(session: Session, *, source: str = "", source_format: str = "", insig
     }
 
 
-def session_dict(s: Session) -> dict:
+def session_dict(root: Session) -> dict:
+    """The session and everything below it; sub-agents are filled in from a stack (no recursion: any depth)."""
+    out = _session_fields(root)
+    stack = [(out, root)]
+    while stack:
+        into, session = stack.pop()
+        for turn_out, turn in zip(into["turns"], session.turns):
+            for op_out, op in zip(turn_out["ops"], turn.ops):
+                if op.child is not None:
+                    op_out["childSession"] = _session_fields(op.child)
+                    stack.append((op_out["childSession"], op.child))
+    return out
+
+
+def _session_fields(s: Session) -> dict:
     return {
         "path": s.path_prefix,
         "id": s.id or None,
@@ -101,7 +115,7 @@ def op_dict(op: Op) -> dict:
         "attributes": op.attributes,
         "problems": list(op.problems),
         "logs": [log_dict(entry) for entry in op_logs(op)],
-        "childSession": session_dict(op.child) if op.child is not None else None,
+        "childSession": None,  # filled in by session_dict
         "childRef": op.child_ref,
     }
 

@@ -159,6 +159,19 @@ def _in_time_order(items):
 
 
 def _timeline(s: Session, level: int) -> Iterator[str]:
+    """The timeline lines; sub-agents are walked with an explicit stack (no recursion: any depth)."""
+    stack: list[Iterator] = [_timeline_body(s, level)]
+    while stack:
+        item = next(stack[-1], None)
+        if item is None:
+            stack.pop()
+        elif isinstance(item, str):
+            yield item
+        else:
+            stack.append(item)  # a sub-agent's lines come before the rest of this session's
+
+
+def _timeline_body(s: Session, level: int) -> Iterator:
     pad = "  " * level
     if not s.turns:
         yield f"{pad}- (no turns)"
@@ -169,7 +182,7 @@ def _timeline(s: Session, level: int) -> Iterator[str]:
             if op.child is not None:
                 child = op.child
                 yield pad + "    - " + _session_line(child)
-                yield from _timeline(child, level + 3)
+                yield _timeline_body(child, level + 3)
             elif op.child_ref is not None:
                 yield pad + "    - sub-agent stored elsewhere: " + md.text(op.child_agent or "?", 80)
 

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 _CONTROL = {c: f"\\x{c:02x}" for c in list(range(0x00, 0x20)) + [0x7F] if c not in (0x09,)}
 _CONTROL.update({c: f"\\x{c:02x}" for c in range(0x80, 0xA0)})
+# Bidi embeddings, overrides and isolates reorder what follows them on screen (a "Trojan Source" title could
+# read as something else); line/paragraph separators break lines in some terminals. Shown as \uXXXX.
+_INVISIBLE = (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x2028, 0x2029)
+_CONTROL.update({c: f"\\u{c:04x}" for c in _INVISIBLE})
+_UNSAFE = re.compile("[" + "".join(f"\\u{c:04x}" for c in sorted(_CONTROL)) + "]")
+_UNSAFE_KEEP_NL = re.compile("[" + "".join(f"\\u{c:04x}" for c in sorted(_CONTROL) if c != 0x0A) + "]")
 
 _CONTROL_KEEP_NL = {k: v for k, v in _CONTROL.items() if k != 0x0A}
 
@@ -75,10 +82,37 @@ def type_name(value: object) -> str:
 
 
 def printable(text: str, keep_newlines: bool = False) -> str:
-    """Make untrusted text inert for a terminal: control characters become visible \\xNN escapes."""
-    return text.translate(_CONTROL_KEEP_NL if keep_newlines else _CONTROL)
+    """Make untrusted text inert for a terminal: control characters become visible \\xNN escapes, bidi controls
+    \\uXXXX. Text with nothing to escape (nearly all of it) is returned as is, after one regex scan."""
+    if keep_newlines:
+        return text.translate(_CONTROL_KEEP_NL) if _UNSAFE_KEEP_NL.search(text) else text
+    return text.translate(_CONTROL) if _UNSAFE.search(text) else text
 
 
 def one_line(text: str, limit: int = 200) -> str:
     flat = printable(text.replace("\r\n", " ").replace("\n", " "))
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _shown(value: object) -> str:
+    text = repr(value) if isinstance(value, str) else type_name(value)
+    return one_line(text, 40)
+
+
+def str_field(node: dict, key: str, problems: list[str]) -> str:
+    """node[key] when it is a string; anything else but null is noted in `problems` and read as ""."""
+    value = node.get(key)
+    if isinstance(value, str):
+        return value
+    if value is not None:
+        problems.append(f"{key} is {type_name(value)}, expected a string")
+    return ""
+
+
+def ms_field(node: dict, key: str, problems: list[str]) -> int | None:
+    """node[key] as ms since the epoch (see as_ms); a value that is not a time is noted in `problems`."""
+    value = node.get(key)
+    ms = as_ms(value)
+    if ms is None and value is not None:
+        problems.append(f"{key} is {_shown(value)}, expected a time (ms since the epoch)")
+    return ms

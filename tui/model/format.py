@@ -48,3 +48,14 @@ def fmt_ts(ms: int | None, *, date: bool = True) -> str:
 
 def fmt_bytes(n: int | None) -> str:
     return "? B" if n is None else humanize.naturalsize(n, binary=True, format="%.1f")
+
+
+def fmt_path(path: str, limit: int = 32) -> str:
+    """An op path for a narrow place: deep ones (`1-1.1-1.….3-2`, 4 characters a level) keep their end."""
+    if len(path) <= limit:
+        return path
+    tail = path[-(limit - 1):]
+    dot = tail.find(".")
+    if 0 <= dot < len(tail) - 1:
+        tail = tail[dot + 1:]
+    return "…" + tail

@@ -1,4 +1,7 @@
-"""Build the normalised tree from v3 ledgers: `session/<id>.jsonl`, following child ledgers."""
+"""Build the normalised tree from v3 ledgers: `session/<id>.jsonl`, following child ledgers.
+
+Child ledgers are built iteratively (see tui.model.trampoline), so deep chains of sub-agents cost no recursion.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +14,9 @@ from tui.model.logs import LogEntry
 from tui.model.nodes import Op, Session, Turn, begin_op
 from tui.model.source_bytes import LoadError, read_source
 from tui.model.totals import Totals
+from tui.model.trampoline import drive
 
-MAX_CHILD_DEPTH = 64
+MAX_CHILD_DEPTH = 512
 
 
 def parse_records(data: bytes) -> tuple[list[dict], list[str], int]:
@@ -62,6 +66,9 @@ class LedgerBuilder:
 
     def build(self, records: list[dict], problems: list[str], *, parent_op: Op | None = None,
               prefix: str = "", depth: int = 0) -> Session:
+        return drive(self._build(records, problems, parent_op, prefix, depth))
+
+    def _build(self, records: list[dict], problems: list[str], parent_op: Op | None, prefix: str, depth: int):
         s = Session()
         s.parent_op, s.depth, s.path_prefix = parent_op, depth, prefix
         s.counts.sessions = 1
@@ -70,7 +77,12 @@ class LedgerBuilder:
         turns: dict[int, Turn] = {}
         self.open_totals.append(s.totals)
         for record in records:
-            self._apply(s, turns, record)
+            if record.get("recordType") == "turn_end":
+                yield from self._turn_end(s, self._turn(s, turns, record), record, as_ms(record.get("ts")))
+                if not s.id:
+                    s.id = s.trace_id = as_str(record.get("sessionId"))
+            else:
+                self._apply(s, turns, record)
         self.open_totals.pop()
         s.turns = [turns[key] for key in sorted(turns)]
         return s
@@ -87,8 +99,6 @@ class LedgerBuilder:
             s.started_at = ts
         elif kind == "turn_start":
             self._turn(s, turns, r).started_at = ts
-        elif kind == "turn_end":
-            self._turn_end(s, self._turn(s, turns, r), r, ts)
         elif kind == "session_summary":
             status = r.get("status")
             s.success = True if status == "ok" else False if status == "failed" else s.success
@@ -117,7 +127,7 @@ class LedgerBuilder:
             s.counts.turns += 1
         return turn
 
-    def _turn_end(self, s: Session, t: Turn, r: dict, ts: int | None) -> None:
+    def _turn_end(self, s: Session, t: Turn, r: dict, ts: int | None):
         t.raw = r
         t.ended_at = ts
         t.status = as_str(r.get("status"))
@@ -135,7 +145,13 @@ class LedgerBuilder:
         if ops is not None and not isinstance(ops, list):
             t.problems.append(f"ops is {type_name(ops)}, expected an array")
             return
-        t.ops = [self._op(s, t, item, position) for position, item in enumerate(ops or ())]
+        t.ops = []
+        for position, item in enumerate(ops or ()):
+            op = self._op(s, t, item, position)
+            t.ops.append(op)
+            if op.raw is not None:
+                for ref in as_list(item.get("childSessions")):
+                    yield from self._child(s, op, ref)
 
     def _op(self, s: Session, t: Turn, node: object, position: int) -> Op:
         prefix = f"{s.path_prefix}." if s.path_prefix else ""
@@ -172,11 +188,9 @@ class LedgerBuilder:
             totals.costUsd += op.cost
             if op.kind == "tool":
                 totals.toolsRun += 1
-        for ref in as_list(node.get("childSessions")):
-            self._child(s, op, ref)
         return op
 
-    def _child(self, s: Session, op: Op, ref: object) -> None:
+    def _child(self, s: Session, op: Op, ref: object):
         ref = ref if isinstance(ref, dict) else {"value": ref}
         if op.child is not None:
             return  # one child per op; more would need a node kind we do not have
@@ -192,7 +206,7 @@ class LedgerBuilder:
         except LoadError as exc:
             op.child_ref = dict(ref, problem=exc.reason)
             return
-        child = self.build(records, problems, parent_op=op, prefix=op.path, depth=s.depth + 1)
+        child = yield self._build(records, problems, op, op.path, s.depth + 1)
         op.child = child
         s.counts.add(child.counts)
         s.totals.agentsRun += child.totals.agentsRun
@@ -207,7 +221,10 @@ class LedgerBuilder:
         candidate = Path(ledger_path)
         if candidate.is_absolute():
             raise LoadError(ledger_path, "absolute ledgerPath refused (must be relative to the sessions directory)")
-        resolved = (self.sessions_dir / candidate).resolve()
+        try:
+            resolved = (self.sessions_dir / candidate).resolve()
+        except (OSError, RuntimeError):  # RuntimeError: a symlink loop, before Python 3.13
+            raise LoadError(ledger_path, "symbolic link loop (the link points back to itself)") from None
         if not resolved.is_relative_to(self.sessions_dir):
             raise LoadError(ledger_path, "ledgerPath escapes the sessions directory: refused")
         return resolved

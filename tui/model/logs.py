@@ -60,19 +60,17 @@ def _key(entry: LogEntry) -> int:
 
 
 def _collect(node: Session | Turn | Op, runs: list[list[LogEntry]]) -> None:
-    if isinstance(node, Op):
-        logs = op_logs(node)
-        if logs:
-            runs.append(logs)
-        if node.child is not None:
-            _collect(node.child, runs)
-    elif isinstance(node, Turn):
+    """Runs of log entries in tree order (pre-order, sub-agents right after their op), without recursion."""
+    stack: list[Session | Turn | Op] = [node]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Op):
+            logs = op_logs(node)
+            if logs:
+                runs.append(logs)
+            if node.child is not None:
+                stack.append(node.child)
+            continue
         if node.extra_logs:
             runs.append(list(node.extra_logs))
-        for op in node.ops:
-            _collect(op, runs)
-    else:
-        if node.extra_logs:
-            runs.append(list(node.extra_logs))
-        for turn in node.turns:
-            _collect(turn, runs)
+        stack.extend(reversed(node.ops if isinstance(node, Turn) else node.turns))

@@ -204,7 +204,7 @@ class Op(_Timed):
 
     @property
     def running(self) -> bool:
-        return self.status is None and self.ended_at is None
+        return self.status is None and self.ended_at is None and self.raw is not None  # a broken op is not running
 
     @property
     def target(self) -> str:

@@ -258,9 +258,12 @@ def payload_views(capture: Capture | None, decoded: DecodedView) -> list[tuple[s
         views.append(("events", _event_lines(decoded)))
     if kind == "http":
         views.append(("headers", _header_lines(decoded) or ["(no headers)"]))
-    raw = _raw_lines(decoded)
-    if raw is not None:
-        views.append(("raw", raw))
+    if kind in ("json", "text") and views and decoded.pretty_is_stored:
+        views.append(("raw", views[0][1]))  # the same lines: a 100 MB payload is not held twice
+    else:
+        raw = _raw_lines(decoded)
+        if raw is not None:
+            views.append(("raw", raw))
     views.append(("hex", HexLines(decoded)))
     return views
 

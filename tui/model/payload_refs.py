@@ -12,6 +12,8 @@ import stat
 import zlib
 from pathlib import Path
 
+from tui.model.source_bytes import document_limit
+
 MAX_PAYLOAD_BYTES = 256 * 1024 * 1024
 _READ_CHUNK = 64 * 1024
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -111,7 +113,9 @@ def _resolve_inside(rel: object, sessions_dir: str | os.PathLike | None) -> Path
     try:
         base = Path(sessions_dir).resolve()
         target = (base / norm).resolve()
-    except (OSError, RuntimeError) as e:
+    except RuntimeError:  # Python < 3.13 reports a symlink loop this way
+        raise PayloadError(f"payload ref path {rel!r} is a symbolic link loop") from None
+    except OSError as e:
         raise PayloadError(f"cannot resolve payload path {rel!r}: {e}") from None
     if not target.is_relative_to(base):
         raise PayloadError(f"payload ref path {rel!r} resolves outside the sessions directory (symlink?)")
@@ -135,10 +139,16 @@ def _open(target: Path, rel: str):
         raise
 
 
+def payload_limit() -> int:
+    """The cap on one payload file's decompressed size: 256 MiB, or less when --max-bytes is lower."""
+    return min(MAX_PAYLOAD_BYTES, document_limit())
+
+
 def read_ref_checked(
-    ref: dict, sessions_dir: str | os.PathLike | None, max_bytes: int = MAX_PAYLOAD_BYTES
+    ref: dict, sessions_dir: str | os.PathLike | None, max_bytes: int | None = None
 ) -> tuple[bytes, list[str]]:
     """Return the payload bytes and warnings (integrity mismatches, producer flags). Raises PayloadError."""
+    max_bytes = payload_limit() if max_bytes is None else max_bytes
     if not isinstance(ref, dict):
         raise PayloadError(f"payload ref has wrong type {type(ref).__name__}")
     if ref.get("captured") is False:
@@ -210,6 +220,6 @@ def _integrity_warnings(ref: dict, data: bytes, compressed_size: int | None) -> 
     return out
 
 
-def read_ref(ref: dict, sessions_dir: str | os.PathLike | None, max_bytes: int = MAX_PAYLOAD_BYTES) -> bytes:
+def read_ref(ref: dict, sessions_dir: str | os.PathLike | None, max_bytes: int | None = None) -> bytes:
     """Return the (decompressed) payload bytes; integrity warnings are dropped (see read_ref_checked)."""
     return read_ref_checked(ref, sessions_dir, max_bytes)[0]

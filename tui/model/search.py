@@ -49,7 +49,10 @@ def op_is_bad(op: Op) -> bool:
 
 
 class ErrorFilter:
-    """Keeps failed and erroring ops and the turns/ops that lead to them; remembers answers per node."""
+    """Keeps failed and erroring ops and the turns/ops that lead to them; remembers answers per node.
+
+    Answers are computed bottom-up with an explicit stack: sub-agents nested hundreds deep cost no recursion.
+    """
 
     def __init__(self) -> None:
         self._memo: dict[int, bool] = {}
@@ -58,19 +61,46 @@ class ErrorFilter:
         key = id(node)
         hit = self._memo.get(key)
         if hit is None:
-            hit = self._memo[key] = self._compute(node)
+            self._fill(node)
+            hit = self._memo[key]
         return hit
 
-    def _compute(self, node: object) -> bool:
-        if isinstance(node, Op):
-            return op_is_bad(node) or (node.child is not None and self(node.child))
-        if isinstance(node, Turn):
-            return bool(node.problems) or any(
-                log.severity in ("ERR", "FATAL") for log in node.extra_logs
-            ) or any(self(op) for op in node.ops)
-        if isinstance(node, Session):
-            return bool(node.problems) or any(self(turn) for turn in node.turns)
-        return False
+    def _fill(self, top: object) -> None:
+        memo = self._memo
+        stack: list[tuple[object, bool]] = [(top, False)]
+        while stack:
+            node, children_done = stack.pop()
+            key = id(node)
+            if key in memo:
+                continue
+            children = _children(node)
+            if children_done:
+                memo[key] = any(memo[id(child)] for child in children)
+            elif _bad_itself(node):
+                memo[key] = True
+            else:
+                stack.append((node, True))
+                stack.extend((child, False) for child in children if id(child) not in memo)
+
+
+def _bad_itself(node: object) -> bool:
+    if isinstance(node, Op):
+        return op_is_bad(node)
+    if isinstance(node, Turn):
+        return bool(node.problems) or any(log.severity in ("ERR", "FATAL") for log in node.extra_logs)
+    if isinstance(node, Session):
+        return bool(node.problems)
+    return False
+
+
+def _children(node: object) -> list:
+    if isinstance(node, Op):
+        return [node.child] if node.child is not None else []
+    if isinstance(node, Turn):
+        return node.ops
+    if isinstance(node, Session):
+        return node.turns
+    return []
 
 
 def find_op_by_path(session: Session, path: str) -> Op | None:

@@ -14,7 +14,7 @@ import orjson
 
 from tui.model.fields import one_line
 from tui.model.nodes import release_tree
-from tui.model.source_bytes import MAX_DOCUMENT_BYTES, LoadError
+from tui.model.source_bytes import LoadError, document_limit
 
 SNAPSHOT = "snapshot"
 LEDGER = "ledger"
@@ -24,7 +24,7 @@ GENKIT = "genkit"  # Genkit session snapshots: a JSON array, or a directory of s
 FOREIGN_KINDS = {"jules-snapshot": JULES, "genkit-snapshots": GENKIT}
 
 # The browser loads every file in the background: keep one pathological file from taking all the memory.
-ROW_MAX_BYTES = min(MAX_DOCUMENT_BYTES, 512 * 1024 * 1024)
+ROW_MAX_BYTES = 512 * 1024 * 1024
 FIRST_LINE_BYTES = 64 * 1024
 EMPTY_REASON = "empty file (0 bytes)"
 _SUFFIXES = (".json.gz", ".jsonl", ".json", ".gz")
@@ -122,7 +122,7 @@ def _fill(row: SessionRow) -> None:
     if row.kind == LEDGER and ledger_parent(row.path):
         row.kind = CHILD
         return
-    doc = load(str(row.path), max_bytes=ROW_MAX_BYTES)
+    doc = load(str(row.path), max_bytes=min(document_limit(), ROW_MAX_BYTES))
     s = doc.root
     if doc.format == ACCOUNTING or s is None:
         row.broken = "an accounting ledger, not a session"

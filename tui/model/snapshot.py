@@ -1,12 +1,22 @@
-"""Build the normalised tree from an ai-agent SessionNode (`opTree`), in one walk over it."""
+"""Build the normalised tree from an ai-agent SessionNode (`opTree`), in one walk over it.
+
+The walk is iterative: each session is a generator that yields the child sessions it meets and receives them
+built, driven from one loop, so sub-agents nested hundreds of levels deep cost no Python recursion.
+"""
 
 from __future__ import annotations
 
-from tui.model.fields import as_dict, as_ms, as_opt_bool, as_opt_str, as_str, type_name
+from collections.abc import Generator
+
+from tui.model.fields import as_dict, as_opt_bool, ms_field, str_field, type_name
 from tui.model.nodes import Op, Session, Turn, begin_op
 from tui.model.totals import Totals, llm_entry_usage, mismatched_keys, stored_totals
+from tui.model.trampoline import drive
 
 _CHILD_REF_KEYS = ("childSessionRef", "childSessionSummary")
+_USAGE_KEYS = ("inputTokens", "outputTokens", "cacheReadInputTokens", "cachedTokens", "cacheWriteInputTokens")
+
+SessionWalk = Generator["SessionWalk", Session, Session]
 
 
 class _Walk:
@@ -20,10 +30,10 @@ class _Walk:
 
 def build_session(node: object, *, parent_op: Op | None = None, prefix: str = "", depth: int = 0) -> Session:
     """A Session from a SessionNode dict; parts with wrong types become broken nodes, never errors."""
-    return _session(node, parent_op, prefix, depth, _Walk())
+    return drive(_session(node, parent_op, prefix, depth, _Walk()))
 
 
-def _session(node: object, parent_op: Op | None, prefix: str, depth: int, walk: _Walk) -> Session:
+def _session(node: object, parent_op: Op | None, prefix: str, depth: int, walk: _Walk) -> SessionWalk:
     s = Session()
     s.parent_op = parent_op
     s.depth = depth
@@ -34,38 +44,59 @@ def _session(node: object, parent_op: Op | None, prefix: str, depth: int, walk: 
         s.problems.append(f"session is {type_name(node)}, expected an object")
         s.id = "?"
         return s
+    problems = s.problems
     s.raw = node
-    s.id = as_str(node.get("id"))
-    s.trace_id = as_str(node.get("traceId"))
-    s.agent_id = as_str(node.get("agentId"))
-    s.call_path = as_str(node.get("callPath"))
-    s.title = as_str(node.get("sessionTitle"))
-    s.latest_status = as_str(node.get("latestStatus"))
-    s.started_at = as_ms(node.get("startedAt"))
-    s.ended_at = as_ms(node.get("endedAt"))
+    s.id = str_field(node, "id", problems)
+    s.trace_id = str_field(node, "traceId", problems)
+    s.agent_id = str_field(node, "agentId", problems)
+    s.call_path = str_field(node, "callPath", problems)
+    s.title = str_field(node, "sessionTitle", problems)
+    s.latest_status = str_field(node, "latestStatus", problems)
+    s.started_at = ms_field(node, "startedAt", problems)
+    s.ended_at = ms_field(node, "endedAt", problems)
     s.success = as_opt_bool(node.get("success"))
-    s.error = as_opt_str(node.get("error")) or None
+    if s.success is None and node.get("success") is not None:
+        problems.append(f"success is {type_name(node['success'])}, expected true or false")
+    s.error = str_field(node, "error", problems) or None
     s.final_report = node.get("finalReport")
     s.stored_totals = stored_totals(node.get("totals"))
     if "totals" in node and node["totals"] is not None and s.stored_totals is None:
-        s.problems.append(f"totals is {type_name(node['totals'])}, expected an object")
+        problems.append(f"totals is {type_name(node['totals'])}, expected an object")
 
     walk.open_totals.append(s.totals)
+    seg_prefix = f"{prefix}." if prefix else ""
     for key, kind in (("turns", "turn"), ("steps", "step")):
         items = node.get(key)
         if items is None:
             continue
         if not isinstance(items, list):
-            s.problems.append(f"{key} is {type_name(items)}, expected an array")
+            problems.append(f"{key} is {type_name(items)}, expected an array")
             continue
         for position, item in enumerate(items):
-            s.turns.append(_turn(s, item, kind, position, walk))
+            t, ops = _turn(s, item, kind, position)
+            s.turns.append(t)
+            seg_turn = f"{seg_prefix}s{t.index}-" if kind == "step" else f"{seg_prefix}{t.index}-"
+            for op_position, op_node in enumerate(ops):
+                path = f"{seg_turn}{op_position + 1}"
+                op = _op(t, op_node, path, walk)
+                t.ops.append(op)
+                child = op_node.get("childSession") if op.raw is not None else None
+                if child is None:
+                    continue
+                if op.kind == "session":
+                    op.child = yield _session(child, op, path, depth + 1, walk)
+                    s.totals.agentsRun += op.child.totals.agentsRun
+                else:  # shown, but (like the producer) not counted in the parent's totals
+                    op.child = yield _session(child, op, path, depth + 1, _Walk())
+                s.counts.add(op.child.counts)
+                s.max_depth = max(s.max_depth, op.child.max_depth, op.child.depth)
     walk.open_totals.pop()
     s.mismatch = mismatched_keys(s.stored_totals, s.totals)
     return s
 
 
-def _turn(s: Session, node: object, kind: str, position: int, walk: _Walk) -> Turn:
+def _turn(s: Session, node: object, kind: str, position: int) -> tuple[Turn, list]:
+    """The turn or step itself, and the op nodes it holds (still to be walked)."""
     t = Turn(s, kind, position)
     if kind == "turn":
         s.counts.turns += 1
@@ -73,54 +104,61 @@ def _turn(s: Session, node: object, kind: str, position: int, walk: _Walk) -> Tu
         s.counts.steps += 1
     if not isinstance(node, dict):
         t.problems.append(f"{kind} {position} is {type_name(node)}, expected an object")
-        return t
+        return t, []
+    problems = t.problems
     t.raw = node
     index = node.get("index")
     if isinstance(index, int) and not isinstance(index, bool):
         t.index = index
-    t.id = as_str(node.get("id"))
-    t.started_at = as_ms(node.get("startedAt"))
-    t.ended_at = as_ms(node.get("endedAt"))
-    t.step_kind = as_str(node.get("kind"))
-    attrs = as_dict(node.get("attributes"))
+    elif index is not None:
+        problems.append(f"index is {type_name(index)}, expected a number")
+    t.id = str_field(node, "id", problems)
+    t.started_at = ms_field(node, "startedAt", problems)
+    t.ended_at = ms_field(node, "endedAt", problems)
+    t.step_kind = str_field(node, "kind", problems)
+    attrs = node.get("attributes")
+    if attrs is not None and not isinstance(attrs, dict):
+        problems.append(f"attributes is {type_name(attrs)}, expected an object")
+    attrs = as_dict(attrs)
     t.system = attrs.get("system") is True or node.get("system") is True
-    t.label = as_str(attrs.get("label")) or as_str(node.get("label"))
+    t.label = str_field(attrs, "label", problems) or str_field(node, "label", problems)
     prompts = attrs.get("prompts")
     t.prompts = prompts if isinstance(prompts, dict) else None
     ops = node.get("ops")
     if ops is not None and not isinstance(ops, list):
-        t.problems.append(f"ops is {type_name(ops)}, expected an array")
-        return t
-    seg_prefix = f"{s.path_prefix}." if s.path_prefix else ""
-    seg_turn = f"s{t.index}" if kind == "step" else str(t.index)
-    for position, item in enumerate(ops or ()):
-        t.ops.append(_op(t, item, f"{seg_prefix}{seg_turn}-{position + 1}", walk))
-    return t
+        problems.append(f"ops is {type_name(ops)}, expected an array")
+        return t, []
+    return t, ops or []
 
 
 def _op(t: Turn, node: object, path: str, walk: _Walk) -> Op:
+    """An op without its sub-agent (the session walk builds that next)."""
     op = Op(t, path)
     s = t.session
     counts = s.counts
     if begin_op(op, node, counts) is None:
         return op
+    problems = op.problems
     status = node.get("status")
-    op.status = status if isinstance(status, str) else None
+    if isinstance(status, str):
+        op.status = status
+    elif status is not None:
+        problems.append(f"status is {type_name(status)}, expected a string")
     if op.status == "failed":
         counts.failed += 1
-    op.started_at = as_ms(node.get("startedAt"))
-    op.ended_at = as_ms(node.get("endedAt"))
+    op.started_at = ms_field(node, "startedAt", problems)
+    op.ended_at = ms_field(node, "endedAt", problems)
     attrs = node.get("attributes")
     if isinstance(attrs, dict):
         op.attributes = attrs
-        op.name = as_str(attrs.get("name"))
-        op.provider = as_str(attrs.get("provider"))
-        op.model = as_str(attrs.get("model"))
-        op.label = as_str(attrs.get("label"))
+        op.name = str_field(attrs, "name", problems)
+        op.provider = str_field(attrs, "provider", problems)
+        op.model = str_field(attrs, "model", problems)
+        op.label = str_field(attrs, "label", problems)
         err = attrs.get("error")
         op.error = err if isinstance(err, str) else ""
     elif attrs is not None:
-        op.problems.append(f"attributes is {type_name(attrs)}, expected an object")
+        problems.append(f"attributes is {type_name(attrs)}, expected an object")
     if not op.error and isinstance(node.get("error"), str):
         op.error = node["error"]
 
@@ -131,13 +169,7 @@ def _op(t: Turn, node: object, path: str, walk: _Walk) -> Op:
     _logs(op, node.get("logs"), counts)
 
     child = node.get("childSession")
-    if child is not None:
-        op.child = _session(child, op, path, s.depth + 1, walk) if op.kind == "session" else _detached(child, op, path)
-        counts.add(op.child.counts)
-        s.max_depth = max(s.max_depth, op.child.max_depth, op.child.depth)
-        if op.kind == "session":
-            s.totals.agentsRun += op.child.totals.agentsRun
-    else:
+    if child is None:
         for key in _CHILD_REF_KEYS:
             ref = node.get(key)
             if ref is not None:
@@ -146,21 +178,21 @@ def _op(t: Turn, node: object, path: str, walk: _Walk) -> Op:
     return op
 
 
-def _detached(child: object, op: Op, path: str) -> Session:
-    """A childSession on a non-session op: shown, but (like the producer) not counted in the parent's totals."""
-    return _session(child, op, path, op.session.depth + 1, _Walk())
-
-
 def _accounting(op: Op, entries: object, walk: _Walk) -> None:
     if entries is None:
         return
     if not isinstance(entries, list):
         op.problems.append(f"accounting is {type_name(entries)}, expected an array")
         return
-    for entry in entries:
-        if not isinstance(entry, dict) or entry.get("type") != "llm":
+    for position, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            op.problems.append(f"accounting[{position}] is {type_name(entry)}, expected an object")
+            continue
+        if entry.get("type") != "llm":
             continue
         tin, tout, cread, cwrite, cost = llm_entry_usage(entry)
+        if not _plain_usage(entry):
+            _usage_problems(op, entry, position)
         op.tokens_in += tin
         op.tokens_out += tout
         op.cache_read += cread
@@ -174,13 +206,41 @@ def _accounting(op: Op, entries: object, walk: _Walk) -> None:
             totals.costUsd += cost
 
 
+def _plain_usage(entry: dict) -> bool:
+    """True for the usual entry: every token count and the cost are numbers (or absent)."""
+    cost = type(entry.get("costUsd"))
+    if cost is not float and cost is not int and cost is not type(None):
+        return False
+    tokens = entry.get("tokens")
+    if tokens is None:
+        return True
+    if type(tokens) is not dict:
+        return False
+    return all(type(v) is int or type(v) is float for v in tokens.values())
+
+
+def _usage_problems(op: Op, entry: dict, position: int) -> None:
+    """Numbers stored as something else read as 0: say so."""
+    tokens = entry.get("tokens")
+    if tokens is not None and not isinstance(tokens, dict):
+        op.problems.append(f"accounting[{position}].tokens is {type_name(tokens)}, expected an object")
+        tokens = None
+    for key in _USAGE_KEYS if tokens else ():
+        value = tokens.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            op.problems.append(f"accounting[{position}].tokens.{key} is {type_name(value)}, expected a number")
+    cost = entry.get("costUsd")
+    if cost is not None and (isinstance(cost, bool) or not isinstance(cost, (int, float))):
+        op.problems.append(f"accounting[{position}].costUsd is {type_name(cost)}, expected a number")
+
+
 def _logs(op: Op, logs: object, counts) -> None:
     if logs is None:
         return
     if not isinstance(logs, list):
         op.problems.append(f"logs is {type_name(logs)}, expected an array")
         return
-    warnings = errors = 0
+    warnings = errors = odd = 0
     for entry in logs:
         if isinstance(entry, dict):
             severity = entry.get("severity")
@@ -188,10 +248,13 @@ def _logs(op: Op, logs: object, counts) -> None:
                 warnings += 1
             elif severity == "ERR":
                 errors += 1
+        else:
+            odd += 1
+    if odd:
+        op.problems.append(f"{odd} log entr{'y is' if odd == 1 else 'ies are'} not objects")
     op.log_count = len(logs)
     op.warnings = warnings
     op.errors = errors
     counts.logs += len(logs)
     counts.warnings += warnings
     counts.errors += errors
-

@@ -1,71 +1,164 @@
-"""Reading a file (or stdin) into bytes: gzip or plain, capped so a gzip bomb cannot exhaust memory."""
+"""Reading a file (or stdin) into bytes: gzip or plain, capped so a gzip bomb cannot exhaust memory.
+
+The cap (default 1 GiB) is the most decompressed bytes a document may have. It is set by `--max-bytes` or the
+AIAGENT_MONITOR_MAX_BYTES environment variable. Decompression is incremental (bounded steps in, bounded steps
+out), so a bomb is refused after at most the cap plus one step of memory, never after inflating it whole.
+"""
 
 from __future__ import annotations
 
+import errno
 import os
+import re
+import stat
 import sys
 import zlib
-from pathlib import Path
 
-# Largest decompressed document we accept. Real snapshots reach a few hundred MB; the cap is for gzip bombs.
-MAX_DOCUMENT_BYTES = int(os.environ.get("AIAGENT_MONITOR_MAX_BYTES", 1024 * 1024 * 1024))
+from tui.model.fields import printable
+
+DEFAULT_MAX_BYTES = 1024 * 1024 * 1024
+ENV_MAX_BYTES = "AIAGENT_MONITOR_MAX_BYTES"
 GZIP_MAGIC = b"\x1f\x8b"
+_IN_STEP = 256 * 1024  # compressed bytes fed per call (an unconsumed tail is copied: keep it small)
+_OUT_STEP = 1024 * 1024  # decompressed bytes produced per call (small: zlib's output buffer is copied once more)
+_SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*", re.IGNORECASE)
+_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
 
 
 class LoadError(Exception):
     """A document that cannot be read at all; str() is one clear line naming the file and the reason."""
 
     def __init__(self, path: str, reason: str) -> None:
-        super().__init__(f"{path}: {reason}")
+        # Both may carry file content or a hostile file name: keep them inert wherever the message is printed.
+        super().__init__(f"{printable(path)}: {printable(reason)}")
         self.path = path
-        self.reason = reason
+        self.reason = printable(reason)
 
 
-def read_source(path: str, max_bytes: int = MAX_DOCUMENT_BYTES) -> bytes:
+def parse_size(text: str) -> int:
+    """`1073741824`, `512M`, `1G`, `1GiB`, `50MB` (units are powers of 1024) -> bytes. Raises ValueError."""
+    match = _SIZE.fullmatch(text or "")
+    if match is None:
+        raise ValueError(f"not a size: {text!r} (examples: 1073741824, 512M, 1GiB)")
+    value = int(float(match.group(1)) * _UNITS[match.group(2).lower()])
+    if value < 1:
+        raise ValueError(f"size must be at least 1 byte: {text!r}")
+    return value
+
+
+def _from_env() -> int:
+    try:
+        return parse_size(os.environ[ENV_MAX_BYTES])
+    except (KeyError, ValueError):
+        return DEFAULT_MAX_BYTES
+
+
+_limit = _from_env()
+
+
+def document_limit() -> int:
+    """The largest decompressed document accepted now (bytes)."""
+    return _limit
+
+
+def set_document_limit(max_bytes: int) -> None:
+    global _limit
+    _limit = int(max_bytes)
+
+
+def read_source(path: str, max_bytes: int | None = None) -> bytes | bytearray:
     """The decompressed content of `path` ("-" = stdin)."""
+    limit = document_limit() if max_bytes is None else max_bytes
     try:
         if path == "-":
-            data = sys.stdin.buffer.read()
+            data = _read_capped(sys.stdin.buffer, limit)
         else:
-            p = Path(path)
-            if p.is_dir():
-                raise LoadError(path, "is a directory, expected a snapshot or ledger file")
-            data = p.read_bytes()
+            with open(path, "rb") as f:
+                info = os.fstat(f.fileno())
+                if stat.S_ISDIR(info.st_mode):
+                    raise LoadError(path, "is a directory, expected a snapshot or ledger file")
+                if stat.S_ISREG(info.st_mode) and info.st_size > limit:
+                    raise LoadError(path, f"{info.st_size:,} bytes on disk: larger than the {limit:,}-byte limit "
+                                          "(--max-bytes)")
+                if stat.S_ISREG(info.st_mode):  # one read of the known size (+1: the file may be growing)
+                    data = f.read(min(info.st_size, limit) + 1)
+                else:
+                    data = _read_capped(f, limit)
     except FileNotFoundError:
-        raise LoadError(path, "no such file") from None
+        raise LoadError(path, _missing_reason(path)) from None
     except PermissionError:
-        raise LoadError(path, "permission denied") from None
+        raise LoadError(path, "permission denied (the file is not readable by this user)") from None
     except IsADirectoryError:
         raise LoadError(path, "is a directory, expected a snapshot or ledger file") from None
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise LoadError(path, "symbolic link loop (the link points back to itself)") from None
         raise LoadError(path, f"cannot read: {exc.strerror or exc}") from None
     if not data:
         raise LoadError(path, "empty file (0 bytes)")
     if data[:2] == GZIP_MAGIC:
-        return gunzip(data, path, max_bytes)
-    if len(data) > max_bytes:
-        raise LoadError(path, f"larger than the {max_bytes:,}-byte limit")
+        return gunzip(data, path, limit)
+    if len(data) > limit:
+        raise LoadError(path, f"larger than the {limit:,}-byte limit (--max-bytes)")
     return data
 
 
-def gunzip(data: bytes, path: str, max_bytes: int = MAX_DOCUMENT_BYTES) -> bytes:
-    """Decompress every gzip member of `data`, stopping with a LoadError past max_bytes."""
+def _missing_reason(path: str) -> str:
+    if os.path.islink(path):
+        return f"dangling symbolic link (its target {os.readlink(path)!r} does not exist)"
+    return "no such file (deleted or renamed?)"
+
+
+def _read_capped(stream, limit: int) -> bytes:
+    """At most limit + 1 bytes: enough to tell that a stream (or a growing file) is over the limit."""
     parts: list[bytes] = []
     total = 0
-    rest = data
-    while rest:
-        d = zlib.decompressobj(wbits=31)
-        try:
-            part = d.decompress(rest, max_bytes + 1 - total)
-        except zlib.error as exc:
-            raise LoadError(path, f"corrupt gzip data ({exc})") from None
-        total += len(part)
-        if total > max_bytes or d.unconsumed_tail:
-            raise LoadError(path, f"decompresses past the {max_bytes:,}-byte limit (gzip bomb?)")
-        parts.append(part)
-        if not d.eof:
-            raise LoadError(path, f"truncated gzip: the stream ends early after {total:,} decompressed bytes")
-        rest = d.unused_data
-        if rest[:2] != GZIP_MAGIC:
-            break  # trailing garbage after the last member is ignored, as gzip(1) does
+    while total <= limit:
+        chunk = stream.read(min(limit + 1 - total, 64 * 1024 * 1024))
+        if not chunk:
+            break
+        parts.append(chunk)
+        total += len(chunk)
     return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+def gunzip(data: bytes, path: str, max_bytes: int | None = None) -> bytearray:
+    """Decompress every gzip member of `data`, stopping with a LoadError past max_bytes."""
+    limit = document_limit() if max_bytes is None else max_bytes
+    # The buffer is sized once from the size the gzip trailer states (a hint: it may lie, and covers only the
+    # last member), never past the cap: growing it step by step would copy it, holding two copies at times.
+    stated = int.from_bytes(data[-4:], "little") if len(data) >= 18 else 0
+    out = bytearray(min(stated, limit + 1))
+    filled = 0
+    view = memoryview(data)
+    pos, size = 0, len(data)
+    while True:  # one gzip member per turn
+        d = zlib.decompressobj(wbits=31)
+        while not d.eof:
+            if pos >= size:
+                raise LoadError(path, f"truncated gzip: the stream ends early after {filled:,} decompressed bytes")
+            chunk = view[pos:pos + _IN_STEP]
+            pos += len(chunk)
+            while True:
+                try:
+                    piece = d.decompress(chunk, _OUT_STEP)
+                except zlib.error as exc:
+                    raise LoadError(path, f"corrupt gzip data ({exc})") from None
+                end = filled + len(piece)
+                if end > limit:
+                    raise LoadError(path, f"decompresses past the {limit:,}-byte limit (gzip bomb?); "
+                                          "--max-bytes raises the limit")
+                if end <= len(out):
+                    out[filled:end] = piece
+                else:
+                    del out[filled:]
+                    out += piece
+                filled = end
+                chunk = d.unconsumed_tail
+                if d.eof or (not chunk and len(piece) < _OUT_STEP):
+                    break
+        pos -= len(d.unused_data)
+        if data[pos:pos + 2] != GZIP_MAGIC:
+            break  # trailing garbage after the last member is ignored, as gzip(1) does
+    del out[filled:]
+    return out

@@ -16,6 +16,8 @@ from hashlib import blake2b
 
 import orjson
 
+from tui.model.trampoline import drive
+
 DIGEST_SIZE = 16
 _SESSION_LISTS = ("turns", "steps")
 
@@ -44,9 +46,11 @@ class TreeStore:
     # storing --------------------------------------------------------------------------------------------
     def put(self, tree: object) -> bytes:
         """Store a SessionNode (dict) and return its digest; nodes already present are not stored twice."""
-        return self._session(tree)
+        return drive(self._session(tree))
 
-    def _session(self, node: object) -> bytes:
+    # Sessions and turns are generators that yield the sub-agent sessions they meet (tui.model.trampoline): no
+    # recursion, so sub-agents nested as deep as a document can be are stored like any others.
+    def _session(self, node: object):
         if not isinstance(node, dict):
             return self._put(b"x", node, None)
         children = {}
@@ -57,10 +61,13 @@ class TreeStore:
                 if fields is node:
                     fields = dict(node)
                 fields[key] = None
-                children[key] = tuple(self._turn(item) for item in items)
+                digests = []
+                for item in items:
+                    digests.append((yield from self._turn(item)))
+                children[key] = tuple(digests)
         return self._put(b"s", fields, children)
 
-    def _turn(self, node: object) -> bytes:
+    def _turn(self, node: object):
         if not isinstance(node, dict):
             return self._put(b"x", node, None)
         items = node.get("ops")
@@ -68,17 +75,16 @@ class TreeStore:
             return self._put(b"t", node, {})
         fields = dict(node)
         fields["ops"] = None
-        return self._put(b"t", fields, {"ops": tuple(self._op(item) for item in items)})
-
-    def _op(self, node: object) -> bytes:
-        if not isinstance(node, dict):
-            return self._put(b"x", node, None)
-        child = node.get("childSession")
-        if child is None:
-            return self._put(b"o", node, {})
-        fields = dict(node)
-        fields["childSession"] = None
-        return self._put(b"o", fields, {"childSession": self._session(child)})
+        digests = []
+        for item in items:
+            child = item.get("childSession") if isinstance(item, dict) else None
+            if child is None:
+                digests.append(self._put(b"x", item, None) if not isinstance(item, dict) else self._put(b"o", item, {}))
+            else:
+                op_fields = dict(item)
+                op_fields["childSession"] = None
+                digests.append(self._put(b"o", op_fields, {"childSession": (yield self._session(child))}))
+        return self._put(b"t", fields, {"ops": tuple(digests)})
 
     def _put(self, tag: bytes, fields: object, children: dict | None) -> bytes:
         data = _canonical(fields)
@@ -106,12 +112,22 @@ class TreeStore:
     # rebuilding -----------------------------------------------------------------------------------------
     def get(self, digest: bytes) -> object:
         """The tree stored under `digest`: fresh containers where children were stripped, shared leaves."""
+        return drive(self._get(digest))
+
+    def _get(self, digest: bytes):
         blob = self.blobs[digest]
         if not blob.children:
             return blob.fields  # an op without a sub-agent, a turn without ops, a broken node: shared as is
         out = dict(blob.fields)
         for key, value in blob.children.items():
-            out[key] = [self.get(d) for d in value] if isinstance(value, tuple) else self.get(value)
+            if isinstance(value, tuple):
+                items = []
+                for d in value:
+                    child = self.blobs[d]
+                    items.append(child.fields if not child.children else (yield self._get(d)))
+                out[key] = items
+            else:
+                out[key] = yield self._get(value)
         return out
 
     # forgetting -----------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from tui.model.session_row import (
     CHILD, LEDGER, SessionRow, carry_summary, fill_row, ledger_parent, matches, sort_value,
 )
 from tui.sources.directory_scan import scan
+from tui.sources.paths import safe_resolve
 
 PAGE = 2000  # rows in the table at once (measured: 100k add_row calls take ~1.7 s, 2,000 take ~35 ms)
 FLUSH_S = 0.2  # how often filled rows reach the table
@@ -422,7 +423,7 @@ class BrowserScreen(Screen):
         removed = False
         for path in paths:
             p = Path(path)
-            for key in {str(p), str(p.absolute()), str(p.resolve())}:
+            for key in {str(p), str(p.absolute()), str(safe_resolve(p))}:
                 removed |= self._rows.pop(key, None) is not None
                 self._pending.discard(key)
         if removed:

@@ -7,6 +7,7 @@ shown through TextLines (inert Segments) and Text objects, never through markup.
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -29,6 +30,7 @@ from tui.model.op_captures import (
     SECTION_PREFIX, HexLines, capture_message, decode_with_notes, default_capture, op_captures, payload_views,
     save_name, usable,
 )
+from tui.sources.paths import safe_resolve
 from tui.widgets.text_lines import TextLines
 
 COPY_LIMIT = 16 * 1024 * 1024
@@ -303,11 +305,22 @@ class PayloadScreen(Screen):
             return
         name = save_name(self.op, c, entry.view)
         try:
-            path = write_new_file(Path.cwd(), name, entry.view.data)
+            path = write_new_file(save_directory(self.sessions_dir, getattr(self.app, "sessions_dir", None)),
+                                  name, entry.view.data)
         except OSError as exc:
             self.notify(f"cannot save: {exc}", severity="error")
             return
         self.notify(f"saved {len(entry.view.data):,} bytes to {path}")
+
+
+def save_directory(*sessions_dirs: Path | None) -> Path:
+    """Where `w` saves: the current directory, unless that is inside a sessions directory (the monitor never
+    writes there: the producer owns it), then the system's temporary directory."""
+    cwd = safe_resolve(Path.cwd())
+    for folder in sessions_dirs:
+        if folder is not None and cwd.is_relative_to(safe_resolve(Path(folder))):
+            return Path(tempfile.gettempdir())
+    return cwd
 
 
 def write_new_file(directory: Path, name: str, data: bytes) -> Path:

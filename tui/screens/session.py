@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 
-import orjson
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -16,6 +15,8 @@ from textual.widgets import Footer, Input, Static
 from tui.model.document import Document
 from tui.model.fields import one_line
 from tui.model.foreign import view_of
+from tui.model.format import fmt_path
+from tui.model.json_text import dumps
 from tui.model.live import MAX_PENDING_LOGS
 from tui.model.logs import logs_under
 from tui.model.nodes import Op, Session, Turn
@@ -28,6 +29,10 @@ from tui.widgets.op_tree import OpTree, TreeState
 from tui.widgets.totals_panel import TotalsPanel
 
 LOG_DEBOUNCE_S = 0.12
+COPY_LIMIT = 16 * 1024 * 1024  # the clipboard goes through the terminal (OSC 52): keep it sane
+
+
+CRUMBS_SHOWN = 6  # deeper drill-downs show the root, "… N levels …" and the last levels: the line has room
 
 
 def breadcrumb(session: Session, doc: Document) -> Text:
@@ -35,11 +40,20 @@ def breadcrumb(session: Session, doc: Document) -> Text:
     text.append(" ◆ ", style="bold blue")
     name = doc.path if doc.path != "-" else "stdin"
     text.append(one_line(name.rsplit("/", 1)[-1], 60), style="dim")
-    for s in session.breadcrumb():
+    chain: list[Session | None] = list(session.breadcrumb())
+    elided = len(chain) > CRUMBS_SHOWN
+    if elided:  # the root, how many levels are hidden, the last levels: agent names only (paths are long there)
+        hidden = len(chain) - CRUMBS_SHOWN + 1
+        chain = [chain[0], None, *chain[-(CRUMBS_SHOWN - 2):]]
+        text.append(f"  depth {session.depth}", style="bold")
+    for s in chain:
         text.append("  ›  ", style="dim")
-        if s.parent_op is not None:
-            text.append(f"[{s.parent_op.path}] ", style="dim")
-        text.append(one_line(s.display_agent, 50), style="bold" if s is session else "")
+        if s is None:
+            text.append(f"… {hidden} levels …", style="dim italic")
+            continue
+        if s.parent_op is not None and not elided:
+            text.append(f"[{fmt_path(s.parent_op.path)}] ", style="dim")
+        text.append(one_line(s.display_agent, 30 if elided else 50), style="bold" if s is session else "")
     return text
 
 
@@ -105,7 +119,7 @@ class SessionScreen(HistoryView, Screen):
 
     def on_mount(self) -> None:
         self.query_one("#detail").border_title = "Details"
-        self.tree.border_title = getattr(view_of(self.session), "tree_title", "opTree")
+        self.tree.border_title = Text(getattr(view_of(self.session), "tree_title", "opTree"))
         if self.live_root is not None:
             hub, root = self.app.hub, self.live_root
             self.tree.clock = lambda: hub.clock(root, time.time())
@@ -395,7 +409,16 @@ class SessionScreen(HistoryView, Screen):
         if raw is None:
             self.notify("nothing to copy for this node", severity="warning")
             return
-        text = orjson.dumps(raw, option=orjson.OPT_INDENT_2, default=str).decode()
+        try:
+            data = dumps(raw, indent=True)  # any depth: orjson alone stops at 255 levels
+        except (ValueError, TypeError, RecursionError) as exc:
+            self.notify(f"cannot copy this node as JSON: {exc}", severity="error")
+            return
+        if len(data) > COPY_LIMIT:
+            self.notify(f"this node is {len(data):,} bytes of JSON: too large for the clipboard "
+                        f"(limit {COPY_LIMIT:,})", severity="warning")
+            return
+        text = data.decode("utf-8", "replace")
         self.app.copy_to_clipboard(text)
         self.notify(f"copied {len(text):,} characters of JSON")
 

@@ -65,8 +65,7 @@ def classify(raw: set[tuple[Change, str]], sessions_dir: Path) -> DirChanges:
 async def watch_sessions(sessions_dir: Path, on_changes: Callable[[DirChanges], None],
                          stop: asyncio.Event | None = None, *, debounce_ms: int = 150) -> None:
     """Calls on_changes with each batch until cancelled (or `stop` is set)."""
-    sessions_dir = sessions_dir.resolve()
-    sessions_dir.mkdir(parents=True, exist_ok=True)
+    sessions_dir = sessions_dir.resolve()  # never created here: the monitor does not write into the sessions dir
     async for raw in awatch(sessions_dir, stop_event=stop, debounce=debounce_ms, step=50, recursive=True):
         batch = classify(raw, sessions_dir)
         if batch.updated or batch.removed:

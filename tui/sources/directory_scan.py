@@ -7,6 +7,7 @@ mtime and size) and never opens a snapshot. Summaries are filled later, one file
 
 from __future__ import annotations
 
+import errno
 import gc
 import os
 from pathlib import Path
@@ -30,7 +31,7 @@ def scan(sessions_dir: Path | str, *, peek_ledgers_max: int | None = None) -> li
     base = Path(sessions_dir)
     try:
         base = base.resolve()  # the watcher reports resolved paths: row keys must match them
-    except OSError:
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop, before Python 3.13
         base = base.absolute()
     gc_was_enabled = gc.isenabled()
     gc.disable()  # 100k small objects would trigger many useless collections: they roughly double the time
@@ -91,9 +92,13 @@ def _list(folder: Path, suffixes: tuple[str, ...], kind: str) -> list[SessionRow
                 continue
             try:
                 if not entry.is_file():
+                    if entry.is_symlink():
+                        append(_bad_link(entry, child(name), kind))  # dangling: shown broken, with the reason
                     continue
                 st = entry.stat()
-            except OSError:
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:
+                    append(_bad_link(entry, child(name), kind))
                 continue  # vanished between readdir and stat (a rename in progress)
             path = child(name)
             size = st.st_size
@@ -103,3 +108,19 @@ def _list(folder: Path, suffixes: tuple[str, ...], kind: str) -> list[SessionRow
                 row.loaded = True
             append(row)
     return rows
+
+
+def _bad_link(entry: os.DirEntry, path: Path, kind: str) -> SessionRow:
+    """A row for a symbolic link that leads nowhere (dangling, or a loop): listed, marked broken, never opened."""
+    try:
+        mtime = entry.stat(follow_symlinks=False).st_mtime
+    except OSError:
+        mtime = 0.0
+    row = SessionRow(entry.path, path, kind, session_id_from_name(entry.name), mtime, 0, loaded=True)
+    try:
+        os.stat(entry.path)
+        row.loaded = False  # it resolves after all (fixed meanwhile): load it like any file
+    except OSError as exc:
+        row.broken = ("symbolic link loop (the link points back to itself)" if exc.errno == errno.ELOOP
+                      else "dangling symbolic link (its target does not exist)")
+    return row

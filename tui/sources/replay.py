@@ -12,10 +12,9 @@ import asyncio
 import time
 from collections.abc import Iterable
 
-import orjson
-
 from tui.gen.timeline import tree_at
 from tui.model.document import LEDGER, Document
+from tui.model.json_text import dumps
 from tui.model.logs import LogEntry
 from tui.model.nodes import Op, Session
 from tui.sources.event_stream import parse_url
@@ -316,7 +315,7 @@ async def _send_ws(events: Iterable[tuple[int, dict]], url: str, speed: float, t
     async with connect(url, max_size=None, compression=None, open_timeout=10, additional_headers=headers) as ws:
         for ts, event in events:
             await pacer.wait(ts)
-            await ws.send(orjson.dumps(event), text=True)
+            await ws.send(dumps(event), text=True)
             sent += 1
     return sent
 
@@ -328,7 +327,7 @@ async def _send_unix(events: Iterable[tuple[int, dict]], path: str, speed: float
     try:
         for ts, event in events:
             await pacer.wait(ts)
-            writer.write(orjson.dumps(event) + b"\n")
+            writer.write(dumps(event) + b"\n")
             sent += 1
             if speed or writer.transport.get_write_buffer_size() > 1 << 20:
                 await writer.drain()

@@ -28,12 +28,12 @@ class DetailBuilder:
     def heading(self, title: str) -> None:
         if self.text.plain:
             self.text.append("\n")
-        self.text.append(title + "\n", style="bold underline")
+        self.text.append(one_line(title, 300) + "\n", style="bold underline")
 
     def field(self, name: str, value: object, style: str = "") -> None:
         if value is None or value == "":
             return
-        self.text.append(f"{name:>12} ", style="dim")
+        self.text.append(f"{one_line(name, 60):>12} ", style="dim")
         self.text.append(one_line(str(value), 300) + "\n", style=style)
 
     def block(self, value: str, style: str = "") -> None:
@@ -124,6 +124,8 @@ def _op(b: DetailBuilder, op: Op) -> None:
     b.field("duration", fmt_duration(op.duration_ms))
     if op.child is not None:
         b.field("sub-agent", f"{op.child.display_agent} ({op.child.counts.ops} ops) — Enter to drill in", "blue")
+        for problem in op.child.problems:
+            b.field("broken", f"sub-agent: {problem}", "bold red")
     if op.child_ref is not None:
         b.heading("Sub-agent stored elsewhere")
         for key, value in list(op.child_ref.items())[:20]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.segment import Segment
 from rich.style import Style
+from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.geometry import Region, Size
@@ -11,7 +12,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from tui.model.fields import printable
+from tui.model.fields import one_line, printable
 from tui.model.insights import Insights
 from tui.model.insights_text import Line, lines
 
@@ -61,8 +62,9 @@ class InsightsPane(ScrollView, can_focus=True):
         keep = next((i for i in stops if self.rows[i].path == old), None) if old is not None else None
         self.cursor = keep if keep is not None else (stops[0] if stops else -1)
         n_failed = len(insights.failed_ops)
-        self.border_title = (f"Insights · {insights.agent} · {n_failed:,} failed ops · Enter jumps to the op · "
-                             "J/K next/previous section · i closes")
+        # a Text: a str border title is parsed as markup, and the agent name is file content
+        self.border_title = Text(f"Insights · {one_line(insights.agent, 60)} · {n_failed:,} failed ops · "
+                                 "Enter jumps to the op · J/K next/previous section · i closes")
         self.refresh()
 
     def stops(self) -> list[int]:

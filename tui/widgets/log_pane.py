@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from rich.segment import Segment
+from rich.text import Text
 from rich.style import Style
 from textual.binding import Binding
 from textual.geometry import Size
@@ -92,7 +93,7 @@ class LogPane(ScrollView, can_focus=True):
                 parts.append(f"{sev} {counts[sev]}")
         if self.dropped:
             parts.append(f"{self.dropped:,} older dropped")
-        self.border_title = " · ".join(parts)
+        self.border_title = Text(" · ".join(parts))  # a str would be parsed as markup, and scope is file content
 
     def render_line(self, y: int) -> Strip:
         index = self.scroll_offset.y + y
@@ -103,7 +104,7 @@ class LogPane(ScrollView, can_focus=True):
         style = SEVERITY_STYLE.get(entry.severity, Style())
         segments = [
             Segment(_clock(entry.ts) + " ", _DIM),
-            Segment(f"{entry.severity:<5}", style),
+            Segment(f"{one_line(entry.severity, 8):<5}", style),
             Segment(f" {one_line(entry.path, 24):<10} ", _DIM),
             Segment(one_line(entry.message, MESSAGE_CELLS), style if entry.severity in ("FATAL", "ERR", "WRN") else None),
         ]

@@ -6,7 +6,7 @@ from rich.text import Text
 
 from tui.model.fields import one_line
 from tui.model.foreign import view_of
-from tui.model.format import fmt_cost, fmt_duration, fmt_tokens
+from tui.model.format import fmt_cost, fmt_duration, fmt_path, fmt_tokens
 from tui.model.nodes import Op, Session, Turn
 
 KIND_STYLE = {"llm": "bold cyan", "tool": "bold magenta", "session": "bold blue", "system": "dim", "?": "bold red"}
@@ -95,7 +95,7 @@ def turn_label(t: Turn, now_ms: int | None = None) -> Text:
 
 def op_label(op: Op, now_ms: int | None = None) -> Text:
     text = Text()
-    text.append(f"{op.path} ", style="dim")
+    text.append(f"{fmt_path(op.path)} ", style="dim")
     text.append(KIND_TAG.get(op.kind, op.kind), style=KIND_STYLE.get(op.kind, ""))
     text.append(" ")
     target = op.target
@@ -122,6 +122,8 @@ def op_label(op: Op, now_ms: int | None = None) -> Text:
         text.append(f"  {op.warnings} WRN", style="yellow")
     if op.problems:
         text.append("  BROKEN: " + one_line("; ".join(op.problems), 60), style="bold red")
+    if op.child is not None and op.child.problems:
+        text.append("  BROKEN sub-agent: " + one_line("; ".join(op.child.problems), 60), style="bold red")
     return text
 
 

@@ -91,13 +91,14 @@ class TotalsPanel(Static):
             self.remove_class("mismatch")
 
     def _show_facts(self, facts: Facts) -> None:
-        self.border_title = facts.title
+        self.border_title = Text(one_line(facts.title, 60))  # never a str: that would be parsed as markup
         narrow = 0 < self.size.width < 48
         table = Table.grid(padding=(0, 1))
         for _ in range(2):
             table.add_column(style="dim", no_wrap=True)
             table.add_column(justify="right", no_wrap=True)
-        cells = [(f.label[:12] if narrow else f.label, Text(f.value, style=FACT_STYLE.get(f.tone, "")))
+        cells = [(one_line(f.label, 12 if narrow else 40),
+                  Text(one_line(f.value, 200), style=FACT_STYLE.get(f.tone, "")))
                  for f in facts.cells]
         for i in range(0, len(cells), 2):
             row = []

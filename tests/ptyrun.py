@@ -1,0 +1,61 @@
+"""Run the real app in a pseudo-terminal and keep every byte it writes to the terminal."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import select
+import struct
+import sys
+import termios
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_in_pty(args: list[str], keys: list[tuple[float, bytes]], *, cols: int = 160, rows: int = 48,
+               timeout: float = 60.0) -> tuple[bytes, int]:
+    """(everything written to the terminal, exit status). `keys` are (seconds after start, bytes) to type."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: a terminal of the given size, this checkout's code
+        try:
+            fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+            env = dict(os.environ, TERM="xterm-256color", COLORTERM="truecolor", PYTHONPATH=str(ROOT),
+                       PYTHONDONTWRITEBYTECODE="1")
+            env.pop("TEXTUAL", None)
+            os.chdir(ROOT)
+            os.execve(sys.executable, [sys.executable, "-m", "tui", *args], env)
+        finally:
+            os._exit(127)
+    out = bytearray()
+    started = time.monotonic()
+    pending = sorted(keys)
+    status = None
+    try:
+        while True:
+            now = time.monotonic() - started
+            while pending and pending[0][0] <= now:
+                os.write(fd, pending.pop(0)[1])
+            ready, _, _ = select.select([fd], [], [], 0.05)
+            if ready:
+                try:
+                    chunk = os.read(fd, 65536)
+                except OSError:  # EIO: the child closed the terminal
+                    chunk = b""
+                if not chunk:
+                    break
+                out += chunk
+            done, code = os.waitpid(pid, os.WNOHANG)
+            if done:
+                status = code
+                break
+            if now > timeout:
+                os.kill(pid, 9)
+                break
+    finally:
+        if status is None:
+            _, status = os.waitpid(pid, 0)
+        os.close(fd)
+    return bytes(out), os.waitstatus_to_exitcode(status)

@@ -1,0 +1,56 @@
+"""The real app in a pseudo-terminal over the corpus: every byte written to the terminal is checked. Escape
+sequences, bells, NULs and bidi controls from the data never reach it; they are shown as visible escapes."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+
+from corpus import build_corpus
+from corpusfix import world_readable_dir
+from ptyrun import run_in_pty
+
+# After 6 s (the browser has loaded the corpus): filter to the hostile session, open it, walk its tree and expand
+# a node, open a payload, go back; then filter to the file with the hostile name and press Enter (a notification
+# quotes the name); quit.
+KEYS = [
+    (6.0, b"/"), (6.5, b"hostile-text"), (7.5, b"\r"), (8.5, b"\r"),
+    *((10.0 + 0.3 * i, key) for i, key in enumerate([b"j", b"j", b"l", b"j", b"j", b"j", b"j", b"p"])),
+    (14.0, b"v"), (14.5, b"\x1b"), (15.5, b"\x1b"),
+    (16.5, b"/"), (17.0, b"\x15"), (17.5, b"hostile-name"), (18.5, b"\r"), (19.5, b"\r"),
+    (21.0, b"q"),
+]
+
+
+@pytest.fixture(scope="module")
+def screen_bytes() -> bytes:
+    directory = world_readable_dir("aiagent-pty-")
+    try:
+        build_corpus(directory, bomb_bytes=200 * 1024 * 1024, payload_bomb_bytes=300 * 1024 * 1024)
+        out, status = run_in_pty(["--sessions-dir", str(directory), "--max-bytes", "64M"], KEYS, timeout=60)
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+    assert status == 0, out[-2000:]
+    return out
+
+
+def test_no_escape_sequence_from_the_data_reaches_the_terminal(screen_bytes):
+    out = screen_bytes
+    osc = set(re.findall(rb"\x1b\](\d*)", out))
+    assert osc <= {b"22"}, f"OSC sequences other than Textual's pointer shape: {osc}"  # no title, link, clipboard
+    for sequence in (b"\x1b[2J\x1b[HCLEARED", b"\x1b[HCLEARED", b"\x1b[31mRED", b"\x1b]0;PWNED", b"\x1b]2;PWNED"):
+        assert sequence not in out
+    assert out.count(b"\x1b[2J") == 0  # nothing clears the screen, the app included
+    assert b"\x00" not in out and b"\x08" not in out and b"\xc2\x9b" not in out  # NUL, backspace, C1 CSI
+    assert b"\xe2\x80\xae" not in out and b"\xe2\x81\xa6" not in out  # U+202E, U+2066 (bidi override, isolate)
+
+
+def test_the_hostile_text_was_on_screen_as_visible_escapes(screen_bytes):
+    out = screen_bytes
+    assert b"\\x1b]0;PWNED-TITLE\\x07" in out  # a title, a label or a log line with the text made visible
+    assert b"\\u202eREVERSED" in out
+    assert b"MARKUP[/]" in out  # markup shown as typed
+    assert b"hostile-name-\\x1b]0;PWNED-NAME\\x07[red]x[bold]\\u202e" in out  # the file name, in the notification
+    assert b"not UTF-8 text" in out or b"symbolic link loop" in out  # broken rows said why
