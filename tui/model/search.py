@@ -55,22 +55,43 @@ class ErrorFilter:
         self._memo: dict[int, bool] = {}
 
     def __call__(self, node: object) -> bool:
-        key = id(node)
-        hit = self._memo.get(key)
-        if hit is None:
-            hit = self._memo[key] = self._compute(node)
-        return hit
+        hit = self._memo.get(id(node))
+        return self._fill(node) if hit is None else hit
 
-    def _compute(self, node: object) -> bool:
-        if isinstance(node, Op):
-            return op_is_bad(node) or (node.child is not None and self(node.child))
-        if isinstance(node, Turn):
-            return bool(node.problems) or any(
-                log.severity in ("ERR", "FATAL") for log in node.extra_logs
-            ) or any(self(op) for op in node.ops)
-        if isinstance(node, Session):
-            return bool(node.problems) or any(self(turn) for turn in node.turns)
-        return False
+    def _fill(self, start: object) -> bool:
+        """Answer for `start` and everything below it, bottom-up with a stack: sub-agents can nest hundreds deep."""
+        stack: list[tuple[object, bool]] = [(start, False)]
+        while stack:
+            node, below_done = stack.pop()
+            if id(node) in self._memo:
+                continue
+            below = _below(node)
+            if not below_done:
+                stack.append((node, True))
+                stack.extend((item, False) for item in below)
+                continue
+            self._memo[id(node)] = _bad_itself(node) or any(self._memo[id(item)] for item in below)
+        return self._memo[id(start)]
+
+
+def _below(node: object) -> list:
+    if isinstance(node, Op):
+        return [node.child] if node.child is not None else []
+    if isinstance(node, Turn):
+        return node.ops
+    if isinstance(node, Session):
+        return node.turns
+    return []
+
+
+def _bad_itself(node: object) -> bool:
+    if isinstance(node, Op):
+        return op_is_bad(node)
+    if isinstance(node, Turn):
+        return bool(node.problems) or any(log.severity in ("ERR", "FATAL") for log in node.extra_logs)
+    if isinstance(node, Session):
+        return bool(node.problems)
+    return False
 
 
 def find_op_by_path(session: Session, path: str) -> Op | None:
