@@ -20,3 +20,34 @@ def test_errors_only_filter_on_deeply_nested_sub_agents():
     assert keep(root.turns[0].ops[0]) is True
     healthy = from_object(chain(150, session(turn(1, op("tool")), agent="deepest")), "deep").root
     assert ErrorFilter()(healthy) is False
+
+
+def ledger_doc(tmp_path, *lines: bytes):
+    from tui.model.document import load
+
+    path = tmp_path / "session" / "s1.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"".join(lines))
+    return load(str(path))
+
+
+def test_a_repeated_turn_end_replaces_the_turn_instead_of_counting_twice(tmp_path):
+    from builders import ledger_line
+
+    llm = {"opId": "o1", "opIndex": 1, "kind": "llm", "status": "ok",
+           "accounting": {"tokensIn": 10, "tokensOut": 1, "costUsd": 0.5}}
+    tool = {"opId": "o2", "opIndex": 2, "kind": "tool", "status": "ok"}
+    end = ledger_line("turn_end", 3, "s1", turn=1, status="ok", ops=[llm], warnings=["slow"])
+    doc = ledger_doc(tmp_path, ledger_line("session_start", 1, "s1"), ledger_line("turn_start", 2, "s1", turn=1),
+                     end, end)  # the same line written twice
+    root = doc.root
+    assert len(root.turns[0].ops) == 1
+    assert root.counts.ops == 1 and root.counts.llm == 1 and root.counts.warnings == 1
+    assert root.totals.tokensIn == 10 and root.totals.costUsd == 0.5
+    # a turn first reported running, then ended: the last record describes it
+    doc = ledger_doc(tmp_path, ledger_line("session_start", 1, "s1"), ledger_line("turn_start", 2, "s1", turn=1),
+                     ledger_line("turn_end", 3, "s1", turn=1, status="running", ops=[llm]),
+                     ledger_line("turn_end", 4, "s1", turn=1, status="ok", ops=[llm, tool]))
+    root = doc.root
+    assert [o.op_id for o in root.turns[0].ops] == ["o1", "o2"] and root.turns[0].status == "ok"
+    assert root.counts.ops == 2 and root.totals.tokensIn == 10 and root.totals.toolsRun == 1

@@ -68,14 +68,17 @@ class LedgerBuilder:
         s.totals.agentsRun = 1
         s.problems.extend(problems)
         turns: dict[int, Turn] = {}
+        ends: dict[int, tuple[dict, int | None]] = {}
         self.open_totals.append(s.totals)
         for record in records:
-            self._apply(s, turns, record)
+            self._apply(s, turns, record, ends)
+        for number, (record, ts) in ends.items():  # the last turn_end of a turn describes it (a repeat replaces)
+            self._turn_end(s, turns[number], record, ts)
         self.open_totals.pop()
         s.turns = [turns[key] for key in sorted(turns)]
         return s
 
-    def _apply(self, s: Session, turns: dict[int, Turn], r: dict) -> None:
+    def _apply(self, s: Session, turns: dict[int, Turn], r: dict, ends: dict) -> None:
         kind = r.get("recordType")
         ts = as_ms(r.get("ts"))
         if kind == "session_start":
@@ -88,7 +91,7 @@ class LedgerBuilder:
         elif kind == "turn_start":
             self._turn(s, turns, r).started_at = ts
         elif kind == "turn_end":
-            self._turn_end(s, self._turn(s, turns, r), r, ts)
+            ends[self._turn(s, turns, r).index] = (r, ts)
         elif kind == "session_summary":
             status = r.get("status")
             s.success = True if status == "ok" else False if status == "failed" else s.success
