@@ -51,3 +51,27 @@ def test_a_repeated_turn_end_replaces_the_turn_instead_of_counting_twice(tmp_pat
     root = doc.root
     assert [o.op_id for o in root.turns[0].ops] == ["o1", "o2"] and root.turns[0].status == "ok"
     assert root.counts.ops == 2 and root.totals.tokensIn == 10 and root.totals.toolsRun == 1
+
+
+def replayed(doc, **kwargs):
+    import orjson
+
+    from tui.model.live import LiveHub
+    from tui.sources.replay import replay_events
+
+    hub = LiveHub()
+    for _, event in replay_events(doc, **kwargs):
+        hub.feed(orjson.dumps(event))
+    return hub
+
+
+def test_replay_of_a_tree_with_only_v2_steps_keeps_them_steps():
+    steps = [{"id": "s1", "index": 1, "kind": "user", "startedAt": 1000, "endedAt": 3000,
+              "ops": [op("llm", logs=[{"timestamp": 1500, "severity": "WRN", "message": "w", "path": "s1-1"}])]}]
+    tree = session(steps=steps)
+    del tree["turns"]
+    doc = from_object({"version": 2, "opTree": tree}, "steps.json")
+    hub = replayed(doc)
+    built = hub.build(hub.roots()[0])
+    assert built.counts.as_dict() == doc.root.counts.as_dict()
+    assert built.counts.steps == 1 and built.counts.turns == 0 and built.counts.warnings == 1

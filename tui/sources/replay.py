@@ -31,7 +31,8 @@ def replay_events(doc: Document, *, max_tree_events: int = 40) -> list[tuple[int
     """(timestamp_ms, event) pairs of every session of `doc`, sorted by time (each session's in its own order)."""
     if doc.root is None:
         raise ValueError(f"{doc.path}: {doc.format} has no session tree to replay")
-    if doc.format == LEDGER or not isinstance(doc.root.raw, dict) or "turns" not in doc.root.raw:
+    raw = doc.root.raw
+    if doc.format == LEDGER or not isinstance(raw, dict) or ("turns" not in raw and "steps" not in raw):
         tree = session_dict(doc.root)
     else:
         tree = doc.root.raw
