@@ -75,3 +75,18 @@ def test_replay_of_a_tree_with_only_v2_steps_keeps_them_steps():
     built = hub.build(hub.roots()[0])
     assert built.counts.as_dict() == doc.root.counts.as_dict()
     assert built.counts.steps == 1 and built.counts.turns == 0 and built.counts.warnings == 1
+
+
+def test_replay_of_a_damaged_tree_never_raises():
+    tree = session(
+        turn(1, op("llm", logs=True), op("tool", accounting=7), "not an op"),
+        {"index": 2, "startedAt": 1000, "ops": 5},
+        {"index": 3, "startedAt": 1000, "ops": [dict(op("llm"), attributes=1.5)]},
+    )
+    doc = from_object({"opTree": tree}, "damaged.json")
+    hub = replayed(doc, max_tree_events=3)
+    assert hub.malformed == 0
+    assert hub.build(hub.roots()[0]).counts.as_dict() == doc.root.counts.as_dict()
+    turns_not_a_list = from_object({"opTree": session(turns=7)}, "damaged.json")
+    hub = replayed(turns_not_a_list)
+    assert hub.build(hub.roots()[0]).problems == ["turns is number, expected an array"]

@@ -16,6 +16,7 @@ import orjson
 
 from tui.gen.timeline import tree_at
 from tui.model.document import LEDGER, Document
+from tui.model.fields import as_dict, as_list
 from tui.model.logs import LogEntry
 from tui.model.nodes import Op, Session
 from tui.sources.event_stream import parse_url
@@ -79,9 +80,9 @@ def _sessions(tree: dict):
 
 def _own_ops(node: dict):
     for key in ("turns", "steps"):
-        for turn in node.get(key) or ():
+        for turn in as_list(node.get(key)):
             if isinstance(turn, dict):
-                for op in turn.get("ops") or ():
+                for op in as_list(turn.get("ops")):
                     if isinstance(op, dict):
                         yield op
 
@@ -110,11 +111,11 @@ def _session_events(node: dict, meta: dict, max_tree_events: int) -> list[tuple[
         out.append((ts, prio, {"type": "progress", "event": p}))
 
     progress(start, "agent_started")
-    for turn in node.get("turns") or ():
+    for turn in as_list(node.get("turns")):
         if not isinstance(turn, dict) or _ms(turn.get("startedAt")) is None:
             continue
-        final = any(isinstance(op, dict) and (op.get("attributes") or {}).get("isFinalTurn") is True
-                    for op in turn.get("ops") or ())
+        final = any(isinstance(op, dict) and as_dict(op.get("attributes")).get("isFinalTurn") is True
+                    for op in as_list(turn.get("ops")))
         out.append((_ms(turn["startedAt"]), _PRIO["turn_started"],
                     {"type": "turn_started", "turn": turn.get("index"), "attempt": 1, "isRetry": False,
                      "isFinalTurn": final}))
@@ -127,11 +128,11 @@ def _session_events(node: dict, meta: dict, max_tree_events: int) -> list[tuple[
             progress(_ms(op.get("endedAt")), "tool_finished", tool, attrs.get("error") or op.get("status"))
             if report is None and attrs.get("name") == "agent__final_report" and "endedAt" in op:
                 report = _tool_report(op)
-        for entry in op.get("logs") or ():
+        for entry in as_list(op.get("logs")):
             if isinstance(entry, dict):
                 out.append((_ms(entry.get("timestamp")) or _ms(op.get("startedAt")) or start or 0, _PRIO["log"],
                             {"type": "log", "entry": entry}))
-        for entry in op.get("accounting") or ():
+        for entry in as_list(op.get("accounting")):
             if isinstance(entry, dict):
                 ts = _ms(entry.get("timestamp")) or _ms(op.get("endedAt")) or start or 0
                 out.append((ts, _PRIO["accounting"], {"type": "accounting", "entry": entry}))
@@ -154,7 +155,7 @@ def _own_times(node: dict) -> list[int]:
     """The instants of a session's own turns and ops (its sub-agents send trees of their own)."""
     times = set()
     for key in ("turns", "steps"):
-        for turn in node.get(key) or ():
+        for turn in as_list(node.get(key)):
             if isinstance(turn, dict) and _ms(turn.get("startedAt")) is not None:
                 times.add(_ms(turn["startedAt"]))
     for op in _own_ops(node):
