@@ -90,3 +90,19 @@ def test_replay_of_a_damaged_tree_never_raises():
     turns_not_a_list = from_object({"opTree": session(turns=7)}, "damaged.json")
     hub = replayed(turns_not_a_list)
     assert hub.build(hub.roots()[0]).problems == ["turns is number, expected an array"]
+
+
+def test_replay_of_a_tree_with_token_counts_of_wrong_types():
+    from tui.gen.totals import compute_totals
+
+    weird = {"type": "llm", "costUsd": 0.5, "timestamp": 1500,
+             "tokens": {"inputTokens": [1], "outputTokens": "12", "cacheReadInputTokens": {"n": 1},
+                        "cacheWriteInputTokens": True}}
+    good = {"type": "llm", "costUsd": 0.25, "timestamp": 1600, "tokens": {"inputTokens": 3, "outputTokens": 2.0}}
+    tree = session(turn(1, op("llm", accounting=[weird, good]), op("llm", started=4000, ended=4500)))
+    assert compute_totals(tree)["tokensIn"] == 3 and compute_totals(tree)["tokensOut"] == 2
+    doc = from_object({"opTree": tree}, "weird-tokens.json")
+    hub = replayed(doc, max_tree_events=5)
+    built = hub.build(hub.roots()[0])
+    assert built.totals.as_dict() == doc.root.totals.as_dict()
+    assert built.totals.tokensIn == 3 and built.totals.costUsd == 0.75

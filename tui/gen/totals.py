@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 __all__ = ["TOTALS_KEYS", "compute_totals"]
 
 TOTALS_KEYS = ("tokensIn", "tokensOut", "tokensCacheRead", "tokensCacheWrite", "costUsd", "toolsRun", "agentsRun")
@@ -44,15 +46,15 @@ def compute_totals(node: dict) -> dict:
                             tk = a.get("tokens")
                             if not isinstance(tk, dict):
                                 tk = {}
-                            tin += tk.get("inputTokens") or 0
-                            tout += tk.get("outputTokens") or 0
+                            tin += _count(tk.get("inputTokens"))
+                            tout += _count(tk.get("outputTokens"))
                             cr = tk.get("cacheReadInputTokens")
                             if cr is None:
                                 cr = tk.get("cachedTokens")
-                            tcr += cr or 0
-                            tcw += tk.get("cacheWriteInputTokens") or 0
+                            tcr += _count(cr)
+                            tcw += _count(tk.get("cacheWriteInputTokens"))
                             c = a.get("costUsd")
-                            if isinstance(c, (int, float)) and not isinstance(c, bool):
+                            if isinstance(c, (int, float)) and not isinstance(c, bool) and math.isfinite(c):
                                 cost += c
                     if kind == "session":
                         child = o.get("childSession")
@@ -67,3 +69,10 @@ def compute_totals(node: dict) -> dict:
         "toolsRun": tools,
         "agentsRun": agents,
     }
+
+
+def _count(value: object) -> int:
+    """A token count as the monitor reads it: a finite JSON number (fractions truncated); anything else is 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return 0
+    return int(value)
