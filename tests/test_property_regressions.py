@@ -106,3 +106,37 @@ def test_replay_of_a_tree_with_token_counts_of_wrong_types():
     built = hub.build(hub.roots()[0])
     assert built.totals.as_dict() == doc.root.totals.as_dict()
     assert built.totals.tokensIn == 3 and built.totals.costUsd == 0.75
+
+
+async def test_replay_sends_a_tree_nested_deeper_than_orjson_writes(tmp_path):
+    import asyncio
+    import tempfile
+    from pathlib import Path
+
+    import orjson
+
+    from tui.sources.replay import send_events
+
+    deep: object = 1
+    for _ in range(300):  # orjson reads 1024 levels but writes only 255
+        deep = [deep]
+    tree = session(turn(1, op("tool", payload=deep)))
+    doc = from_object({"opTree": tree}, "deep.json")
+    received: list[bytes] = []
+
+    async def handler(reader, writer):
+        received.extend(line for line in (await reader.read()).split(b"\n") if line)
+        writer.close()
+
+    with tempfile.TemporaryDirectory(prefix="aim-") as d:
+        path = Path(d) / "s.sock"
+        server = await asyncio.start_unix_server(handler, path=str(path))
+        async with server:
+            from tui.sources.replay import replay_events
+
+            events = replay_events(doc, max_tree_events=2)
+            assert await asyncio.wait_for(send_events(events, f"unix:{path}", speed=0), 30) == len(events)
+            await asyncio.sleep(0.2)
+    assert len(received) == len(events)
+    last = orjson.loads(received[-1])
+    assert last["type"] == "op_tree" and last["tree"]["turns"][0]["ops"][0]["attributes"]["payload"] == deep

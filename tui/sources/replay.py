@@ -9,6 +9,7 @@ report, and as each session's last event its complete tree, so a receiver ends u
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Iterable
 
@@ -276,6 +277,15 @@ def _log_dict(entry: LogEntry) -> dict:
 # sending ----------------------------------------------------------------------------------------------------
 
 
+def event_frame(event: dict) -> bytes:
+    """An event as one JSON frame. orjson writes at most 255 levels of nesting, less than it reads (1024): a tree that
+    loaded fine may be deeper, and then the standard library writes it."""
+    try:
+        return orjson.dumps(event)
+    except TypeError:
+        return json.dumps(event, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+
+
 async def send_events(events: Iterable[tuple[int, dict]], url: str, *, speed: float = 1.0) -> int:
     """Send `events` to `url` (ws://HOST:PORT[/path] or unix:PATH), paced by their timestamps / speed.
 
@@ -315,7 +325,7 @@ async def _send_ws(events: Iterable[tuple[int, dict]], url: str, speed: float) -
     async with connect(url, max_size=None, compression=None, open_timeout=10) as ws:
         for ts, event in events:
             await pacer.wait(ts)
-            await ws.send(orjson.dumps(event), text=True)
+            await ws.send(event_frame(event), text=True)
             sent += 1
     return sent
 
@@ -327,7 +337,7 @@ async def _send_unix(events: Iterable[tuple[int, dict]], path: str, speed: float
     try:
         for ts, event in events:
             await pacer.wait(ts)
-            writer.write(orjson.dumps(event) + b"\n")
+            writer.write(event_frame(event) + b"\n")
             sent += 1
             if speed or writer.transport.get_write_buffer_size() > 1 << 20:
                 await writer.drain()
