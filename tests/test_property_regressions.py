@@ -140,3 +140,27 @@ async def test_replay_sends_a_tree_nested_deeper_than_orjson_writes(tmp_path):
     assert len(received) == len(events)
     last = orjson.loads(received[-1])
     assert last["type"] == "op_tree" and last["tree"]["turns"][0]["ops"][0]["attributes"]["payload"] == deep
+
+
+def test_session_dict_round_trip_keeps_logs_steps_turn_status_and_payload_refs(tmp_path):
+    import orjson
+    from builders import ledger_line
+
+    from tui.sources.replay import session_dict
+
+    steps = [{"id": "s1", "index": 1, "kind": "advisors", "ops": [op("tool")]}]
+    tree = session(turn(0, op("llm", logs=[{"severity": "ERR", "message": "x", "timestamp": 1}]), system=True),
+                   steps=steps)
+    doc = from_object({"opTree": tree}, "tree.json")
+    again = from_object(orjson.loads(orjson.dumps(session_dict(doc.root))), "again").root
+    assert again.counts.as_dict() == doc.root.counts.as_dict()
+    assert [t.title for t in again.turns] == ["Turn 0 (init)", "Step 1 (advisors)"]
+
+    refs = [{"kind": "llm_request", "path": "payloads/s1/turn-0001/llm-0001-request.http.gz", "format": "http"}]
+    failed_op = {"opId": "o1", "opIndex": 1, "kind": "llm", "status": "failed", "payloadRefs": refs}
+    ledger = ledger_doc(tmp_path, ledger_line("session_start", 1, "s1"), ledger_line("turn_start", 2, "s1", turn=1),
+                        ledger_line("turn_end", 3, "s1", turn=1, status="failed", ops=[failed_op]))
+    first = session_dict(ledger.root)
+    again = from_object(orjson.loads(orjson.dumps(first)), "again").root
+    assert again.turns[0].status == "failed" and again.turns[0].ops[0].payload_refs == refs
+    assert session_dict(again) == first

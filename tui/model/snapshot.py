@@ -85,6 +85,7 @@ def _turn(s: Session, node: object, kind: str, position: int, walk: _Walk) -> Tu
     attrs = as_dict(node.get("attributes"))
     t.system = attrs.get("system") is True or node.get("system") is True
     t.label = as_str(attrs.get("label")) or as_str(node.get("label"))
+    t.status = as_str(attrs.get("status"))  # ledger turns replayed as trees carry their ok|failed|running here
     prompts = attrs.get("prompts")
     t.prompts = prompts if isinstance(prompts, dict) else None
     ops = node.get("ops")
@@ -123,6 +124,8 @@ def _op(t: Turn, node: object, path: str, walk: _Walk) -> Op:
         op.problems.append(f"attributes is {type_name(attrs)}, expected an object")
     if not op.error and isinstance(node.get("error"), str):
         op.error = node["error"]
+    refs = node.get("payloadRefs")  # a v3 ledger op replayed as a tree keeps its payload files here
+    op.payload_refs = refs if isinstance(refs, list) else None
 
     if op.kind == "tool":
         for totals in walk.open_totals:

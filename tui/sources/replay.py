@@ -218,8 +218,13 @@ def session_dict(s: Session) -> dict:
             t["startedAt"] = turn.started_at
         if turn.ended_at is not None:
             t["endedAt"] = turn.ended_at
+        attrs = dict(as_dict(turn.raw.get("attributes"))) if turn.raw is not None else {}
         if turn.status:
-            t["attributes"] = {"status": turn.status}
+            attrs["status"] = turn.status
+        if attrs:
+            t["attributes"] = attrs
+        if turn.step_kind:
+            t["kind"] = turn.step_kind
         t["ops"] = [_op_dict(op) for op in turn.ops]
         extra = [_log_dict(entry) for entry in turn.extra_logs]
         if t["ops"]:
@@ -227,7 +232,7 @@ def session_dict(s: Session) -> dict:
         else:
             homeless.extend(extra)
         all_ops.extend(t["ops"])
-        node["turns"].append(t)
+        node.setdefault("steps" if turn.kind == "step" else "turns", []).append(t)
     homeless.extend(_log_dict(entry) for entry in s.extra_logs)
     if homeless and all_ops:
         all_ops[-1]["logs"].extend(homeless)
@@ -243,7 +248,8 @@ def _op_dict(op: Op) -> dict:
             attrs[key] = value
     if op.error and "error" not in attrs:
         attrs["error"] = op.error
-    out: dict = {"opId": op.op_id, "kind": kind, "attributes": attrs, "logs": [], "accounting": []}
+    out: dict = {"opId": op.op_id, "kind": kind, "attributes": attrs, "logs": list(as_list(raw.get("logs"))),
+                 "accounting": []}
     if op.started_at is not None:
         out["startedAt"] = op.started_at
     if op.ended_at is not None:
