@@ -164,3 +164,13 @@ def test_session_dict_round_trip_keeps_logs_steps_turn_status_and_payload_refs(t
     again = from_object(orjson.loads(orjson.dumps(first)), "again").root
     assert again.turns[0].status == "failed" and again.turns[0].ops[0].payload_refs == refs
     assert session_dict(again) == first
+
+
+def test_a_tree_event_without_a_tree_is_refused_not_also_counted_as_received():
+    from tui.model.live import LiveHub
+
+    hub = LiveHub()
+    hub.feed(b'{"type": "op_tree", "tree": 5, "meta": {"sessionId": "a", "sequence": 1}}')
+    hub.feed(b'{"type": "snapshot", "payload": {"snapshot": {"opTree": []}}, "meta": {"sessionId": "b"}}')
+    assert hub.malformed == 2 and hub.events == 0
+    assert hub.sessions == {} and hub.roots() == []

@@ -95,6 +95,8 @@ class LiveHub:
             return self._bad(f"unknown event type {kind!r}")
         meta = as_dict(event.get("meta"))
         tree = _tree_of(event) if kind in TREE_EVENTS else None
+        if kind in TREE_EVENTS and tree is None:
+            return self._bad(f"{kind} event without a tree object")
         session_id = as_str(meta.get("sessionId")) or (as_str(tree.get("traceId")) if tree else "")
         if not session_id:
             return self._bad(f"{kind} event without meta.sessionId")
@@ -109,8 +111,6 @@ class LiveHub:
             live.last_ts, live.last_wall = stamp, now
         self.events += 1
         if kind in TREE_EVENTS:
-            if tree is None:
-                return self._bad(f"{kind} event without a tree object")
             live.tree = tree
             live.pending_logs.clear()
             live.pending_accounting.clear()
