@@ -174,3 +174,18 @@ def test_a_tree_event_without_a_tree_is_refused_not_also_counted_as_received():
     hub.feed(b'{"type": "snapshot", "payload": {"snapshot": {"opTree": []}}, "meta": {"sessionId": "b"}}')
     assert hub.malformed == 2 and hub.events == 0
     assert hub.sessions == {} and hub.roots() == []
+
+
+def test_session_dict_keeps_the_accounting_entries_so_the_rounded_cost_survives():
+    import orjson
+
+    from builders import llm_acc
+    from tui.sources.replay import session_dict
+
+    # in entry order these add up to 1.3907500000000002 (1.3908); summed per op first, to 1.39075 (1.3907)
+    costs = [0.09386, 0.02835, 0.83577, 0.43277]
+    tree = session(turn(1, op("llm", accounting=[llm_acc(1, 1, cost=c) for c in costs[:2]]),
+                        op("llm", accounting=[llm_acc(1, 1, cost=c) for c in costs[2:]])))
+    doc = from_object({"opTree": tree}, "cost.json")
+    again = from_object(orjson.loads(orjson.dumps(session_dict(doc.root))), "again").root
+    assert again.totals.as_dict() == doc.root.totals.as_dict()

@@ -256,7 +256,9 @@ def _op_dict(op: Op) -> dict:
         out["endedAt"] = op.ended_at
     if op.status is not None:
         out["status"] = op.status
-    if op.tokens_in or op.tokens_out or op.cache_read or op.cache_write or op.cost:
+    if isinstance(raw.get("accounting"), list):  # a snapshot op: its own entries (regrouped, costs round apart)
+        out["accounting"] = list(raw["accounting"])
+    elif op.tokens_in or op.tokens_out or op.cache_read or op.cache_write or op.cost:
         out["accounting"].append({
             "type": "llm", "timestamp": op.ended_at or op.started_at, "status": op.status or "ok",
             "provider": op.provider, "model": op.model, "costUsd": op.cost,
