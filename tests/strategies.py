@@ -67,7 +67,8 @@ def _sse(events: list[tuple[str | None, object]]) -> bytes:
 
 
 @st.composite
-def anthropic_stream(draw) -> bytes:
+def anthropic_stream(draw) -> tuple[bytes, dict]:
+    """An Anthropic Messages SSE stream and what it says: {text, thinking, tool_calls}."""
     texts = draw(st.lists(small_text, max_size=3))
     thinking = draw(st.lists(small_text, max_size=2))
     args = draw(st.lists(st.sampled_from(['{"q":', ' "x"', "}", "", '{"a": [1, 2]}']), max_size=3))
@@ -83,10 +84,11 @@ def anthropic_stream(draw) -> bytes:
     ev.append(("content_block_start", {"type": "content_block_start", "index": block, "content_block": {"type": "text"}}))
     ev += [("content_block_delta", {"type": "content_block_delta", "index": block,
                                     "delta": {"type": "text_delta", "text": t}}) for t in texts]
+    tool = draw(st.sampled_from(NAMES))
     if args:
         block += 1
         ev.append(("content_block_start", {"type": "content_block_start", "index": block,
-                                           "content_block": {"type": "tool_use", "name": draw(st.sampled_from(NAMES))}}))
+                                           "content_block": {"type": "tool_use", "name": tool}}))
         ev += [("content_block_delta", {"type": "content_block_delta", "index": block,
                                         "delta": {"type": "input_json_delta", "partial_json": a}}) for a in args]
     ev.append(("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn"},
@@ -94,17 +96,19 @@ def anthropic_stream(draw) -> bytes:
     if draw(weighted_bool(0.2)):
         ev.append(("error", {"type": "error", "error": {"type": "overloaded_error", "message": "busy"}}))
     ev.append(("message_stop", {"type": "message_stop"}))
-    return _sse(ev)
+    says = {"text": "".join(texts), "thinking": "".join(thinking), "tool_calls": [(tool, "".join(args))] if args else []}
+    return _sse(ev), says
 
 
 @st.composite
-def openai_stream(draw) -> bytes:
+def openai_stream(draw) -> tuple[bytes, dict]:
+    """An OpenAI Chat Completions SSE stream and what it says."""
     texts = draw(st.lists(small_text, max_size=3))
     ev: list[tuple[str | None, object]] = [(None, {"model": "gpt-4o", "choices": [{"delta": {"content": t}}]})
                                            for t in texts]
     ev.append((None, {"choices": [{"delta": {}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 3}}))
     ev.append((None, "[DONE]"))
-    return _sse(ev)
+    return _sse(ev), {"text": "".join(texts), "thinking": "", "tool_calls": []}
 
 
 @st.composite
@@ -131,12 +135,23 @@ def capture_body(draw, side: str) -> tuple[str, bytes]:
             return "json", body
         head = b"POST /v1/messages HTTP/1.1\r\nHost: api.example.com\r\nContent-Type: application/json\r\n"
         return "http", head + f"Content-Length: {len(body)}\r\n\r\n".encode() + body
-    stream = draw(st.one_of(anthropic_stream(), openai_stream()))
-    style = draw(st.sampled_from(["sse", "http", "http-chunked", "http-gzip", "jsonrpc"]))
+    if draw(weighted_bool(0.2)):
+        return "jsonrpc", orjson.dumps({"jsonrpc": "2.0", "id": 1, "result": {"content": draw(small_text)}})
+    return draw(framed_stream())[:2]
+
+
+@st.composite
+def framed_stream(draw) -> tuple[str, bytes, dict]:
+    """(format, bytes, what the stream says) of an LLM response stream: bare SSE or in an HTTP response (plain,
+    chunked, gzip)."""
+    stream, says = draw(st.one_of(anthropic_stream(), openai_stream()))
+    return (*_framed(draw, stream), says)
+
+
+def _framed(draw, stream: bytes) -> tuple[str, bytes]:
+    style = draw(st.sampled_from(["sse", "http", "http-chunked", "http-gzip"]))
     if style == "sse":
         return "sse", stream
-    if style == "jsonrpc":
-        return "jsonrpc", orjson.dumps({"jsonrpc": "2.0", "id": 1, "result": {"content": draw(small_text)}})
     head = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
     if style == "http-chunked":
         return "http", head + b"Transfer-Encoding: chunked\r\n\r\n" + _chunked(stream, draw(st.integers(1, 64)))
@@ -144,6 +159,25 @@ def capture_body(draw, side: str) -> tuple[str, bytes]:
         packed = gzip.compress(stream)
         return "http", head + f"Content-Encoding: gzip\r\nContent-Length: {len(packed)}\r\n\r\n".encode() + packed
     return "http", head + b"\r\n" + stream
+
+
+@st.composite
+def damaged_bytes(draw, data: bytes) -> bytes:
+    """`data` cut short, with bytes flipped, inserted or repeated (a capture damaged on disk or in transit)."""
+    out = bytearray(data)
+    for _ in range(draw(st.integers(1, 4))):
+        i = draw(st.integers(0, len(out)))
+        how = draw(st.sampled_from(["cut", "flip", "insert", "repeat"]))
+        if how == "cut":
+            del out[i:]
+        elif how == "flip" and i < len(out):
+            out[i] ^= draw(st.integers(1, 255))
+        elif how == "insert":
+            out[i:i] = draw(st.one_of(st.binary(max_size=8), st.sampled_from([b"\r\n", b"\n\n", b"data: {", b"\x1f\x8b",
+                                                                             b"event: error\n", b"0\r\n\r\n"])))
+        elif how == "repeat":
+            out[i:i] = out[i:i + draw(st.integers(1, 64))]
+    return bytes(out)
 
 
 @st.composite

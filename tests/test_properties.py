@@ -23,10 +23,11 @@ from hypothesis import strategies as st
 
 import naive_model as naive
 from strategies import (
-    EVENT_TYPES, deep_chain, encode, extra_event, ledger_bytes, ledger_files, mutated,
+    EVENT_TYPES, damaged_bytes, deep_chain, encode, extra_event, framed_stream, ledger_bytes, ledger_files, mutated,
     mutated_frames, mutated_ledger_bytes, session_trees, snapshot_documents, tree_of,
 )
 from tui.model.ascii_tree import render
+from tui.model.decode import decode_bytes
 from tui.model.document import from_object, load, load_bytes
 from tui.model.live import LiveHub
 from tui.model.logs import logs_under
@@ -183,6 +184,28 @@ def test_deeply_nested_sub_agents(tree, levels):
     assert_totals(out["totals"], totals)
     assert out["counts"] == counts and out["maxDepth"] == depth >= levels
     replay_events(doc, max_tree_events=3)
+
+
+@given(framed_stream())
+def test_a_streamed_response_reassembles_to_what_was_streamed(case):
+    fmt, body, says = case
+    view = decode_bytes(body, fmt)
+    assert view.kind == fmt
+    assert not [n for n in view.notes if any(w in n for w in ("error", "corrupt", "invalid", "truncated"))], view.notes
+    streamed = view.reassembled
+    assert streamed is not None
+    assert (streamed.text, streamed.thinking, streamed.tool_calls) == (says["text"], says["thinking"],
+                                                                       says["tool_calls"])
+
+
+@given(framed_stream().flatmap(lambda c: st.tuples(st.sampled_from([c[0], "", "json", "text", "bogus"]),
+                                                   damaged_bytes(c[1]))))
+def test_a_damaged_capture_still_decodes_to_something(case):
+    hint, data = case
+    view = decode_bytes(data, hint)
+    assert not any("internal decoder error" in n for n in view.notes), view.notes
+    for _, lines in payload_views(None, view):
+        list(lines[:500])
 
 
 # 1 + 2: v3 ledgers --------------------------------------------------------------------------------------------
