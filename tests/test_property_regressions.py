@@ -189,3 +189,15 @@ def test_session_dict_keeps_the_accounting_entries_so_the_rounded_cost_survives(
     doc = from_object({"opTree": tree}, "cost.json")
     again = from_object(orjson.loads(orjson.dumps(session_dict(doc.root))), "again").root
     assert again.totals.as_dict() == doc.root.totals.as_dict()
+
+
+def test_replayed_trees_carry_totals_summed_in_the_producers_order():
+    from builders import llm_acc
+    from tui.gen.totals import compute_totals
+
+    # depth first in op order these add up to 1.2642499999999999 (1.2642); the child's cost added after the
+    # parent's last op gives 1.26425 (1.2643)
+    child = session(turn(1, op("llm", accounting=[llm_acc(cost=0.4204)])), agent="kid", trace="kid")
+    tree = session(turn(1, op("llm", accounting=[llm_acc(cost=0.25098)]), op("session", child=child),
+                        op("llm", accounting=[llm_acc(cost=0.25018), llm_acc(cost=0.34269)])))
+    assert compute_totals(tree)["costUsd"] == from_object({"opTree": tree}, "t").root.totals.cost == 1.2642
