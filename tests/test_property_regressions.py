@@ -201,3 +201,28 @@ def test_replayed_trees_carry_totals_summed_in_the_producers_order():
     tree = session(turn(1, op("llm", accounting=[llm_acc(cost=0.25098)]), op("session", child=child),
                         op("llm", accounting=[llm_acc(cost=0.25018), llm_acc(cost=0.34269)])))
     assert compute_totals(tree)["costUsd"] == from_object({"opTree": tree}, "t").root.totals.cost == 1.2642
+
+
+def test_a_payload_nested_too_deep_to_write_is_a_payload_error_not_a_crash():
+    import sys
+
+    import orjson
+    import pytest
+
+    from tui.model.document import load_bytes
+    from tui.model.op_captures import PayloadError, decode_with_notes, op_captures
+
+    deep = b"[" * 1000 + b"]" * 1000  # orjson reads 1,024 levels but writes 255; the stdlib recurses per level
+    tree = session(turn(1, op("tool", marker=1)))
+    data = orjson.dumps({"opTree": tree}).replace(b'"marker":1}', b'"marker":1},"request":{"payload":' + deep + b"}")
+    doc = load_bytes(data, "deep-payload.json")
+    capture = op_captures(doc.root.turns[0].ops[0])[0]
+    assert capture.state == "plain"
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)  # the default: pytest may run with more
+    try:
+        with pytest.raises(PayloadError, match="nested too deeply"):
+            decode_with_notes(capture, None)
+    finally:
+        sys.setrecursionlimit(before)
+
