@@ -226,3 +226,17 @@ def test_a_payload_nested_too_deep_to_write_is_a_payload_error_not_a_crash():
     finally:
         sys.setrecursionlimit(before)
 
+
+def test_sse_events_nested_deeper_than_orjson_writes_still_reassemble():
+    from tui.model.decode import decode_bytes
+
+    deep = "[" * 300 + "]" * 300
+    body = ("event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":"
+            "{\"type\":\"tool_use\",\"name\":\"t\",\"input\":{\"a\":%s}}}\n\n"
+            "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,"
+            "\"delta\":{\"type\":\"text_delta\",\"text\":\"hello\"}}\n\n"
+            "event: error\ndata: {\"type\":\"error\",\"error\":{\"x\":%s}}\n\n") % (deep, deep)
+    view = decode_bytes(body.encode(), "sse")
+    assert view.kind == "sse" and not any("internal decoder error" in n for n in view.notes)
+    assert view.reassembled.text == "hello" and len(view.reassembled.errors) == 1
+    assert view.reassembled.tool_calls[0][0] == "t"
