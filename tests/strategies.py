@@ -161,6 +161,10 @@ def _framed(draw, stream: bytes) -> tuple[str, bytes]:
     return "http", head + b"\r\n" + stream
 
 
+# An event nested past the 255 levels orjson writes (it reads 1,024).
+DEEP_SSE_EVENT = b'\n\nevent: error\ndata: {"type":"error","error":{"e":' + b"[" * 300 + b"]" * 300 + b"}}\n\n"
+
+
 @st.composite
 def damaged_bytes(draw, data: bytes) -> bytes:
     """`data` cut short, with bytes flipped, inserted or repeated (a capture damaged on disk or in transit)."""
@@ -174,7 +178,8 @@ def damaged_bytes(draw, data: bytes) -> bytes:
             out[i] ^= draw(st.integers(1, 255))
         elif how == "insert":
             out[i:i] = draw(st.one_of(st.binary(max_size=8), st.sampled_from([b"\r\n", b"\n\n", b"data: {", b"\x1f\x8b",
-                                                                             b"event: error\n", b"0\r\n\r\n"])))
+                                                                             b"event: error\n", b"0\r\n\r\n",
+                                                                             DEEP_SSE_EVENT])))
         elif how == "repeat":
             out[i:i] = out[i:i + draw(st.integers(1, 64))]
     return bytes(out)
@@ -567,9 +572,13 @@ def mutated(draw, value: object, max_mutations: int = 4) -> object:
                 _get(value, draw(st.sampled_from(captures)))["value"] = _bad_base64(draw)
             else:
                 value = _set(value, path, _bad_base64(draw))
+        elif how == "deep" and draw(st.booleans()):
+            payloads = [p for p in paths if p and p[-1] in ("payload", "params", "attributes")] or paths
+            value = _set(value, draw(st.sampled_from(payloads)), raw_token("deeplist", draw(st.sampled_from([300, 1000]))))
         elif how == "deep":
+            # 256..1023 levels: orjson reads them but cannot write them; 2000: the document cannot be read
             value = _set(value, path, draw(st.sampled_from([raw_token("deeplist", 200), raw_token("deepobj", 120),
-                                                            raw_token("deeplist", 2000)])))
+                                                            raw_token("deeplist", 1000), raw_token("deeplist", 2000)])))
     return value
 
 

@@ -7,13 +7,16 @@
 4. A LiveHub fed a damaged stream never raises, and every frame is either taken or counted as rejected.
 
 Profiles: the default is quick (whole file well under 30 s); HYPOTHESIS_PROFILE=thorough hunts for minutes.
+Test bodies run with the app's recursion budget (see app_stack): Hypothesis itself raises the limit.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -50,6 +53,26 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "props-quick"))
 
 
 # helpers -------------------------------------------------------------------------------------------------------
+
+
+def app_stack(test):
+    """Run the test body with the recursion budget the app has (the default limit of 1,000 frames, ~200 in use):
+    Hypothesis raises the limit while it runs a test, which would hide a recursion that fails in the app."""
+
+    @functools.wraps(test)
+    def run(*args, **kwargs):
+        depth, frame = 0, sys._getframe()
+        while frame is not None:
+            depth, frame = depth + 1, frame.f_back
+        before = sys.getrecursionlimit()
+        sys.setrecursionlimit(depth + 800)
+        try:
+            return test(*args, **kwargs)
+        finally:
+            sys.setrecursionlimit(before)
+
+    return run
+
 
 
 def exercise(doc) -> dict:
@@ -94,12 +117,17 @@ def exercise(doc) -> dict:
     return out
 
 
-def frame(event: dict) -> bytes:
-    """An event as the wire carries it (the standard library writes what is nested deeper than orjson writes)."""
+def frame(event: dict) -> bytes | None:
+    """An event as the wire carries it (the standard library writes what is nested deeper than orjson writes);
+    None when even that runs out of stack (a tree nested ~1,000 levels: it loads, but cannot be sent)."""
     try:
         return orjson.dumps(event)
     except TypeError:
+        pass
+    try:
         return json.dumps(event).encode()
+    except RecursionError:
+        return None
 
 
 def load_any(data: bytes):
@@ -128,8 +156,9 @@ def naive_snapshot(tree: object) -> tuple[dict, dict, int]:
 
 
 def feed_all(hub: LiveHub, frames) -> None:
-    for n, frame in enumerate(frames):
-        hub.feed(frame, now=1000.0 + n)
+    for n, data in enumerate(frames):
+        if data is not None:
+            hub.feed(data, now=1000.0 + n)
 
 
 def write_ledgers(base: Path, files: dict[str, bytes]) -> None:
@@ -143,6 +172,7 @@ def write_ledgers(base: Path, files: dict[str, bytes]) -> None:
 
 
 @given(snapshot_documents())
+@app_stack
 def test_valid_snapshots_load_totals_and_views(doc_value):
     shape, value = doc_value
     tree = tree_of(shape, value)
@@ -162,6 +192,7 @@ def test_valid_snapshots_load_totals_and_views(doc_value):
 
 
 @given(snapshot_documents().flatmap(lambda dv: mutated(dv[1])))
+@app_stack
 def test_mutated_snapshots_never_raise_and_totals_hold(value):
     doc = load_any(encode(value))
     if doc is None:
@@ -175,6 +206,7 @@ def test_mutated_snapshots_never_raise_and_totals_hold(value):
 
 @given(session_trees(max_depth=1), st.integers(1, 210))
 @settings(max_examples=10)
+@app_stack
 def test_deeply_nested_sub_agents(tree, levels):
     doc = load_any(deep_chain(tree, levels))
     if doc is None:
@@ -187,6 +219,7 @@ def test_deeply_nested_sub_agents(tree, levels):
 
 
 @given(framed_stream())
+@app_stack
 def test_a_streamed_response_reassembles_to_what_was_streamed(case):
     fmt, body, says = case
     view = decode_bytes(body, fmt)
@@ -200,6 +233,7 @@ def test_a_streamed_response_reassembles_to_what_was_streamed(case):
 
 @given(framed_stream().flatmap(lambda c: st.tuples(st.sampled_from([c[0], "", "json", "text", "bogus"]),
                                                    damaged_bytes(c[1]))))
+@app_stack
 def test_a_damaged_capture_still_decodes_to_something(case):
     hint, data = case
     view = decode_bytes(data, hint)
@@ -212,6 +246,7 @@ def test_a_damaged_capture_still_decodes_to_something(case):
 
 
 @given(session_trees(v2=False))
+@app_stack
 def test_valid_ledgers_match_the_tree_they_describe(tree):
     files = {rel: ledger_bytes(records) for rel, records in ledger_files(tree).items()}
     with tempfile.TemporaryDirectory() as d:
@@ -259,6 +294,7 @@ def damaged_ledger_sets(draw):
 
 
 @given(damaged_ledger_sets())
+@app_stack
 def test_mutated_ledgers_never_raise_and_totals_hold(case):
     root_id, files = case
     with tempfile.TemporaryDirectory() as d:
@@ -289,6 +325,7 @@ def assert_same_view(built: Session, doc) -> None:
 
 
 @given(snapshot_documents(), st.integers(1, 12))
+@app_stack
 def test_replay_into_a_live_hub_gives_the_loaded_tree(doc_value, max_trees):
     _, value = doc_value
     doc = load_bytes(encode(value), "valid.json")
@@ -307,6 +344,7 @@ def test_replay_into_a_live_hub_gives_the_loaded_tree(doc_value, max_trees):
 
 
 @given(session_trees(v2=False))
+@app_stack
 def test_ledger_replay_into_a_live_hub_gives_the_loaded_tree(tree):
     files = {rel: ledger_bytes(records) for rel, records in ledger_files(tree).items()}
     with tempfile.TemporaryDirectory() as d:
@@ -319,6 +357,7 @@ def test_ledger_replay_into_a_live_hub_gives_the_loaded_tree(tree):
 
 
 @given(snapshot_documents())
+@app_stack
 def test_session_dict_round_trip_is_stable(doc_value):
     _, value = doc_value
     doc = load_bytes(encode(value), "valid.json")
@@ -331,6 +370,7 @@ def test_session_dict_round_trip_is_stable(doc_value):
 
 
 @given(session_trees(v2=False))
+@app_stack
 def test_ledger_session_dict_round_trip_is_stable(tree):
     files = {rel: ledger_bytes(records) for rel, records in ledger_files(tree).items()}
     with tempfile.TemporaryDirectory() as d:
@@ -345,6 +385,7 @@ def test_ledger_session_dict_round_trip_is_stable(tree):
 
 
 @given(snapshot_documents().flatmap(lambda dv: mutated(dv[1])))
+@app_stack
 def test_replay_of_any_loaded_document_never_raises(value):
     doc = load_any(encode(value))
     if doc is None or doc.root is None:
@@ -397,6 +438,7 @@ def damaged_streams(draw):
 
 
 @given(damaged_streams())
+@app_stack
 def test_live_hub_survives_damaged_streams_and_counts_rejects(frames):
     hub = LiveHub()
     feed_all(hub, frames)
@@ -427,6 +469,7 @@ def lossy_streams(draw):
 
 
 @given(lossy_streams())
+@app_stack
 def test_lost_events_are_counted_as_gaps_and_the_final_tree_wins(case):
     doc, events, dropped = case
     hub = LiveHub()
