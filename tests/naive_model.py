@@ -5,8 +5,9 @@ Rules (snapshot trees, the producer's `recomputeTotals` in src/session-tree.ts):
 - every session node visited adds 1 to agentsRun; the walk follows `childSession` only on ops of kind `session`
   (a child on any other op is shown by the monitor but, like the producer, not counted);
 - every op of kind `tool` adds 1 to toolsRun;
-- every accounting entry whose type is `llm` adds its tokens and cost: cache read is `cacheReadInputTokens ?? cachedTokens`
-  (JS `??`: only a missing/null value falls back, an explicit 0 wins); cost adds only when it is a number;
+- every accounting entry whose type is `llm` adds its tokens and cost: cache read is
+  `cacheReadInputTokens ?? cachedTokens` (JS `??`: only a missing/null value falls back, an explicit 0 wins); cost
+  adds only when it is a number;
 - ops are those of `turns[]` and, for version-2 trees, `steps[]` ("walk every op recursively").
 Where the producer's JavaScript would do something absurd with a wrong type (add a string to a number), the monitor
 counts the value as 0: a token count is a JSON number that is not a boolean, and a fractional one is truncated.

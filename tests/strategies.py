@@ -35,7 +35,8 @@ HOSTILE_STRINGS = (
     "\u200b", "\x7f\x9b", "\ufeff", "日本語", "🙂" * 3, "NaN", "Infinity", "-Infinity", "1e999", "12", "-1", "null",
     "[unavailable]", "../../../etc/passwd", "/etc/passwd", "session/../../x.jsonl", "x" * 400, "%s%n{0}", "</>",
 )
-NAMES = ("web__fetch", "agent__web-search", "bigquery__execute_sql", "agent__final_report", "fs__read", "agent__task_status")
+NAMES = ("web__fetch", "agent__web-search", "bigquery__execute_sql", "agent__final_report", "fs__read",
+         "agent__task_status")
 MODELS = (("anthropic", "claude-sonnet-4"), ("openai", "gpt-4o"), ("openrouter", "qwen3"), ("google", "gemini-2.5"))
 
 small_text = st.text(max_size=12)
@@ -72,8 +73,8 @@ def anthropic_stream(draw) -> tuple[bytes, dict]:
     texts = draw(st.lists(small_text, max_size=3))
     thinking = draw(st.lists(small_text, max_size=2))
     args = draw(st.lists(st.sampled_from(['{"q":', ' "x"', "}", "", '{"a": [1, 2]}']), max_size=3))
-    ev: list[tuple[str | None, object]] = [("message_start", {"type": "message_start", "message": {"model": "claude",
-                                                                                                   "usage": {"input_tokens": 5}}})]
+    start = {"type": "message_start", "message": {"model": "claude", "usage": {"input_tokens": 5}}}
+    ev: list[tuple[str | None, object]] = [("message_start", start)]
     block = 0
     if thinking:
         ev.append(("content_block_start", {"type": "content_block_start", "index": block,
@@ -81,7 +82,8 @@ def anthropic_stream(draw) -> tuple[bytes, dict]:
         ev += [("content_block_delta", {"type": "content_block_delta", "index": block,
                                         "delta": {"type": "thinking_delta", "thinking": t}}) for t in thinking]
         block += 1
-    ev.append(("content_block_start", {"type": "content_block_start", "index": block, "content_block": {"type": "text"}}))
+    ev.append(("content_block_start", {"type": "content_block_start", "index": block,
+                                       "content_block": {"type": "text"}}))
     ev += [("content_block_delta", {"type": "content_block_delta", "index": block,
                                     "delta": {"type": "text_delta", "text": t}}) for t in texts]
     tool = draw(st.sampled_from(NAMES))
@@ -96,7 +98,8 @@ def anthropic_stream(draw) -> tuple[bytes, dict]:
     if draw(weighted_bool(0.2)):
         ev.append(("error", {"type": "error", "error": {"type": "overloaded_error", "message": "busy"}}))
     ev.append(("message_stop", {"type": "message_stop"}))
-    says = {"text": "".join(texts), "thinking": "".join(thinking), "tool_calls": [(tool, "".join(args))] if args else []}
+    says = {"text": "".join(texts), "thinking": "".join(thinking),
+            "tool_calls": [(tool, "".join(args))] if args else []}
     return _sse(ev), says
 
 
@@ -224,7 +227,8 @@ def llm_entry(draw) -> dict:
         tokens["cachedTokens"] = cache
     tokens["totalTokens"] = tin + tout
     provider, model = draw(st.sampled_from(MODELS))
-    entry = {"type": "llm", "status": draw(st.sampled_from(["ok", "ok", "failed"])), "latency": draw(st.integers(0, 9999)),
+    entry = {"type": "llm", "status": draw(st.sampled_from(["ok", "ok", "failed"])),
+             "latency": draw(st.integers(0, 9999)),
              "provider": provider, "model": model, "actualProvider": provider, "actualModel": model,
              "stopReason": "end_turn", "tokens": tokens, "agentId": "a", "callPath": "a", "txnId": "t"}
     cost = draw(st.one_of(st.none(), st.floats(0, 2, allow_nan=False, width=32), st.integers(0, 3),
@@ -245,7 +249,8 @@ def tool_entry(draw) -> dict:
 @st.composite
 def log_entry(draw) -> dict:
     entry = {"severity": draw(st.sampled_from(SEVERITIES)), "message": draw(any_text), "turn": 1, "subturn": 0,
-             "direction": draw(st.sampled_from(["request", "response"])), "type": draw(st.sampled_from(["llm", "tool"])),
+             "direction": draw(st.sampled_from(["request", "response"])),
+             "type": draw(st.sampled_from(["llm", "tool"])),
              "remoteIdentifier": "anthropic:claude", "agentId": "a", "callPath": "a", "txnId": "t"}
     if draw(weighted_bool(0.1)):
         entry["fatal"] = True
@@ -574,7 +579,8 @@ def mutated(draw, value: object, max_mutations: int = 4) -> object:
                 value = _set(value, path, _bad_base64(draw))
         elif how == "deep" and draw(st.booleans()):
             payloads = [p for p in paths if p and p[-1] in ("payload", "params", "attributes")] or paths
-            value = _set(value, draw(st.sampled_from(payloads)), raw_token("deeplist", draw(st.sampled_from([300, 1000]))))
+            deep = raw_token("deeplist", draw(st.sampled_from([300, 1000])))
+            value = _set(value, draw(st.sampled_from(payloads)), deep)
         elif how == "deep":
             # 256..1023 levels: orjson reads them but cannot write them; 2000: the document cannot be read
             value = _set(value, path, draw(st.sampled_from([raw_token("deeplist", 200), raw_token("deepobj", 120),
@@ -737,7 +743,8 @@ def extra_event(draw, session_ids: list[str], origin: str) -> dict:
         ev["tree"] = {"id": sid, "traceId": sid, "startedAt": T0, "turns": []}
     else:
         ev["payload"] = {"reason": "subagent_finish", "sessionId": sid, "originId": origin, "timestamp": T0,
-                         "snapshot": {"version": 2, "opTree": {"id": sid, "traceId": sid, "startedAt": T0, "turns": []}}}
+                         "snapshot": {"version": 2,
+                                      "opTree": {"id": sid, "traceId": sid, "startedAt": T0, "turns": []}}}
     return ev
 
 

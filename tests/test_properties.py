@@ -48,7 +48,7 @@ from tui.sources.replay import replay_events, session_dict
 _COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                                      HealthCheck.filter_too_much])
 settings.register_profile("props-quick", max_examples=25, **_COMMON)
-settings.register_profile("thorough", max_examples=400, **_COMMON)
+settings.register_profile("thorough", max_examples=1000, **_COMMON)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "props-quick"))
 
 
