@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 __all__ = ["TOTALS_KEYS", "compute_totals"]
 
 TOTALS_KEYS = ("tokensIn", "tokensOut", "tokensCacheRead", "tokensCacheWrite", "costUsd", "toolsRun", "agentsRun")
@@ -15,49 +17,42 @@ def compute_totals(node: dict) -> dict:
     ``cacheReadInputTokens`` if not None, else ``cachedTokens``); ``session`` ops recurse into ``childSession``.
     ``costUsd`` is rounded to 4 decimals.
     """
-    tin = tout = tcr = tcw = tools = agents = 0
+    tin = tout = tcr = tcw = tools = 0
+    agents = 1
     cost = 0.0
-    stack = [node]
+    # depth first in op order, a sub-agent right after its op: costs are floats, and the producer's order of
+    # additions decides how the sum rounds
+    stack = [_ops(node)]
     while stack:
-        s = stack.pop()
-        agents += 1
-        for group in (s.get("turns"), s.get("steps")):
-            if not isinstance(group, list):
-                continue
-            for t in group:
-                if not isinstance(t, dict):
+        o = next(stack[-1], None)
+        if o is None:
+            stack.pop()
+            continue
+        kind = o.get("kind")
+        if kind == "tool":
+            tools += 1
+        acc = o.get("accounting")
+        if isinstance(acc, list):
+            for a in acc:
+                if not isinstance(a, dict) or a.get("type") != "llm":
                     continue
-                ops = t.get("ops")
-                if not isinstance(ops, list):
-                    continue
-                for o in ops:
-                    if not isinstance(o, dict):
-                        continue
-                    kind = o.get("kind")
-                    if kind == "tool":
-                        tools += 1
-                    acc = o.get("accounting")
-                    if isinstance(acc, list):
-                        for a in acc:
-                            if not isinstance(a, dict) or a.get("type") != "llm":
-                                continue
-                            tk = a.get("tokens")
-                            if not isinstance(tk, dict):
-                                tk = {}
-                            tin += tk.get("inputTokens") or 0
-                            tout += tk.get("outputTokens") or 0
-                            cr = tk.get("cacheReadInputTokens")
-                            if cr is None:
-                                cr = tk.get("cachedTokens")
-                            tcr += cr or 0
-                            tcw += tk.get("cacheWriteInputTokens") or 0
-                            c = a.get("costUsd")
-                            if isinstance(c, (int, float)) and not isinstance(c, bool):
-                                cost += c
-                    if kind == "session":
-                        child = o.get("childSession")
-                        if isinstance(child, dict):
-                            stack.append(child)
+                tk = a.get("tokens")
+                if not isinstance(tk, dict):
+                    tk = {}
+                tin += _count(tk.get("inputTokens"))
+                tout += _count(tk.get("outputTokens"))
+                cr = tk.get("cacheReadInputTokens")
+                if cr is None:
+                    cr = tk.get("cachedTokens")
+                tcr += _count(cr)
+                tcw += _count(tk.get("cacheWriteInputTokens"))
+                c = a.get("costUsd")
+                if isinstance(c, (int, float)) and not isinstance(c, bool) and math.isfinite(c):
+                    cost += c
+        child = o.get("childSession")
+        if kind == "session" and isinstance(child, dict):
+            agents += 1
+            stack.append(_ops(child))
     return {
         "tokensIn": tin,
         "tokensOut": tout,
@@ -67,3 +62,18 @@ def compute_totals(node: dict) -> dict:
         "toolsRun": tools,
         "agentsRun": agents,
     }
+
+
+def _count(value: object) -> int:
+    """A token count as the monitor reads it: a finite JSON number (fractions truncated); anything else is 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return 0
+    return int(value)
+
+
+def _ops(session: dict):
+    for group in (session.get("turns"), session.get("steps")):
+        if isinstance(group, list):
+            for t in group:
+                if isinstance(t, dict) and isinstance(t.get("ops"), list):
+                    yield from (o for o in t["ops"] if isinstance(o, dict))

@@ -102,7 +102,11 @@ def capture_bytes(c: Capture, sessions_dir=None) -> bytes:
         try:
             return orjson.dumps(c.plain, option=orjson.OPT_NON_STR_KEYS)
         except TypeError:
+            pass
+        try:
             return json.dumps(c.plain, ensure_ascii=False, default=str).encode("utf-8", "surrogatepass")
+        except RecursionError:  # the file can nest 1,024 levels; writing them back recurses once a level
+            raise PayloadError("payload nested too deeply to show as JSON") from None
     raise PayloadError(c.note or f"capture is {c.state or 'unknown'}")
 
 

@@ -75,14 +75,17 @@ class LedgerBuilder:
         s.totals.agentsRun = 1
         s.problems.extend(problems)
         turns: dict[int, Turn] = {}
+        ends: dict[int, tuple[dict, int | None]] = {}
         self.open_totals.append(s.totals)
         for record in records:
-            if record.get("recordType") == "turn_end":
-                yield from self._turn_end(s, self._turn(s, turns, record), record, as_ms(record.get("ts")))
+            if record.get("recordType") == "turn_end":  # the last turn_end of a turn describes it (a repeat replaces)
+                ends[self._turn(s, turns, record).index] = (record, as_ms(record.get("ts")))
                 if not s.id:
                     s.id = s.trace_id = as_str(record.get("sessionId"))
             else:
                 self._apply(s, turns, record)
+        for number, (record, ts) in ends.items():
+            yield from self._turn_end(s, turns[number], record, ts)
         self.open_totals.pop()
         s.turns = [turns[key] for key in sorted(turns)]
         return s

@@ -122,6 +122,7 @@ def _turn(s: Session, node: object, kind: str, position: int) -> tuple[Turn, lis
     attrs = as_dict(attrs)
     t.system = attrs.get("system") is True or node.get("system") is True
     t.label = str_field(attrs, "label", problems) or str_field(node, "label", problems)
+    t.status = str_field(attrs, "status", problems)  # ledger turns replayed as trees carry their ok|failed|running here
     prompts = attrs.get("prompts")
     t.prompts = prompts if isinstance(prompts, dict) else None
     ops = node.get("ops")
@@ -161,6 +162,8 @@ def _op(t: Turn, node: object, path: str, walk: _Walk) -> Op:
         problems.append(f"attributes is {type_name(attrs)}, expected an object")
     if not op.error and isinstance(node.get("error"), str):
         op.error = node["error"]
+    refs = node.get("payloadRefs")  # a v3 ledger op replayed as a tree keeps its payload files here
+    op.payload_refs = refs if isinstance(refs, list) else None
 
     if op.kind == "tool":
         for totals in walk.open_totals:

@@ -118,7 +118,7 @@ class _Builder:
         kind = kind or err.get("code") or ""
         msg = err.get("message") or ""
         if not msg and not kind:
-            msg = orjson.dumps(err).decode()
+            msg = _compact(err)
         self.errors.append(f"{kind}: {msg}" if kind and msg else str(kind or msg))
 
     def result(self) -> Reassembled:
@@ -128,6 +128,14 @@ class _Builder:
             calls.append((name, args or fallback))
         return Reassembled("".join(self.text), "".join(self.thinking), calls, self.stop, self.usage,
                            self.model, self.errors)
+
+
+def _compact(value: object) -> str:
+    """Compact JSON of a parsed value; orjson writes 255 levels of nesting, fewer than it reads (1,024)."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return "[nested too deeply to show]"
 
 
 def _s(v: object) -> str:
@@ -147,7 +155,7 @@ def _anthropic(b: _Builder, t: str, obj: dict) -> bool:
         bt = block.get("type")
         if bt in ("tool_use", "server_tool_use", "mcp_tool_use"):
             inp = block.get("input")
-            fallback = orjson.dumps(inp).decode() if isinstance(inp, dict) and inp else ""
+            fallback = _compact(inp) if isinstance(inp, dict) and inp else ""
             b.tool(("a", obj.get("index")), _s(block.get("name")), fallback)
         elif bt == "text":
             b.text.append(_s(block.get("text")))

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from tui.gen.timeline import tree_at
 from tui.model.document import LEDGER, Document
 from tui.model.json_text import dumps
+from tui.model.fields import as_dict, as_list
 from tui.model.logs import LogEntry
 from tui.model.nodes import Op, Session
 from tui.sources.event_stream import parse_url
@@ -30,7 +31,8 @@ def replay_events(doc: Document, *, max_tree_events: int = 40) -> list[tuple[int
     """(timestamp_ms, event) pairs of every session of `doc`, sorted by time (each session's in its own order)."""
     if doc.root is None:
         raise ValueError(f"{doc.path}: {doc.format} has no session tree to replay")
-    if doc.format == LEDGER or not isinstance(doc.root.raw, dict) or "turns" not in doc.root.raw:
+    raw = doc.root.raw
+    if doc.format == LEDGER or not isinstance(raw, dict) or ("turns" not in raw and "steps" not in raw):
         tree = session_dict(doc.root)
     else:
         tree = doc.root.raw
@@ -77,9 +79,9 @@ def _sessions(tree: dict):
 
 def _own_ops(node: dict):
     for key in ("turns", "steps"):
-        for turn in node.get(key) or ():
+        for turn in as_list(node.get(key)):
             if isinstance(turn, dict):
-                for op in turn.get("ops") or ():
+                for op in as_list(turn.get("ops")):
                     if isinstance(op, dict):
                         yield op
 
@@ -108,11 +110,11 @@ def _session_events(node: dict, meta: dict, max_tree_events: int) -> list[tuple[
         out.append((ts, prio, {"type": "progress", "event": p}))
 
     progress(start, "agent_started")
-    for turn in node.get("turns") or ():
+    for turn in as_list(node.get("turns")):
         if not isinstance(turn, dict) or _ms(turn.get("startedAt")) is None:
             continue
-        final = any(isinstance(op, dict) and (op.get("attributes") or {}).get("isFinalTurn") is True
-                    for op in turn.get("ops") or ())
+        final = any(isinstance(op, dict) and as_dict(op.get("attributes")).get("isFinalTurn") is True
+                    for op in as_list(turn.get("ops")))
         out.append((_ms(turn["startedAt"]), _PRIO["turn_started"],
                     {"type": "turn_started", "turn": turn.get("index"), "attempt": 1, "isRetry": False,
                      "isFinalTurn": final}))
@@ -125,11 +127,11 @@ def _session_events(node: dict, meta: dict, max_tree_events: int) -> list[tuple[
             progress(_ms(op.get("endedAt")), "tool_finished", tool, attrs.get("error") or op.get("status"))
             if report is None and attrs.get("name") == "agent__final_report" and "endedAt" in op:
                 report = _tool_report(op)
-        for entry in op.get("logs") or ():
+        for entry in as_list(op.get("logs")):
             if isinstance(entry, dict):
                 out.append((_ms(entry.get("timestamp")) or _ms(op.get("startedAt")) or start or 0, _PRIO["log"],
                             {"type": "log", "entry": entry}))
-        for entry in op.get("accounting") or ():
+        for entry in as_list(op.get("accounting")):
             if isinstance(entry, dict):
                 ts = _ms(entry.get("timestamp")) or _ms(op.get("endedAt")) or start or 0
                 out.append((ts, _PRIO["accounting"], {"type": "accounting", "entry": entry}))
@@ -152,7 +154,7 @@ def _own_times(node: dict) -> list[int]:
     """The instants of a session's own turns and ops (its sub-agents send trees of their own)."""
     times = set()
     for key in ("turns", "steps"):
-        for turn in node.get(key) or ():
+        for turn in as_list(node.get(key)):
             if isinstance(turn, dict) and _ms(turn.get("startedAt")) is not None:
                 times.add(_ms(turn["startedAt"]))
     for op in _own_ops(node):
@@ -214,8 +216,13 @@ def session_dict(s: Session) -> dict:
             t["startedAt"] = turn.started_at
         if turn.ended_at is not None:
             t["endedAt"] = turn.ended_at
+        attrs = dict(as_dict(turn.raw.get("attributes"))) if turn.raw is not None else {}
         if turn.status:
-            t["attributes"] = {"status": turn.status}
+            attrs["status"] = turn.status
+        if attrs:
+            t["attributes"] = attrs
+        if turn.step_kind:
+            t["kind"] = turn.step_kind
         t["ops"] = [_op_dict(op) for op in turn.ops]
         extra = [_log_dict(entry) for entry in turn.extra_logs]
         if t["ops"]:
@@ -223,7 +230,7 @@ def session_dict(s: Session) -> dict:
         else:
             homeless.extend(extra)
         all_ops.extend(t["ops"])
-        node["turns"].append(t)
+        node.setdefault("steps" if turn.kind == "step" else "turns", []).append(t)
     homeless.extend(_log_dict(entry) for entry in s.extra_logs)
     if homeless and all_ops:
         all_ops[-1]["logs"].extend(homeless)
@@ -239,14 +246,17 @@ def _op_dict(op: Op) -> dict:
             attrs[key] = value
     if op.error and "error" not in attrs:
         attrs["error"] = op.error
-    out: dict = {"opId": op.op_id, "kind": kind, "attributes": attrs, "logs": [], "accounting": []}
+    out: dict = {"opId": op.op_id, "kind": kind, "attributes": attrs, "logs": list(as_list(raw.get("logs"))),
+                 "accounting": []}
     if op.started_at is not None:
         out["startedAt"] = op.started_at
     if op.ended_at is not None:
         out["endedAt"] = op.ended_at
     if op.status is not None:
         out["status"] = op.status
-    if op.tokens_in or op.tokens_out or op.cache_read or op.cache_write or op.cost:
+    if isinstance(raw.get("accounting"), list):  # a snapshot op: its own entries (regrouped, costs round apart)
+        out["accounting"] = list(raw["accounting"])
+    elif op.tokens_in or op.tokens_out or op.cache_read or op.cache_write or op.cost:
         out["accounting"].append({
             "type": "llm", "timestamp": op.ended_at or op.started_at, "status": op.status or "ok",
             "provider": op.provider, "model": op.model, "costUsd": op.cost,
