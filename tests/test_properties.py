@@ -262,8 +262,9 @@ def test_valid_ledgers_match_the_tree_they_describe(tree):
     if "endedAt" in tree:  # a finished tree: the ledgers hold all of it (but children of non-session ops)
         from_tree = naive.tree_totals(tree)
         for key in naive.TOTAL_KEYS:
+            # a sum that lands on a half of the 4th decimal may round either way, by the order of its additions
             assert math.isclose(out["totals"][key], round(from_tree[key], 4) if key == "costUsd" else from_tree[key],
-                                abs_tol=1e-4), key
+                                abs_tol=1.01e-4), key
     ops = {op.op_id: op for op in walk_ops(doc.root)}
     for node_op in _tree_ops(tree):
         op = ops.get(node_op["opId"])
