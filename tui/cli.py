@@ -7,7 +7,8 @@ import os
 import sys
 from pathlib import Path
 
-PROG = "aiagent-monitor"
+from tui.cli_load import PROG, load_or_fail
+
 COMMANDS = ("dump", "export", "replay", "generate", "diff")
 
 
@@ -149,14 +150,6 @@ def set_max_bytes(max_bytes: int | None) -> None:
         set_document_limit(max_bytes)
 
 
-def fail(message: str) -> int:
-    """One line on stderr, exit status 2. The message may quote a file name or content: made inert first."""
-    from tui.model.fields import one_line
-
-    print(f"{PROG}: {one_line(message, 2000)}", file=sys.stderr)
-    return 2
-
-
 def run_dump(args: argparse.Namespace) -> int:
     import gc
 
@@ -164,19 +157,13 @@ def run_dump(args: argparse.Namespace) -> int:
 
     gc.disable()  # a one-shot command over acyclic parsed JSON: the collector would only re-scan it
     from tui.model.ascii_tree import render
-    from tui.model.document import GENKIT, JULES, load
+    from tui.model.document import GENKIT, JULES
     from tui.model.fields import printable
-    from tui.model.source_bytes import LoadError
     from tui.model.summary import summarise
 
-    try:
-        doc = load(args.path, sessions_dir=args.sessions_dir)
-    except LoadError as exc:
-        return fail(str(exc))
-    except MemoryError:
-        return fail(f"{args.path}: out of memory while loading")
-    except RecursionError:
-        return fail(f"{args.path}: nested too deeply to load")
+    doc, rc = load_or_fail(args.path, args.sessions_dir)
+    if doc is None:
+        return rc
     out = sys.stdout
     try:
         if args.insights and not args.json and doc.root is not None:

@@ -6,6 +6,8 @@ import argparse
 import os
 import sys
 
+from tui.cli_load import fail, load_or_fail
+
 PROG = "aiagent-monitor diff"
 
 
@@ -24,11 +26,6 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def fail(message: str) -> int:
-    print(f"aiagent-monitor: {message}", file=sys.stderr)
-    return 2
-
-
 def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     if args.a == "-" and args.b == "-":
@@ -37,19 +34,12 @@ def main(argv: list[str]) -> int:
 
     from tui.model.diff import diff_sessions
     from tui.model.diff_text import render
-    from tui.model.document import load
-    from tui.model.source_bytes import LoadError
 
     roots = []
     for path in (args.a, args.b):
-        try:
-            doc = load(path, sessions_dir=args.sessions_dir)
-        except LoadError as exc:
-            return fail(str(exc))
-        except (MemoryError, RecursionError) as exc:
-            return fail(f"{path}: {type(exc).__name__} while loading")
-        if doc.root is None:
-            return fail(f"{path}: an accounting ledger has no session tree to compare")
+        doc, rc = load_or_fail(path, args.sessions_dir, needs_tree=" to compare")
+        if doc is None:
+            return rc
         roots.append(doc.root)
     diff = diff_sessions(roots[0], roots[1], before_label=args.a, after_label=args.b)
     out = sys.stdout

@@ -12,25 +12,18 @@ import os
 import sys
 from pathlib import Path
 
-from tui.cli import fail
+from tui.cli_load import fail, load_or_fail
 
 
 def run_export(args: argparse.Namespace) -> int:
     import gc
 
     gc.disable()  # a one-shot command over acyclic parsed JSON: the collector would only re-scan it
-    from tui.model.document import load
     from tui.model.export import ExportError, render, select, write_atomic
-    from tui.model.source_bytes import LoadError
 
-    try:
-        doc = load(args.path, sessions_dir=args.sessions_dir)
-    except LoadError as exc:
-        return fail(str(exc))
-    except (MemoryError, RecursionError) as exc:
-        return fail(f"{args.path}: {type(exc).__name__} while loading")
-    if doc.root is None:
-        return fail(f"{args.path}: an accounting ledger has no session tree to export; use `dump`")
+    doc, rc = load_or_fail(args.path, args.sessions_dir, needs_tree=" to export; use `dump`")
+    if doc is None:
+        return rc
     try:
         session = select(doc.root, session=args.session, op=args.op)
         data = render(session, args.format, source=args.path, source_format=doc.format)

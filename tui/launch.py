@@ -6,7 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from tui.cli import default_sessions_dir, fail
+from tui.cli import default_sessions_dir
+from tui.cli_load import fail, load_or_fail
 
 
 def has_sessions(directory: Path) -> bool:
@@ -44,17 +45,9 @@ def run_app(args: argparse.Namespace) -> int:
         demo_note = f"Built-in demo ({why}): generated sessions in {sessions_dir}"
     document = None
     if args.path is not None:
-        from tui.model.document import load
-        from tui.model.source_bytes import LoadError
-
-        try:
-            document = load(args.path, sessions_dir=args.sessions_dir)
-        except LoadError as exc:
-            return fail(str(exc))
-        except (MemoryError, RecursionError) as exc:
-            return fail(f"{args.path}: {type(exc).__name__} while loading")
-        if document.root is None:
-            return fail(f"{args.path}: an accounting ledger has no session tree; try `{sys.argv[0]} dump`")
+        document, rc = load_or_fail(args.path, args.sessions_dir, needs_tree=f"; try `{sys.argv[0]} dump`")
+        if document is None:
+            return rc
         if args.path == "-":
             _reopen_tty_as_stdin()
     for url in [*args.listen, *args.connect]:

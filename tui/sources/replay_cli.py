@@ -41,8 +41,8 @@ def _fail(message: str, code: int) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(sys.argv[1:] if argv is None else argv)
-    from tui.model.document import ACCOUNTING, GENKIT, JULES, load
-    from tui.model.source_bytes import LoadError
+    from tui.cli_load import load_or_fail
+    from tui.model.document import GENKIT, JULES
     from tui.sources.event_stream import parse_url
     from tui.sources.replay import replay_events, send_events
     from tui.sources.stream_access import token_from_env
@@ -55,12 +55,9 @@ def main(argv: list[str] | None = None) -> int:
         parse_url(args.to)
     except ValueError as exc:
         return _fail(str(exc), 2)
-    try:
-        doc = load(args.path)
-    except LoadError as exc:
-        return _fail(str(exc), 2)
-    if doc.format == ACCOUNTING or doc.root is None:
-        return _fail(f"{args.path}: an accounting ledger has no session tree to replay", 2)
+    doc, rc = load_or_fail(args.path, needs_tree=" to replay", prog=PROG)
+    if doc is None:
+        return rc
     if doc.format in (JULES, GENKIT):
         return _fail(f"{args.path}: a {doc.format} document is not an ai-agent session: there is no event stream "
                      "to replay", 2)

@@ -1,0 +1,39 @@
+"""What every command does with its input: load the document, or say in one line on stderr why not (exit 2).
+
+Imports neither textual nor the app, so that the non-interactive commands stay light.
+"""
+
+from __future__ import annotations
+
+import sys
+
+PROG = "aiagent-monitor"
+
+
+def fail(message: str, prog: str = PROG) -> int:
+    """One line on stderr, exit status 2. The message may quote a file name or content: made inert first."""
+    from tui.model.fields import one_line
+
+    print(f"{prog}: {one_line(message, 2000)}", file=sys.stderr)
+    return 2
+
+
+def load_or_fail(path: str, sessions_dir: str | None = None, *, needs_tree: str | None = None, prog: str = PROG):
+    """A command's input document: (document, 0), or (None, 2) after one line on stderr when it cannot be loaded.
+
+    needs_tree, for commands that need a session tree, ends the refusal of an accounting ledger (" to compare").
+    """
+    from tui.model.document import load
+    from tui.model.source_bytes import LoadError
+
+    try:
+        doc = load(path, sessions_dir=sessions_dir)
+    except LoadError as exc:
+        return None, fail(str(exc), prog)
+    except MemoryError:
+        return None, fail(f"{path}: out of memory while loading", prog)
+    except RecursionError:
+        return None, fail(f"{path}: nested too deeply to load", prog)
+    if needs_tree is not None and doc.root is None:
+        return None, fail(f"{path}: an accounting ledger has no session tree{needs_tree}", prog)
+    return doc, 0
