@@ -1,10 +1,12 @@
 """A SessionNode as it was at an earlier instant: what a live stream would have carried at time t.
 
-Pure Python (no textual, no tui.model): used by the replay source to rebuild the `op_tree` events that produced a
-saved snapshot. The input tree is never mutated: containers that change are copied, leaves are shared.
+Pure Python (no textual; of tui.model only its trampoline): used by the replay source to rebuild the `op_tree`
+events that produced a saved snapshot. The input tree is never mutated: containers that change are copied, leaves are shared.
 """
 
 from __future__ import annotations
+
+from tui.model.trampoline import drive
 
 from .tree import TOTALS_KEYS, compute_totals
 
@@ -58,19 +60,7 @@ def tree_at(tree: dict, t_ms: int) -> dict:
     Sub-agents are cut without recursion (each session is a generator that yields the sessions below it), so a
     chain of sub-agents hundreds deep is no problem.
     """
-    stack = [_session_at(tree, t_ms)]
-    sent: dict | None = None
-    while True:
-        try:
-            child = stack[-1].send(sent)
-        except StopIteration as done:
-            stack.pop()
-            if not stack:
-                return done.value
-            sent = done.value
-            continue
-        stack.append(child)
-        sent = None
+    return drive(_session_at(tree, t_ms))
 
 
 def _session_at(node: dict, t_ms: int):
