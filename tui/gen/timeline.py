@@ -1,7 +1,8 @@
 """A SessionNode as it was at an earlier instant: what a live stream would have carried at time t.
 
 Pure Python (no textual; of tui.model only its trampoline): used by the replay source to rebuild the `op_tree`
-events that produced a saved snapshot. The input tree is never mutated: containers that change are copied, leaves are shared.
+events that produced a saved snapshot. The input tree is never mutated: containers that change are copied, leaves
+are shared.
 """
 
 from __future__ import annotations
