@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 from tui.model.fields import one_line, printable
 from tui.model.format import fmt_cost, fmt_duration, fmt_tokens, fmt_ts
 from tui.model.nodes import Op, Session, Turn
+from tui.model.trampoline import flatten
 
 OpNotes = Callable[[Op], list[str]]
 
@@ -17,15 +18,7 @@ def render(root: Session, *, max_depth: int | None = None, op_notes: OpNotes | N
     Sub-agents are walked with an explicit stack: a tree hundreds of levels deep renders without recursion.
     """
     yield session_line(root)
-    stack: list[Iterator] = [_session_body(root, "", max_depth, op_notes)]
-    while stack:
-        item = next(stack[-1], None)
-        if item is None:
-            stack.pop()
-        elif isinstance(item, str):
-            yield item
-        else:
-            stack.append(item)  # a sub-agent's body: its lines come before the rest of this one
+    yield from flatten(_session_body(root, "", max_depth, op_notes))
 
 
 def session_line(s: Session) -> str:

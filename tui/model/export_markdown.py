@@ -15,6 +15,7 @@ from tui.model.insights import Insights, Usage, compute
 from tui.model.logs import LogEntry, op_logs
 from tui.model.nodes import Op, Session, Turn
 from tui.model.search import walk_ops
+from tui.model.trampoline import flatten
 
 ERROR_LOGS = 20  # logs listed under each failed op
 ERROR_OPS = 500  # failed ops detailed in the Errors section
@@ -160,15 +161,7 @@ def _in_time_order(items):
 
 def _timeline(s: Session, level: int) -> Iterator[str]:
     """The timeline lines; sub-agents are walked with an explicit stack (no recursion: any depth)."""
-    stack: list[Iterator] = [_timeline_body(s, level)]
-    while stack:
-        item = next(stack[-1], None)
-        if item is None:
-            stack.pop()
-        elif isinstance(item, str):
-            yield item
-        else:
-            stack.append(item)  # a sub-agent's lines come before the rest of this session's
+    return flatten(_timeline_body(s, level))
 
 
 def _timeline_body(s: Session, level: int) -> Iterator:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -27,3 +27,19 @@ def drive(first: Walk) -> T:
             continue
         stack.append(request)
         sent = None
+
+
+def flatten(first: Iterator) -> Iterator[str]:
+    """The strings `first` yields, in order; an iterator it yields has its strings spliced in at that point.
+
+    For nested bodies of lines (a sub-agent's inside its parent's) at any depth without Python recursion.
+    """
+    stack: list[Iterator] = [first]
+    while stack:
+        item = next(stack[-1], None)
+        if item is None:
+            stack.pop()
+        elif isinstance(item, str):
+            yield item
+        else:
+            stack.append(item)
