@@ -4,7 +4,6 @@ monitor, and a token WebSocket producers must present. Real sockets on 127.0.0.1
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import socket
 import stat
@@ -17,7 +16,7 @@ from websockets.asyncio.client import connect as ws_connect
 from websockets.asyncio.server import serve
 from websockets.exceptions import InvalidStatus
 
-from test_live_transport import ROOT, TIMEOUT, listening, sock_dir, until  # noqa: F401 (sock_dir is a fixture)
+from test_live_transport import ROOT, TIMEOUT, listening, sock_dir, stop, until  # noqa: F401 (sock_dir is a fixture)
 from tui.gen.files import write_snapshot
 from tui.gen.tree import make_tree
 from tui.model.live import LiveHub
@@ -204,9 +203,7 @@ async def test_connect_sends_the_token():
             await until(lambda: with_token.events == 1 and statuses)
         finally:
             for task in tasks:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await asyncio.wait_for(task, TIMEOUT)
+                await stop(task)
     assert without.events == 0 and "HTTP 401" in statuses[0] and "--token" in statuses[0]
 
 

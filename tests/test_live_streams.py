@@ -13,7 +13,7 @@ from websockets.asyncio.client import connect as ws_connect
 from websockets.asyncio.server import serve
 
 from rawclients import raw_unix, raw_ws, trickle, ws_frame
-from test_live_transport import TIMEOUT, listening, sock_dir, until  # noqa: F401 (sock_dir is a fixture)
+from test_live_transport import listening, sock_dir, stop, until  # noqa: F401 (sock_dir is a fixture)
 from tui.model.live import LiveHub
 from tui.sources import event_stream
 from tui.sources.event_stream import connect, parse_url
@@ -219,9 +219,7 @@ async def test_connect_reports_a_server_that_goes_away_and_reconnects_when_it_re
         server = await serve(push, "127.0.0.1", port)  # and comes back on the same port
         await until(lambda: hub.events == 100)
     finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.wait_for(task, TIMEOUT)
+        await stop(task)
         server.close()
         await server.wait_closed()
     assert statuses[0] == f"connected to ws://127.0.0.1:{port}"
@@ -261,9 +259,7 @@ async def test_connect_over_unix_reconnects_when_the_socket_comes_back(sock_dir)
         server = await asyncio.start_unix_server(push, str(path))
         await until(lambda: hub.events == 20)
     finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.wait_for(task, TIMEOUT)
+        await stop(task)
         server.close()
         for writer in list(writers):
             writer.close()
@@ -279,9 +275,7 @@ async def test_connect_backoff_is_capped(sock_dir, monkeypatch):
     try:
         await until(lambda: len(statuses) >= 6)
     finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.wait_for(task, TIMEOUT)
+        await stop(task)
     assert [s.rsplit("retrying in ", 1)[1] for s in statuses[:6]] == ["0.01s", "0.02s", "0.04s", "0.04s", "0.04s",
                                                                       "0.04s"]
     assert statuses[0].startswith("cannot connect to unix:")

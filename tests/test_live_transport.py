@@ -68,9 +68,7 @@ async def listening(url: str, hub: LiveHub, **kwargs):
         bound = next(s for s in statuses if s.startswith("listening on ")).removeprefix("listening on ")
         yield bound, statuses
     finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.wait_for(task, TIMEOUT)
+        await stop(task)
 
 
 async def until(condition, timeout: float = TIMEOUT) -> None:
@@ -79,6 +77,13 @@ async def until(condition, timeout: float = TIMEOUT) -> None:
             await asyncio.sleep(0.01)
 
     await asyncio.wait_for(poll(), timeout)
+
+
+async def stop(task: asyncio.Task) -> None:
+    """Cancel a listen/connect task and wait until it has closed what it opened."""
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await asyncio.wait_for(task, TIMEOUT)
 
 
 def assert_same_as_dump(hub: LiveHub, doc) -> None:
@@ -172,9 +177,7 @@ async def test_connect_reconnects_and_gets_the_rest(snapshot_doc):
             await until(lambda: hub.events >= len(events))
         finally:
             done.set()
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.wait_for(task, TIMEOUT)
+            await stop(task)
     assert connections == 2
     assert sum(s.startswith("connected to ") for s in statuses) == 1
     assert sum(s.startswith("reconnected to ") for s in statuses) == 1
@@ -189,9 +192,7 @@ async def test_connect_backs_off_exponentially_while_refused(sock_dir):
     try:
         await until(lambda: len(statuses) >= 3, timeout=10)
     finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.wait_for(task, TIMEOUT)
+        await stop(task)
     assert [s.rsplit("retrying in ", 1)[1] for s in statuses[:3]] == ["0.25s", "0.5s", "1s"]
     assert "no such socket" in statuses[0]
 
@@ -212,9 +213,7 @@ async def test_connect_over_unix(sock_dir, snapshot_doc):
         try:
             await until(lambda: hub.events >= len(events))
         finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.wait_for(task, TIMEOUT)
+            await stop(task)
     assert_same_as_dump(hub, snapshot_doc)
 
 
