@@ -65,3 +65,13 @@ def ledger_line(record_type: str, seq: int, session_id: str, origin: str | None 
               "originId": origin or session_id, "sessionId": session_id}
     record.update(fields)
     return orjson.dumps(record) + b"\n"
+
+
+def live_event(kind, sid="root", seq=None, parent=None, origin="root", **fields) -> bytes:
+    """One event of the live wire protocol, as a producer sends it."""
+    meta = {"sessionId": sid, "originId": origin, "agentId": sid}
+    if parent:
+        meta["parentId"] = parent
+    if seq is not None:
+        meta["sequence"] = seq
+    return orjson.dumps({"type": kind, "meta": meta, **fields})

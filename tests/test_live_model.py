@@ -1,18 +1,7 @@
 """The live hub: trees replace, logs and accounting add until the next tree, sub-agents merge, gaps count."""
 
-import orjson
-
-from builders import llm_acc, op, session, turn
+from builders import live_event as ev, llm_acc, op, session, turn
 from tui.model.live import LiveHub
-
-
-def ev(kind, sid="root", seq=None, parent=None, origin="root", **fields):
-    meta = {"sessionId": sid, "originId": origin, "agentId": sid}
-    if parent:
-        meta["parentId"] = parent
-    if seq is not None:
-        meta["sequence"] = seq
-    return orjson.dumps({"type": kind, "meta": meta, **fields})
 
 
 def test_logs_and_accounting_add_until_the_next_tree():

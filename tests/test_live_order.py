@@ -6,18 +6,9 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from builders import op, session, turn
+from builders import live_event as ev, op, session, turn
 from tui.model.live import LiveHub
 from tui.model.live_order import OrderedText, SeenSequences
-
-
-def ev(kind, sid="root", seq=None, parent=None, origin="root", **fields) -> bytes:
-    meta = {"sessionId": sid, "originId": origin, "agentId": sid}
-    if parent:
-        meta["parentId"] = parent
-    if seq is not None:
-        meta["sequence"] = seq
-    return orjson.dumps({"type": kind, "meta": meta, **fields})
 
 
 def log(seq, message, path="1-1", sid="root", severity="ERR"):
