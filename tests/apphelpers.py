@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from tui.app import MonitorApp
 from tui.gen import make_tree, write_snapshot
 from tui.model.document import load
+from tui.model.nodes import Op
+from tui.model.search import walk_ops
 from tui.screens.session import SessionScreen
 
 SIZE = (160, 48)
@@ -25,3 +28,25 @@ def top(app: MonitorApp) -> SessionScreen:
     screen = app.screen
     assert isinstance(screen, SessionScreen), type(screen)
     return screen
+
+
+async def wait_for(pilot, predicate, timeout: float = 10.0) -> bool:
+    """Let the app run until `predicate()` holds; its value once `timeout` seconds have passed."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while loop.time() < deadline:
+        if predicate():
+            return True
+        await pilot.pause(0.05)
+    return predicate()
+
+
+async def drill_into_first_sub_agent(pilot) -> Op:
+    """Enter on the first sub-agent op of the session on top; returns that op (its child is on top now)."""
+    screen = top(pilot.app)
+    sub = next(op for op in walk_ops(screen.session) if op.kind == "session" and op.child is not None)
+    screen.tree.reveal(sub)
+    await pilot.pause()
+    await pilot.press("enter")
+    await pilot.pause()
+    return sub

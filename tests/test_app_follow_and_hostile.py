@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from apphelpers import SIZE, session_app, top
+from apphelpers import SIZE, session_app, top, wait_for
 from builders import op, session, turn, write
-from test_app_live_file import wait_for
 from tui.gen import make_tree, write_snapshot
 from tui.gen.timeline import event_times, tree_at
 from tui.model.search import newest_op

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from apphelpers import SIZE, top
-from test_app_live_file import wait_for
+from apphelpers import SIZE, top, wait_for
 from test_browser import settle
 from tui.app import MonitorApp
 from tui.gen import make_tree, write_snapshot

@@ -6,8 +6,7 @@ import asyncio
 
 import orjson
 
-from apphelpers import SIZE, session_app, top
-from test_app_live_file import wait_for
+from apphelpers import SIZE, session_app, top, wait_for
 from tui.app import MonitorApp
 from tui.gen import make_tree, write_snapshot
 from tui.gen.timeline import event_times, tree_at

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import orjson
 
-from apphelpers import SIZE, deep_snapshot, session_app, top
+from apphelpers import SIZE, deep_snapshot, drill_into_first_sub_agent, session_app, top, wait_for
 from tui.model.search import find_op_by_path, walk_ops
 from tui.screens.export import ExportScreen
 from tui.widgets.insights_pane import InsightsPane
@@ -23,14 +23,6 @@ async def press_until(pilot, pane: InsightsPane, wanted: str, section: str) -> N
             return
         await pilot.press("j")
     raise AssertionError(f"never reached {wanted} in {section}")
-
-
-async def wait_for(predicate, pilot, seconds: float = 10.0) -> None:
-    for _ in range(int(seconds / 0.05)):
-        if predicate():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("timed out")
 
 
 async def test_i_opens_the_panel_and_enter_jumps_to_a_failed_op(tmp_path):
@@ -132,11 +124,7 @@ async def test_insights_describe_the_sub_agent_in_view(tmp_path):
     app = session_app(deep_snapshot(tmp_path), watch=False)
     async with app.run_test(size=SIZE) as pilot:
         root = top(app)
-        sub = next(op for op in walk_ops(root.session) if op.kind == "session")
-        root.tree.reveal(sub)
-        await pilot.pause()
-        await pilot.press("enter")
-        await pilot.pause()
+        sub = await drill_into_first_sub_agent(pilot)
         level1 = top(app)
         assert level1.session is sub.child
         await pilot.press("i")
@@ -164,7 +152,7 @@ async def test_x_writes_a_markdown_report_of_the_session(tmp_path, monkeypatch):
         expected = f"{screen.session.trace_id}.md"
         assert field.value == f"./{expected}"
         await pilot.press("enter")
-        await wait_for(lambda: screen.last_export is not None, pilot)
+        assert await wait_for(pilot, lambda: screen.last_export is not None)
         assert top(app) is screen
         written = out / expected
         assert screen.last_export == str(written.resolve())
@@ -178,11 +166,7 @@ async def test_x_json_of_a_drilled_sub_agent_to_a_typed_path(tmp_path):
     app = session_app(deep_snapshot(tmp_path), watch=False)
     async with app.run_test(size=SIZE) as pilot:
         root = top(app)
-        sub = next(op for op in walk_ops(root.session) if op.kind == "session")
-        root.tree.reveal(sub)
-        await pilot.pause()
-        await pilot.press("enter")
-        await pilot.pause()
+        sub = await drill_into_first_sub_agent(pilot)
         level1 = top(app)
         await pilot.press("x")
         await pilot.pause()
@@ -198,7 +182,7 @@ async def test_x_json_of_a_drilled_sub_agent_to_a_typed_path(tmp_path):
         field.focus()
         await pilot.press(*str(target))
         await pilot.press("enter")
-        await wait_for(lambda: target.exists(), pilot)
+        assert await wait_for(pilot, lambda: target.exists())
         value = orjson.loads(target.read_bytes())
         assert value["session"]["path"] == sub.path and value["session"]["agentId"] == sub.child.agent_id
         assert level1.last_export == str(target)
@@ -236,6 +220,6 @@ async def test_the_open_panel_follows_a_rewritten_file(tmp_path):
         before = pane.insights
         await asyncio.sleep(0.3)  # let the watcher start
         write_snapshot(tmp_path, full, version=2, reason="final")
-        await wait_for(lambda: pane.insights is not before, pilot)
+        assert await wait_for(pilot, lambda: pane.insights is not before)
         assert sum(u.calls for u in pane.insights.by_model) > sum(u.calls for u in before.by_model)
         assert pane.insights.final_report is not None and before.final_report is None

@@ -4,20 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
-from apphelpers import SIZE, session_app, top
+from apphelpers import SIZE, drill_into_first_sub_agent, session_app, top, wait_for
 from tui.gen import make_tree, write_snapshot
 from tui.gen.timeline import event_times, tree_at
 from tui.model.nodes import Op
-
-
-async def wait_for(pilot, predicate, timeout: float = 8.0) -> bool:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while loop.time() < deadline:
-        if predicate():
-            return True
-        await pilot.pause(0.1)
-    return predicate()
 
 
 async def test_rewrite_keeps_expanded_nodes_selection_and_drill_down(tmp_path):
@@ -54,10 +44,7 @@ async def test_rewrite_updates_a_drilled_down_sub_agent_in_place(tmp_path):
     app = session_app(path)
     async with app.run_test(size=SIZE) as pilot:
         root_screen = top(app)
-        op = next(op for op in root_screen.session.all_ops() if op.kind == "session" and op.child)
-        root_screen.tree.reveal(op)
-        await pilot.press("enter")
-        await pilot.pause()
+        op = await drill_into_first_sub_agent(pilot)
         child_screen = top(app)
         old_child = child_screen.session
         await asyncio.sleep(0.3)

@@ -11,7 +11,7 @@ from websockets.asyncio.client import connect as ws_connect
 from websockets.asyncio.server import serve
 from websockets.exceptions import InvalidStatus
 
-from test_app_live_file import wait_for
+from apphelpers import wait_for
 from tui.app import MonitorApp
 from tui.screens.browser import BrowserScreen
 

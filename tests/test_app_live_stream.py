@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from test_app_live_file import wait_for
+from apphelpers import wait_for
 from tui.app import MonitorApp
 from tui.gen import make_tree, write_snapshot
 from tui.model.document import load

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from apphelpers import SIZE, deep_snapshot, session_app, top
-from test_app_live_file import wait_for
+from apphelpers import SIZE, deep_snapshot, drill_into_first_sub_agent, session_app, top, wait_for
 from tui.app import MonitorApp
 from tui.gen import make_tree, write_snapshot
 from tui.gen.timeline import event_times, tree_at
@@ -162,11 +161,7 @@ async def test_enter_on_an_op_jumps_to_it_in_the_tree(tmp_path):
 async def test_w_on_a_drilled_down_sub_agent_shows_that_level(tmp_path):
     app = session_app(deep_snapshot(tmp_path), watch=False)
     async with app.run_test(size=SIZE) as pilot:
-        root = top(app)
-        agent = next(op for op in walk_ops(root.session) if op.kind == "session")
-        root.tree.reveal(agent)
-        await pilot.press("enter")
-        await pilot.pause()
+        agent = await drill_into_first_sub_agent(pilot)
         child_screen = top(app)
         assert child_screen.session is agent.child
         await pilot.press("w")

@@ -10,7 +10,7 @@ import threading
 import time
 
 from corpus import session, snapshot_bytes, turn, op
-from test_app_live_file import wait_for
+from apphelpers import wait_for
 from test_browser import settle
 from tui.app import MonitorApp
 from tui.model.document import load
