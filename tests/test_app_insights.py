@@ -10,6 +10,7 @@ import orjson
 from apphelpers import SIZE, deep_snapshot, drill_into_first_sub_agent, session_app, top, wait_for
 from tui.model.search import find_op_by_path, walk_ops
 from tui.screens.export import ExportScreen
+from tui.screens.session import SessionScreen
 from tui.widgets.insights_pane import InsightsPane
 from tui.widgets.log_pane import LogPane
 
@@ -25,14 +26,19 @@ async def press_until(pilot, pane: InsightsPane, wanted: str, section: str) -> N
     raise AssertionError(f"never reached {wanted} in {section}")
 
 
+async def open_insights(pilot) -> tuple[SessionScreen, InsightsPane]:
+    """`i` on the session on top: (that screen, its insights panel)."""
+    screen = top(pilot.app)
+    await pilot.pause()
+    await pilot.press("i")
+    await pilot.pause()
+    return screen, screen.query_one(InsightsPane)
+
+
 async def test_i_opens_the_panel_and_enter_jumps_to_a_failed_op(tmp_path):
     app = session_app(deep_snapshot(tmp_path), watch=False)
     async with app.run_test(size=SIZE) as pilot:
-        screen = top(app)
-        await pilot.pause()
-        await pilot.press("i")
-        await pilot.pause()
-        pane = screen.query_one(InsightsPane)
+        screen, pane = await open_insights(pilot)
         assert pane.display and pane.has_focus and not screen.query_one(LogPane).display
         failed = pane.insights.failed_ops
         assert failed, "the generated session has failed ops"
@@ -49,11 +55,7 @@ async def test_i_opens_the_panel_and_enter_jumps_to_a_failed_op(tmp_path):
 async def test_jump_to_the_slowest_op_inside_a_sub_agent(tmp_path):
     app = session_app(deep_snapshot(tmp_path), watch=False)
     async with app.run_test(size=SIZE) as pilot:
-        screen = top(app)
-        await pilot.pause()
-        await pilot.press("i")
-        await pilot.pause()
-        pane = screen.query_one(InsightsPane)
+        screen, pane = await open_insights(pilot)
         slowest = pane.insights.slowest[0]
         assert slowest.duration_ms == max(op.duration_ms or 0 for op in walk_ops(screen.session)
                                           if op.kind != "session")
@@ -67,11 +69,7 @@ async def test_jump_to_the_slowest_op_inside_a_sub_agent(tmp_path):
 async def test_J_and_K_move_between_sections(tmp_path):
     app = session_app(deep_snapshot(tmp_path), watch=False)
     async with app.run_test(size=SIZE) as pilot:
-        screen = top(app)
-        await pilot.pause()
-        await pilot.press("i")
-        await pilot.pause()
-        pane = screen.query_one(InsightsPane)
+        screen, pane = await open_insights(pilot)
 
         def section() -> str:
             return next(pane.rows[i].text for i in range(pane.cursor, -1, -1) if pane.rows[i].kind == "heading")
@@ -212,11 +210,7 @@ async def test_the_open_panel_follows_a_rewritten_file(tmp_path):
     path = write_snapshot(tmp_path, early, version=2, reason="subagent_finish")
     app = session_app(path)
     async with app.run_test(size=SIZE) as pilot:
-        screen = top(app)
-        await pilot.pause()
-        await pilot.press("i")
-        await pilot.pause()
-        pane = screen.query_one(InsightsPane)
+        screen, pane = await open_insights(pilot)
         before = pane.insights
         await asyncio.sleep(0.3)  # let the watcher start
         write_snapshot(tmp_path, full, version=2, reason="final")
