@@ -11,7 +11,8 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding
 
-from tui.model.document import SNAPSHOT, Document, load
+from tui.launch import load_document
+from tui.model.document import SNAPSHOT, Document
 from tui.model.live import LiveHub
 from tui.model.nodes import release_tree
 from tui.model.session_row import SessionRow, row_from_entry
@@ -21,6 +22,7 @@ from tui.sources.event_stream import connect, listen
 from tui.sources.ledger_tail import LedgerTail
 
 LIVE_APPLY_SECONDS = 0.25  # live updates are batched and applied this often
+LIVE_APPLY_SHARE = 4  # ... or, when applying takes longer, after 4 times as long as it took
 LIVE_PREFIX = "live:"
 
 
@@ -36,7 +38,7 @@ class MonitorApp(App):
 
     def __init__(self, *, sessions_dir: Path | None = None, document: Document | None = None,
                  op_path: str | None = None, demo_note: str = "", listen_urls: list[str] | None = None,
-                 connect_urls: list[str] | None = None, watch: bool = True) -> None:
+                 connect_urls: list[str] | None = None, watch: bool = True, first_listing=None) -> None:
         super().__init__()
         self.sessions_dir = sessions_dir
         self.initial_document = document
@@ -45,11 +47,13 @@ class MonitorApp(App):
         self.listen_urls = list(listen_urls or [])
         self.connect_urls = list(connect_urls or [])
         self.watch_files = watch
+        self.first_listing = first_listing  # the browser's first scan, when started before the app (launch)
         self.hub = LiveHub()
         self.stream_status: dict[str, str] = {}
         self._tails: dict[Path, LedgerTail] = {}
         self._reload_lock = threading.Lock()
         self._reported_malformed = 0
+        self._live_due = 0.0
 
     # start-up ---------------------------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -63,7 +67,8 @@ class MonitorApp(App):
         else:
             from tui.screens.browser import BrowserScreen
 
-            self.push_screen(BrowserScreen(self.sessions_dir))
+            self.push_screen(BrowserScreen(self.sessions_dir, first_listing=self.first_listing))
+            self.first_listing = None
             watched = self.sessions_dir
         if self.watch_files and watched is not None and watched.is_dir():
             self.run_worker(watch_sessions(watched, self._dir_changed), group="watch", exit_on_error=False)
@@ -74,7 +79,7 @@ class MonitorApp(App):
             self.run_worker(connect(url, self.hub.feed, self._stream_status(url),
                                     on_oversized=self.hub.refuse_oversized), group="streams", exit_on_error=False)
         if self.listen_urls or self.connect_urls:
-            self.set_interval(LIVE_APPLY_SECONDS, self.apply_live)
+            self.set_interval(LIVE_APPLY_SECONDS, self._live_tick)
 
     def _stream_status(self, url: str):
         def report(text: str) -> None:
@@ -88,7 +93,7 @@ class MonitorApp(App):
     def load_document(self, path: str) -> Document | None:
         """Load a document; on failure notify and return None (never raise into the UI)."""
         try:
-            return load(path)
+            return load_document(path)
         except LoadError as exc:
             self.notify(str(exc), title="cannot open", severity="error", timeout=10, markup=False)
         except (MemoryError, RecursionError) as exc:
@@ -178,7 +183,7 @@ class MonitorApp(App):
                 tail.read_new()
                 doc = tail.document()
             else:
-                doc = load(str(path))
+                doc = load_document(str(path))
         except (LoadError, OSError):
             return  # a half-written or vanished file: keep what is on screen, the next change will retry
         self.call_from_thread(self._replace_documents, path, doc)
@@ -198,6 +203,15 @@ class MonitorApp(App):
             release_tree(doc.root)
 
     # the live event stream --------------------------------------------------------------------------------
+    def _live_tick(self) -> None:
+        # Rebuilding a big tree (parse, merge, build, redraw) can take a good part of a second: spend about a
+        # fifth of the time on it, so that events keep flowing in and keys keep being answered.
+        now = time.monotonic()
+        if now < self._live_due:
+            return
+        self.apply_live()
+        self._live_due = now + max(LIVE_APPLY_SECONDS, LIVE_APPLY_SHARE * (time.monotonic() - now))
+
     def apply_live(self) -> None:
         """Applied a few times a second: whatever arrived since the last call, in one batch."""
         hub = self.hub

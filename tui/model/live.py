@@ -15,12 +15,16 @@ from dataclasses import dataclass, field
 import orjson
 
 from tui.model.fields import as_dict, as_list, as_str, type_name
+from tui.model.gc_pause import paused_gc
 from tui.model.nodes import Session
 from tui.model.snapshot import build_session
 
 MAX_FRAME_BYTES = 64 * 1024 * 1024
 MAX_PENDING_LOGS = 5000  # logs kept per session between two trees; older ones are dropped from view
 MAX_TEXT = 64 * 1024  # streamed output/thinking kept per session
+# Tree frames at least this big are parsed only when their tree is shown: a producer sends a session's whole tree
+# again and again, and most are replaced by a newer one before the screen (a few times a second) needs them.
+LAZY_TREE_BYTES = 64 * 1024
 TREE_EVENTS = {"op_tree", "snapshot"}
 KNOWN_EVENTS = TREE_EVENTS | {
     "log", "accounting", "accounting_flush", "turn_started", "progress", "status", "output", "thinking",
@@ -36,6 +40,7 @@ class LiveSession:
     agent_id: str = ""
     call_path: str = ""
     tree: dict | None = None
+    tree_frame: bytes | str | None = None  # a newer tree, still unparsed (see LAZY_TREE_BYTES)
     events: int = 0
     gaps: int = 0
     last_sequence: int | None = None
@@ -71,11 +76,53 @@ class LiveHub:
         if len(frame) > MAX_FRAME_BYTES:
             self.refuse_oversized(len(frame))
             return None
+        meta = _tree_frame_meta(frame) if len(frame) >= LAZY_TREE_BYTES else None
+        if meta is not None:
+            return self._defer_tree(frame, meta, now)
         try:
             event = orjson.loads(frame)
         except orjson.JSONDecodeError as exc:
             return self._bad(f"not JSON: {exc.args[0] if exc.args else exc}")
         return self.apply(event, now)
+
+    def _defer_tree(self, frame: bytes | str, meta: dict, now: float | None) -> str:
+        """An op_tree frame kept as it came: counted now, parsed when shown (it may be replaced before)."""
+        session_id = meta["sessionId"]
+        live = self.sessions.get(session_id)
+        if live is None:
+            live = self.sessions[session_id] = LiveSession(session_id)
+        self._meta(live, meta)
+        live.updated = time.time() if now is None else now
+        live.events += 1
+        self.events += 1
+        live.tree_frame = frame
+        live.pending_logs.clear()
+        live.pending_accounting.clear()
+        root = self.root_of(session_id)
+        self.changed.add(root)
+        self._built.pop(root, None)
+        return root
+
+    def _tree(self, live: LiveSession) -> dict | None:
+        """The newest tree of a session, parsing a deferred frame first (a broken one counts as malformed)."""
+        frame, live.tree_frame = live.tree_frame, None
+        if frame is not None:
+            try:
+                with paused_gc():  # a big tree is millions of containers: see tui.model.gc_pause
+                    event = orjson.loads(frame)
+            except orjson.JSONDecodeError as exc:
+                self._bad(f"not JSON: {exc.args[0] if exc.args else exc}")
+                return live.tree
+            tree = _tree_of(event) if isinstance(event, dict) else None
+            if tree is None:
+                self._bad("op_tree event without a tree object")
+                return live.tree
+            live.tree = tree
+            live.finished = "endedAt" in tree
+            stamp = _event_time("op_tree", event, tree)
+            if stamp > live.last_ts:
+                live.last_ts, live.last_wall = stamp, live.updated
+        return live.tree
 
     def refuse_oversized(self, size: int) -> None:
         self.oversized += 1
@@ -112,6 +159,7 @@ class LiveHub:
             if tree is None:
                 return self._bad(f"{kind} event without a tree object")
             live.tree = tree
+            live.tree_frame = None
             live.pending_logs.clear()
             live.pending_accounting.clear()
             live.finished = "endedAt" in tree
@@ -204,11 +252,15 @@ class LiveHub:
         cached = self._built.get(root)
         if cached is not None:
             return cached
+        with paused_gc():
+            return self._build(root)
+
+    def _build(self, root: str) -> Session | None:
         live = self.sessions.get(root)
         tree = self._merged_tree(root, set()) if live is not None else None
         if tree is None:
             # Only sub-agents have spoken: show the first of them until the root sends its tree.
-            family = [s for s in self.descendants(root) if s.tree is not None]
+            family = [s for s in self.descendants(root) if s.tree is not None or s.tree_frame is not None]
             if not family:
                 return None
             tree = self._merged_tree(family[0].session_id, set())
@@ -220,7 +272,7 @@ class LiveHub:
 
     def _merged_tree(self, session_id: str, seen: set[str]) -> dict | None:
         live = self.sessions.get(session_id)
-        if live is None or live.tree is None or session_id in seen:
+        if live is None or session_id in seen or self._tree(live) is None:
             return None
         seen.add(session_id)
         tree = _shallow_copy_tree(live.tree)
@@ -230,6 +282,35 @@ class LiveHub:
             if child_tree is not None:
                 _attach_child(tree, child, child_tree)
         return tree
+
+
+_TREE_PREFIXES = ('{"type":"op_tree"', '{"type": "op_tree"')
+_TREE_PREFIXES_B = tuple(p.encode() for p in _TREE_PREFIXES)
+
+
+def _tree_frame_meta(frame: bytes | str) -> dict | None:
+    """The meta of an op_tree frame whose `type` comes first and `meta` last (as producers write them), read
+    without parsing the tree; None for any other frame (it is parsed whole).
+
+    A `"meta":` preceded by `{` or `,` is a key (quotes inside strings are escaped); what follows the last one
+    parses as an object followed by exactly one `}` only when it is the top-level object's last key."""
+    text = isinstance(frame, str)
+    if not frame.startswith(_TREE_PREFIXES if text else _TREE_PREFIXES_B):
+        return None
+    key = '"meta":' if text else b'"meta":'
+    at = frame.rfind(key)
+    if at <= 0 or frame[at - 1:at].strip() not in (("{", ",", "") if text else (b"{", b",", b"")):
+        return None
+    tail = frame[at + len(key):].rstrip()
+    if not tail.endswith("}" if text else b"}"):
+        return None
+    try:
+        meta = orjson.loads(tail[:-1])
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(meta, dict) or not isinstance(meta.get("sessionId"), str) or not meta["sessionId"]:
+        return None
+    return meta
 
 
 def _event_time(kind: str, event: dict, tree: dict | None) -> int:

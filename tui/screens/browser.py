@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+from itertools import zip_longest
 import threading
 import time
 from pathlib import Path
@@ -20,6 +21,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets._data_table import DuplicateKey, Row, RowKey
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from tui.model.fields import one_line, printable
@@ -82,6 +84,28 @@ class SessionTable(DataTable):
     def _update_dimensions(self, new_rows) -> None:
         super()._update_dimensions(())
 
+    def add_keyed_rows(self, rows: list[tuple[str, tuple]]) -> None:
+        """add_row for many one-line rows at once: what add_row does per row (including re-validating the
+        cursor and checking for idle, most of its cost) is done once for the batch."""
+        if not rows:
+            return
+        columns = self.ordered_columns
+        first = self.row_count == 0
+        for key, cells in rows:
+            row_key = RowKey(key)
+            if row_key in self._row_locations:
+                raise DuplicateKey(f"The row key {row_key!r} already exists.")
+            self._row_locations[row_key] = self.row_count
+            self._data[row_key] = {column.key: cell for column, cell in zip_longest(columns, cells)}
+            self.rows[row_key] = Row(row_key, 1, None, False)
+            self._new_rows.add(row_key)
+        self._require_update_dimensions = True
+        self.cursor_coordinate = self.cursor_coordinate
+        if first and len(self.columns) > 0 and self.show_cursor and self.cursor_type != "none":
+            self._highlight_cursor()
+        self._update_count += 1
+        self.check_idle()
+
 
 class FilterInput(Input):
     BINDINGS = [Binding("escape", "leave", "Clear filter")]
@@ -101,9 +125,10 @@ class BrowserScreen(Screen):
         Binding("r", "rescan", "Rescan"),
     ]
 
-    def __init__(self, sessions_dir: Path | None) -> None:
+    def __init__(self, sessions_dir: Path | None, *, first_listing=None) -> None:
         super().__init__()
         self.sessions_dir = Path(sessions_dir) if sessions_dir is not None else None
+        self._first_listing = first_listing  # () -> the rows of a scan already under way, used once
         self._rows: dict[str, SessionRow] = {}
         self._view: list[str] = []  # keys of every row that passes the filter, sorted
         self._shown: list[str] = []  # the prefix of _view that is in the table
@@ -138,8 +163,8 @@ class BrowserScreen(Screen):
         yield Footer()
 
     @property
-    def table(self) -> DataTable:
-        return self.query_one("#browser-table", DataTable)
+    def table(self) -> SessionTable:
+        return self.query_one("#browser-table", SessionTable)
 
     def on_mount(self) -> None:
         self._setup_columns()
@@ -181,7 +206,8 @@ class BrowserScreen(Screen):
             return
         self._scanning = True
         self.update_header()
-        self.run_worker(lambda: scan(self.sessions_dir), name="scan", group="browser-scan", thread=True,
+        listing, self._first_listing = self._first_listing, None
+        self.run_worker(listing or (lambda: scan(self.sessions_dir)), name="scan", group="browser-scan", thread=True,
                         exclusive=True, exit_on_error=False)  # its own group: exclusive must not cancel the filler
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -195,17 +221,21 @@ class BrowserScreen(Screen):
 
     def _apply_scan(self, rows: list[SessionRow]) -> None:
         old = self._rows
-        fresh: dict[str, SessionRow] = {}
-        for row in rows:
-            prev = old.get(row.key)
-            if prev is not None and prev.loaded and prev.mtime == row.mtime and prev.size == row.size:
-                row = prev  # unchanged since it was loaded
-            if row.kind != CHILD:
-                fresh[row.key] = row
+        if old:
+            fresh: dict[str, SessionRow] = {}
+            for row in rows:
+                prev = old.get(row.key)
+                if prev is not None and prev.loaded and prev.mtime == row.mtime and prev.size == row.size:
+                    row = prev  # unchanged since it was loaded
+                if row.kind != CHILD:
+                    fresh[row.key] = row
+        else:  # the first scan of 100,000s of files: nothing to carry over
+            fresh = {row.key: row for row in rows if row.kind != CHILD}
         self._rows = fresh
         self._scanned = True
-        self._pending = {key for key, row in fresh.items() if not row.loaded}
-        self._queue = collections.deque(key for key in fresh if key in self._pending)
+        waiting = [key for key, row in fresh.items() if not row.loaded]
+        self._pending = set(waiting)
+        self._queue = collections.deque(waiting)
         self._results.clear()
         self._refresh_view()
         self._ensure_worker()
@@ -288,11 +318,13 @@ class BrowserScreen(Screen):
 
     # ----------------------------------------------------------------------------------------- the view
     def _compute_view(self) -> list[str]:
-        rows = sorted(self._rows.values(), key=lambda row: row.started_or_mtime_ms, reverse=True)
+        started = SessionRow.started_or_mtime_ms.fget
+        rows = sorted(self._rows.values(), key=started, reverse=True)
         if self._filter:
             rows = [row for row in rows if matches(row, self._filter)]
         if self._sort == "started":
-            rows.sort(key=lambda row: row.started_or_mtime_ms, reverse=self._desc)
+            if not self._desc:  # (sorting again in the same direction would change nothing)
+                rows.sort(key=started)
             return [row.key for row in rows]
         present, missing = [], []
         for row in rows:
@@ -326,9 +358,8 @@ class BrowserScreen(Screen):
         self._view_refresh_cost = time.perf_counter() - started
 
     def _add_rows(self, keys: list[str]) -> None:
-        table = self.table
-        for key in keys:
-            table.add_row(*row_cells(self._rows[key]), key=key)
+        rows = self._rows
+        self.table.add_keyed_rows([(key, row_cells(rows[key])) for key in keys])
         self._shown.extend(keys)
         self._shown_set.update(keys)
 

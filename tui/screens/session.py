@@ -6,7 +6,7 @@ import time
 
 import orjson
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -16,7 +16,7 @@ from textual.widgets import Footer, Input, Static
 from tui.model.document import Document
 from tui.model.fields import one_line
 from tui.model.live import MAX_PENDING_LOGS
-from tui.model.logs import logs_under
+from tui.model.logs import log_count, logs_under
 from tui.model.nodes import Op, Session, Turn
 from tui.model.search import ErrorFilter, find, find_op_by_path, find_session_by_prefix, newest_op
 from tui.widgets.detail_panel import DetailPanel
@@ -25,6 +25,9 @@ from tui.widgets.op_tree import OpTree, TreeState
 from tui.widgets.totals_panel import TotalsPanel
 
 LOG_DEBOUNCE_S = 0.12
+# Above this many logs under the selected node (some 20 ms of work), they are gathered in a thread so
+# that keys keep being answered; the views are kept per node while the screen shows the same tree.
+LOGS_IN_THREAD = 5_000
 
 
 def breadcrumb(session: Session, doc: Document) -> Text:
@@ -73,6 +76,7 @@ class SessionScreen(Screen):
         self.follow = False
         self._follow_target: object = None
         self._quiet_until = 0.0  # programmatic cursor moves (reloads, follow) until then are not "manual"
+        self._log_views: dict[int, tuple[object, object]] = {}  # id(node) -> (node, its LogView)
 
     def compose(self) -> ComposeResult:
         yield Static(breadcrumb(self.session, self.doc), id="crumbs")
@@ -182,6 +186,7 @@ class SessionScreen(Screen):
         if doc is not None:
             self.doc = doc
         self.session = session
+        self._log_views.clear()
         tree.session = session
         if isinstance(tree.keep, ErrorFilter):
             tree.keep = ErrorFilter()
@@ -243,8 +248,33 @@ class SessionScreen(Screen):
         node = self._log_target
         if not isinstance(node, (Session, Turn, Op)):
             return
-        scope = node.path if isinstance(node, Op) else node.title if isinstance(node, Turn) else ""
-        self.query_one(LogPane).set_entries(logs_under(node), scope=one_line(scope, 40))
+        cached = self._log_views.get(id(node))
+        if cached is not None and cached[0] is node:
+            self._show_logs(node, cached[1])
+        elif log_count(node) < LOGS_IN_THREAD:
+            self._show_logs(node, logs_under(node))
+        else:
+            self.query_one(LogPane).gathering(self._log_scope(node), log_count(node))
+            self._gather_logs(node)
+
+    @work(thread=True, group="logs", exclusive=True, exit_on_error=False)
+    def _gather_logs(self, node: Session | Turn | Op) -> None:
+        view = logs_under(node)
+        view.severities()
+        try:
+            self.app.call_from_thread(self._show_logs, node, view)
+        except RuntimeError:
+            pass  # the app is shutting down
+
+    def _show_logs(self, node: Session | Turn | Op, view) -> None:
+        self._log_views[id(node)] = (node, view)
+        if node is not self._log_target or not self.is_mounted:
+            return
+        self.query_one(LogPane).set_entries(view, scope=self._log_scope(node))
+
+    @staticmethod
+    def _log_scope(node: Session | Turn | Op) -> str:
+        return one_line(node.path if isinstance(node, Op) else node.title if isinstance(node, Turn) else "", 40)
 
     # opening ---------------------------------------------------------------------------------------------
     @on(OpTree.OpenNode)

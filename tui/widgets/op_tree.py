@@ -92,15 +92,25 @@ class OpTree(Tree[Node]):
             return
         self._populated.add(node.id)
         now = self.now_ms()
+        # TreeNode.add invalidates the whole tree per child: with the thousands of turns of a big session that
+        # is much of the time a drill-down takes, so children are attached in one go (textual is pinned).
+        children = node._children
         for item in self.children_of(node.data):
-            if self.expandable(item):
-                node.add(label_for(item, now), data=item)
-            else:
-                node.add_leaf(label_for(item, now), data=item)
+            child = self._add_node(node, label_for(item, now), item)
+            child._allow_expand = self.expandable(item)
+            children.append(child)
+        node._updates += 1
+        self._invalidate()
 
     def on_tree_node_expanded(self, event: Tree.NodeExpanded[Node]) -> None:
         if event.node.id not in self._populated:
             self._populate(event.node)
+
+    def process_label(self, label) -> Text:
+        # Tree splits every label into lines and keeps the first (a copy per node); ours are one line already.
+        if isinstance(label, Text) and "\n" not in label.plain:
+            return label
+        return super().process_label(label)
 
     def get_label_width(self, node: TreeNode[Node]) -> int:
         # Tree re-measures every visible line on each change: use the cached label, not a fresh render.
