@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import gc
 from itertools import zip_longest
 import threading
 import time
@@ -31,9 +32,10 @@ from tui.model.session_row import (
 )
 from tui.sources.directory_scan import scan
 
-PAGE = 2000  # rows in the table at once (measured: 100k add_row calls take ~1.7 s, 2,000 take ~35 ms)
+PAGE = 1000  # rows in the table at once (adding 1,000 takes some 30 ms on 2 cores; 100k would take seconds)
 FLUSH_S = 0.2  # how often filled rows reach the table
 VIEW_REFRESH_S = 1.0  # at most this often, re-sort/re-filter because loaded rows changed what matches
+FREEZE_ROWS = 10_000  # filled rows moved out of the collector's reach in batches of this many
 # (key, label, width); Title takes what the others leave; Id shows its first 8 characters on narrow terminals.
 COLUMNS = (("started", "Started", 19), ("agent", "Agent", 22), ("title", "Title", 0), ("status", "Status", 9),
            ("duration", "Duration", 8), ("turns", "Turns", 5), ("tokens", "Tokens", 8), ("cost", "Cost", 10),
@@ -152,6 +154,7 @@ class BrowserScreen(Screen):
         self._active = threading.Event()  # cleared while another screen is on top: loading pauses
         self._active.set()
         self._filter_timer = None
+        self._filled_since_freeze = 0
 
     # ----------------------------------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -301,6 +304,12 @@ class BrowserScreen(Screen):
                 self._view_stale = True
             if row.key in self._shown_set:
                 self._update_cells(row)
+        self._filled_since_freeze += len(batch)
+        if self._filled_since_freeze >= FREEZE_ROWS:
+            # Filled rows live as long as the listing: out of the collector's reach, or each full collection
+            # (rare, see app.GC_THRESHOLDS) would scan all of them, a quarter of a second with 100k rows.
+            gc.freeze()
+            self._filled_since_freeze = 0
 
     def _fill_busy(self) -> bool:
         return self._fill_worker is not None and not self._fill_worker.is_finished

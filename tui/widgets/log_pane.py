@@ -71,7 +71,7 @@ class LogPane(ScrollView, can_focus=True):
     def gathering(self, scope: str, count: int) -> None:
         """Empty while the entries of a big node are gathered (in a thread)."""
         self.set_entries(LogView([], [], []), scope)
-        self.border_title = f"Logs {scope} · gathering {count:,} entries…".replace("  ", " ")
+        self.border_title = f"{f'Logs {scope}'.rstrip()} · gathering {count:,} entries…"
 
     def cycle_level(self) -> str:
         self.level = (self.level + 1) % len(LEVELS)

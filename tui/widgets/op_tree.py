@@ -6,8 +6,10 @@ import time
 from collections.abc import Callable
 
 from rich.text import Text
+from textual import events
 from textual.binding import Binding
 from textual.message import Message
+from textual.scroll_view import ScrollView
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -111,6 +113,22 @@ class OpTree(Tree[Node]):
         if isinstance(label, Text) and "\n" not in label.plain:
             return label
         return super().process_label(label)
+
+    # Tree rebuilds its list of lines (one object per line: thousands for a big session) on every style change
+    # (focus, a screen on top) and resize, though neither changes which lines there are: redraw them instead.
+    def notify_style_update(self) -> None:
+        ScrollView.notify_style_update(self)
+        self._redraw_lines()
+
+    def _on_resize(self, event: events.Resize) -> None:
+        event.prevent_default()  # instead of Tree's
+        self._line_cache.grow(event.size.height)
+        self._redraw_lines()
+
+    def _redraw_lines(self) -> None:
+        self._line_cache.clear()
+        self._updates += 1
+        self.refresh()
 
     def get_label_width(self, node: TreeNode[Node]) -> int:
         # Tree re-measures every visible line on each change: use the cached label, not a fresh render.
