@@ -30,7 +30,7 @@ def rows(tp: dict[str, dict], ops: int, kl: dict | None) -> list[Row]:
         lost = r["sent"] - r["received"]
         value = f"{r['events_per_s']:,.0f} events/s" if r["events_per_s"] else "n/a"
         note = (f"{r['received']:,} of {r['sent']:,} events, {r['bytes'] / 1e6:,.0f} MB in {fmt_s(r['seconds'])};"
-                f" lost {lost:,}, gaps {r['gaps']:,}; sender alone {r['sent'] / r['sender_seconds']:,.0f}/s")
+                f" lost {lost:,}, gaps {r['gaps']:,}; the sender's own rate {r['sent'] / r['sender_seconds']:,.0f}/s")
         holds = bool(r["events_per_s"]) and r["events_per_s"] >= 20_000 and lost == 0 and r["gaps"] == 0
         out.append(Row("Live", f"replay --speed 0 → --listen {name}:", f"{ops:,}-op session", value, note,
                        target="≥ 20,000/s, none lost", holds=holds, data=r))

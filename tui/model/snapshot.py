@@ -9,6 +9,10 @@ from tui.model.totals import Totals, llm_entry_usage, mismatched_keys, stored_to
 _CHILD_REF_KEYS = ("childSessionRef", "childSessionSummary")
 
 
+def _ms(value: object) -> int | None:
+    return value if type(value) is int else as_ms(value)  # as_ms's answer for an int, without the call
+
+
 class _Walk:
     """State of one walk: the sessions whose totals are open, so costs add up in the producer's order."""
 
@@ -79,8 +83,8 @@ def _turn(s: Session, node: object, kind: str, position: int, walk: _Walk) -> Tu
     if isinstance(index, int) and not isinstance(index, bool):
         t.index = index
     t.id = as_str(node.get("id"))
-    t.started_at = as_ms(node.get("startedAt"))
-    t.ended_at = as_ms(node.get("endedAt"))
+    t.started_at = _ms(node.get("startedAt"))
+    t.ended_at = _ms(node.get("endedAt"))
     t.step_kind = as_str(node.get("kind"))
     attrs = as_dict(node.get("attributes"))
     t.system = attrs.get("system") is True or node.get("system") is True
@@ -108,8 +112,8 @@ def _op(t: Turn, node: object, path: str, walk: _Walk) -> Op:
     op.status = status if isinstance(status, str) else None
     if op.status == "failed":
         counts.failed += 1
-    op.started_at = as_ms(node.get("startedAt"))
-    op.ended_at = as_ms(node.get("endedAt"))
+    op.started_at = _ms(node.get("startedAt"))
+    op.ended_at = _ms(node.get("endedAt"))
     attrs = node.get("attributes")
     if isinstance(attrs, dict):
         op.attributes = attrs
