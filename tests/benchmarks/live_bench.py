@@ -6,7 +6,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from common import HERE, PY, Row, fmt_s, run_json
+from common import HERE, PY, Row, fmt_s, fmt_spread, run_json, summary
 
 
 def urls(port: int) -> dict[str, str]:
@@ -14,9 +14,16 @@ def urls(port: int) -> dict[str, str]:
     return {"unix": f"unix:{sock}", "ws": f"ws://127.0.0.1:{port}"}
 
 
-def throughput(path: Path, port: int) -> dict[str, dict]:
-    return {name: run_json([PY, str(HERE / "live_run.py"), "throughput", url, str(path)], timeout=900)
-            for name, url in urls(port).items()}
+def throughput(path: Path, port: int, runs: int) -> dict[str, dict]:
+    """Per transport: the run with the median rate, and every run's rate."""
+    out = {}
+    for name in ("unix", "ws"):
+        got = [run_json([PY, str(HERE / "live_run.py"), "throughput", urls(port)[name], str(path)], timeout=900)
+               for _ in range(runs)]
+        got.sort(key=lambda r: r["events_per_s"] or 0)
+        out[name] = {**got[len(got) // 2], "rates": summary([r["events_per_s"] or 0 for r in got]),
+                     "all_lost": [r["sent"] - r["received"] for r in got], "all_gaps": [r["gaps"] for r in got]}
+    return out
 
 
 def keys(rate: int, seconds: float, port: int) -> dict:
@@ -24,16 +31,17 @@ def keys(rate: int, seconds: float, port: int) -> dict:
                     timeout=seconds + 300)
 
 
-def rows(tp: dict[str, dict], ops: int, kl: dict | None) -> list[Row]:
+def rows(tp: dict[str, dict], ops: int, kl: dict | None, judged: bool) -> list[Row]:
     out = []
     for name, r in tp.items():
-        lost = r["sent"] - r["received"]
-        value = f"{r['events_per_s']:,.0f} events/s" if r["events_per_s"] else "n/a"
-        note = (f"{r['received']:,} of {r['sent']:,} events, {r['bytes'] / 1e6:,.0f} MB in {fmt_s(r['seconds'])};"
-                f" lost {lost:,}, gaps {r['gaps']:,}; the sender's own rate {r['sent'] / r['sender_seconds']:,.0f}/s")
-        holds = bool(r["events_per_s"]) and r["events_per_s"] >= 20_000 and lost == 0 and r["gaps"] == 0
+        rates = r["rates"]
+        value = fmt_spread(rates, lambda v: f"{v:,.0f}") + " events/s"
+        note = (f"median run: {r['received']:,} of {r['sent']:,} events, {r['bytes'] / 1e6:,.0f} MB in "
+                f"{fmt_s(r['seconds'])}; the sender's own rate {r['sent'] / r['sender_seconds']:,.0f}/s; "
+                f"lost {sum(r['all_lost']):,}, gaps {sum(r['all_gaps']):,} over {rates['n']} runs")
+        holds = rates["median"] >= 20_000 and not any(r["all_lost"]) and not any(r["all_gaps"])
         out.append(Row("Live", f"replay --speed 0 → --listen {name}:", f"{ops:,}-op session", value, note,
-                       target="≥ 20,000/s, none lost", holds=holds, data=r))
+                       target="≥ 20,000/s, none lost" if judged else "", holds=holds if judged else None, data=r))
         out.append(Row("Live", f"longest UI stall during the replay ({name})", f"{ops:,}-op session",
                        fmt_s(r["stall_s"])))
     if kl is not None:
