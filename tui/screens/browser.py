@@ -240,7 +240,7 @@ class BrowserScreen(Screen):
         self._pending = set(waiting)
         self._queue = collections.deque(waiting)
         self._results.clear()
-        self._refresh_view()
+        self._refresh_view(listing_order=len(waiting) == len(fresh))
         self._ensure_worker()
 
     # ----------------------------------------------------------------------------------------- filling
@@ -326,7 +326,9 @@ class BrowserScreen(Screen):
         self._priority = collections.deque(key for key in visible if key in self._pending)
 
     # ----------------------------------------------------------------------------------------- the view
-    def _compute_view(self) -> list[str]:
+    def _compute_view(self, listing_order: bool = False) -> list[str]:
+        if listing_order and not self._filter and self._sort == "started" and self._desc:
+            return list(self._rows)  # a fresh listing, nothing loaded: its order (newest file first) is this one
         started = SessionRow.started_or_mtime_ms.fget
         rows = sorted(self._rows.values(), key=started, reverse=True)
         if self._filter:
@@ -342,7 +344,7 @@ class BrowserScreen(Screen):
         present.sort(key=lambda pair: pair[0], reverse=self._desc)
         return [key for _, key in present] + [key for _, key in missing]
 
-    def _refresh_view(self, columns: bool = False) -> None:
+    def _refresh_view(self, columns: bool = False, listing_order: bool = False) -> None:
         """Re-sort and re-filter everything, keeping the cursor on the same row (or at the same place)."""
         started = time.perf_counter()
         table = self.table
@@ -350,7 +352,7 @@ class BrowserScreen(Screen):
         cursor_row, scroll_y = table.cursor_row, table.scroll_y
         if columns:
             self._setup_columns()
-        self._view = self._compute_view()
+        self._view = self._compute_view(listing_order)
         self._view_stale = False
         self._since_view_refresh = 0.0
         self._limit = max(PAGE, self._limit)  # the window never grows here: 100k rows would take seconds
