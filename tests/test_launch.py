@@ -1,4 +1,4 @@
-"""From the command line to an app: the file (or the directory listing) is read while textual is imported."""
+"""From the command line to an app: the file is read while textual is imported."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from tui.cli import app_parser
 from tui.gen import make_tree, write_snapshot
 from tui.launch import build_app
 from tui.model.document import load
-from tui.sources.directory_scan import scan
 
 
 def test_a_file_is_loaded_for_the_app_with_the_collector_back_on(tmp_path):
@@ -17,7 +16,7 @@ def test_a_file_is_loaded_for_the_app_with_the_collector_back_on(tmp_path):
     assert not isinstance(app, int)
     doc = app.initial_document
     assert doc.root.counts.as_dict() == load(str(path)).root.counts.as_dict()
-    assert doc.sessions_dir == tmp_path.resolve() and app.first_listing is None
+    assert doc.sessions_dir == tmp_path.resolve()
     assert gc.isenabled()
 
 
@@ -27,11 +26,3 @@ def test_files_that_cannot_be_opened_stop_with_a_message(tmp_path, capsys):
     (tmp_path / "accounting.jsonl").write_text('{"type": "llm", "timestamp": 1, "costUsd": 0.1}\n')
     assert build_app(app_parser().parse_args([str(tmp_path / "accounting.jsonl")])) == 2
     assert "no session tree" in capsys.readouterr().err
-
-
-def test_the_browser_gets_the_listing_started_before_it(tmp_path):
-    for seed in range(3):
-        write_snapshot(tmp_path, make_tree(seed, ops=10, depth=0))
-    app = build_app(app_parser().parse_args(["--sessions-dir", str(tmp_path)]))
-    assert app.initial_document is None
-    assert [row.key for row in app.first_listing()] == [row.key for row in scan(tmp_path)]

@@ -42,7 +42,7 @@ class MonitorApp(App):
 
     def __init__(self, *, sessions_dir: Path | None = None, document: Document | None = None,
                  op_path: str | None = None, demo_note: str = "", listen_urls: list[str] | None = None,
-                 connect_urls: list[str] | None = None, watch: bool = True, first_listing=None) -> None:
+                 connect_urls: list[str] | None = None, watch: bool = True) -> None:
         super().__init__()
         self.sessions_dir = sessions_dir
         self.initial_document = document
@@ -51,7 +51,6 @@ class MonitorApp(App):
         self.listen_urls = list(listen_urls or [])
         self.connect_urls = list(connect_urls or [])
         self.watch_files = watch
-        self.first_listing = first_listing  # the browser's first scan, when started before the app (launch)
         self.hub = LiveHub()
         self.stream_status: dict[str, str] = {}
         self._tails: dict[Path, LedgerTail] = {}
@@ -72,8 +71,7 @@ class MonitorApp(App):
         else:
             from tui.screens.browser import BrowserScreen
 
-            self.push_screen(BrowserScreen(self.sessions_dir, first_listing=self.first_listing))
-            self.first_listing = None
+            self.push_screen(BrowserScreen(self.sessions_dir))
             watched = self.sessions_dir
         if self.watch_files and watched is not None and watched.is_dir():
             self.run_worker(watch_sessions(watched, self._dir_changed), group="watch", exit_on_error=False)

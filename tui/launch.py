@@ -40,12 +40,10 @@ def build_app(args: argparse.Namespace, *, watch: bool = True):
     """The MonitorApp the command line asks for, or the exit code when it cannot start (the message printed)."""
     # The file named on the command line is read and gunzipped in a thread while textual is imported (both take
     # about a tenth of a second per 20,000 ops, and zlib releases the GIL); parsing it waits for the import.
-    # Likewise the sessions directory is listed (one stat per file) while textual is imported.
     reading = _InThread(_read_source(), args.path) if args.path is not None else None
     sessions_dir = Path(args.sessions_dir).expanduser() if args.sessions_dir else default_sessions_dir()
     streaming = bool(args.listen or args.connect)
     demo = args.path is None and (args.demo or (not streaming and not has_sessions(sessions_dir)))
-    listing = _InThread(_scan(), sessions_dir) if args.path is None and not demo else None
     from tui.app import MonitorApp
     from tui.sources.event_stream import parse_url
 
@@ -76,8 +74,7 @@ def build_app(args: argparse.Namespace, *, watch: bool = True):
         except ValueError as exc:
             return fail(str(exc))
     app = MonitorApp(sessions_dir=sessions_dir, document=document, op_path=args.op, demo_note=demo_note,
-                     listen_urls=args.listen, connect_urls=args.connect, watch=watch,
-                     first_listing=listing.result if listing is not None else None)
+                     listen_urls=args.listen, connect_urls=args.connect, watch=watch)
     return app
 
 
@@ -113,15 +110,9 @@ def _read_source():
     return read_source
 
 
-def _scan():
-    from tui.sources.directory_scan import scan
-
-    return scan
-
-
 class _InThread:
     """fn(arg) in a thread; result() waits for it and re-raises what it raised. Whatever fn needs must be
-    imported before (as _read_source and _scan do): importing in two threads at once can expose half-initialised
+    imported before (as _read_source does): importing in two threads at once can expose half-initialised
     modules."""
 
     def __init__(self, fn, arg) -> None:

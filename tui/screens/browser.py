@@ -127,10 +127,9 @@ class BrowserScreen(Screen):
         Binding("r", "rescan", "Rescan"),
     ]
 
-    def __init__(self, sessions_dir: Path | None, *, first_listing=None) -> None:
+    def __init__(self, sessions_dir: Path | None) -> None:
         super().__init__()
         self.sessions_dir = Path(sessions_dir) if sessions_dir is not None else None
-        self._first_listing = first_listing  # () -> the rows of a scan already under way, used once
         self._rows: dict[str, SessionRow] = {}
         self._view: list[str] = []  # keys of every row that passes the filter, sorted
         self._shown: list[str] = []  # the prefix of _view that is in the table
@@ -209,8 +208,7 @@ class BrowserScreen(Screen):
             return
         self._scanning = True
         self.update_header()
-        listing, self._first_listing = self._first_listing, None
-        self.run_worker(listing or (lambda: scan(self.sessions_dir)), name="scan", group="browser-scan", thread=True,
+        self.run_worker(lambda: scan(self.sessions_dir), name="scan", group="browser-scan", thread=True,
                         exclusive=True, exit_on_error=False)  # its own group: exclusive must not cancel the filler
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
