@@ -27,7 +27,7 @@ def measure(folder: Path, files: int, runs: int, first_runs: int, max_seconds: f
         "rows": got[0]["rows"],
         "filled": [g["filled"] for g in got],
         "keys": got[-1]["keys"],
-        "stall_s": max(g["stall_while_filling_s"] for g in got),
+        "stall_s": max(max(g["stall_while_filling_s"], g["stall_after_filled_s"]) for g in got),
         "rss_kb": max(g["rss_kb"] for g in got),
     }
 
@@ -46,10 +46,9 @@ def rows(r: dict, files: int, judged: bool) -> list[Row]:
         out.append(Row("Browser", "start → every row filled in", size,
                        f"not within the time limit ({max(r['filled']):,} of {r['rows']:,} filled)"))
     keys = r["keys"]
-    worst = max(keys["max"], r["stall_s"])
     out.append(Row("Browser", f"key → cursor moved while rows fill ({keys['n']} keys)", size,
                    f"p50 {fmt_s(keys['p50'])}, p95 {fmt_s(keys['p95'])}, max {fmt_s(keys['max'])}",
-                   f"longest UI stall {fmt_s(r['stall_s'])}", target="answered (< 100 ms)" if judged else "",
-                   holds=worst < 0.1 if judged else None))
+                   f"longest UI stall {fmt_s(r['stall_s'])}",
+                   target="answered (< 100 ms)" if judged else "", holds=keys["max"] < 0.1 if judged else None))
     out.append(Row("Browser", "peak memory", size, fmt_mb(r["rss_kb"])))
     return out

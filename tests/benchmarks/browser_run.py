@@ -20,8 +20,6 @@ from keylag import LoopLag, key_latency
 
 
 async def main(folder: str, spawned: float, max_seconds: float) -> dict:
-    from pathlib import Path
-
     from tui import launch
     from tui.cli import app_parser
 
@@ -62,9 +60,13 @@ async def main(folder: str, spawned: float, max_seconds: float) -> dict:
                 keys.append(await key_latency(app, key, lambda: table.cursor_row != row))
             await asyncio.sleep(0.1)
         out["all_filled_s"] = since() if all_filled() else None
+        filled_at = time.perf_counter()
         out["filled"] = sum(1 for r in screen._rows.values() if r.loaded)
         out["keys"] = {"n": len(keys), "p50": _q(keys, 0.5), "p95": _q(keys, 0.95), "max": max(keys, default=0.0)}
-        out["stall_while_filling_s"] = lag.worst(since=fill_start)
+        out["stall_while_filling_s"] = max((lag_s for at, lag_s in lag.samples if fill_start <= at < filled_at),
+                                           default=0.0)
+        await asyncio.sleep(1.0)  # the view is sorted again once every row is filled
+        out["stall_after_filled_s"] = lag.worst(since=filled_at)
         lag.stop()
     out["rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return out

@@ -37,10 +37,11 @@ NAV_OPS = 100_000  # "at 100,000 ops, scrolling and drill-down stay instant"
 def plan(quick: bool) -> dict:
     if quick:
         return {"sizes": [2_000, 20_000], "runs": 3, "screen_runs": 3, "nav_sizes": [20_000], "files": 10_000,
-                "browser_runs": 1, "browser_max_s": 60, "live_ops": 2_000, "live_runs": 1, "key_rate": 5_000, "key_seconds": 6}
+                "browser_runs": 1, "browser_max_s": 60, "live_ops": 2_000, "live_runs": 1, "key_rate": 5_000,
+                "key_seconds": 6}
     return {"sizes": [2_000, 20_000, 100_000], "runs": 5, "screen_runs": 5, "nav_sizes": [100_000],
-            "files": 100_000, "browser_runs": 2, "browser_max_s": 300, "live_ops": 20_000, "live_runs": 3, "key_rate": 5_000,
-            "key_seconds": 20}
+            "files": 100_000, "browser_runs": 2, "browser_max_s": 300, "live_ops": 20_000, "live_runs": 3,
+            "key_rate": 5_000, "key_seconds": 20}
 
 
 def scaling_rows(open_results: dict[int, dict], screen_results: dict[int, dict]) -> list[Row]:

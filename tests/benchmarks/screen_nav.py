@@ -54,8 +54,6 @@ async def main(path: str) -> dict:
         async def press(key: str) -> None:
             line = tree.cursor_line
             keys.append(await key_latency(app, key, lambda: tree.cursor_line != line))
-            if os.environ.get("BENCH_DEBUG"):
-                print(key, line, tree.cursor_line, f"{keys[-1]:.3f}", file=sys.stderr)
             await asyncio.sleep(PAUSE)
 
         # walk down, expanding what can be expanded (children are built on expand), then page down and up
