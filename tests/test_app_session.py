@@ -134,6 +134,24 @@ async def test_logs_follow_the_selection_and_filter_by_severity(tmp_path):
         assert len(pane.entries) == op.log_count + (op.child.counts.logs if op.child else 0)
 
 
+async def test_the_logs_of_a_big_node_are_gathered_in_a_thread_and_kept(tmp_path, monkeypatch):
+    from test_app_live_file import wait_for
+    from tui.screens import session as session_screen
+
+    monkeypatch.setattr(session_screen, "LOGS_IN_THREAD", 0)  # every node counts as big
+    app = session_app(deep_snapshot(tmp_path), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = top(app)
+        pane = screen.query_one(LogPane)
+        assert await wait_for(pilot, lambda: len(pane.entries) == screen.session.counts.logs > 0)
+        root_view = pane.entries
+        op = next(op for op in screen.session.all_ops() if op.log_count)
+        screen.tree.reveal(op)
+        assert await wait_for(pilot, lambda: pane.entries is not root_view and len(pane.entries) >= op.log_count)
+        await pilot.press("home")
+        assert await wait_for(pilot, lambda: pane.entries is root_view)  # gathered once per node
+
+
 async def test_copy_help_and_quit(tmp_path):
     app = session_app(deep_snapshot(tmp_path), watch=False)
     copied = []

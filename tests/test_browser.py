@@ -236,3 +236,22 @@ def test_visible_rows_load_first():
     screen._queue.extend(["a", "b", "c", "d"])
     screen._priority.extend(["c", "x"])
     assert [screen._next_pending() for _ in range(5)] == ["c", "a", "b", "d", None]
+
+
+async def test_a_fresh_listing_is_shown_newest_first_before_anything_loads(tmp_path, monkeypatch):
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for i in range(30):
+        sid = f"s{i:02d}"
+        node = session_node(sid, "agent", "title", started=T0, duration=10)
+        write_snapshot(folder, sid, node, T0 / 1000 + (i * 7919) % 30)  # mtimes in a shuffled order
+    monkeypatch.setattr(BrowserScreen, "_ensure_worker", lambda self: None)  # nothing gets loaded
+    app = MonitorApp(sessions_dir=folder)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        while not screen._scanned:
+            await pilot.pause(0.02)
+        assert len(screen._pending) == 30
+        assert screen._view == screen._compute_view()  # what a full sort gives
+        mtimes = [screen._rows[key].mtime for key in screen._view]
+        assert mtimes == sorted(mtimes, reverse=True)

@@ -441,6 +441,19 @@ def test_payload_bytes_scales_size():
             assert "raw" not in op["request"]["payload"]
 
 
+def test_capture_rate_sets_the_share_of_captured_llm_ops():
+    def captured_share(**kw) -> float:
+        llm = [op for _p, op, _t, _s in iter_ops(make_tree(3, ops=2000, **kw)) if op["kind"] == "llm"]
+        return sum("raw" in op["request"]["payload"] for op in llm) / len(llm)
+
+    tenth = captured_share(payload_bytes=1500, capture_rate=0.1)
+    assert 0.05 < tenth < 0.15
+    assert captured_share(payload_bytes=1500) == 1.0  # without it, payload_bytes >= 400 captures every LLM op
+    assert captured_share(payload_bytes=1500, capture_rate=0.0) == 0.0
+    assert captured_share(payload_bytes=0, capture_rate=1.0) == 0.0  # payload_bytes=0 still means no captures
+    assert make_tree(3, ops=200, capture_rate=0.1) == make_tree(3, ops=200, capture_rate=0.1)
+
+
 # --------------------------------------------------------------------------------------------------
 # snapshot files
 # --------------------------------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 """The live hub: trees replace, logs and accounting add until the next tree, sub-agents merge, gaps count."""
 
+import orjson
+
 from builders import live_event as ev, llm_acc, op, session, turn
 from tui.model.live import LiveHub
 
@@ -53,3 +55,57 @@ def test_orphan_child_before_parent_groups_under_origin():
     built = hub.build("root")  # a placeholder for the root, the sub-agent already under it
     assert "not seen yet" in built.title and built.counts.sessions == 2
     assert built.turns[0].ops[0].child.agent_id == "kid"
+
+
+# big trees: counted at once, parsed when shown -----------------------------------------------------------
+
+
+def tree_frame(tree, sid="root", seq=1, **meta_fields) -> bytes:
+    """An op_tree frame as producers write it: type first, meta last."""
+    return orjson.dumps({"type": "op_tree", "tree": tree,
+                         "meta": {"sessionId": sid, "originId": "root", "sequence": seq, **meta_fields}})
+
+
+def big_session(n_ops: int, **kw) -> dict:
+    logs = [{"timestamp": 1000 + i, "severity": "INF", "message": "x" * 200, "path": "1-1"} for i in range(400)]
+    return session(turn(1, *(op("llm", op_id=f"o{i}", logs=logs if i == 0 else []) for i in range(n_ops))), **kw)
+
+
+def test_big_tree_frames_are_parsed_only_when_shown():
+    from tui.model.live import LAZY_TREE_BYTES
+
+    first = tree_frame(big_session(3, ended=None, success=None), seq=1)
+    assert len(first) >= LAZY_TREE_BYTES
+    broken = first.replace(b'"tree":{', b'"tree":{#', 1)  # not JSON, but its type and meta read fine
+    hub = LiveHub()
+    hub.feed(first)
+    hub.feed(broken.replace(b'"sequence":1', b'"sequence":2'))
+    assert hub.events == 2 and hub.malformed == 0  # counted, not parsed: a newer tree comes before it is shown
+    hub.feed(tree_frame(big_session(5, ended=None, success=None), seq=3))
+    assert hub.build("root").counts.ops == 5 and hub.malformed == 0
+    hub.feed(ev("log", seq=4, entry={"timestamp": 5, "severity": "ERR", "message": "after", "path": "1-1"}))
+    hub.feed(broken.replace(b'"sequence":1', b'"sequence":5'))
+    s = hub.build("root")
+    assert hub.malformed == 1 and "malformed JSON" in hub.last_rejected  # reported when it would have been shown
+    assert s.counts.ops == 5 and hub.counters("root") == (5, 0)
+    hub.feed(tree_frame(big_session(7), seq=6))
+    assert hub.build("root").status == "ok" and hub.build("root").counts.ops == 7
+
+
+def test_tree_frame_meta_is_read_only_from_the_top_level_last_key():
+    from tui.model.live import _tree_frame_meta
+
+    tree = session(turn(1, op("llm", meta={"sessionId": "inner"})))
+    assert _tree_frame_meta(tree_frame(tree, sid="s1"))["sessionId"] == "s1"
+    assert _tree_frame_meta(tree_frame(tree, sid="s1").decode())["sessionId"] == "s1"  # WebSocket text
+    spaced = orjson.loads(tree_frame(tree, sid="s1"))
+    import json
+
+    assert _tree_frame_meta(json.dumps(spaced))["sessionId"] == "s1"
+    meta_first = orjson.dumps({"type": "op_tree", "meta": {"sessionId": "s1"}, "tree": tree})
+    assert _tree_frame_meta(meta_first) is None  # the last "meta" is inside the tree: parsed whole instead
+    nested = orjson.dumps({"type": "op_tree", "tree": tree, "meta": {"sessionId": "s1", "x": {"meta": {}}}})
+    assert _tree_frame_meta(nested) is None
+    assert _tree_frame_meta(orjson.dumps({"type": "log", "meta": {"sessionId": "s1"}})) is None
+    assert _tree_frame_meta(orjson.dumps({"type": "op_tree", "tree": tree, "meta": {"sequence": 1}})) is None
+    assert _tree_frame_meta(tree_frame(tree)[:-1]) is None  # cut short

@@ -389,6 +389,22 @@ def test_replay_events_shape(snapshot_doc):
     assert any(e["type"] == "final_report" for _, e in events)
 
 
+def test_running_trees_carry_sub_agents_as_stubs(snapshot_doc):
+    """Each sub-agent sends its own trees: a parent's trees while it runs name them, its last one is whole."""
+    events = [e for _, e in replay_events(snapshot_doc, max_tree_events=6)]
+    root = snapshot_doc.root.trace_id
+    trees = [e["tree"] for e in events if e["type"] == "op_tree" and e["meta"]["sessionId"] == root]
+
+    def children(tree):
+        return [op["childSession"] for t in tree.get("turns", []) for op in t["ops"]
+                if op.get("kind") == "session" and "childSession" in op]
+
+    running = [child for tree in trees[:-1] for child in children(tree)]
+    assert running and all(child["turns"] == [] and child["traceId"] for child in running)
+    assert all(child["turns"] for child in children(trees[-1]))
+    assert trees[-1] == snapshot_doc.root.raw
+
+
 async def test_send_events_is_paced_and_gaps_are_capped(sock_dir, monkeypatch):
     monkeypatch.setattr(replay, "MAX_GAP_S", 0.3)
     hub = LiveHub()

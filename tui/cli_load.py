@@ -18,16 +18,18 @@ def fail(message: str, prog: str = PROG) -> int:
     return 2
 
 
-def load_or_fail(path: str, sessions_dir: str | None = None, *, needs_tree: str | None = None, prog: str = PROG):
+def load_or_fail(path: str, sessions_dir: str | None = None, *, needs_tree: str | None = None, prog: str = PROG,
+                 loader=None):
     """A command's input document: (document, 0), or (None, 2) after one line on stderr when it cannot be loaded.
 
     needs_tree, for commands that need a session tree, ends the refusal of an accounting ledger (" to compare").
+    loader, when given, loads instead of tui.model.document.load (the app reads the file while textual imports).
     """
     from tui.model.document import load
     from tui.model.source_bytes import LoadError
 
     try:
-        doc = load(path, sessions_dir=sessions_dir)
+        doc = loader() if loader is not None else load(path, sessions_dir=sessions_dir)
     except LoadError as exc:
         return None, fail(str(exc), prog)
     except MemoryError:

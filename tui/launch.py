@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -30,14 +31,29 @@ def _first_entries(directory: Path, limit: int = 2000):
 
 
 def run_app(args: argparse.Namespace) -> int:
+    app = build_app(args)
+    if isinstance(app, int):
+        return app
+    app.run()
+    return app.return_code or 0
+
+
+def build_app(args: argparse.Namespace, *, watch: bool = True):
+    """The MonitorApp the command line asks for, or the exit code when it cannot start (the message printed)."""
+    # The file named on the command line is read and gunzipped in a thread while textual is imported (both take
+    # about a tenth of a second per 20,000 ops, and zlib releases the GIL); parsing it waits for the import.
+    reading = None
+    if args.path == "-" or (args.path is not None and os.path.isfile(args.path)):  # (a directory is Genkit's)
+        reading = _InThread(_read_source(), args.path)
+    sessions_dir = Path(args.sessions_dir).expanduser() if args.sessions_dir else default_sessions_dir()
+    streaming = bool(args.listen or args.connect)
+    demo = args.path is None and (args.demo or (not streaming and not has_sessions(sessions_dir)))
     from tui.app import MonitorApp
     from tui.sources.event_stream import check_listen, parse_url
     from tui.sources.stream_access import raise_fd_limit, token_from_env
 
-    sessions_dir = Path(args.sessions_dir).expanduser() if args.sessions_dir else default_sessions_dir()
     demo_note = ""
-    streaming = bool(args.listen or args.connect)
-    if args.path is None and (args.demo or (not streaming and not has_sessions(sessions_dir))):
+    if demo:
         from tui.gen.demo import start_demo
 
         why = "--demo" if args.demo else f"no sessions in {sessions_dir}"
@@ -45,7 +61,8 @@ def run_app(args: argparse.Namespace) -> int:
         demo_note = f"Built-in demo ({why}): generated sessions in {sessions_dir}"
     document = None
     if args.path is not None:
-        document, rc = load_or_fail(args.path, args.sessions_dir, needs_tree=f"; try `{sys.argv[0]} dump`")
+        document, rc = load_or_fail(args.path, args.sessions_dir, needs_tree=f"; try `{sys.argv[0]} dump`",
+                                    loader=lambda: load_document(args.path, args.sessions_dir, reading=reading))
         if document is None:
             return rc
         if args.path == "-":
@@ -67,9 +84,67 @@ def run_app(args: argparse.Namespace) -> int:
         raise_fd_limit()  # one descriptor per producer: hundreds may connect at once
     app = MonitorApp(sessions_dir=sessions_dir, document=document, op_path=args.op, demo_note=demo_note,
                      listen_urls=args.listen, connect_urls=args.connect, token=token,
-                     allow_remote=args.allow_remote)
-    app.run()
-    return app.return_code or 0
+                     allow_remote=args.allow_remote, watch=watch)
+    return app
+
+
+def load_document(path: str, sessions_dir: str | Path | None = None, *, reading: _InThread | None = None):
+    """Load a document for the app (from the bytes `reading` read already), out of the collector's reach.
+
+    The model loads with the collector off (tui.model.gc_pause); turning it back on with millions of new
+    containers in its youngest generation would make the next collection scan them all (a tenth of a second per
+    20,000 ops), so they are frozen first. Parsed JSON has no cycles, and trees are released explicitly."""
+    import gc
+
+    from tui.model.document import load, load_bytes
+    from tui.model.ledger import sessions_dir_for_ledger
+
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        if reading is None:
+            return load(path, sessions_dir=sessions_dir)
+        data = reading.result()
+        if sessions_dir is None and path != "-":  # as load() does
+            p = Path(path)
+            sessions_dir = sessions_dir_for_ledger(p) if p.suffix == ".jsonl" else p.resolve().parent
+        return load_bytes(data, path, Path(sessions_dir) if sessions_dir is not None else None)
+    finally:
+        gc.freeze()
+        if was_enabled:
+            gc.enable()
+
+
+def _read_source():
+    from tui.model.source_bytes import read_source
+
+    return read_source
+
+
+class _InThread:
+    """fn(arg) in a thread; result() waits for it and re-raises what it raised. Whatever fn needs must be
+    imported before (as _read_source does): importing in two threads at once can expose half-initialised
+    modules."""
+
+    def __init__(self, fn, arg) -> None:
+        import threading
+
+        self._value = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(fn, arg), daemon=True)
+        self._thread.start()
+
+    def _run(self, fn, arg) -> None:
+        try:
+            self._value = fn(arg)
+        except BaseException as exc:  # handed to the caller of result()
+            self._error = exc
+
+    def result(self):
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._value
 
 
 def _reopen_tty_as_stdin() -> None:

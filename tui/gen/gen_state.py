@@ -50,10 +50,12 @@ class _GenBase:
         provider_mix: tuple[str, ...],
         hostile_rate: float,
         style: str,
+        capture_rate: float | None = None,
     ) -> None:
         self.rng = random.Random(seed)
         self.version = version
         self.pb = max(0, int(payload_bytes))
+        self.capture_rate = capture_rate
         self.providers = tuple(provider_mix) or ("anthropic",)
         self.hostile_rate = hostile_rate
         self.style = style

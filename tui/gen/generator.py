@@ -30,6 +30,7 @@ def make_tree(
     started_at: int | None = None,
     hostile_rate: float = 0.01,
     agent: str | None = None,
+    capture_rate: float | None = None,
 ) -> dict:
     """Build one root SessionNode (``opTree``).
 
@@ -39,12 +40,13 @@ def make_tree(
     the root fail on its last LLM call. ``payload_bytes`` scales the captured bodies: the LLM request body is
     ~payload_bytes (x0.6..1.4), the response/tool results a fraction of it; 0 = no raw/sdk captures at all, and
     below 400 only a proportional share of the LLM ops carry captures (so the size keeps scaling smoothly).
-    ``mismatch`` corrupts the stored root totals. ``hostile_rate`` is the probability of escape sequences /
+    ``capture_rate`` (0..1) overrides that share: the fraction of LLM ops with raw/sdk captures, each of
+    payload_bytes size (real files capture about a tenth). ``mismatch`` corrupts the stored root totals. ``hostile_rate`` is the probability of escape sequences /
     Rich markup in log messages, tool results and titles.
     """
     rng_seed = seed
     g = _Gen(rng_seed, version=version, payload_bytes=payload_bytes, provider_mix=tuple(provider_mix),
-             hostile_rate=hostile_rate, style="arrow")
+             hostile_rate=hostile_rate, style="arrow", capture_rate=capture_rate)
     rng = g.rng
     g.style = "arrow" if rng.random() < 0.6 else "cli"
     plan = _make_plan(rng, ops, depth, fanout, running, failed)

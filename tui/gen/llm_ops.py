@@ -203,7 +203,11 @@ class _LlmOps(_LogBuilder, _UsageBuilder):
         payload: dict[str, Any] = {"messages": s.n_messages, "bytes": 0, "isFinalTurn": is_final}
         # Below _FULL_CAPTURE_BYTES the budget also thins out how many LLM ops carry raw/sdk captures, so the
         # snapshot size keeps scaling with payload_bytes instead of hitting the floor of minimal SSE streams.
-        if not self.pb or (self.pb < _FULL_CAPTURE_BYTES and rng.random() >= self.pb / _FULL_CAPTURE_BYTES):
+        if self.capture_rate is not None:
+            captured = bool(self.pb) and rng.random() < self.capture_rate
+        else:
+            captured = bool(self.pb) and (self.pb >= _FULL_CAPTURE_BYTES or rng.random() < self.pb / _FULL_CAPTURE_BYTES)
+        if not captured:
             payload["bytes"] = target or rng.randint(2000, 90000)
             return {"kind": "llm", "payload": payload, "size": payload["bytes"]}, None
         ex: Exchange = llm_exchange(

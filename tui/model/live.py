@@ -16,12 +16,16 @@ import orjson
 
 from tui.model.fields import as_dict, as_list, as_str, type_name
 from tui.model.live_order import OrderedText, SeenSequences
+from tui.model.gc_pause import paused_gc
 from tui.model.nodes import Session
 from tui.model.snapshot import build_session
 
 MAX_FRAME_BYTES = 64 * 1024 * 1024
 MAX_PENDING_LOGS = 5000  # logs kept per session between two trees; older ones are dropped from view
 MAX_TEXT = 64 * 1024  # streamed output/thinking kept per session
+# Tree frames at least this big are parsed only when their tree is shown: a producer sends a session's whole tree
+# again and again, and most are replaced by a newer one before the screen (a few times a second) needs them.
+LAZY_TREE_BYTES = 64 * 1024
 TREE_EVENTS = {"op_tree", "snapshot"}
 KNOWN_EVENTS = TREE_EVENTS | {
     "log", "accounting", "accounting_flush", "turn_started", "progress", "status", "output", "thinking",
@@ -48,6 +52,7 @@ class LiveSession:
     duplicates: int = 0
     reordered: int = 0  # arrived after a higher sequence number of the same session (and applied in place)
     tree_sequence: int | None = None  # the sequence number of the tree held
+    tree_frame: bytes | str | None = None  # a newer tree, still unparsed (see LAZY_TREE_BYTES)
     status_sequence: int | None = None  # ... and of the event that set status_line
     status_line: str = ""
     output_text: OrderedText = field(default_factory=lambda: OrderedText(MAX_TEXT))
@@ -117,6 +122,9 @@ class LiveHub:
         if len(frame) > MAX_FRAME_BYTES:
             self.refuse_oversized(len(frame))
             return None
+        meta = _tree_frame_meta(frame) if len(frame) >= LAZY_TREE_BYTES else None
+        if meta is not None:
+            return self._defer_tree(frame, meta, now)
         try:
             event = orjson.loads(frame)
         except orjson.JSONDecodeError as exc:
@@ -124,6 +132,32 @@ class LiveHub:
             if event is _BROKEN:
                 return self.reject("malformed JSON", exc.args[0] if exc.args else str(exc))
         return self.apply(event, now)
+
+    def _defer_tree(self, frame: bytes | str, meta: dict, now: float | None) -> str | None:
+        """An op_tree frame kept as it came: counted and ordered now, parsed when shown (it may be replaced by a
+        newer tree before)."""
+        return self.apply({"type": "op_tree", "meta": meta}, now, deferred=frame)
+
+    def _tree(self, live: LiveSession) -> dict | None:
+        """The newest tree of a session, parsing a deferred frame first (a broken one counts as malformed)."""
+        frame, live.tree_frame = live.tree_frame, None
+        if frame is not None:
+            try:
+                with paused_gc():  # a big tree is millions of containers: see tui.model.gc_pause
+                    event = orjson.loads(frame)
+            except orjson.JSONDecodeError as exc:
+                self.reject("malformed JSON", exc.args[0] if exc.args else str(exc))
+                return live.tree
+            tree = _tree_of(event) if isinstance(event, dict) else None
+            if tree is None:
+                self.reject("no tree", "op_tree event without a tree object")
+                return live.tree
+            live.tree = tree
+            live.finished = "endedAt" in tree
+            stamp = _event_time("op_tree", event, tree)
+            if stamp > live.last_ts:
+                live.last_ts, live.last_wall = stamp, live.updated
+        return live.tree
 
     def refuse_oversized(self, size: int) -> None:
         self.reject("oversized", f"frame of {size:,} bytes refused (limit {MAX_FRAME_BYTES:,})")
@@ -134,7 +168,8 @@ class LiveHub:
         self.last_rejected = (f"{reason}: {detail}" if detail else reason)[:300]
         return None
 
-    def apply(self, event: object, now: float | None = None) -> str | None:
+    def apply(self, event: object, now: float | None = None, deferred: bytes | str | None = None) -> str | None:
+        """One parsed event; `deferred`: the unparsed frame of a tree event whose meta alone was read."""
         now = time.time() if now is None else now
         if not isinstance(event, dict):
             return self.reject("not an object", f"event is {type_name(event)}, expected an object")
@@ -143,7 +178,7 @@ class LiveHub:
             return self.reject("unknown type", f"unknown event type {_short_repr(kind)}")
         meta = as_dict(event.get("meta"))
         tree = _tree_of(event) if kind in TREE_EVENTS else None
-        if kind in TREE_EVENTS and tree is None:
+        if kind in TREE_EVENTS and tree is None and deferred is None:
             return self.reject("no tree", f"{kind} event without a tree object")
         session_id = as_str(meta.get("sessionId")) or (as_str(tree.get("traceId")) if tree else "")
         if not session_id:
@@ -177,9 +212,13 @@ class LiveHub:
         if kind in TREE_EVENTS:
             if not (late and live.tree_sequence is not None and sequence < live.tree_sequence):
                 # (an older tree than the one held has nothing the newer one lacks)
-                live.tree, live.tree_sequence = tree, sequence
+                if deferred is not None:
+                    live.tree_frame = deferred
+                else:
+                    live.tree, live.tree_frame = tree, None
+                    live.finished = "endedAt" in tree
+                live.tree_sequence = sequence
                 _drop_pending_before(live, sequence)
-                live.finished = "endedAt" in tree
         elif kind in ("log", "accounting"):
             entry = event.get("entry")
             in_tree = sequence is not None and live.tree_sequence is not None and sequence < live.tree_sequence
@@ -259,6 +298,10 @@ class LiveHub:
         cached = self._built.get(root)
         if cached is not None:
             return cached
+        with paused_gc():
+            return self._build(root)
+
+    def _build(self, root: str) -> Session:
         tree = self._merged_tree(root, set())
         seen = {root}
         for orphan in self.descendants(root):
@@ -276,7 +319,7 @@ class LiveHub:
             return None
         seen.add(session_id)
         live = self.sessions.get(session_id)
-        if live is None or live.tree is None:
+        if live is None or self._tree(live) is None:
             tree = _placeholder(session_id, live)
         else:
             tree = _shallow_copy_tree(live.tree)
@@ -299,6 +342,35 @@ def _placeholder(session_id: str, live: LiveSession | None) -> dict:
         if value:
             tree[key] = value
     return tree
+
+
+_TREE_PREFIXES = ('{"type":"op_tree"', '{"type": "op_tree"')
+_TREE_PREFIXES_B = tuple(p.encode() for p in _TREE_PREFIXES)
+
+
+def _tree_frame_meta(frame: bytes | str) -> dict | None:
+    """The meta of an op_tree frame whose `type` comes first and `meta` last (as producers write them), read
+    without parsing the tree; None for any other frame (it is parsed whole).
+
+    A `"meta":` preceded by `{` or `,` is a key (quotes inside strings are escaped); what follows the last one
+    parses as an object followed by exactly one `}` only when it is the top-level object's last key."""
+    text = isinstance(frame, str)
+    if not frame.startswith(_TREE_PREFIXES if text else _TREE_PREFIXES_B):
+        return None
+    key = '"meta":' if text else b'"meta":'
+    at = frame.rfind(key)
+    if at <= 0 or frame[at - 1:at].strip() not in (("{", ",", "") if text else (b"{", b",", b"")):
+        return None
+    tail = frame[at + len(key):].rstrip()
+    if not tail.endswith("}" if text else b"}"):
+        return None
+    try:
+        meta = orjson.loads(tail[:-1])
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(meta, dict) or not isinstance(meta.get("sessionId"), str) or not meta["sessionId"]:
+        return None
+    return meta
 
 
 def _event_time(kind: str, event: dict, tree: dict | None) -> int:

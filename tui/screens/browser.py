@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import gc
+from itertools import zip_longest
 import threading
 import time
 from pathlib import Path
@@ -20,6 +22,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets._data_table import DuplicateKey, Row, RowKey
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from tui.model.fields import one_line, printable
@@ -30,9 +33,10 @@ from tui.model.session_row import (
 from tui.sources.directory_scan import scan
 from tui.sources.paths import safe_resolve
 
-PAGE = 2000  # rows in the table at once (measured: 100k add_row calls take ~1.7 s, 2,000 take ~35 ms)
+PAGE = 1000  # rows in the table at once (adding 1,000 takes some 30 ms on 2 cores; 100k would take seconds)
 FLUSH_S = 0.2  # how often filled rows reach the table
 VIEW_REFRESH_S = 1.0  # at most this often, re-sort/re-filter because loaded rows changed what matches
+FREEZE_ROWS = 10_000  # filled rows moved out of the collector's reach in batches of this many
 # (key, label, width); Title takes what the others leave; Id shows its first 8 characters on narrow terminals.
 COLUMNS = (("started", "Started", 19), ("agent", "Agent", 22), ("title", "Title", 0), ("status", "Status", 9),
            ("duration", "Duration", 8), ("turns", "Turns", 5), ("tokens", "Tokens", 8), ("cost", "Cost", 10),
@@ -84,6 +88,28 @@ class SessionTable(DataTable):
     def _update_dimensions(self, new_rows) -> None:
         super()._update_dimensions(())
 
+    def add_keyed_rows(self, rows: list[tuple[str, tuple]]) -> None:
+        """add_row for many one-line rows at once: what add_row does per row (including re-validating the
+        cursor and checking for idle, most of its cost) is done once for the batch."""
+        if not rows:
+            return
+        columns = self.ordered_columns
+        first = self.row_count == 0
+        for key, cells in rows:
+            row_key = RowKey(key)
+            if row_key in self._row_locations:
+                raise DuplicateKey(f"The row key {row_key!r} already exists.")
+            self._row_locations[row_key] = self.row_count
+            self._data[row_key] = {column.key: cell for column, cell in zip_longest(columns, cells)}
+            self.rows[row_key] = Row(row_key, 1, None, False)
+            self._new_rows.add(row_key)
+        self._require_update_dimensions = True
+        self.cursor_coordinate = self.cursor_coordinate
+        if first and len(self.columns) > 0 and self.show_cursor and self.cursor_type != "none":
+            self._highlight_cursor()
+        self._update_count += 1
+        self.check_idle()
+
 
 class FilterInput(Input):
     BINDINGS = [Binding("escape", "leave", "Clear filter")]
@@ -132,6 +158,7 @@ class BrowserScreen(Screen):
         self._active.set()
         self._filter_timer = None
         self._marked: str | None = None  # the row `m` marked, to compare with `d`
+        self._filled_since_freeze = 0
 
     # ----------------------------------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -143,8 +170,8 @@ class BrowserScreen(Screen):
         yield Footer()
 
     @property
-    def table(self) -> DataTable:
-        return self.query_one("#browser-table", DataTable)
+    def table(self) -> SessionTable:
+        return self.query_one("#browser-table", SessionTable)
 
     def on_mount(self) -> None:
         self._setup_columns()
@@ -200,20 +227,24 @@ class BrowserScreen(Screen):
 
     def _apply_scan(self, rows: list[SessionRow]) -> None:
         old = self._rows
-        fresh: dict[str, SessionRow] = {}
-        for row in rows:
-            prev = old.get(row.key)
-            if prev is not None and prev.loaded and prev.mtime == row.mtime and prev.size == row.size:
-                row = prev  # unchanged since it was loaded
-            if row.kind != CHILD:
-                fresh[row.key] = row
-        fresh.update((key, row) for key, row in old.items() if row.kind == "live")  # not files: a scan keeps them
+        if old:
+            fresh: dict[str, SessionRow] = {}
+            for row in rows:
+                prev = old.get(row.key)
+                if prev is not None and prev.loaded and prev.mtime == row.mtime and prev.size == row.size:
+                    row = prev  # unchanged since it was loaded
+                if row.kind != CHILD:
+                    fresh[row.key] = row
+            fresh.update((key, row) for key, row in old.items() if row.kind == "live")  # not files: a scan keeps them
+        else:  # the first scan of 100,000s of files: nothing to carry over
+            fresh = {row.key: row for row in rows if row.kind != CHILD}
         self._rows = fresh
         self._scanned = True
-        self._pending = {key for key, row in fresh.items() if not row.loaded}
-        self._queue = collections.deque(key for key in fresh if key in self._pending)
+        waiting = [key for key, row in fresh.items() if not row.loaded]
+        self._pending = set(waiting)
+        self._queue = collections.deque(waiting)
         self._results.clear()
-        self._refresh_view()
+        self._refresh_view(listing_order=len(waiting) == len(fresh))
         self._ensure_worker()
 
     # ----------------------------------------------------------------------------------------- filling
@@ -277,6 +308,12 @@ class BrowserScreen(Screen):
                 self._view_stale = True
             if row.key in self._shown_set:
                 self._update_cells(row)
+        self._filled_since_freeze += len(batch)
+        if self._filled_since_freeze >= FREEZE_ROWS:
+            # Filled rows live as long as the listing: out of the collector's reach, or each full collection
+            # (rare, see app.GC_THRESHOLDS) would scan all of them, a quarter of a second with 100k rows.
+            gc.freeze()
+            self._filled_since_freeze = 0
 
     def _fill_busy(self) -> bool:
         return self._fill_worker is not None and not self._fill_worker.is_finished
@@ -293,12 +330,16 @@ class BrowserScreen(Screen):
         self._priority = collections.deque(key for key in visible if key in self._pending)
 
     # ----------------------------------------------------------------------------------------- the view
-    def _compute_view(self) -> list[str]:
-        rows = sorted(self._rows.values(), key=lambda row: row.started_or_mtime_ms, reverse=True)
+    def _compute_view(self, listing_order: bool = False) -> list[str]:
+        if listing_order and not self._filter and self._sort == "started" and self._desc:
+            return list(self._rows)  # a fresh listing, nothing loaded: its order (newest file first) is this one
+        started = SessionRow.started_or_mtime_ms.fget
+        rows = sorted(self._rows.values(), key=started, reverse=True)
         if self._filter:
             rows = [row for row in rows if matches(row, self._filter)]
         if self._sort == "started":
-            rows.sort(key=lambda row: row.started_or_mtime_ms, reverse=self._desc)
+            if not self._desc:  # (sorting again in the same direction would change nothing)
+                rows.sort(key=started)
             return [row.key for row in rows]
         present, missing = [], []
         for row in rows:
@@ -307,7 +348,7 @@ class BrowserScreen(Screen):
         present.sort(key=lambda pair: pair[0], reverse=self._desc)
         return [key for _, key in present] + [key for _, key in missing]
 
-    def _refresh_view(self, columns: bool = False) -> None:
+    def _refresh_view(self, columns: bool = False, listing_order: bool = False) -> None:
         """Re-sort and re-filter everything, keeping the cursor on the same row (or at the same place)."""
         started = time.perf_counter()
         table = self.table
@@ -315,7 +356,7 @@ class BrowserScreen(Screen):
         cursor_row, scroll_y = table.cursor_row, table.scroll_y
         if columns:
             self._setup_columns()
-        self._view = self._compute_view()
+        self._view = self._compute_view(listing_order)
         self._view_stale = False
         self._since_view_refresh = 0.0
         self._limit = max(PAGE, self._limit)  # the window never grows here: 100k rows would take seconds
@@ -332,9 +373,8 @@ class BrowserScreen(Screen):
         self._view_refresh_cost = time.perf_counter() - started
 
     def _add_rows(self, keys: list[str]) -> None:
-        table = self.table
-        for key in keys:
-            table.add_row(*row_cells(self._rows[key]), key=key)
+        rows = self._rows
+        self.table.add_keyed_rows([(key, row_cells(rows[key])) for key in keys])
         self._shown.extend(keys)
         self._shown_set.update(keys)
 

@@ -18,7 +18,7 @@ from tui.model.foreign import view_of
 from tui.model.format import fmt_path
 from tui.model.json_text import dumps
 from tui.model.live import MAX_PENDING_LOGS
-from tui.model.logs import logs_under
+from tui.model.logs import log_count, logs_under
 from tui.model.nodes import Op, Session, Turn
 from tui.model.search import ErrorFilter, find, find_op_by_path, find_session_by_prefix, newest_op
 from tui.screens.session_history import HistoryView
@@ -33,6 +33,10 @@ COPY_LIMIT = 16 * 1024 * 1024  # the clipboard goes through the terminal (OSC 52
 
 
 CRUMBS_SHOWN = 6  # deeper drill-downs show the root, "… N levels …" and the last levels: the line has room
+
+# Above this many logs under the selected node (some 20 ms of work), they are gathered in a thread so
+# that keys keep being answered; the views are kept per node while the screen shows the same tree.
+LOGS_IN_THREAD = 5_000
 
 
 def breadcrumb(session: Session, doc: Document) -> Text:
@@ -97,6 +101,7 @@ class SessionScreen(HistoryView, Screen):
         self._follow_target: object = None
         self._quiet_until = 0.0  # programmatic cursor moves (reloads, follow) until then are not "manual"
         self.last_export: str | None = None  # the file the last `x` wrote
+        self._log_views: dict[int, tuple[object, object]] = {}  # id(node) -> (node, its LogView)
 
     def compose(self) -> ComposeResult:
         yield Static(breadcrumb(self.session, self.doc), id="crumbs")
@@ -218,6 +223,7 @@ class SessionScreen(HistoryView, Screen):
         if doc is not None:
             self.doc = doc
         self.session = session
+        self._log_views.clear()
         tree.session = session
         if isinstance(tree.keep, ErrorFilter):
             tree.keep = ErrorFilter()
@@ -281,8 +287,33 @@ class SessionScreen(HistoryView, Screen):
         node = self._log_target
         if not isinstance(node, (Session, Turn, Op)):
             return
-        scope = node.path if isinstance(node, Op) else node.title if isinstance(node, Turn) else ""
-        self.query_one(LogPane).set_entries(logs_under(node), scope=one_line(scope, 40))
+        cached = self._log_views.get(id(node))
+        if cached is not None and cached[0] is node:
+            self._show_logs(node, cached[1])
+        elif log_count(node) < LOGS_IN_THREAD:
+            self._show_logs(node, logs_under(node))
+        else:
+            self.query_one(LogPane).gathering(self._log_scope(node), log_count(node))
+            self._gather_logs(node)
+
+    @work(thread=True, group="logs", exclusive=True, exit_on_error=False)
+    def _gather_logs(self, node: Session | Turn | Op) -> None:
+        view = logs_under(node)
+        view.severities()
+        try:
+            self.app.call_from_thread(self._show_logs, node, view)
+        except RuntimeError:
+            pass  # the app is shutting down
+
+    def _show_logs(self, node: Session | Turn | Op, view) -> None:
+        self._log_views[id(node)] = (node, view)
+        if node is not self._log_target or not self.is_mounted:
+            return
+        self.query_one(LogPane).set_entries(view, scope=self._log_scope(node))
+
+    @staticmethod
+    def _log_scope(node: Session | Turn | Op) -> str:
+        return one_line(node.path if isinstance(node, Op) else node.title if isinstance(node, Turn) else "", 40)
 
     # opening ---------------------------------------------------------------------------------------------
     @on(OpTree.OpenNode)

@@ -9,6 +9,8 @@ from pathlib import Path
 
 from watchfiles import Change, awatch
 
+LEDGER_DIR = "session"
+
 
 @dataclass
 class DirChanges:
@@ -25,7 +27,7 @@ def is_session_file(path: Path, sessions_dir: Path) -> bool:
     parent = path.parent
     if parent == sessions_dir:
         return name.endswith((".json.gz", ".json"))
-    return parent == sessions_dir / "session" and name.endswith(".jsonl")
+    return parent == sessions_dir / LEDGER_DIR and name.endswith(".jsonl")
 
 
 def genkit_dir_of(path: Path, sessions_dir: Path) -> Path | None:
@@ -64,9 +66,23 @@ def classify(raw: set[tuple[Change, str]], sessions_dir: Path) -> DirChanges:
 
 async def watch_sessions(sessions_dir: Path, on_changes: Callable[[DirChanges], None],
                          stop: asyncio.Event | None = None, *, debounce_ms: int = 150) -> None:
-    """Calls on_changes with each batch until cancelled (or `stop` is set)."""
+    """Calls on_changes with each batch until cancelled (or `stop` is set).
+
+    The two directories that hold session files are watched, not the whole tree: a recursive watch walks every
+    file when it starts, a quarter of a second per 100,000 files during which the event loop is held."""
     sessions_dir = sessions_dir.resolve()  # never created here: the monitor does not write into the sessions dir
-    async for raw in awatch(sessions_dir, stop_event=stop, debounce=debounce_ms, step=50, recursive=True):
-        batch = classify(raw, sessions_dir)
-        if batch.updated or batch.removed:
-            on_changes(batch)
+    ledgers = sessions_dir / LEDGER_DIR
+    while True:
+        watching_ledgers = ledgers.is_dir()
+        paths = [sessions_dir, ledgers] if watching_ledgers else [sessions_dir]
+        async for raw in awatch(*paths, stop_event=stop, debounce=debounce_ms, step=50, recursive=False):
+            batch = classify(raw, sessions_dir)
+            appeared = not watching_ledgers and ledgers.is_dir()
+            if appeared:  # session/ was just created: what is already in it is new, then watch it too
+                batch.updated.update(p for p in ledgers.glob("*.jsonl") if is_session_file(p, sessions_dir))
+            if batch.updated or batch.removed:
+                on_changes(batch)
+            if appeared:
+                break
+        else:
+            return

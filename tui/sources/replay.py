@@ -1,8 +1,9 @@
 """Replay a saved session as the live event stream that produced it (formats.md section 4), and send it.
 
 `replay_events` rebuilds, for the root and every sub-agent, the events ai-agent's `onEvent` would have emitted:
-turn starts, progress, logs, accounting, `op_tree` trees cut at instants of the session's lifetime, the final
-report, and as each session's last event its complete tree, so a receiver ends up holding exactly the saved tree.
+turn starts, progress, logs, accounting, `op_tree` trees cut at instants of the session's lifetime (with its
+sub-agents as stubs: they send their own), the final report, and as each session's last event its complete tree,
+so a receiver ends up holding exactly the saved tree.
 `send_events` pushes them to a monitor (`ws://` or `unix:`), timed by the recorded timestamps. No textual here.
 """
 
@@ -143,11 +144,40 @@ def _session_events(node: dict, meta: dict, max_tree_events: int) -> list[tuple[
     if report is not None:
         out.append((last, _PRIO["final_report"], {"type": "final_report", "report": report, "_final": True}))
     own = [t for t in _own_times(node) if (start is None or t >= start) and t < last]
-    for t in _spread(own, max(0, max_tree_events - 1)):
-        out.append((t, _PRIO["op_tree"], {"type": "op_tree", "tree": tree_at(node, t)}))
+    instants = _spread(own, max(0, max_tree_events - 1))
+    stubbed = _with_child_stubs(node) if instants else node
+    for t in instants:
+        out.append((t, _PRIO["op_tree"], {"type": "op_tree", "tree": tree_at(stubbed, t)}))
     out.append((last, _LAST, {"type": "op_tree", "tree": node, "_final": end is not None}))
     out.sort(key=lambda e: (e[0], e[1]))
     return out
+
+
+_STUB_KEYS = ("id", "traceId", "agentId", "callPath", "sessionTitle", "startedAt", "endedAt", "success", "error")
+
+
+def _with_child_stubs(node: dict) -> dict:
+    """The session with each sub-agent reduced to its identity and times: the trees a session sends while it
+    runs carry its own turns and ops, since every sub-agent sends trees of its own that the receiver attaches
+    by id (repeating them would make a deep session's stream quadratic in its size). The last tree is whole."""
+    out = dict(node)
+    for key in ("turns", "steps"):
+        items = node.get(key)
+        if isinstance(items, list):
+            out[key] = [_turn_with_stubs(turn) for turn in items]
+    return out
+
+
+def _turn_with_stubs(turn: object) -> object:
+    if not isinstance(turn, dict) or not isinstance(turn.get("ops"), list):
+        return turn
+    ops = []
+    for op in turn["ops"]:
+        child = op.get("childSession") if isinstance(op, dict) and op.get("kind") == "session" else None
+        if isinstance(child, dict):  # the sub-agents _sessions() replays
+            op = {**op, "childSession": {k: child[k] for k in _STUB_KEYS if k in child} | {"turns": []}}
+        ops.append(op)
+    return {**turn, "ops": ops}
 
 
 def _own_times(node: dict) -> list[int]:

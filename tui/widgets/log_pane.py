@@ -13,7 +13,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tui.model.fields import one_line
-from tui.model.logs import LogEntry
+from tui.model.logs import LogView
 
 SEVERITY_STYLE = {
     "FATAL": Style(color="white", bgcolor="red", bold=True),
@@ -57,17 +57,22 @@ class LogPane(ScrollView, can_focus=True):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.entries: list[LogEntry] = []
-        self.shown: list[LogEntry] = []
+        self.entries: LogView = LogView([], [], [])
+        self.shown: LogView = self.entries
         self.level = 0
         self.dropped = 0  # older entries dropped from view by a cap upstream
         self.scope = ""
 
-    def set_entries(self, entries: list[LogEntry], scope: str = "", dropped: int = 0) -> None:
+    def set_entries(self, entries: LogView, scope: str = "", dropped: int = 0) -> None:
         self.entries = entries
         self.scope = scope
         self.dropped = dropped
         self._apply_filter()
+
+    def gathering(self, scope: str, count: int) -> None:
+        """Empty while the entries of a big node are gathered (in a thread)."""
+        self.set_entries(LogView([], [], []), scope)
+        self.border_title = f"{f'Logs {scope}'.rstrip()} · gathering {count:,} entries…"
 
     def cycle_level(self) -> str:
         self.level = (self.level + 1) % len(LEVELS)
@@ -76,7 +81,7 @@ class LogPane(ScrollView, can_focus=True):
 
     def _apply_filter(self) -> None:
         keep = LEVELS[self.level][1]
-        self.shown = self.entries if keep is None else [e for e in self.entries if e.severity in keep]
+        self.shown = self.entries if keep is None else self.entries.keep(keep)
         sample = self.shown[:500]
         widest = max((len(e.message) for e in sample), default=0) + 32
         self.virtual_size = Size(min(MESSAGE_CELLS, widest), len(self.shown))
@@ -84,9 +89,7 @@ class LogPane(ScrollView, can_focus=True):
         self.refresh()
 
     def _update_title(self) -> None:
-        counts: dict[str, int] = {}
-        for entry in self.entries:
-            counts[entry.severity] = counts.get(entry.severity, 0) + 1
+        counts = self.entries.severity_counts()
         parts = [f"Logs {self.scope}".rstrip(), f"{len(self.shown):,}/{len(self.entries):,}", f"filter {LEVELS[self.level][0]}"]
         for sev in ("FATAL", "ERR", "WRN"):
             if counts.get(sev):

@@ -6,8 +6,10 @@ import time
 from collections.abc import Callable
 
 from rich.text import Text
+from textual import events
 from textual.binding import Binding
 from textual.message import Message
+from textual.scroll_view import ScrollView
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -92,15 +94,41 @@ class OpTree(Tree[Node]):
             return
         self._populated.add(node.id)
         now = self.now_ms()
+        # TreeNode.add invalidates the whole tree per child: with the thousands of turns of a big session that
+        # is much of the time a drill-down takes, so children are attached in one go (textual is pinned).
+        children = node._children
         for item in self.children_of(node.data):
-            if self.expandable(item):
-                node.add(label_for(item, now), data=item)
-            else:
-                node.add_leaf(label_for(item, now), data=item)
+            child = self._add_node(node, label_for(item, now), item)
+            child._allow_expand = self.expandable(item)
+            children.append(child)
+        node._updates += 1
+        self._invalidate()
 
     def on_tree_node_expanded(self, event: Tree.NodeExpanded[Node]) -> None:
         if event.node.id not in self._populated:
             self._populate(event.node)
+
+    def process_label(self, label) -> Text:
+        # Tree splits every label into lines and keeps the first (a copy per node); ours are one line already.
+        if isinstance(label, Text) and "\n" not in label.plain:
+            return label
+        return super().process_label(label)
+
+    # Tree rebuilds its list of lines (one object per line: thousands for a big session) on every style change
+    # (focus, a screen on top) and resize, though neither changes which lines there are: redraw them instead.
+    def notify_style_update(self) -> None:
+        ScrollView.notify_style_update(self)
+        self._redraw_lines()
+
+    def _on_resize(self, event: events.Resize) -> None:
+        event.prevent_default()  # instead of Tree's
+        self._line_cache.grow(event.size.height)
+        self._redraw_lines()
+
+    def _redraw_lines(self) -> None:
+        self._line_cache.clear()
+        self._updates += 1
+        self.refresh()
 
     def get_label_width(self, node: TreeNode[Node]) -> int:
         # Tree re-measures every visible line on each change: use the cached label, not a fresh render.

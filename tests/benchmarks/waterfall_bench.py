@@ -1,6 +1,6 @@
 """Benchmark (not a test): the waterfall on a big session.
 
-    python tests/bench/bench_waterfall.py [--ops 20000]
+    python tests/benchmarks/waterfall_bench.py [--ops 20000]
 
 Opens a generated session in the app (160x48), presses `w` and times it until the screen is idle, then times keys
 (Pilot presses wait for the app to go idle, so each time includes the repaint): cursor moves, paging, zoom, pan,

@@ -1,4 +1,4 @@
-"""What snapshot history costs on a big session: `python tests/bench/bench_history.py [OPS]` (default 20,000).
+"""What snapshot history costs on a big session: `python tests/benchmarks/history_bench.py [OPS]` (default 20,000).
 
 A generated OPS-op snapshot is loaded and recorded, then a slightly newer version of it is loaded (a fresh parse,
 as when the file is rewritten) and recorded; the old version is rebuilt and diffed with the new one. Times are

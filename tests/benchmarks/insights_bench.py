@@ -1,6 +1,6 @@
 """Benchmark (not a test): what insights and exports cost on a big session.
 
-    python tests/bench/bench_insights.py [--ops 20000]
+    python tests/benchmarks/insights_bench.py [--ops 20000]
 
 Prints the time of loading, of computing the insights, of the text/JSON/Markdown outputs, and of `dump --json`
 with and without `--insights` (best of several runs, each a fresh process).

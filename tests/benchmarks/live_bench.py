@@ -1,0 +1,54 @@
+"""Live: events/s through `--listen unix:` and `--listen ws://` fed by `replay --speed 0`, with the UI running;
+key latency while a steady 5,000 events/s arrive."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from common import HERE, PY, Row, fmt_s, fmt_spread, run_json, summary
+
+
+def urls(port: int) -> dict[str, str]:
+    sock = Path(tempfile.mkdtemp(prefix="bench-sock-")) / "m.sock"
+    return {"unix": f"unix:{sock}", "ws": f"ws://127.0.0.1:{port}"}
+
+
+def throughput(path: Path, port: int, runs: int) -> dict[str, dict]:
+    """Per transport: the run with the median rate, and every run's rate."""
+    out = {}
+    for name in ("unix", "ws"):
+        got = [run_json([PY, str(HERE / "live_run.py"), "throughput", urls(port)[name], str(path)], timeout=900)
+               for _ in range(runs)]
+        got.sort(key=lambda r: r["events_per_s"] or 0)
+        out[name] = {**got[len(got) // 2], "rates": summary([r["events_per_s"] or 0 for r in got]),
+                     "all_lost": [r["sent"] - r["received"] for r in got], "all_gaps": [r["gaps"] for r in got]}
+    return out
+
+
+def keys(rate: int, seconds: float, port: int) -> dict:
+    return run_json([PY, str(HERE / "live_run.py"), "keys", urls(port)["unix"], str(rate), str(seconds)],
+                    timeout=seconds + 300)
+
+
+def rows(tp: dict[str, dict], ops: int, kl: dict | None, judged: bool) -> list[Row]:
+    out = []
+    for name, r in tp.items():
+        rates = r["rates"]
+        value = fmt_spread(rates, lambda v: f"{v:,.0f}") + " events/s"
+        note = (f"median run: {r['received']:,} of {r['sent']:,} events, {r['bytes'] / 1e6:,.0f} MB in "
+                f"{fmt_s(r['seconds'])}; the sender's own rate {r['sent'] / r['sender_seconds']:,.0f}/s; "
+                f"lost {sum(r['all_lost']):,}, gaps {sum(r['all_gaps']):,} over {rates['n']} runs")
+        holds = rates["median"] >= 20_000 and not any(r["all_lost"]) and not any(r["all_gaps"])
+        out.append(Row("Live", f"replay --speed 0 → --listen {name}:", f"{ops:,}-op session", value, note,
+                       target="≥ 20,000/s, none lost" if judged else "", holds=holds if judged else None, data=r))
+        out.append(Row("Live", f"longest UI stall during the replay ({name})", f"{ops:,}-op session",
+                       fmt_s(r["stall_s"])))
+    if kl is not None:
+        k = kl["keys"]
+        lost = kl["sent"] - kl["received"]
+        out.append(Row("Live", f"key → cursor moved while {kl['rate']:,} events/s arrive ({k['n']} keys)",
+                       "unix socket", f"p50 {fmt_s(k['p50'])}, p95 {fmt_s(k['p95'])}, max {fmt_s(k['max'])}",
+                       f"lost {lost:,}, gaps {kl['gaps']:,}", target="p95 < 100 ms",
+                       holds=k["p95"] < 0.1 and lost == 0, data=kl))
+    return out

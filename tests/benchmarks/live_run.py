@@ -1,0 +1,114 @@
+"""Child process of the "Live" section: the app (headless) listening on a socket while a sender pushes events.
+
+    python tests/benchmarks/live_run.py throughput URL FILE   # `replay FILE --to URL --speed 0`
+    python tests/benchmarks/live_run.py keys URL RATE SECONDS  # live_sender.py at RATE events/s, keys pressed
+
+The app runs as it does for a user: browser first, then the live session's screen once its tree has arrived.
+Prints one JSON object.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+
+from keylag import LoopLag, key_latency
+
+HERE = Path(__file__).resolve().parent
+
+
+async def main(mode: str, url: str, args: list[str]) -> dict:
+    import tempfile
+
+    from tui.app import MonitorApp
+
+    empty = Path(tempfile.mkdtemp(prefix="bench-live-"))
+    app = MonitorApp(sessions_dir=empty, listen_urls=[url], watch=False)
+    counts = {"frames": 0, "bytes": 0, "first": None, "last": None}
+    feed = app.hub.feed
+
+    def counting_feed(frame, *rest):
+        now = time.perf_counter()
+        if counts["first"] is None:
+            counts["first"] = now
+        counts["last"] = now
+        counts["frames"] += 1
+        counts["bytes"] += len(frame)
+        return feed(frame, *rest)
+
+    app.hub.feed = counting_feed  # the app passes hub.feed to the listener when it mounts
+    out: dict = {"mode": mode}
+    async with app.run_test(size=(160, 48)) as pilot:
+        while not any(text.startswith("listening on") for text in app.stream_status.values()):
+            await asyncio.sleep(0.01)
+        real_url = next(t for t in app.stream_status.values() if t.startswith("listening on")).split(" ", 2)[2]
+        if mode == "throughput":
+            cmd = [sys.executable, "-m", "tui", "replay", args[0], "--to", real_url, "--speed", "0"]
+        else:
+            cmd = [sys.executable, str(HERE / "live_sender.py"), real_url, args[0], args[1]]
+        sender = await asyncio.create_subprocess_exec(*cmd, stdout=asyncio.subprocess.PIPE,
+                                                      stderr=asyncio.subprocess.PIPE)
+        lag = LoopLag().start()
+        keys: list[float] = []
+        opened = None
+        while sender.returncode is None:
+            try:
+                await asyncio.wait_for(sender.wait(), 0.2)
+            except asyncio.TimeoutError:
+                pass
+            if opened is None and app.hub.sessions:
+                root = app.hub.roots()[0]
+                if app.hub.build(root) is not None:
+                    app.open_path(f"live:{root}")
+                    opened = root
+                    await asyncio.sleep(0.3)
+            screen = app.screen
+            if mode == "keys" and opened and hasattr(screen, "tree") and counts["first"] is not None:
+                tree = screen.tree
+                line = tree.cursor_line
+                key = "down" if (len(keys) // 6) % 2 == 0 else "up"
+                keys.append(await key_latency(app, key, lambda: tree.cursor_line != line or app.screen is not screen))
+        stdout, stderr = await sender.communicate()
+        if sender.returncode != 0:
+            raise SystemExit(f"sender failed: {stderr.decode()[-2000:]}")
+        text = stdout.decode().split()
+        sent = int(text[1]) if mode == "throughput" else int(text[0])
+        sender_seconds = float(text[6]) if mode == "throughput" else float(text[1])
+        deadline = time.perf_counter() + 60
+        while app.hub.events + app.hub.malformed < sent and time.perf_counter() < deadline:
+            await asyncio.sleep(0.05)
+        await pilot.pause(0.6)  # the last batch reaches the screen
+        lag.stop()
+        root = app.hub.roots()[0] if app.hub.sessions else ""
+        events, gaps = app.hub.counters(root) if root else (0, 0)
+        elapsed = (counts["last"] or 0) - (counts["first"] or 0)
+        out.update({
+            "sent": sent, "sender_seconds": sender_seconds, "received": app.hub.events, "frames": counts["frames"],
+            "bytes": counts["bytes"], "seconds": elapsed, "malformed": app.hub.malformed, "gaps": gaps,
+            "root_events": events, "sessions": len(app.hub.sessions),
+            "events_per_s": app.hub.events / elapsed if elapsed > 0 else None,
+            "stall_s": lag.worst(), "screen_opened": opened is not None,
+        })
+        if mode == "keys":
+            out["keys"] = {"n": len(keys), "p50": _q(keys, 0.5), "p95": _q(keys, 0.95),
+                           "max": max(keys, default=float("nan"))}
+            out["rate"] = int(args[0])
+    out["rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return out
+
+
+def _q(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))] if values else float("nan")
+
+
+if __name__ == "__main__":
+    result = asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3:]))
+    print(json.dumps(result))
+    sys.stdout.flush()
+    os._exit(0)
