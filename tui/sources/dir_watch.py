@@ -74,11 +74,15 @@ async def watch_sessions(sessions_dir: Path, on_changes: Callable[[DirChanges], 
     ledgers = sessions_dir / LEDGER_DIR
     while True:
         watching_ledgers = ledgers.is_dir()
-        paths = [sessions_dir, ledgers] if watching_ledgers else [sessions_dir]
+        subdirs = _snapshot_subdirs(sessions_dir)  # Genkit snapshot directories are rows too
+        paths = [sessions_dir, ledgers, *subdirs] if watching_ledgers else [sessions_dir, *subdirs]
         async for raw in awatch(*paths, stop_event=stop, debounce=debounce_ms, step=50, recursive=False):
             batch = classify(raw, sessions_dir)
-            appeared = not watching_ledgers and ledgers.is_dir()
-            if appeared:  # session/ was just created: what is already in it is new, then watch it too
+            new_dir = any(change == Change.added and Path(name).parent == sessions_dir and Path(name).is_dir()
+                          and Path(name).name not in NOT_SNAPSHOT_DIRS for change, name in raw)
+            appeared = (not watching_ledgers and ledgers.is_dir()) or new_dir
+            if appeared and ledgers.is_dir() and not watching_ledgers:
+                # session/ was just created: what is already in it is new, then watch it too
                 batch.updated.update(p for p in ledgers.glob("*.jsonl") if is_session_file(p, sessions_dir))
             if batch.updated or batch.removed:
                 on_changes(batch)
@@ -86,3 +90,21 @@ async def watch_sessions(sessions_dir: Path, on_changes: Callable[[DirChanges], 
                 break
         else:
             return
+
+
+def _snapshot_subdirs(sessions_dir: Path, limit: int = 256) -> list[Path]:
+    """The direct subdirectories that may hold snapshots (not session/ or payloads/), at most `limit` of them."""
+    import os
+
+    out: list[Path] = []
+    try:
+        with os.scandir(sessions_dir) as it:
+            for entry in it:
+                if (entry.is_dir(follow_symlinks=False) and entry.name not in NOT_SNAPSHOT_DIRS
+                        and not entry.name.startswith(".")):
+                    out.append(Path(entry.path))
+                    if len(out) >= limit:
+                        break
+    except OSError:
+        pass
+    return out
