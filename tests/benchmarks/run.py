@@ -1,6 +1,6 @@
 """The benchmark suite of aiagent-monitor (not part of the test run).
 
-    python tests/benchmarks/run.py            # full: 2,000 / 20,000 / 100,000 ops, 100,000 files (~7-10 min)
+    python tests/benchmarks/run.py            # full: 2,000 / 20,000 / 100,000 ops, 100,000 files (~5 min)
     python tests/benchmarks/run.py --quick    # small sizes, few runs (~1 min)
 
 Generates its inputs with the project's generator, measures each thing as the median of several runs (with the
