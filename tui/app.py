@@ -68,6 +68,7 @@ class MonitorApp(HistoryRecorder, App):
         self._reported_problems = 0
         self._reported_at = 0.0
         self._panel_counts: tuple = ()
+        self._live_due = 0.0
 
     def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
                markup: bool = True) -> None:
@@ -75,7 +76,6 @@ class MonitorApp(HistoryRecorder, App):
         content and stream data, so markup is never parsed and control characters are shown escaped."""
         super().notify(printable(str(message), keep_newlines=True), title=printable(str(title)), severity=severity,
                        timeout=timeout, markup=False)
-        self._live_due = 0.0
 
     # start-up ---------------------------------------------------------------------------------------------
     def on_mount(self) -> None:
