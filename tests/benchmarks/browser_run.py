@@ -16,7 +16,7 @@ import resource
 import sys
 import time
 
-from keylag import LoopLag, key_latency
+from keylag import LoopLag, key_latency, quantile
 
 
 async def main(folder: str, spawned: float, max_seconds: float) -> dict:
@@ -62,7 +62,8 @@ async def main(folder: str, spawned: float, max_seconds: float) -> dict:
         out["all_filled_s"] = since() if all_filled() else None
         filled_at = time.perf_counter()
         out["filled"] = sum(1 for r in screen._rows.values() if r.loaded)
-        out["keys"] = {"n": len(keys), "p50": _q(keys, 0.5), "p95": _q(keys, 0.95), "max": max(keys, default=0.0)}
+        out["keys"] = {"n": len(keys), "p50": quantile(keys, 0.5), "p95": quantile(keys, 0.95),
+                       "max": max(keys, default=0.0)}
         out["stall_while_filling_s"] = max((lag_s for at, lag_s in lag.samples if fill_start <= at < filled_at),
                                            default=0.0)
         await asyncio.sleep(1.0)  # the view is sorted again once every row is filled
@@ -70,11 +71,6 @@ async def main(folder: str, spawned: float, max_seconds: float) -> dict:
         lag.stop()
     out["rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return out
-
-
-def _q(values: list[float], q: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))] if values else float("nan")
 
 
 if __name__ == "__main__":

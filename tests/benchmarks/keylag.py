@@ -10,6 +10,12 @@ from collections.abc import Callable
 
 
 
+def quantile(values: list[float], q: float) -> float:
+    """The q-quantile of `values` (nearest rank), NaN when there are none."""
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))] if values else float("nan")
+
+
 async def key_latency(app, key: str, changed: Callable[[], bool], timeout: float = 10.0) -> float:
     from textual import events  # here, so that importing this module does not import textual
 

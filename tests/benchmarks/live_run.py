@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from keylag import LoopLag, key_latency
+from keylag import LoopLag, key_latency, quantile
 
 HERE = Path(__file__).resolve().parent
 
@@ -95,16 +95,11 @@ async def main(mode: str, url: str, args: list[str]) -> dict:
             "stall_s": lag.worst(), "screen_opened": opened is not None,
         })
         if mode == "keys":
-            out["keys"] = {"n": len(keys), "p50": _q(keys, 0.5), "p95": _q(keys, 0.95),
+            out["keys"] = {"n": len(keys), "p50": quantile(keys, 0.5), "p95": quantile(keys, 0.95),
                            "max": max(keys, default=float("nan"))}
             out["rate"] = int(args[0])
     out["rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return out
-
-
-def _q(values: list[float], q: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))] if values else float("nan")
 
 
 if __name__ == "__main__":

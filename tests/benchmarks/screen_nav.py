@@ -16,7 +16,7 @@ import os
 import sys
 import time
 
-from keylag import LoopLag, key_latency
+from keylag import LoopLag, key_latency, quantile
 
 PAUSE = 0.2
 
@@ -67,7 +67,8 @@ async def main(path: str) -> dict:
         for key in ["pagedown"] * 3 + ["pageup"] * 2:
             if (key == "pagedown" and tree.cursor_line < tree.last_line) or (key == "pageup" and tree.cursor_line):
                 await press(key)
-        result["keys"] = {"n": len(keys), "p50": _q(keys, 0.5), "p95": _q(keys, 0.95), "max": max(keys)}
+        result["keys"] = {"n": len(keys), "p50": quantile(keys, 0.5), "p95": quantile(keys, 0.95),
+                          "max": max(keys)}
         result["stall_scrolling_s"] = lag.worst(since=nav_start)
         # drill down into the biggest sub-agents of the root and back
         drills, backs = [], []
@@ -89,16 +90,11 @@ async def main(path: str) -> dict:
             backs.append(await key_latency(app, "escape", lambda: app.screen is screen))
             await asyncio.sleep(0.5)
         result["drill_ops"] = [op.child.counts.ops for op in subagents]
-        result["drill"] = {"n": len(drills), "max": max(drills, default=0.0), "p50": _q(drills, 0.5)}
+        result["drill"] = {"n": len(drills), "max": max(drills, default=0.0), "p50": quantile(drills, 0.5)}
         result["back"] = {"n": len(backs), "max": max(backs, default=0.0)}
         result["stall_drilling_s"] = lag.worst(since=drill_start)
         lag.stop()
     return result
-
-
-def _q(values: list[float], q: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))] if values else float("nan")
 
 
 if __name__ == "__main__":
