@@ -12,8 +12,7 @@ from textual.app import App
 from textual.binding import Binding
 
 from tui.app_history import HistoryRecorder
-from tui.launch import load_document
-from tui.model.document import SNAPSHOT, Document
+from tui.model.document import SNAPSHOT, Document, load_frozen
 from tui.model.fields import printable
 from tui.model.genkit import looks_like_genkit_dir
 from tui.model.live import LiveHub
@@ -129,7 +128,7 @@ class MonitorApp(HistoryRecorder, App):
     def load_document(self, path: str) -> Document | None:
         """Load a document; on failure notify and return None (never raise into the UI)."""
         try:
-            return load_document(path)
+            return load_frozen(path)
         except LoadError as exc:
             self.notify(str(exc), title="cannot open", severity="error", timeout=10, markup=False)
         except (MemoryError, RecursionError) as exc:
@@ -157,9 +156,8 @@ class MonitorApp(HistoryRecorder, App):
             doc = Document(SNAPSHOT, path, root=session, shape="live")
             self.push_screen(self.session_screen(doc, op_path, live_root=root))
             return
-        doc = self.load_document(path)
+        doc = self.load_document(path)  # frozen out of the collector's reach as it loads
         if doc is not None:
-            settle_heap()
             if doc.root is None:
                 self.notify(f"{path}: an accounting ledger has no session tree; use `dump`", severity="warning",
                             markup=False)
@@ -229,7 +227,7 @@ class MonitorApp(HistoryRecorder, App):
                 tail.read_new()
                 doc = tail.document()
             else:
-                doc = load_document(str(path))
+                doc = load_frozen(str(path))
         except LoadError as exc:
             # half-written, or replaced by something broken: keep what is on screen, the next change will retry
             self.call_from_thread(self._reload_failed, path, exc.reason)

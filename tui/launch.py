@@ -61,8 +61,11 @@ def build_app(args: argparse.Namespace, *, watch: bool = True):
         demo_note = f"Built-in demo ({why}): generated sessions in {sessions_dir}"
     document = None
     if args.path is not None:
+        from tui.model.document import load_frozen
+
         document, rc = load_or_fail(args.path, args.sessions_dir, needs_tree=f"; try `{sys.argv[0]} dump`",
-                                    loader=lambda: load_document(args.path, args.sessions_dir, reading=reading))
+                                    loader=lambda: load_frozen(args.path, args.sessions_dir,
+                                                               data=reading.result() if reading else None))
         if document is None:
             return rc
         if args.path == "-":
@@ -86,33 +89,6 @@ def build_app(args: argparse.Namespace, *, watch: bool = True):
                      listen_urls=args.listen, connect_urls=args.connect, token=token,
                      allow_remote=args.allow_remote, watch=watch)
     return app
-
-
-def load_document(path: str, sessions_dir: str | Path | None = None, *, reading: _InThread | None = None):
-    """Load a document for the app (from the bytes `reading` read already), out of the collector's reach.
-
-    The model loads with the collector off (tui.model.gc_pause); turning it back on with millions of new
-    containers in its youngest generation would make the next collection scan them all (a tenth of a second per
-    20,000 ops), so they are frozen first. Parsed JSON has no cycles, and trees are released explicitly."""
-    import gc
-
-    from tui.model.document import load, load_bytes
-    from tui.model.ledger import sessions_dir_for_ledger
-
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        if reading is None:
-            return load(path, sessions_dir=sessions_dir)
-        data = reading.result()
-        if sessions_dir is None and path != "-":  # as load() does
-            p = Path(path)
-            sessions_dir = sessions_dir_for_ledger(p) if p.suffix == ".jsonl" else p.resolve().parent
-        return load_bytes(data, path, Path(sessions_dir) if sessions_dir is not None else None)
-    finally:
-        gc.freeze()
-        if was_enabled:
-            gc.enable()
 
 
 def _read_source():

@@ -10,7 +10,7 @@ import orjson
 
 from tui.model.accounting_ledger import AccountingSummary, looks_like_accounting, summarise_accounting
 from tui.model.fields import as_int, as_str, type_name
-from tui.model.gc_pause import paused_gc
+from tui.model.gc_pause import paused_gc, paused_gc_then_frozen
 from tui.model.ledger import LedgerBuilder, is_ledger_record, parse_records, sessions_dir_for_ledger
 from tui.model.nodes import Session
 from tui.model.snapshot import build_session
@@ -45,12 +45,20 @@ def load(path: str, sessions_dir: str | Path | None = None, max_bytes: int | Non
         return _load(path, sessions_dir, max_bytes)
 
 
-def _load(path: str, sessions_dir: str | Path | None, max_bytes: int | None) -> Document:
-    if path != "-" and os.path.isdir(path):
+def load_frozen(path: str, sessions_dir: str | Path | None = None, *, data: bytes | None = None) -> Document:
+    """load() for a long-lived process (the app), the result moved out of the collector's reach; `data`: the
+    file's content when it was read already."""
+    with paused_gc_then_frozen():
+        return _load(path, sessions_dir, None, data)
+
+
+def _load(path: str, sessions_dir: str | Path | None, max_bytes: int | None, data: bytes | None = None) -> Document:
+    if data is None and path != "-" and os.path.isdir(path):
         from tui.model.foreign_load import load_dir
 
         return load_dir(path, document_limit() if max_bytes is None else max_bytes)
-    data = read_source(path, max_bytes)
+    if data is None:
+        data = read_source(path, max_bytes)
     if sessions_dir is None and path != "-":
         p = Path(path)
         sessions_dir = sessions_dir_for_ledger(p) if p.suffix == ".jsonl" else p.resolve().parent
