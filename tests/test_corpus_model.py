@@ -11,7 +11,7 @@ from corpusfix import (  # noqa: F401 - fixtures
 )
 from tui.model.ascii_tree import render
 from tui.model.document import load
-from tui.model.fields import printable
+from tui.model.fields import one_line, printable
 from tui.model.payload_check import payload_problems
 from tui.model.search import walk_ops
 from tui.model.session_row import LEDGER, SNAPSHOT, fill_row, row_from_entry
@@ -103,3 +103,7 @@ def test_broken_rows_do_not_stop_the_others(corpus, small_cap):
             assert row.status in ("ok", "failed", "running"), name
     assert sum(1 for row in rows if row.broken) == sum(1 for c in cases.values() if c.kind == "broken")
     assert all(row.kind in (SNAPSHOT, LEDGER) for row in rows)
+
+
+def test_one_line_labels_flatten_tabs_and_line_breaks_to_spaces():
+    assert one_line("Title tab\there\r\nnext\nlast\rcr") == "Title tab here next last\\x0dcr"

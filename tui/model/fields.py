@@ -90,7 +90,9 @@ def printable(text: str, keep_newlines: bool = False) -> str:
 
 
 def one_line(text: str, limit: int = 200) -> str:
-    flat = printable(text.replace("\r\n", " ").replace("\n", " "))
+    # A tab would expand to the next tab stop wherever the line starts: inside an indented tree label that
+    # misplaces everything after it. One space, like a line break.
+    flat = printable(text.replace("\r\n", " ").replace("\n", " ").replace("\t", " "))
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
