@@ -128,3 +128,30 @@ async def test_a_server_that_goes_away_is_shown_and_reconnected(tmp_path):
         server.close()
         with contextlib.suppress(Exception):
             await server.wait_closed()
+
+
+async def test_a_live_tick_during_shutdown_touches_no_screen(tmp_path):
+    """CI once failed here: events arrived just before quitting, and the next live tick ran while Textual was
+    taking the browser's widgets down ("No nodes match '#browser-table'")."""
+    sock = tmp_path / "m.sock"
+    app = MonitorApp(sessions_dir=tmp_path, listen_urls=[f"unix:{sock}"], watch=False)
+    ticks_during_prune: list[str] = []
+    prune = app._prune
+
+    async def prune_then_tick(*nodes, **kwargs):
+        await prune(*nodes, **kwargs)
+        if any(isinstance(node, BrowserScreen) for node in nodes):
+            app._live_due = 0.0
+            app.hub.changed.add("s1")
+            app._live_tick()  # raised NoMatches before the app checked that it was closing
+            ticks_during_prune.append("tick")
+
+    app._prune = prune_then_tick
+    async with app.run_test(size=(160, 48)) as pilot:
+        assert await wait_for(pilot, sock.exists)
+        _, writer = await asyncio.open_unix_connection(str(sock))
+        writer.write(event(1) + b"\n")
+        await writer.drain()
+        assert await wait_for(pilot, lambda: app.hub.events == 1)
+        writer.close()
+    assert ticks_during_prune == ["tick"]

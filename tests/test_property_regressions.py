@@ -240,3 +240,31 @@ def test_sse_events_nested_deeper_than_orjson_writes_still_reassemble():
     assert view.kind == "sse" and not any("internal decoder error" in n for n in view.notes)
     assert view.reassembled.text == "hello" and len(view.reassembled.errors) == 1
     assert view.reassembled.tool_calls[0][0] == "t"
+
+
+def test_numbers_past_64_bits_are_not_times_and_still_dump(tmp_path):
+    """orjson reads 123456789012345678901234567890 as 1.2e29: int() of that made `dump --json` fail to write a
+    startedAt, and two 2**64-1 token counts summed past what orjson writes."""
+    import gzip
+    import json
+    import subprocess
+    import sys
+
+    from builders import llm_acc
+
+    huge = 2**64 - 1
+    tree = session(turn(1, op("llm", op_id="a", accounting=[llm_acc(huge, 1)]),
+                        op("llm", op_id="b", accounting=[llm_acc(huge, 1)])))
+    text = json.dumps({"version": 1, "reason": "final", "opTree": tree})
+    text = text.replace('"startedAt": 1000, "turns"', '"startedAt": 123456789012345678901234567890, "turns"', 1)
+    path = tmp_path / "s.json.gz"
+    path.write_bytes(gzip.compress(text.encode()))
+    root = from_object(json.loads(text.replace("123456789012345678901234567890", "1.2345678901234568e+29")),
+                       "s").root
+    assert root.started_at is None and any("startedAt" in p for p in root.problems)
+    result = subprocess.run([sys.executable, "-m", "tui", "dump", "--json", str(path)], capture_output=True,
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["root"]["startedAt"] is None
+    assert out["totals"]["tokensIn"] == 2 * huge

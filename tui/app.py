@@ -182,6 +182,8 @@ class MonitorApp(HistoryRecorder, App):
 
     # the sessions directory -------------------------------------------------------------------------------
     def _dir_changed(self, batch: DirChanges) -> None:
+        if self.closing():
+            return
         browser = self.browser()
         if browser is not None:
             rows = []
@@ -259,11 +261,16 @@ class MonitorApp(HistoryRecorder, App):
             release_tree(doc.root)
 
     # the live event stream --------------------------------------------------------------------------------
+    def closing(self) -> bool:
+        """True once the app has begun to shut down: its screens are losing their widgets, so timers and
+        workers still delivering (a last live tick, a directory change) must not touch them."""
+        return self._exit or not self._running
+
     def _live_tick(self) -> None:
         # Rebuilding a big tree (parse, merge, build, redraw) can take a good part of a second: spend about a
         # fifth of the time on it, so that events keep flowing in and keys keep being answered.
         now = time.monotonic()
-        if now < self._live_due:
+        if now < self._live_due or self.closing():
             return
         self.apply_live()
         self._live_due = now + max(LIVE_APPLY_SECONDS, LIVE_APPLY_SHARE * (time.monotonic() - now))

@@ -116,6 +116,8 @@ class HistoryRecorder:
 
     def replace_with_version(self, path: Path, doc: Document, version: Version | None) -> None:
         """UI thread: show the new version, and note that the live view now shows that recorded version."""
+        if self.closing():
+            return
         if version is not None:
             self.history_shown[str(path)] = version
         self._replace_documents(path, doc)

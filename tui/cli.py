@@ -153,7 +153,7 @@ def set_max_bytes(max_bytes: int | None) -> None:
 def run_dump(args: argparse.Namespace) -> int:
     import gc
 
-    import orjson
+    from tui.model.json_text import dumps
 
     gc.disable()  # a one-shot command over acyclic parsed JSON: the collector would only re-scan it
     from tui.model.ascii_tree import render
@@ -177,9 +177,9 @@ def run_dump(args: argparse.Namespace) -> int:
                 from tui.model.insights import compute
 
                 summary["insights"] = compute(doc.root).as_dict() if doc.root is not None else None
-            out.buffer.write(orjson.dumps(summary) + b"\n")
+            out.buffer.write(dumps(summary) + b"\n")
         elif doc.root is None:
-            out.buffer.write(orjson.dumps(summarise(doc), option=orjson.OPT_INDENT_2) + b"\n")
+            out.buffer.write(dumps(summarise(doc), indent=True) + b"\n")
         elif doc.format in (JULES, GENKIT):
             from tui.model.foreign_text import render as render_foreign
 

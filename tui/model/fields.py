@@ -33,13 +33,19 @@ def as_opt_str(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
+# orjson reads integers past 64 bits as floats (1e29): int() of those makes integers no JSON writer takes back.
+_INT_LIMIT = 2.0**63
+# datetime's range (years 1 to 9999): a "time" outside it cannot be shown, so it is not a time.
+_MS_LIMIT = 253_402_300_800_000
+
+
 def as_int(value: object, default: int = 0) -> int:
-    """Integers and integral floats count; booleans, strings and NaN do not."""
+    """Integers and integral floats within 64 bits count; booleans, strings, NaN and 1e29 do not."""
     if isinstance(value, bool):
         return default
     if isinstance(value, int):
         return value
-    if isinstance(value, float) and value == value and abs(value) != float("inf"):
+    if isinstance(value, float) and value == value and abs(value) < _INT_LIMIT:
         return int(value)
     return default
 
@@ -61,7 +67,7 @@ def as_ms(value: object) -> int | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
-        if value != value or abs(value) == float("inf"):
+        if value != value or abs(value) >= _MS_LIMIT:
             return None
         return int(value)
     if isinstance(value, str) and value:
@@ -114,7 +120,7 @@ def str_field(node: dict, key: str, problems: list[str]) -> str:
 def ms_field(node: dict, key: str, problems: list[str]) -> int | None:
     """node[key] as ms since the epoch (see as_ms); a value that is not a time is noted in `problems`."""
     value = node.get(key)
-    if type(value) is int:  # nearly every time in a snapshot: as_ms's answer without the call
+    if type(value) is int and -_MS_LIMIT < value < _MS_LIMIT:  # nearly every time: as_ms's answer, no call
         return value
     ms = as_ms(value)
     if ms is None and value is not None:
