@@ -181,3 +181,68 @@ async def test_mouse_click_selects_a_node(tmp_path):
         await pilot.pause()
         assert tree.cursor_line == 2
         assert tree.cursor_node.data is not None
+
+
+async def test_drilling_down_and_back_leaves_nothing_behind(tmp_path):
+    """Textual's Footer kept every key widget it ever composed (28 per screen change), and with them their
+    cached lines: after a few dozen drill-downs the full garbage collections stalled the UI."""
+    import gc
+
+    from textual.widgets._footer import FooterKey
+
+    app = session_app(deep_snapshot(tmp_path), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        root_screen = top(app)
+        sub_agent = next(op for op in walk_ops(root_screen.session) if op.kind == "session")
+        counts = []
+        for _ in range(6):
+            assert root_screen.tree.reveal(sub_agent)
+            await pilot.pause()
+            await pilot.press("enter")
+            await pilot.pause(0.1)
+            assert top(app).session is sub_agent.child
+            await pilot.press("escape")
+            await pilot.pause(0.1)
+            gc.collect()
+            counts.append(sum(isinstance(o, FooterKey) for o in gc.get_objects()))
+        assert counts[-1] <= counts[1], counts  # was +28 widgets a round trip
+
+
+async def test_a_closed_drill_down_is_collected_once_input_is_quiet(tmp_path):
+    """Its widgets are cyclic garbage in the oldest generation: left to the collector's schedule, several
+    screens' worth piled up and were freed in one 0.4-0.6 s collection in the middle of a key press."""
+    import gc
+    import time
+
+    from tui.idle_collect import QUIET_SECONDS
+
+    full: list[float] = []
+
+    def record(phase, info):
+        if phase == "start" and info["generation"] == 2:
+            full.append(time.monotonic())
+
+    app = session_app(deep_snapshot(tmp_path), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        root_screen = top(app)
+        sub_agent = next(op for op in walk_ops(root_screen.session) if op.kind == "session")
+        assert root_screen.tree.reveal(sub_agent)
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        gc.callbacks.append(record)
+        try:
+            await pilot.press("escape")
+            await pilot.pause(QUIET_SECONDS / 4)
+            await pilot.press("down")  # input postpones the collection
+            pressed = time.monotonic()
+            await pilot.pause(QUIET_SECONDS / 4)
+            assert app._collect_pending and not [t for t in full if t >= pressed]
+            for _ in range(40):
+                await pilot.pause(0.05)
+                if not app._collect_pending:
+                    break
+            assert not app._collect_pending
+            assert [t for t in full if t - pressed >= QUIET_SECONDS * 0.5]
+        finally:
+            gc.callbacks.remove(record)

@@ -7,11 +7,12 @@ import threading
 import time
 from pathlib import Path
 
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding
 
 from tui.app_history import HistoryRecorder
+from tui.idle_collect import IdleCollector
 from tui.model.document import SNAPSHOT, Document, load_frozen
 from tui.model.fields import printable
 from tui.model.genkit import looks_like_genkit_dir
@@ -34,7 +35,7 @@ LIVE_PREFIX = "live:"
 GC_THRESHOLDS = (700, 10, 100)
 
 
-class MonitorApp(HistoryRecorder, App):
+class MonitorApp(HistoryRecorder, IdleCollector, App):
     """aiagent-monitor. Screens: BrowserScreen (a sessions directory), SessionScreen (one tree), PayloadScreen."""
 
     CSS_PATH = "app.tcss"
@@ -261,6 +262,16 @@ class MonitorApp(HistoryRecorder, App):
             release_tree(doc.root)
 
     # the live event stream --------------------------------------------------------------------------------
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)):
+            self.note_input()
+        await super().on_event(event)
+
+    def pop_screen(self):
+        popped = super().pop_screen()
+        self.collect_when_idle()  # the closed screen's widgets are cyclic garbage in the oldest generation
+        return popped
+
     def closing(self) -> bool:
         """True once the app has begun to shut down: its screens are losing their widgets, so timers and
         workers still delivering (a last live tick, a directory change) must not touch them."""

@@ -21,7 +21,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 from textual.widgets._data_table import DuplicateKey, Row, RowKey
 from textual.worker import Worker, WorkerState, get_current_worker
 
@@ -32,6 +32,7 @@ from tui.model.session_row import (
 )
 from tui.sources.directory_scan import scan
 from tui.sources.paths import safe_resolve
+from tui.widgets.footer import Footer
 
 PAGE = 1000  # rows in the table at once (adding 1,000 takes some 30 ms on 2 cores; 100k would take seconds)
 FLUSH_S = 0.2  # how often filled rows reach the table

@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from tui.model.diff import ADDED, CHANGED, REMOVED, RENAMED, STATUS, OpDelta, SessionDiff, diff_sessions
 from tui.model.diff_text import fmt_delta, total_rows, what_text
@@ -25,6 +25,7 @@ from tui.model.history import Version
 from tui.model.nodes import Session, release_tree
 from tui.model.search import find_session_by_prefix
 from tui.screens.session_history import version_time
+from tui.widgets.footer import Footer
 
 MAX_ROWS = 2000  # op rows in the table; the rest are counted in the status line
 CHANGE_STYLE = {ADDED: ("+ added", "green"), REMOVED: ("- removed", "red"), STATUS: ("~ status", "yellow"),

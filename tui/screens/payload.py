@@ -18,7 +18,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from tui.model.captures import Capture
@@ -31,6 +31,7 @@ from tui.model.op_captures import (
     save_name, usable,
 )
 from tui.sources.paths import safe_resolve
+from tui.widgets.footer import Footer
 from tui.widgets.text_lines import TextLines
 
 COPY_LIMIT = 16 * 1024 * 1024

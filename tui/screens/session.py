@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from tui.model.document import Document
 from tui.model.fields import one_line
@@ -23,9 +23,11 @@ from tui.model.nodes import Op, Session, Turn
 from tui.model.search import ErrorFilter, find, find_op_by_path, find_session_by_prefix, newest_op
 from tui.screens.session_history import HistoryView
 from tui.widgets.detail_panel import DetailPanel
+from tui.widgets.footer import Footer
 from tui.widgets.insights_pane import InsightsPane
 from tui.widgets.log_pane import LogPane
 from tui.widgets.op_tree import OpTree, TreeState
+from tui.widgets.render_caches import release_closed_screen_caches
 from tui.widgets.totals_panel import TotalsPanel
 
 LOG_DEBOUNCE_S = 0.12
@@ -350,6 +352,7 @@ class SessionScreen(HistoryView, Screen):
         self.app.push_screen(WaterfallScreen(self, node.data if node is not None else None))
 
     def on_unmount(self) -> None:
+        release_closed_screen_caches()
         if self.session.parent_op is None and self.live_root is None:
             closed = getattr(self.app, "on_screen_closed", None)
             if closed is not None:

@@ -14,12 +14,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from tui.model.fields import one_line
 from tui.model.format import fmt_duration
 from tui.model.nodes import Op, Session, Turn
 from tui.model.waterfall import Row, Waterfall, fit, fmt_offset, node_key
+from tui.widgets.footer import Footer
 from tui.widgets.node_labels import KIND_TAG
 from tui.widgets.waterfall import KIND_COLOR, StatusLines, WaterfallView
 

@@ -67,6 +67,17 @@ class OpTree(Tree[Node]):
                     self._populate(child)
                     child.expand()
 
+    def on_unmount(self) -> None:
+        # TreeNodes point at their parent and their tree: cycles, so a closed drill-down's thousands of nodes,
+        # labels and cached lines waited for a full collection, which then stalled the UI for ~0.4 s. Cutting
+        # the links lets reference counting free them as the screen closes.
+        for node in self._tree_nodes.values():
+            node._children = []
+            node._parent = None
+        self._tree_nodes.clear()
+        self._clear_line_cache()
+        self._populated.clear()
+
     def now_ms(self) -> int:
         return self.clock()
 

@@ -1,0 +1,40 @@
+"""Full garbage collections when nobody is waiting for the screen.
+
+A closed session screen is tens of thousands of objects held in cycles (widgets and their parents, styles and
+their nodes, timers), and they have lived long enough to sit in the oldest generation: only a full collection
+frees them. Left to the collector's own schedule, the garbage of several drill-downs piled up and one full
+collection freed it all in the middle of a key press, stalling the UI for 0.4-0.6 s on a 100,000-op session.
+Collecting soon after a screen closes, once input has been quiet for a moment, frees one screen's worth
+(~0.1 s) while the user is reading."""
+
+from __future__ import annotations
+
+import gc
+import time
+
+QUIET_SECONDS = 0.4  # no key, click or scroll for this long: the user is reading, not waiting
+
+
+class IdleCollector:
+    """Mixed into MonitorApp (which provides set_timer and closing)."""
+
+    _last_input = 0.0
+    _collect_pending = False
+
+    def note_input(self) -> None:
+        self._last_input = time.monotonic()
+
+    def collect_when_idle(self) -> None:
+        if not self._collect_pending:
+            self._collect_pending = True
+            self.set_timer(QUIET_SECONDS, self._collect_if_idle)
+
+    def _collect_if_idle(self) -> None:
+        if self.closing():
+            return
+        quiet = time.monotonic() - self._last_input
+        if quiet < QUIET_SECONDS:
+            self.set_timer(QUIET_SECONDS - quiet + 0.01, self._collect_if_idle)
+            return
+        self._collect_pending = False
+        gc.collect()
