@@ -347,13 +347,27 @@ def test_replay_into_a_live_hub_gives_the_loaded_tree(doc_value, max_trees):
     assert_same_view(hub.build(roots[0]), doc)
 
 
-@given(session_trees(v2=False))
-@app_stack
-def test_ledger_replay_into_a_live_hub_gives_the_loaded_tree(tree):
+def loaded_ledger(tree: dict):
+    """The document read back from the ledger files of `tree`, written to a temporary sessions directory."""
     files = {rel: ledger_bytes(records) for rel, records in ledger_files(tree).items()}
     with tempfile.TemporaryDirectory() as d:
         write_ledgers(Path(d), files)
-        doc = load(str(Path(d) / f"session/{tree['traceId']}.jsonl"))
+        return load(str(Path(d) / f"session/{tree['traceId']}.jsonl"))
+
+
+def assert_session_dict_round_trip(doc) -> None:
+    first = session_dict(doc.root)
+    again = from_object(orjson.loads(encode(first)), "round-trip")
+    assert again.root.totals.as_dict() == doc.root.totals.as_dict()
+    assert again.root.counts.as_dict() == doc.root.counts.as_dict()
+    assert again.root.max_depth == doc.root.max_depth
+    assert session_dict(again.root) == first
+
+
+@given(session_trees(v2=False))
+@app_stack
+def test_ledger_replay_into_a_live_hub_gives_the_loaded_tree(tree):
+    doc = loaded_ledger(tree)
     hub = LiveHub()
     feed_all(hub, (frame(event) for _, event in replay_events(doc, max_tree_events=5)))
     assert hub.malformed == 0
@@ -365,27 +379,14 @@ def test_ledger_replay_into_a_live_hub_gives_the_loaded_tree(tree):
 def test_session_dict_round_trip_is_stable(doc_value):
     _, value = doc_value
     doc = load_bytes(encode(value), "valid.json")
-    first = session_dict(doc.root)
-    again = from_object(orjson.loads(encode(first)), "round-trip")
-    assert again.root.totals.as_dict() == doc.root.totals.as_dict()
-    assert again.root.counts.as_dict() == doc.root.counts.as_dict()
-    assert again.root.max_depth == doc.root.max_depth
-    assert session_dict(again.root) == first
+    assert_session_dict_round_trip(doc)
 
 
 @given(session_trees(v2=False))
 @app_stack
 def test_ledger_session_dict_round_trip_is_stable(tree):
-    files = {rel: ledger_bytes(records) for rel, records in ledger_files(tree).items()}
-    with tempfile.TemporaryDirectory() as d:
-        write_ledgers(Path(d), files)
-        doc = load(str(Path(d) / f"session/{tree['traceId']}.jsonl"))
-    first = session_dict(doc.root)
-    again = from_object(orjson.loads(encode(first)), "round-trip")
-    assert again.root.totals.as_dict() == doc.root.totals.as_dict()
-    assert again.root.counts.as_dict() == doc.root.counts.as_dict()
-    assert again.root.max_depth == doc.root.max_depth
-    assert session_dict(again.root) == first
+    doc = loaded_ledger(tree)
+    assert_session_dict_round_trip(doc)
 
 
 @given(snapshot_documents().flatmap(lambda dv: mutated(dv[1])))
