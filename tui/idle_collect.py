@@ -5,7 +5,11 @@ their nodes, timers), and they have lived long enough to sit in the oldest gener
 frees them. Left to the collector's own schedule, the garbage of several drill-downs piled up and one full
 collection freed it all in the middle of a key press, stalling the UI for 0.4-0.6 s on a 100,000-op session.
 Collecting soon after a screen closes, once input has been quiet for a moment, frees one screen's worth
-(~0.1 s) while the user is reading."""
+(~0.1 s) while the user is reading.
+
+Textual memoises a colour pair per StylesCache (`get_inner_outer`, an lru_cache of 1,024 entries keyed by the
+instance), which would keep closed screens' StylesCaches alive with every line they drew: it is emptied first
+(the next frame recomputes one Style per colour pair)."""
 
 from __future__ import annotations
 
@@ -37,4 +41,14 @@ class IdleCollector:
             self.set_timer(QUIET_SECONDS - quiet + 0.01, self._collect_if_idle)
             return
         self._collect_pending = False
+        _release_textual_style_memo()
         gc.collect()
+
+
+def _release_textual_style_memo() -> None:
+    try:
+        from textual._styles_cache import StylesCache
+
+        StylesCache.get_inner_outer.cache_clear()
+    except (ImportError, AttributeError):  # another textual: nothing of ours to undo
+        pass

@@ -27,7 +27,6 @@ from tui.widgets.footer import Footer
 from tui.widgets.insights_pane import InsightsPane
 from tui.widgets.log_pane import LogPane
 from tui.widgets.op_tree import OpTree, TreeState
-from tui.widgets.render_caches import release_closed_screen_caches
 from tui.widgets.totals_panel import TotalsPanel
 
 LOG_DEBOUNCE_S = 0.12
@@ -352,7 +351,6 @@ class SessionScreen(HistoryView, Screen):
         self.app.push_screen(WaterfallScreen(self, node.data if node is not None else None))
 
     def on_unmount(self) -> None:
-        release_closed_screen_caches()
         if self.session.parent_op is None and self.live_root is None:
             closed = getattr(self.app, "on_screen_closed", None)
             if closed is not None:
