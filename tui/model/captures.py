@@ -2,7 +2,8 @@
 
 Real files and the seed specs disagree on shapes, so every known variant is accepted:
 `payload.raw` / `payload.sdk` as `{format, encoding, value}` objects or bare base64 strings, the literal
-`"[unavailable]"` (a producer capture bug), `{format, ref: {...}}`, and `payload.ref` for a raw capture kept in a
+`"[unavailable]"` (a producer capture bug; the producer base64-encodes it like any body, `W3VuYXZhaWxhYmxlXQ==`,
+so both are recognised), `{format, ref: {...}}`, and `payload.ref` for a raw capture kept in a
 file. Malformed input never raises: it becomes a Capture with state "invalid" and a note naming the problem.
 
 Encoding: `value` always holds the stored string. `encoding` says how to turn it into bytes: "base64" (the
@@ -11,17 +12,20 @@ default) or "text" (the producer declared utf8/utf-8/text/none: the string is th
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from dataclasses import dataclass
 
 SIDES = ("request", "response")
-KNOWN_FORMATS = frozenset({"http", "sse", "json", "jsonrpc", "text"})
+KNOWN_FORMATS = frozenset({"http", "sse", "json", "jsonrpc", "text", "sdk"})  # sdk: the serialized SDK object
 UNAVAILABLE = "[unavailable]"
 _CAPTURE_KEYS = ("raw", "sdk", "ref")
 _BASE64_ENC = frozenset({"base64", "b64", "base64url"})
 _TEXT_ENC = frozenset({"utf8", "utf-8", "text", "none", "plain", "identity", ""})
 _B64_RE = re.compile(r"[A-Za-z0-9+/=_\-\s]+")
 _SHAPE_KEYS = ("format", "encoding", "value", "ref", "captured")
+_URLSAFE = str.maketrans("-_", "+/")
 
 # payloadRefs[].kind -> (side, source)
 REF_KINDS: dict[str, tuple[str, str]] = {
@@ -98,16 +102,29 @@ def capture_for_ref(ref: dict, side: str, source: str) -> Capture:
     return Capture(side, source, fmt, "ref", ref=ref, note="; ".join(notes), truncated=truncated, size=size)
 
 
+def is_unavailable(value: str, encoding: str = "base64") -> bool:
+    """True when a stored value is the producer's `[unavailable]` placeholder, literal or base64-encoded."""
+    v = value.strip()
+    if v == UNAVAILABLE:
+        return True
+    if encoding != "base64" or not 16 <= len(v) <= 24:
+        return False
+    try:
+        return base64.b64decode(v.translate(_URLSAFE) + "=" * (-len(v) % 4)).strip() == UNAVAILABLE.encode()
+    except (binascii.Error, ValueError):
+        return False
+
+
 def _looks_like_capture(v: object) -> bool:
     if isinstance(v, str):
-        return v.strip() == UNAVAILABLE or bool(_B64_RE.fullmatch(v))
+        return is_unavailable(v) or bool(_B64_RE.fullmatch(v))
     return isinstance(v, dict) and any(k in v for k in _SHAPE_KEYS)
 
 
 def _capture_from_value(v: object, side: str, source: str, truncated: bool, size: int | None) -> Capture:
     """Parse a `payload.raw` / `payload.sdk` value in any of its shapes."""
     if isinstance(v, str):
-        if v.strip() == UNAVAILABLE:
+        if is_unavailable(v):
             return Capture(side, source, "", "unavailable", note=f"capture bug: {source} is {UNAVAILABLE}",
                            truncated=truncated, size=size)
         return Capture(side, source, "", "inline", value=v, truncated=truncated, size=size)
@@ -154,6 +171,9 @@ def _capture_from_value(v: object, side: str, source: str, truncated: bool, size
     else:
         notes.insert(0, f"{source}.encoding {enc!r} is not supported")
         return Capture(side, source, fmt, "invalid", note="; ".join(notes), truncated=truncated, size=size)
+    if is_unavailable(value, encoding):
+        notes.insert(0, f"capture bug: {source}.value is {UNAVAILABLE}")
+        return Capture(side, source, fmt, "unavailable", note="; ".join(notes), truncated=truncated, size=size)
     return Capture(side, source, fmt, "inline", value=value, note="; ".join(notes), truncated=truncated,
                    size=size, encoding=encoding)
 

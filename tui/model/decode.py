@@ -14,13 +14,18 @@ from dataclasses import dataclass, field
 
 import orjson
 
-from tui.model.captures import Capture
+from tui.model.captures import UNAVAILABLE, Capture
 from tui.model.payload_refs import MAX_PAYLOAD_BYTES, PayloadError, gunzip_capped, read_ref
-from tui.model.sse import Reassembled, SseEvent, looks_like_sse, parse_sse, reassemble
+from tui.payloads import (
+    Reassembled, RequestInfo, SseEvent, looks_like_sse, parse_sse, reassemble_events, reassemble_json,
+    reassemble_values, request_info,
+)
+from tui.payloads.jsonseq import json_sequence
+from tui.payloads.result import compact
 
 __all__ = [
-    "DecodedView", "PayloadError", "Reassembled", "SseEvent",
-    "capture_bytes", "decode_bytes", "decode_capture",
+    "DecodedView", "PayloadError", "Reassembled", "RequestInfo", "SseEvent",
+    "capture_bytes", "decode_bytes", "decode_capture", "placeholder_note",
 ]
 
 HUGE_JSON_BYTES = 50 * 1024 * 1024
@@ -35,21 +40,40 @@ _REQUEST_LINE_NOVER = re.compile(r"(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) (?
 _STATUS_LINE = re.compile(r"HTTP/\d(?:\.\d)? \d{3}(?: .*)?")
 _HEADER_LINE = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+:.*")
 _SSE_FIELDS = frozenset({"event", "data", "id", "retry"})
+_JSON_HINTS = ("json", "jsonrpc", "sdk")  # `sdk`: the serialized SDK request/response, JSON
+_NO_VALUE = object()
+# What the producer stores instead of a body when it had none to give (tui/model/captures.py, formats.md).
+PLACEHOLDERS = {
+    UNAVAILABLE.encode(): f"capture bug in the producer: the stored body is the placeholder {UNAVAILABLE}, "
+                          "not the payload",
+    b"[streaming]": "the producer stored the placeholder [streaming] instead of the stream",
+}
 
 
 @dataclass(slots=True)
 class DecodedView:
-    kind: str  # "json" | "sse" | "http" | "text" | "binary" | "empty"
+    kind: str  # "json" | "sse" | "ndjson" | "http" | "text" | "binary" | "empty"
     size: int
     start_line: str = ""
     headers: list[tuple[str, str]] = field(default_factory=list)
     body_kind: str = ""
     pretty: str = ""
     events: list[SseEvent] = field(default_factory=list)
-    reassembled: Reassembled | None = None
+    reassembled: Reassembled | None = None  # the LLM answer or stream, whatever its dialect
+    request: RequestInfo | None = None  # what an LLM request body is (dialect, model, counts)
     notes: list[str] = field(default_factory=list)
     data: bytes = field(default=b"", repr=False)
     pretty_is_stored: bool = False  # `pretty` is the payload's own text (so the raw view can share its lines)
+
+    @property
+    def dialect_line(self) -> str:
+        """One line naming what the body speaks: `Anthropic Messages stream`, `dialect unknown`, or ""."""
+        if self.reassembled is not None:
+            r = self.reassembled
+            return "stream dialect unknown" if r.dialect == "unknown" else r.label
+        if self.request is not None:
+            return self.request.line
+        return ""
 
     def line_count_hex(self) -> int:
         return (len(self.data) + 15) // 16
@@ -118,6 +142,13 @@ def decode_capture(c: Capture, sessions_dir=None) -> DecodedView:
     return decode_bytes(data, hint)
 
 
+def placeholder_note(data: bytes) -> str:
+    """The note for a body that is only a producer placeholder (`[unavailable]`, `[streaming]`), else ""."""
+    if len(data) > 64:
+        return ""
+    return PLACEHOLDERS.get(data.strip(), "")
+
+
 def decode_bytes(data: bytes, format_hint: str = "") -> DecodedView:
     try:
         if isinstance(data, str):
@@ -133,7 +164,7 @@ def decode_bytes(data: bytes, format_hint: str = "") -> DecodedView:
         if not _decode_http(view, data, hint):
             _decode_body(view, data, hint)
     except Exception as e:  # noqa: BLE001 - a viewer must show something for any input
-        view.kind, view.pretty, view.events, view.reassembled = "binary", "", [], None
+        view.kind, view.pretty, view.events, view.reassembled, view.request = "binary", "", [], None, None
         view.pretty_is_stored = False
         view.notes.append(f"internal decoder error: {type(e).__name__}: {e}")
     return view
@@ -152,31 +183,69 @@ def _decode_body(view: DecodedView, body: bytes, hint: str) -> str:
 def _body_into(view: DecodedView, body: bytes, hint: str) -> str:
     if not body:
         return "empty"
+    note = placeholder_note(body)
+    if note:
+        view.notes.append(note)
     text = _utf8(body)
     stripped = body.lstrip(b"\xef\xbb\xbf \t\r\n")
     if text is not None and stripped and stripped[0] in _JSON_START:
-        err = _try_json(view, body, text)
+        err, value = _try_json(view, body, text)
         if err is None:
+            _json_meaning(view, value)
             return "json"
-        if hint in ("json", "jsonrpc") or (hint in ("", "http") and stripped[:1] in (b"{", b"[")):
+        if _json_values(view, text):
+            return "ndjson"
+        if hint in _JSON_HINTS or (hint in ("", "http") and stripped[:1] in (b"{", b"[")):
             view.notes.append(f"body is not valid JSON: {err}")
-    if text is None and hint == "sse" and _few_controls(body):
-        text = body.decode("utf-8", "replace")
-        view.notes.append("invalid UTF-8 in SSE stream replaced")
+    if text is None and _few_controls(body):
+        replaced = body.decode("utf-8", "replace")
+        if hint == "sse" or looks_like_sse(replaced):
+            text = replaced
+            view.notes.append("invalid UTF-8 in SSE stream replaced")
     if text is not None and (hint == "sse" or looks_like_sse(text)):
         events = parse_sse(text)
         if events:
             view.pretty = text
             view.events = events
-            view.reassembled = reassemble(events)
+            view.reassembled = reassemble_events(events)
             return "sse"
-        view.notes.append("no SSE events found" + (" although the format says sse" if hint == "sse" else ""))
+        if not note:
+            view.notes.append("no SSE events found" + (" although the format says sse" if hint == "sse" else ""))
     if text is not None and _few_controls(body):
         view.pretty = text[1:] if text.startswith("\ufeff") else text
         view.pretty_is_stored = not text.startswith("\ufeff")
         return "text"
     view.pretty = ""
     return "binary"
+
+
+def _json_meaning(view: DecodedView, value: object) -> None:
+    """An LLM answer (or an array of stream chunks) is reassembled; a request body is named."""
+    if value is _NO_VALUE:
+        return
+    view.reassembled = reassemble_json(value)
+    if view.reassembled is None:
+        view.request = request_info(value)
+    elif isinstance(value, list):  # a stream stored as one JSON array (Gemini): one event per chunk
+        view.events = [SseEvent("chunk", compact(v)) for v in value]
+
+
+def _json_values(view: DecodedView, text: str) -> bool:
+    """Several JSON values in a row (NDJSON, an array cut off mid-stream): one event per value, reassembled."""
+    seq = json_sequence(text)
+    if seq is None or not (len(seq.values) >= 2 or seq.array):
+        return False
+    name = "chunk" if seq.array else "line"
+    view.events = [SseEvent(name, text[a:b]) for a, b in seq.spans]
+    view.reassembled = reassemble_values(seq.values)
+    view.pretty = text[1:] if text.startswith("\ufeff") else text
+    view.pretty_is_stored = not text.startswith("\ufeff")
+    if seq.tail.strip():
+        view.notes.append(f"the last {len(seq.tail.encode('utf-8', 'surrogatepass')):,} bytes are not JSON "
+                          "(stream cut off?)")
+    elif seq.array:
+        view.notes.append("JSON array not closed (stream cut off?)")
+    return True
 
 
 def _utf8(b: bytes) -> str | None:
@@ -191,8 +260,8 @@ def _few_controls(b: bytes) -> bool:
     return ctrl * 100 < len(b)
 
 
-def _try_json(view: DecodedView, body: bytes, text: str) -> str | None:
-    """Parse + pretty-print; returns None on success or the parse error."""
+def _try_json(view: DecodedView, body: bytes, text: str) -> tuple[str | None, object]:
+    """Parse + pretty-print; returns (None, the value) on success or (the parse error, _NO_VALUE)."""
     if len(body) > HUGE_JSON_BYTES:
         # Re-indenting would hold a second, larger copy, and even parsing to validate holds the interpreter for
         # the better part of a second (the screen would stall): shown as stored, the text shared with the raw view.
@@ -200,24 +269,24 @@ def _try_json(view: DecodedView, body: bytes, text: str) -> str | None:
         view.pretty_is_stored = not text.startswith("\ufeff")
         view.notes.append(f"large JSON ({len(body) // (1024 * 1024)} MiB): shown as stored, "
                           "not re-indented or validated")
-        return None
+        return None, _NO_VALUE
     src = text.lstrip("\ufeff").strip()
     # orjson turns integers past 64 bits into floats; keep them exact with the stdlib parser.
     if not _BIG_INT.search(body):
         try:
             obj = orjson.loads(src)
             view.pretty = orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode("utf-8")
-            return None
+            return None, obj
         except orjson.JSONDecodeError as e:
-            return str(e)
+            return str(e), _NO_VALUE
         except (TypeError, ValueError, RecursionError):
             pass
     try:
         obj = json.loads(src)
         view.pretty = json.dumps(obj, indent=2, ensure_ascii=False)
-        return None
+        return None, obj
     except (ValueError, RecursionError) as e:
-        return str(e)
+        return str(e), _NO_VALUE
 
 
 # --- HTTP --------------------------------------------------------------------------------------------
@@ -374,6 +443,6 @@ def _decode_http(view: DecodedView, data: bytes, hint: str) -> bool:
     if encodings and body:
         body = _content_decode(body, encodings, view.notes)
     ctype = hdr.get("content-type", "").lower()
-    body_hint = "sse" if "event-stream" in ctype else "json" if "json" in ctype else ""
+    body_hint = "sse" if "event-stream" in ctype else "json" if "json" in ctype and "ndjson" not in ctype else ""
     view.body_kind = _body_into(view, body, body_hint)
     return True

@@ -15,8 +15,9 @@ import re
 from collections.abc import Sequence
 
 from tui.model.captures import Capture, captures_from_payload_refs, find_captures
-from tui.model.decode import DecodedView, PayloadError, decode_bytes, decode_capture
+from tui.model.decode import DecodedView, PayloadError, decode_bytes, decode_capture, placeholder_note
 from tui.model.nodes import Op
+from tui.payloads import Reassembled, ToolCall
 
 try:  # integrity warnings (sha256 / size mismatches) when the reader offers them
     from tui.model.payload_refs import read_ref_checked
@@ -25,11 +26,11 @@ except ImportError:  # pragma: no cover - older payload_refs
 
 __all__ = [
     "HexLines", "PayloadError", "SECTION_PREFIX", "VIEW_ORDER", "capture_label", "capture_message",
-    "decode_with_notes", "default_capture", "file_extension", "op_captures", "payload_views", "save_name",
-    "split_lines", "usable",
+    "decode_with_notes", "default_capture", "file_extension", "op_captures", "payload_views", "reassembled_meta",
+    "save_name", "split_lines", "usable",
 ]
 
-VIEW_ORDER = ("text", "events", "headers", "raw", "hex")
+VIEW_ORDER = ("text", "json", "events", "headers", "raw", "hex")
 SECTION_PREFIX = "── "  # lines starting with this are section headings (the widget may style them)
 USABLE_STATES = frozenset({"inline", "ref", "plain"})
 _MAX_EVENT_NAME = 28
@@ -165,48 +166,103 @@ def _pretty_args(args: str) -> list[str]:
     return split_lines(args) or ["(no arguments)"]
 
 
+def _usage_text(usage: dict) -> str:
+    """`k=v` pairs, one level of nesting flattened (`prompt_tokens_details.cached_tokens=5`, `cost=0.0012`)."""
+    out = []
+    for k, v in usage.items():
+        if isinstance(v, dict):
+            out.extend(f"{k}.{k2}={v2}" for k2, v2 in v.items()
+                       if v2 is not None and not isinstance(v2, (dict, list)))
+        elif v is not None and not isinstance(v, list):
+            out.append(f"{k}={v}")
+    return ", ".join(out)
+
+
+def reassembled_meta(r: Reassembled) -> str:
+    """The heading line of a reassembled answer: dialect, model, routed provider, stop reason, usage."""
+    meta = [r.label if r.dialect != "unknown" else "stream dialect unknown"]
+    if r.model:
+        meta.append(f"model {r.model}")
+    if r.provider:
+        meta.append(f"via {r.provider}")
+    if r.stop_reason:
+        meta.append(f"stop {r.stop_reason}" + (f" ({r.stop_details})" if r.stop_details else ""))
+    elif r.stop_details:
+        meta.append(f"stop details {r.stop_details}")
+    if r.usage:
+        usage = _usage_text(r.usage)
+        if usage:
+            meta.append(f"usage {usage}")
+    return " · ".join(meta)
+
+
+def _tool_lines(calls: list[ToolCall], several_choices: bool) -> list[str]:
+    out = [f"{SECTION_PREFIX}tool calls ({len(calls)})"]
+    for tc in calls:
+        label = tc.name or "(unnamed tool)"
+        extra = [x for x in (tc.kind and f"{tc.kind} tool", tc.id, several_choices and f"choice {tc.choice}") if x]
+        out.append(f"{label}{f' [{chr(44).join(extra)}]' if extra else ''}:")
+        out.extend(f"  {ln}" for ln in _pretty_args(tc.arguments))
+    return out
+
+
 def _reassembled_lines(view: DecodedView) -> list[str]:
+    """Thinking blocks apart, text (per choice when several), refusal, tool calls, citations, search results."""
     r = view.reassembled
     if r is None:
         return []
-    out: list[str] = []
-    meta = []
-    if r.model:
-        meta.append(f"model {r.model}")
-    if r.stop_reason:
-        meta.append(f"stop {r.stop_reason}")
-    if r.usage:
-        usage = ", ".join(f"{k}={v}" for k, v in r.usage.items() if not isinstance(v, (dict, list)))
-        if usage:
-            meta.append(f"usage {usage}")
-    if meta:
-        out.append(f"{SECTION_PREFIX}{' · '.join(meta)}")
+    out = [f"{SECTION_PREFIX}{reassembled_meta(r)}"]
     if r.errors:
         out.append(f"{SECTION_PREFIX}errors ({len(r.errors)})")
         out.extend(r.errors)
-    if r.thinking:
-        out.append(f"{SECTION_PREFIX}thinking")
-        out.extend(split_lines(r.thinking))
-    if r.text or not (r.thinking or r.tool_calls):
-        out.append(f"{SECTION_PREFIX}text")
-        out.extend(split_lines(r.text) or ["(no text)"])
-    if r.tool_calls:
-        out.append(f"{SECTION_PREFIX}tool calls ({len(r.tool_calls)})")
-        for name, args in r.tool_calls:
-            out.append(f"{name or '(unnamed tool)'}:")
-            out.extend(f"  {ln}" for ln in _pretty_args(args))
+    if r.dialect == "unknown":
+        return out
+    thinking = r.thinking_blocks
+    for i, block in enumerate(thinking, 1):
+        out.append(f"{SECTION_PREFIX}thinking" + (f" ({i} of {len(thinking)})" if len(thinking) > 1 else ""))
+        out.extend(split_lines(block) or ["(empty)"])
+    choices = r.choices
+    calls = r.tool_calls
+    several = len(choices) > 1
+    for choice in choices:
+        text = r.text_of(choice)
+        refusal = "".join(b.text for b in r.blocks if b.kind == "refusal" and b.choice == choice)
+        if several:
+            stop = r.stops.get(choice, "")
+            out.append(f"{SECTION_PREFIX}text (choice {choice}{f', stop {stop}' if stop else ''})")
+            out.extend(split_lines(text) or ["(no text)"])
+        elif text or not (thinking or calls or refusal or r.errors):
+            out.append(f"{SECTION_PREFIX}text")
+            out.extend(split_lines(text) or ["(no text)"])
+        if refusal:
+            out.append(f"{SECTION_PREFIX}refusal" + (f" (choice {choice})" if several else ""))
+            out.extend(split_lines(refusal))
+    if calls:
+        out.extend(_tool_lines(calls, several))
+    for kind, title in (("citation", "citations"), ("search_result", "search results")):
+        blocks = r.of_kind(kind)
+        if blocks:
+            out.append(f"{SECTION_PREFIX}{title} ({len(blocks)})")
+            out.extend(ln for b in blocks for ln in (split_lines(b.text) or [""]))
     return out
 
 
 def _body_lines(view: DecodedView, kind: str) -> list[str]:
     """The best form of a body (or whole capture) whose kind is `kind`."""
-    if kind == "sse":
+    note = placeholder_note(view.data)
+    if note:
+        return [note, "", "The producer recorded a placeholder string instead of the payload bytes."]
+    if kind in ("sse", "ndjson") or (kind == "json" and view.reassembled is not None):
         lines = _reassembled_lines(view)
-        if lines:
+        r = view.reassembled
+        if r is not None and r.dialect != "unknown":
             return lines
-        return split_lines(view.pretty) or ["(empty event stream)"]
+        what = "events" if kind == "sse" else "JSON values"
+        unknown = [f"{SECTION_PREFIX}stream dialect unknown: {len(view.events)} {what} (see the events view)"]
+        return [*unknown, *lines[1:], *(split_lines(view.pretty) or ["(empty event stream)"])]
     if kind in ("json", "text"):
-        return split_lines(view.pretty) or ["(empty)"]
+        head = [f"{SECTION_PREFIX}{view.request.line}"] if view.request is not None else []
+        return [*head, *(split_lines(view.pretty) or ["(empty)"])]
     if kind == "binary":
         return ["(binary body: see the hex view)"]
     return ["(empty body)"]
@@ -237,8 +293,9 @@ def _raw_lines(view: DecodedView) -> Sequence[str] | None:
 def payload_views(capture: Capture | None, decoded: DecodedView) -> list[tuple[str, Sequence[str]]]:
     """Named views of a decoded capture, most readable first (the first one is what the screen opens on).
 
-    text: SSE reassembled (thinking, text, tool calls), JSON pretty, HTTP start line + headers + best body;
-    events: one line per SSE event; headers: HTTP start line + headers; raw: bytes as text (absent when they are
+    text: an LLM stream or answer reassembled (dialect, thinking, text, tool calls), a request named then pretty
+    JSON, other JSON pretty, HTTP start line + headers + best body; json: the pretty JSON of an answer whose text
+    view shows the message; events: one line per SSE event, NDJSON line or array chunk; headers: HTTP start line + headers; raw: bytes as text (absent when they are
     not UTF-8: hex says it all); hex: lazy hexdump lines.
     """
     views: list[tuple[str, Sequence[str]]] = []
@@ -254,11 +311,15 @@ def payload_views(capture: Capture | None, decoded: DecodedView) -> list[tuple[s
         views.append(("text", text))
     elif kind != "binary":
         views.append(("text", _body_lines(decoded, kind)))
+    body_kind = decoded.body_kind if kind == "http" else kind
+    if body_kind == "json" and decoded.reassembled is not None and decoded.pretty:
+        views.append(("json", split_lines(decoded.pretty)))  # the text view shows the message; this, all of it
     if decoded.events:
         views.append(("events", _event_lines(decoded)))
     if kind == "http":
         views.append(("headers", _header_lines(decoded) or ["(no headers)"]))
-    if kind in ("json", "text") and views and decoded.pretty_is_stored:
+    if kind in ("json", "text") and views and decoded.pretty_is_stored and decoded.request is None \
+            and decoded.reassembled is None and not placeholder_note(decoded.data):
         views.append(("raw", views[0][1]))  # the same lines: a 100 MB payload is not held twice
     else:
         raw = _raw_lines(decoded)
@@ -270,7 +331,8 @@ def payload_views(capture: Capture | None, decoded: DecodedView) -> list[tuple[s
 
 def file_extension(capture: Capture | None, decoded: DecodedView | None) -> str:
     fmt = (capture.format if capture is not None else "") or (decoded.kind if decoded is not None else "")
-    return {"sse": "sse", "http": "http", "json": "json", "jsonrpc": "json", "text": "txt"}.get(fmt, "bin")
+    return {"sse": "sse", "http": "http", "json": "json", "jsonrpc": "json", "sdk": "json", "text": "txt",
+            "ndjson": "ndjson"}.get(fmt, "bin")
 
 
 def save_name(op: Op, capture: Capture, decoded: DecodedView | None) -> str:

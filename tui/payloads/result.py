@@ -1,0 +1,228 @@
+"""The common shape every stream dialect reassembles into, and the builder the dialects fill.
+
+A provider's stream is a sequence of small deltas; a person wants the finished answer. Every dialect module feeds
+one `Builder` and gets one `Reassembled`: ordered content blocks (text, thinking, redacted thinking, refusal, tool
+calls, citations, search results) tagged with the choice/candidate they belong to, plus the stop reason, usage,
+model, routed provider and every error met on the way. Blocks keep their order so a later "messages" view can
+show the answer as the model produced it; the views of today read the flat properties.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import orjson
+
+DIALECT_LABELS = {
+    "anthropic": "Anthropic Messages",
+    "openai-chat": "OpenAI Chat Completions",
+    "openai-responses": "OpenAI Responses",
+    "gemini": "Google Gemini",
+    "ollama-chat": "Ollama /api/chat",
+    "ollama-generate": "Ollama /api/generate",
+    "generic": "generic text deltas",
+    "error": "error response",
+    "unknown": "unknown",
+}
+
+
+@dataclass(slots=True)
+class ToolCall:
+    name: str = ""
+    id: str = ""
+    arguments: str = ""  # as the provider streamed it (JSON text, or free text for custom tools)
+    kind: str = ""  # "" (function) | "custom" | "server" | "web_search" | "file_search" | ...
+    choice: int = 0
+
+
+@dataclass(slots=True)
+class Block:
+    kind: str  # "text" | "thinking" | "redacted_thinking" | "refusal" | "tool_call" | "citation" | "search_result"
+    choice: int = 0
+    parts: list[str] = field(default_factory=list)
+    tool: ToolCall | None = None
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+@dataclass(slots=True)
+class Reassembled:
+    dialect: str = ""  # a key of DIALECT_LABELS
+    streamed: bool = True
+    blocks: list[Block] = field(default_factory=list)
+    stop_reason: str = ""
+    stop_details: str = ""
+    usage: dict | None = None
+    model: str = ""
+    provider: str = ""  # the provider a router (OpenRouter) sent the request to
+    errors: list[str] = field(default_factory=list)
+    stops: dict[int, str] = field(default_factory=dict)  # per choice/candidate, when there are several
+
+    @property
+    def label(self) -> str:
+        name = DIALECT_LABELS.get(self.dialect, self.dialect or "unknown")
+        if self.dialect in ("unknown", "generic", "error"):
+            return name
+        return f"{name} {'stream' if self.streamed else 'response'}"
+
+    @property
+    def choices(self) -> list[int]:
+        return sorted({b.choice for b in self.blocks} | set(self.stops)) or [0]
+
+    def text_of(self, choice: int) -> str:
+        return "".join(b.text for b in self.blocks if b.kind == "text" and b.choice == choice)
+
+    @property
+    def text(self) -> str:
+        """The text of the first choice (all of it when there is only one)."""
+        return self.text_of(self.choices[0])
+
+    @property
+    def thinking_blocks(self) -> list[str]:
+        return [("[redacted thinking]" if b.kind == "redacted_thinking" else b.text)
+                for b in self.blocks if b.kind in ("thinking", "redacted_thinking")]
+
+    @property
+    def thinking(self) -> str:
+        return "\n\n".join(t for t in self.thinking_blocks if t)
+
+    @property
+    def refusal(self) -> str:
+        return "".join(b.text for b in self.blocks if b.kind == "refusal")
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        return [b.tool for b in self.blocks if b.kind == "tool_call" and b.tool is not None]
+
+    def of_kind(self, kind: str) -> list[Block]:
+        return [b for b in self.blocks if b.kind == kind]
+
+
+class Builder:
+    """Collects blocks by a dialect's own key (content-block index, output index, choice + tool index...)."""
+
+    __slots__ = ("r", "by_key", "hit")
+
+    def __init__(self, dialect: str = "", streamed: bool = True) -> None:
+        self.r = Reassembled(dialect, streamed)
+        self.by_key: dict[object, Block] = {}
+        self.hit = False
+
+    def block(self, key: object, kind: str, choice: int = 0) -> Block:
+        """The block under `key`, created (at the end) when new; `key=None` always makes a new one."""
+        b = self.by_key.get(key) if key is not None else None
+        if b is None:
+            b = Block(kind, choice)
+            if kind == "tool_call":
+                b.tool = ToolCall(choice=choice)
+            self.r.blocks.append(b)
+            if key is not None:
+                self.by_key[key] = b
+        return b
+
+    def append(self, kind: str, text: str, choice: int = 0, key: object = None) -> None:
+        """Append text to the last block of `kind` for `choice`, or the keyed one (new block when it changes)."""
+        if not text:
+            return
+        if key is None:
+            last = self.r.blocks[-1] if self.r.blocks else None
+            if last is None or last.kind != kind or last.choice != choice:
+                last = self.block(None, kind, choice)
+            last.parts.append(text)
+        else:
+            self.block(key, kind, choice).parts.append(text)
+
+    def tool(self, key: object, choice: int = 0, *, name: str = "", id: str = "", kind: str = "") -> ToolCall:
+        b = self.block(key, "tool_call", choice)
+        tc = b.tool
+        assert tc is not None
+        if name and not tc.name:
+            tc.name = name
+        if id and not tc.id:
+            tc.id = id
+        if kind and not tc.kind:
+            tc.kind = kind
+        return tc
+
+    def args(self, key: object, delta: str, choice: int = 0) -> None:
+        if delta:
+            b = self.block(key, "tool_call", choice)
+            b.parts.append(delta)
+
+    def set_args(self, key: object, full: str, choice: int = 0) -> None:
+        """A `.done` event's complete arguments replace what the deltas built (they are the same when all arrived)."""
+        if full:
+            b = self.block(key, "tool_call", choice)
+            b.parts[:] = [full]
+
+    def set_usage(self, u: object, merge: bool = True) -> None:
+        if isinstance(u, dict) and u:
+            self.r.usage = {**self.r.usage, **u} if merge and self.r.usage else dict(u)
+
+    def model(self, m: object) -> None:
+        if isinstance(m, str) and m and not self.r.model:
+            self.r.model = m
+
+    def stop(self, reason: object, choice: int | None = None) -> None:
+        if isinstance(reason, str) and reason:
+            self.r.stop_reason = reason
+            if choice is not None:
+                self.r.stops[choice] = reason
+
+    def error(self, obj: object) -> None:
+        """An error object in any provider's shape: {error: {type|code|status, message}}, {type, message}, a string."""
+        self.r.errors.append(error_text(obj))
+
+    def result(self) -> Reassembled:
+        for b in self.r.blocks:  # tool arguments live in the block parts while streaming
+            if b.tool is not None and b.parts:
+                b.tool.arguments = "".join(b.parts)
+        return self.r
+
+
+def error_text(obj: object) -> str:
+    if isinstance(obj, str):
+        return obj
+    if not isinstance(obj, dict):
+        return compact(obj)
+    err = obj.get("error")
+    if isinstance(err, str) and err:
+        return err
+    if not isinstance(err, dict):
+        err = obj
+    kind = err.get("type") if err.get("type") != "error" else None
+    kind = kind or err.get("status") or err.get("code") or ""
+    msg = err.get("message") or ""
+    if not isinstance(msg, str):
+        msg = compact(msg)
+    if not isinstance(kind, str):
+        kind = str(kind)
+    if not msg and not kind:
+        msg = compact(err)
+    return f"{kind}: {msg}" if kind and msg else str(kind or msg)
+
+
+def compact(value: object) -> str:
+    """Compact JSON of a parsed value; orjson writes 255 levels of nesting, fewer than it reads (1,024)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:
+        return "[nested too deeply to show]"
+
+
+def s(v: object) -> str:
+    return v if isinstance(v, str) else ""
+
+
+def d(v: object) -> dict:
+    return v if isinstance(v, dict) else {}
+
+
+def lst(v: object) -> list:
+    return v if isinstance(v, list) else []
+
+
+def idx(v: object, default: int = 0) -> int:
+    return v if isinstance(v, int) and not isinstance(v, bool) else default
