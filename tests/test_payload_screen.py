@@ -269,13 +269,15 @@ async def test_large_payload_does_not_block():
         assert isinstance(screen, PayloadScreen) and screen.capture.side == "request"
         screen = await settled(pilot, timeout=60)
         assert screen.body.line_count > 100_000
-        assert visible(screen)[0] == "{"
+        assert visible(screen)[0] == "── OpenAI Chat Completions request · 20000 messages"
+        assert visible(screen)[1] == "{"
         await pilot.press("end")
         await pilot.pause()
         assert visible(screen)[-1].rstrip() == "}"
         await pilot.press("r")
         screen = await settled(pilot, timeout=60)
-        assert "chunk 0 " + "y" * 20 in visible(screen)[1]
+        assert visible(screen)[0].startswith("── Anthropic Messages stream")
+        assert "chunk 0 " + "y" * 20 in visible(screen)[2]
 
 
 class LinesApp(App):

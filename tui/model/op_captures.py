@@ -201,7 +201,8 @@ def _tool_lines(calls: list[ToolCall], several_choices: bool) -> list[str]:
     for tc in calls:
         label = tc.name or "(unnamed tool)"
         extra = [x for x in (tc.kind and f"{tc.kind} tool", tc.id, several_choices and f"choice {tc.choice}") if x]
-        out.append(f"{label}{f' [{chr(44).join(extra)}]' if extra else ''}:")
+        suffix = f" [{', '.join(extra)}]" if extra else ""
+        out.append(f"{label}{suffix}:")
         out.extend(f"  {ln}" for ln in _pretty_args(tc.arguments))
     return out
 
