@@ -96,8 +96,9 @@ def _session_body(s: Session, indent: str, max_depth: int | None, op_notes: OpNo
             yield f"{pad}{'└─' if last_op else '├─'} {op_line(op)}"
             child_pad = pad + ("   " if last_op else "│  ")
             if op_notes is not None:
-                for note in op_notes(op):
-                    yield f"{child_pad}! {one_line(note, 300)}"
+                for note in op_notes(op):  # "! " marks a problem; a note starting "· " is information
+                    mark = "" if note.startswith("· ") else "! "
+                    yield f"{child_pad}{mark}{one_line(note, 300)}"
             if op.child is not None:
                 if max_depth is not None and op.child.depth > max_depth:
                     continue

@@ -1,5 +1,8 @@
 """What each captured payload of an op holds, for `dump --payloads`: one line per capture.
 
+Lines that need a look (unreadable, errors mid-stream, dialect unknown) are printed with `!` by the tree; lines
+that only name what a capture is start with "· ".
+
 A capture that cannot be read says why (invalid, `[unavailable]` — the producer's capture bug —, unreadable, an
 integrity warning). A readable LLM capture (raw or sdk) is decoded and named: its format, the dialect it speaks
 (`Anthropic Messages stream`, `Ollama /api/chat stream`, `OpenAI Chat Completions request`...), the errors met
@@ -49,12 +52,13 @@ def payload_problems(op: Op, sessions_dir: str | os.PathLike | None) -> list[str
         if note:
             out.append(f"{label}: {note}")
             continue
-        out.append(f"{label}: {describe(data, c.format)}")
+        line, fine = describe(data, c.format)
+        out.append(f"{'' if not fine else '· '}{label}: {line}")
     return out
 
 
-def describe(data: bytes, fmt: str) -> str:
-    """`sse · Anthropic Messages stream · 1 error mid-stream: overloaded_error: Overloaded` (one line)."""
+def describe(data: bytes, fmt: str) -> tuple[str, bool]:
+    """(`sse · Anthropic Messages stream · 1 error mid-stream: overloaded_error: Overloaded`, all fine?)."""
     view = decode_bytes(data, fmt)
     kind = view.kind if view.kind != "http" else f"http {view.body_kind or 'empty'}"
     parts = [fmt or kind] if fmt == view.kind or not fmt else [f"{fmt} ({kind})"]
@@ -67,5 +71,8 @@ def describe(data: bytes, fmt: str) -> str:
         more = f" (+{len(r.errors) - _MAX_ERRORS_SHOWN} more)" if len(r.errors) > _MAX_ERRORS_SHOWN else ""
         where = "mid-stream" if r.streamed else "in the response"
         parts.append(f"{len(r.errors)} error{'s' if len(r.errors) != 1 else ''} {where}: {shown}{more}")
-    parts.extend(n for n in view.notes if n.startswith(("body is not valid JSON", "no SSE events", "the last ")))
-    return " · ".join(parts)
+    bad = [n for n in view.notes if n.startswith(("body is not valid JSON", "no SSE events", "the last ",
+                                                  "JSON array not closed", "invalid UTF-8"))]
+    parts.extend(bad)
+    fine = not bad and not (r is not None and (r.errors or r.dialect == "unknown"))
+    return " · ".join(parts), fine
