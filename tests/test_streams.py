@@ -392,3 +392,48 @@ def test_placeholder_in_a_ref_file(tmp_path):
     assert any("capture bug in the producer" in n for n in v.notes)
     assert not any("no SSE events" in n for n in v.notes)
     assert dict(payload_views(c, v))["text"][0].startswith("capture bug in the producer")
+
+
+# --- bad input is normal input ------------------------------------------------------------------------
+
+
+def _mutations(value, rnd, depth=0):
+    """The same shape with some values swapped for other JSON types (a list where a dict was, null, a number)."""
+    odd = [None, 7, -1, "", "x", [], {}, [1, "a"], {"type": 3}, True, 1.5]
+    if depth > 8:
+        return value
+    if isinstance(value, dict):
+        return {k: (rnd.choice(odd) if rnd.random() < 0.15 else _mutations(v, rnd, depth + 1)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [rnd.choice(odd) if rnd.random() < 0.15 else _mutations(v, rnd, depth + 1) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_wrong_types_anywhere_never_raise(seed):
+    import random
+
+    rnd = random.Random(seed)
+    streams = [ANTHROPIC_INTERLEAVED, ANTHROPIC_WEB_SEARCH, OPENAI_N2, OPENROUTER, RESPONSES_ALL_ITEMS, GEMINI_SSE]
+    objects = [ANTHROPIC_MESSAGE, CHAT_COMPLETION, RESPONSE_OBJECT, GEMINI_RESPONSE, OLLAMA_CHAT_ONE, GEMINI_ERROR]
+    for _ in range(20):
+        for stream in streams:
+            events = []
+            for ev in parse_sse(stream):
+                try:
+                    data = json.dumps(_mutations(json.loads(ev.data), rnd))
+                except ValueError:
+                    data = ev.data
+                events.append((ev.event or None, data))
+            v = decoded(sse(*events))
+            assert v.kind == "sse" and not any("internal decoder error" in n for n in v.notes), v.notes
+            payload_views(None, v)
+        for obj in objects:
+            v = decoded(json.dumps(_mutations(obj, rnd)))
+            assert not any("internal decoder error" in n for n in v.notes), v.notes
+            payload_views(None, v)
+        lines = fixture("ollama-chat.ndjson").decode().splitlines()
+        body = "\n".join(json.dumps(_mutations(json.loads(ln), rnd)) for ln in lines)
+        v = decoded(body, "http")
+        assert not any("internal decoder error" in n for n in v.notes), v.notes
+        payload_views(None, v)

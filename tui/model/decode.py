@@ -1,4 +1,6 @@
-"""Turn capture bytes into the best view: JSON, SSE (+ reassembly), HTTP (headers + decoded body), text, binary.
+"""Turn capture bytes into the best view: JSON, SSE, NDJSON (+ reassembly), HTTP (headers + decoded body), text,
+binary. What an LLM body says (its dialect, the reassembled answer, a request's model and counts) comes from
+`tui.payloads`, told from the body itself, never from the op's provider.
 
 `decode_bytes` never raises and is linear in its input; unreadable parts become notes on the view.
 """
@@ -193,7 +195,7 @@ def _body_into(view: DecodedView, body: bytes, hint: str) -> str:
         if err is None:
             _json_meaning(view, value)
             return "json"
-        if _json_values(view, text):
+        if hint != "text" and _json_values(view, text):
             return "ndjson"
         if hint in _JSON_HINTS or (hint in ("", "http") and stripped[:1] in (b"{", b"[")):
             view.notes.append(f"body is not valid JSON: {err}")
@@ -233,7 +235,8 @@ def _json_meaning(view: DecodedView, value: object) -> None:
 def _json_values(view: DecodedView, text: str) -> bool:
     """Several JSON values in a row (NDJSON, an array cut off mid-stream): one event per value, reassembled."""
     seq = json_sequence(text)
-    if seq is None or not (len(seq.values) >= 2 or seq.array):
+    if seq is None or not (len(seq.values) >= 2 or seq.array) or \
+            not any(isinstance(v, (dict, list)) for v in seq.values):
         return False
     name = "chunk" if seq.array else "line"
     view.events = [SseEvent(name, text[a:b]) for a, b in seq.spans]

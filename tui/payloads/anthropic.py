@@ -19,7 +19,7 @@ _RESULT_BLOCKS = ("web_search_tool_result", "web_fetch_tool_result", "mcp_tool_r
 
 
 def feed(b: Builder, obj: dict) -> None:
-    t = obj.get("type")
+    t = s(obj.get("type"))
     if t == "message_start":
         msg = d(obj.get("message"))
         b.model(msg.get("model"))
@@ -31,7 +31,7 @@ def feed(b: Builder, obj: dict) -> None:
     elif t == "content_block_delta":
         key = ("a", obj.get("index"))
         delta = d(obj.get("delta"))
-        dt = delta.get("type")
+        dt = s(delta.get("type"))
         if dt == "text_delta":
             b.append("text", s(delta.get("text")), key=key)
         elif dt == "thinking_delta":
@@ -61,7 +61,7 @@ def message(b: Builder, obj: dict) -> None:
 
 
 def _block(b: Builder, key: object, block: dict) -> None:
-    bt = block.get("type")
+    bt = s(block.get("type"))
     if bt == "text":
         b.append("text", s(block.get("text")), key=key)
         if not s(block.get("text")):

@@ -100,6 +100,37 @@ class Reassembled:
         return [b for b in self.blocks if b.kind == kind]
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _hashable(key: object) -> object:
+    """Keys are built from the data (`index`, `output_index`, `item_id`): a dict or list there must not raise."""
+    if isinstance(key, _SCALARS):
+        return key
+    if isinstance(key, tuple):
+        return tuple(_hashable(k) for k in key)
+    return ("?", compact(key))
+
+
+class _Keys(dict):
+    """A dict whose keys are made hashable first (see _hashable)."""
+
+    def __getitem__(self, key):
+        return dict.__getitem__(self, _hashable(key))
+
+    def __setitem__(self, key, value):
+        dict.__setitem__(self, _hashable(key), value)
+
+    def __contains__(self, key):
+        return dict.__contains__(self, _hashable(key))
+
+    def get(self, key, default=None):
+        return dict.get(self, _hashable(key), default)
+
+    def setdefault(self, key, default=None):
+        return dict.setdefault(self, _hashable(key), default)
+
+
 class Builder:
     """Collects blocks by a dialect's own key (content-block index, output index, choice + tool index...)."""
 
@@ -107,7 +138,7 @@ class Builder:
 
     def __init__(self, dialect: str = "", streamed: bool = True) -> None:
         self.r = Reassembled(dialect, streamed)
-        self.by_key: dict[object, Block] = {}
+        self.by_key: dict[object, Block] = _Keys()
         self.hit = False
 
     def block(self, key: object, kind: str, choice: int = 0) -> Block:
@@ -137,7 +168,8 @@ class Builder:
     def tool(self, key: object, choice: int = 0, *, name: str = "", id: str = "", kind: str = "") -> ToolCall:
         b = self.block(key, "tool_call", choice)
         tc = b.tool
-        assert tc is not None
+        if tc is None:  # the key first named another kind of block (odd data): the call rides along
+            tc = b.tool = ToolCall(choice=choice)
         if name and not tc.name:
             tc.name = name
         if id and not tc.id:
