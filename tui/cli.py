@@ -77,9 +77,10 @@ def dump_parser() -> argparse.ArgumentParser:
                         "share, retries, tool error rate, final report) instead of the tree; with --json, add them "
                         "as \"insights\"")
     p.add_argument("--payloads", action="store_true",
-                   help="text mode: also read every captured payload and list, under its op, those that cannot be "
-                        "read (invalid base64, refs outside the sessions directory, missing or corrupt files, "
-                        "sha256 mismatches)")
+                   help="text mode: also read every captured payload and list, under its op, each LLM capture's "
+                        "format and dialect, errors mid-stream, unknown dialects, [unavailable] capture bugs and those "
+                        "that cannot be read (invalid base64, refs outside the sessions directory, missing or corrupt "
+                        "files, sha256 mismatches)")
     add_max_bytes(p)
     return p
 
