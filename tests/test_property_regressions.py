@@ -239,7 +239,7 @@ def test_sse_events_nested_deeper_than_orjson_writes_still_reassemble():
     view = decode_bytes(body.encode(), "sse")
     assert view.kind == "sse" and not any("internal decoder error" in n for n in view.notes)
     assert view.reassembled.text == "hello" and len(view.reassembled.errors) == 1
-    assert view.reassembled.tool_calls[0][0] == "t"
+    assert view.reassembled.tool_calls[0].name == "t"
 
 
 def test_numbers_past_64_bits_are_not_times_and_still_dump(tmp_path):
