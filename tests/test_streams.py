@@ -437,3 +437,29 @@ def test_wrong_types_anywhere_never_raise(seed):
         v = decoded(body, "http")
         assert not any("internal decoder error" in n for n in v.notes), v.notes
         payload_views(None, v)
+
+
+def test_chat_tool_deltas_without_index_continue_the_last_call_and_legacy_completions():
+    body = sse(
+        (None, chat_chunk({"tool_calls": [{"id": "call_1", "type": "function",
+                                           "function": {"name": "lookup", "arguments": '{"q": '}}]})),
+        (None, chat_chunk({"tool_calls": [{"function": {"arguments": '"x"}'}}]})),
+        (None, chat_chunk({}, finish="tool_calls")),
+    )
+    assert calls(decoded(body).reassembled) == [("lookup", '{"q": "x"}')]
+    legacy = {"id": "cmpl-1", "object": "text_completion", "model": "llama",
+              "choices": [{"index": 0, "text": "Once upon", "finish_reason": "length"}]}
+    assert decoded(json.dumps(legacy)).reassembled.text == "Once upon"
+
+
+def test_responses_annotation_events_are_citations():
+    body = sse(
+        ("response.output_text.delta", {"type": "response.output_text.delta", "item_id": "m", "output_index": 0,
+                                        "content_index": 0, "delta": "See docs."}),
+        ("response.output_text.annotation.added", {
+            "type": "response.output_text.annotation.added", "item_id": "m", "output_index": 0,
+            "content_index": 0, "annotation_index": 0,
+            "annotation": {"type": "url_citation", "url": "https://learn.netdata.cloud", "title": "Docs"}}),
+    )
+    r = decoded(body).reassembled
+    assert [b.text for b in r.of_kind("citation")] == ["Docs <https://learn.netdata.cloud>"]

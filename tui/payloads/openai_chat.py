@@ -10,7 +10,7 @@ provider it routed to) and `usage.cost`; an error mid-stream is a chunk with an 
 
 from __future__ import annotations
 
-from tui.payloads.result import Builder, d, idx, lst, s
+from tui.payloads.result import Builder, compact, d, idx, lst, s
 
 
 def feed(b: Builder, obj: dict) -> None:
@@ -25,6 +25,7 @@ def feed(b: Builder, obj: dict) -> None:
         choice = idx(ch.get("index"), pos)
         delta = ch.get("delta")
         _choice(b, choice, d(delta) if delta is not None else d(ch.get("message")))
+        b.append("text", s(ch.get("text")), choice, key=("text", choice))  # legacy /v1/completions
         b.stop(ch.get("finish_reason"), choice)
         if ch.get("error") is not None:  # OpenRouter: finish_reason "error" with the error on the choice
             b.error(ch)
@@ -50,14 +51,17 @@ def _choice(b: Builder, choice: int, m: dict) -> None:
             key: object = ("tool", choice, i)
         elif tid:
             key = ("tool-id", choice, tid)
-        else:
-            key = ("tool", choice, pos)
+        else:  # neither index nor id (some compatible servers): a continuation of the choice's last call
+            key = b.by_key.get(("last-tool", choice)) or ("tool", choice, pos)
         fn = d(tc.get("function"))
         custom = d(tc.get("custom"))
         b.tool(key, choice, name=s(fn.get("name")) or s(custom.get("name")), id=tid,
                kind="custom" if custom else "")
         args = fn.get("arguments") if fn else custom.get("input")
+        if isinstance(args, dict):  # a few servers send the object itself
+            args = compact(args)
         b.args(key, args if isinstance(args, str) else "", choice)
+        b.by_key.set_plain(("last-tool", choice), key)
     fc = d(m.get("function_call"))  # the pre-tools API
     if fc:
         b.tool(("fc", choice), choice, name=s(fc.get("name")))

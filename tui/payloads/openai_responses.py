@@ -38,7 +38,8 @@ def feed(b: Builder, obj: dict) -> None:
         sub = "summary" if "summary" in t else "text"
         key = ("thinking", obj.get("output_index"), sub, obj.get("summary_index", obj.get("content_index")))
         b.append("thinking", s(obj.get("delta")), key=key)
-    elif t in ("response.function_call_arguments.delta", "response.custom_tool_call_input.delta"):
+    elif t in ("response.function_call_arguments.delta", "response.custom_tool_call_input.delta",
+               "response.mcp_call_arguments.delta", "response.code_interpreter_call_code.delta"):
         b.args(_key(b, obj, "tool"), s(obj.get("delta")))
     elif t == "response.function_call_arguments.done":
         b.set_args(_key(b, obj, "tool"), s(obj.get("arguments")))
@@ -50,6 +51,11 @@ def feed(b: Builder, obj: dict) -> None:
         full = s(obj.get("text")) or s(obj.get("refusal"))
         if full and key not in b.by_key:
             b.append(kind, full, key=key)
+    elif t == "response.output_text.annotation.added":
+        ann = d(obj.get("annotation"))
+        title, url = s(ann.get("title")), s(ann.get("url"))
+        if title or url:
+            b.block(None, "citation").parts.append(f"{title} <{url}>" if title and url else title or url)
     elif t in ("response.output_item.added", "response.output_item.done"):
         _item(b, obj.get("output_index"), d(obj.get("item")), done=t.endswith(".done"))
     elif t in ("response.created", "response.in_progress", "response.completed", "response.incomplete",

@@ -130,6 +130,10 @@ class _Keys(dict):
     def setdefault(self, key, default=None):
         return dict.setdefault(self, _hashable(key), default)
 
+    def set_plain(self, key, value) -> None:
+        """Remember a non-block value (a dialect's own bookkeeping, e.g. the last tool key of a choice)."""
+        dict.__setitem__(self, _hashable(key), value)
+
 
 class Builder:
     """Collects blocks by a dialect's own key (content-block index, output index, choice + tool index...)."""
