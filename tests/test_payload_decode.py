@@ -513,6 +513,6 @@ def test_fuzz_random_bytes_never_raise():
             data = bytes(base[: rnd.randint(0, len(base))])
         for hint in ("", "http", "sse", "json"):
             v = decode_bytes(data, hint)
-            assert v.kind in ("json", "sse", "http", "text", "binary", "empty")
+            assert v.kind in ("json", "sse", "ndjson", "http", "text", "binary", "empty")
             assert not any(n.startswith("internal decoder error") for n in v.notes), (data, hint, v.notes)
             v.hex_lines(0, 3)

@@ -82,7 +82,8 @@ def capture_message(c: Capture) -> list[str]:
         return [
             f"capture failure (capture bug in the producer: {c.source} is [unavailable])",
             "",
-            "The producer recorded the literal string \"[unavailable]\" instead of the payload bytes.",
+            "The producer stored the placeholder \"[unavailable]\" (as is, or base64-encoded like any body) "
+            "instead of the payload bytes.",
             *([f"note: {c.note}"] if c.note else []),
         ]
     if c.state == "not_captured":
