@@ -463,3 +463,9 @@ def test_responses_annotation_events_are_citations():
     )
     r = decoded(body).reassembled
     assert [b.text for b in r.of_kind("citation")] == ["Docs <https://learn.netdata.cloud>"]
+
+
+def test_sse_sniffing_needs_a_data_or_event_line():
+    assert decoded("id: 1\nmetadata: x\n").kind == "text"
+    v = decoded("retry: 3000\n\nid: 9\ndata: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"hi\"}]}}]}\n\n")
+    assert v.kind == "sse" and v.reassembled.dialect == "gemini" and v.reassembled.text == "hi"

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 _LINE_SPLIT = re.compile(r"\r\n|\r|\n")
-_FIELD_LINE = re.compile(r"(?m)^(?:event|data|id|retry):")
+_EVENT_LINE = re.compile(r"(?m)^(?:event|data):")
 
 
 @dataclass(slots=True)
@@ -25,17 +25,16 @@ class SseEvent:
 
 
 def looks_like_sse(text: str) -> bool:
-    """True when the first non-empty line is an `event:`/`data:`/`id:`/`retry:` field, or comments then one."""
+    """True when the first non-empty line is an SSE field (or a comment) and a `data:`/`event:` line follows."""
     head = text[:4096]
     for line in _LINE_SPLIT.split(head):
         s = line.strip()
         if not s:
             continue
-        if s.startswith(("event:", "data:")) or (s.startswith(("id:", "retry:")) and _FIELD_LINE.search(head)
-                                                 and ("data:" in head or "event:" in head)):
+        if s.startswith(("event:", "data:")):
             return True
-        if s.startswith(":"):
-            return bool(_FIELD_LINE.search(head)) and ("data:" in head or "event:" in head)
+        if s.startswith((":", "id:", "retry:")):
+            return bool(_EVENT_LINE.search(head))
         return False
     return False
 
