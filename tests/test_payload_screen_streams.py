@@ -39,7 +39,8 @@ async def test_anthropic_stream_thinking_blocks_text_and_tool():
         assert shown[0].startswith("── Anthropic Messages stream · model claude-sonnet-4-5-20250929 · stop tool_use")
         assert shown[1:3] == ["── thinking (1 of 3)", "First, find the file. Then read it."]
         assert shown[3:5] == ["── thinking (2 of 3)", "[redacted thinking]"]
-        assert "I'll look for the config.Netdata listens on port 19999." in shown
+        i = shown.index("I'll look for the config.")
+        assert shown[i + 1:i + 3] == ["", "Netdata listens on port 19999."]
         assert "read_file [toolu_01T1x1fJ34qAmk2tNTrN7Up6]:" in shown
         assert '    "path": "/etc/netdata/netdata.conf"' in shown
         await pilot.press("v")

@@ -49,7 +49,7 @@ def test_anthropic_thinking_blocks_apart_redacted_on_its_own_line():
     assert r.dialect == "anthropic" and r.label == "Anthropic Messages stream"
     assert r.thinking_blocks == ["First, find the file. Then read it.", "[redacted thinking]",
                                  "The tool result says port 19999."]
-    assert r.text == "I'll look for the config.Netdata listens on port 19999."
+    assert r.text == "I'll look for the config.\n\nNetdata listens on port 19999."
     assert calls(r) == [("read_file", '{"path": "/etc/netdata/netdata.conf"}')]
     assert r.tool_calls[0].id == "toolu_01T1x1fJ34qAmk2tNTrN7Up6"
     assert r.stop_reason == "tool_use" and r.usage["output_tokens"] == 219 and r.usage["cache_read_input_tokens"] == 1200
@@ -232,6 +232,9 @@ def test_gemini_error_candidates_and_non_streaming():
     assert r.text_of(1) == "Hi there!" and r.stops == {0: "STOP", 1: "MAX_TOKENS"}
     r = decoded(json.dumps(GEMINI_ERROR)).reassembled
     assert r.label == "error response" and r.errors[0].startswith("RESOURCE_EXHAUSTED")
+    v = decoded(json.dumps([GEMINI_ERROR]), "http")  # a stream that failed before its first chunk
+    assert v.reassembled.errors[0].startswith("RESOURCE_EXHAUSTED")
+    assert dict(payload_views(None, v))["text"][1:3] == ["── errors (1)", v.reassembled.errors[0]]
 
 
 # --- Ollama ---------------------------------------------------------------------------------------------

@@ -259,8 +259,9 @@ def _body_lines(view: DecodedView, kind: str) -> list[str]:
         r = view.reassembled
         if r is not None and r.dialect != "unknown":
             return lines
-        what = "events" if kind == "sse" else "JSON values"
-        unknown = [f"{SECTION_PREFIX}stream dialect unknown: {len(view.events)} {what} (see the events view)"]
+        n = len(view.events)
+        what = ("event" if kind == "sse" else "JSON value") + ("" if n == 1 else "s")
+        unknown = [f"{SECTION_PREFIX}stream dialect unknown: {n} {what} (see the events view)"]
         return [*unknown, *lines[1:], *(split_lines(view.pretty) or ["(empty event stream)"])]
     if kind in ("json", "text"):
         head = [f"{SECTION_PREFIX}{view.request.line}"] if view.request is not None else []

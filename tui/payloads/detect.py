@@ -102,7 +102,8 @@ def reassemble_json(value: object) -> Reassembled | None:
     (a request, a tool result): that is shown as JSON."""
     if isinstance(value, list):
         objs = [v for v in value if isinstance(v, dict)]
-        if objs and stream_dialect(objs) not in ("unknown", "generic"):
+        if objs and (stream_dialect(objs) not in ("unknown", "generic") or
+                     any(o.get("error") is not None for o in objs)):  # a stream that failed before any chunk
             return reassemble_chunks([("", o) for o in objs])
         return None
     if not isinstance(value, dict):

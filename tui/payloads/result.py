@@ -72,7 +72,9 @@ class Reassembled:
         return sorted({b.choice for b in self.blocks} | set(self.stops)) or [0]
 
     def text_of(self, choice: int) -> str:
-        return "".join(b.text for b in self.blocks if b.kind == "text" and b.choice == choice)
+        """The text blocks of a choice; separate blocks (text around thinking or a tool call) a blank line apart."""
+        texts = [b.text for b in self.blocks if b.kind == "text" and b.choice == choice]
+        return "\n\n".join(t for t in texts if t) if len(texts) > 1 else "".join(texts)
 
     @property
     def text(self) -> str:
