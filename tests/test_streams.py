@@ -463,6 +463,9 @@ def test_responses_annotation_events_are_citations():
             "type": "response.output_text.annotation.added", "item_id": "m", "output_index": 0,
             "content_index": 0, "annotation_index": 0,
             "annotation": {"type": "url_citation", "url": "https://learn.netdata.cloud", "title": "Docs"}}),
+        ("response.output_item.done", {"type": "response.output_item.done", "output_index": 0, "item": {
+            "id": "m", "type": "message", "content": [{"type": "output_text", "text": "See docs.", "annotations": [
+                {"type": "url_citation", "url": "https://learn.netdata.cloud", "title": "Docs"}]}]}}),
     )
     r = decoded(body).reassembled
     assert [b.text for b in r.of_kind("citation")] == ["Docs <https://learn.netdata.cloud>"]

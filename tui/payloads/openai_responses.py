@@ -54,6 +54,7 @@ def feed(b: Builder, obj: dict) -> None:
     elif t == "response.output_text.annotation.added":
         ann = d(obj.get("annotation"))
         title, url = s(ann.get("title")), s(ann.get("url"))
+        b.by_key.set_plain("annotations streamed", True)  # the item's copy at output_item.done is not added again
         if title or url:
             b.block(None, "citation").parts.append(f"{title} <{url}>" if title and url else title or url)
     elif t in ("response.output_item.added", "response.output_item.done"):
@@ -100,10 +101,9 @@ def _item(b: Builder, oi: object, item: dict, done: bool) -> None:
         if full and (done or not block.parts):
             block.parts[:] = [full]
     elif it == "message":
-        for ci, part in enumerate(lst(item.get("content"))):
+        for part in lst(item.get("content")):
             part = d(part)
-            pt = part.get("type")
-            kind = "refusal" if pt == "refusal" else "text"
+            kind = "refusal" if part.get("type") == "refusal" else "text"
             key = (kind, oi if oi is not None else item_id)
             if key not in b.by_key and item_id and (kind, item_id) in b.by_key:
                 key = (kind, item_id)
@@ -111,7 +111,7 @@ def _item(b: Builder, oi: object, item: dict, done: bool) -> None:
                 b.append(kind, s(part.get("text")) or s(part.get("refusal")), key=key)
             for ann in lst(part.get("annotations")):
                 ann = d(ann)
-                if done and (ann.get("url") or ann.get("title")):
+                if done and (ann.get("url") or ann.get("title")) and "annotations streamed" not in b.by_key:
                     title, url = s(ann.get("title")), s(ann.get("url"))
                     b.block(None, "citation").parts.append(f"{title} <{url}>" if title and url else title or url)
         if item_id and oi is not None:
