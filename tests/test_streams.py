@@ -475,3 +475,12 @@ def test_sse_sniffing_needs_a_data_or_event_line():
     assert decoded("id: 1\nmetadata: x\n").kind == "text"
     v = decoded("retry: 3000\n\nid: 9\ndata: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"hi\"}]}}]}\n\n")
     assert v.kind == "sse" and v.reassembled.dialect == "gemini" and v.reassembled.text == "hi"
+
+
+def test_gemini_grounding_sources_listed_once():
+    grounding = {"groundingChunks": [{"web": {"uri": "https://netdata.cloud", "title": "netdata.cloud"}}]}
+    chunk = {"candidates": [{"content": {"parts": [{"text": "x"}]}, "groundingMetadata": grounding,
+                             "citationMetadata": {"citations": [{"uri": "https://a.example"}]}}]}
+    r = decoded(sse((None, chunk), (None, chunk))).reassembled
+    assert [b.text for b in r.of_kind("search_result")] == ["netdata.cloud <https://netdata.cloud>"]
+    assert [b.text for b in r.of_kind("citation")] == ["https://a.example"] and r.text == "xx"

@@ -32,14 +32,18 @@ def feed(b: Builder, obj: dict) -> None:
         for c in lst(d(cand.get("citationMetadata")).get("citationSources") or
                      d(cand.get("citationMetadata")).get("citations")):
             c = d(c)
-            uri = s(c.get("uri"))
-            if uri:
-                b.block(None, "citation", choice).parts.append(uri)
+            _once(b, "citation", choice, s(c.get("uri")))
         for chunk in lst(d(cand.get("groundingMetadata")).get("groundingChunks")):
             web = d(d(chunk).get("web"))
-            if web.get("uri") or web.get("title"):
-                title, uri = s(web.get("title")), s(web.get("uri"))
-                b.block(None, "search_result", choice).parts.append(f"{title} <{uri}>" if title and uri else title or uri)
+            title, uri = s(web.get("title")), s(web.get("uri"))
+            _once(b, "search_result", choice, f"{title} <{uri}>" if title and uri else title or uri)
+
+
+def _once(b: Builder, kind: str, choice: int, text: str) -> None:
+    """Sources repeat from chunk to chunk of a stream: each is listed once."""
+    key = (kind, choice, text)
+    if text and key not in b.by_key:
+        b.block(key, kind, choice).parts.append(text)
 
 
 def message(b: Builder, obj: dict) -> None:
