@@ -165,7 +165,8 @@ OPENAI_ERROR_MID_STREAM = sse(
 
 # DeepSeek reasoner: reasoning_content first, then content; usage on the last chunk.
 DEEPSEEK = sse(
-    (None, {**chat_chunk({"role": "assistant", "content": None, "reasoning_content": ""}), "model": "deepseek-reasoner"}),
+    (None, {**chat_chunk({"role": "assistant", "content": None, "reasoning_content": ""}),
+            "model": "deepseek-reasoner"}),
     (None, {**chat_chunk({"content": None, "reasoning_content": "9.11 vs 9.8: compare tenths."}),
             "model": "deepseek-reasoner"}),
     (None, {**chat_chunk({"content": "9.8 is larger.", "reasoning_content": None}), "model": "deepseek-reasoner"}),

@@ -36,7 +36,8 @@ async def test_anthropic_stream_thinking_blocks_text_and_tool():
     async with app.run_test(size=(140, 60)) as pilot:
         screen = await settled(pilot)
         shown = visible(screen)
-        assert shown[0].startswith("── Anthropic Messages stream · model claude-sonnet-4-5-20250929 · stop tool_use")
+        assert shown[0].startswith("── Anthropic Messages stream · model claude-sonnet-4-5-20250929 · "
+                                   "stop tool_use")
         assert shown[1:3] == ["── thinking (1 of 3)", "First, find the file. Then read it."]
         assert shown[3:5] == ["── thinking (2 of 3)", "[redacted thinking]"]
         i = shown.index("I'll look for the config.")
@@ -70,7 +71,8 @@ async def test_ollama_ndjson_stored_as_http():
     async with app.run_test(size=(140, 40)) as pilot:
         screen = await settled(pilot)
         shown = visible(screen)
-        assert shown[0].startswith("── Ollama /api/chat stream · model qwen3:8b · stop stop · usage prompt_eval_count=26")
+        assert shown[0].startswith("── Ollama /api/chat stream · model qwen3:8b · stop stop · "
+                                   "usage prompt_eval_count=26")
         assert shown[1:3] == ["── thinking", "The user asks for weather; call the tool."]
         assert shown[3:5] == ["── text", "Checking the weather…"]
         assert shown[5:8] == ["── tool calls (1)", "get_weather:", "  {"]

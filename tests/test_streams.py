@@ -52,7 +52,8 @@ def test_anthropic_thinking_blocks_apart_redacted_on_its_own_line():
     assert r.text == "I'll look for the config.\n\nNetdata listens on port 19999."
     assert calls(r) == [("read_file", '{"path": "/etc/netdata/netdata.conf"}')]
     assert r.tool_calls[0].id == "toolu_01T1x1fJ34qAmk2tNTrN7Up6"
-    assert r.stop_reason == "tool_use" and r.usage["output_tokens"] == 219 and r.usage["cache_read_input_tokens"] == 1200
+    assert r.stop_reason == "tool_use" and r.usage["output_tokens"] == 219
+    assert r.usage["cache_read_input_tokens"] == 1200
     text = text_view(ANTHROPIC_INTERLEAVED, "sse")
     assert "── thinking (1 of 3)" in text and "── thinking (3 of 3)" in text
     i = text.index("── thinking (2 of 3)")
@@ -323,7 +324,8 @@ def test_comments_multiline_data_no_space_event_without_data_id_retry():
             "\n")
     events = parse_sse(body)
     assert [(e.event, e.id) for e in events] == [("content_block_delta", "1"), ("ping", "1"), ("", "1")]
-    assert events[0].data == '{"type": "content_block_delta", "index": 0,\n"delta": {"type": "text_delta", "text": "joined"}}'
+    assert events[0].data == ('{"type": "content_block_delta", "index": 0,\n'
+                              '"delta": {"type": "text_delta", "text": "joined"}}')
     assert events[1].data == ""
     r = reassemble_events(events)
     assert r.dialect == "anthropic" and r.text == "joined" and r.model == "m"
@@ -343,7 +345,8 @@ def test_utf8_split_across_chunks_in_a_base64_http_capture():
     # a truly broken byte is replaced once, the rest of the stream still reassembled
     broken = stream.replace("κόσμε".encode(), b"\xce" + "όσμε".encode())
     v = decode_bytes(broken, "sse")
-    assert v.reassembled.text == "Καλημέρα \ufffdόσμε 🌍" and "invalid UTF-8 in SSE stream replaced" in v.notes
+    assert v.reassembled.text == "Καλημέρα \ufffdόσμε 🌍"
+    assert "invalid UTF-8 in SSE stream replaced" in v.notes
 
 
 def test_one_40kb_event():
@@ -406,7 +409,8 @@ def _mutations(value, rnd, depth=0):
     if depth > 8:
         return value
     if isinstance(value, dict):
-        return {k: (rnd.choice(odd) if rnd.random() < 0.15 else _mutations(v, rnd, depth + 1)) for k, v in value.items()}
+        return {k: (rnd.choice(odd) if rnd.random() < 0.15 else _mutations(v, rnd, depth + 1))
+                for k, v in value.items()}
     if isinstance(value, list):
         return [rnd.choice(odd) if rnd.random() < 0.15 else _mutations(v, rnd, depth + 1) for v in value]
     return value

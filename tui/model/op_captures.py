@@ -298,8 +298,8 @@ def payload_views(capture: Capture | None, decoded: DecodedView) -> list[tuple[s
 
     text: an LLM stream or answer reassembled (dialect, thinking, text, tool calls), a request named then pretty
     JSON, other JSON pretty, HTTP start line + headers + best body; json: the pretty JSON of an answer whose text
-    view shows the message; events: one line per SSE event, NDJSON line or array chunk; headers: HTTP start line + headers; raw: bytes as text (absent when they are
-    not UTF-8: hex says it all); hex: lazy hexdump lines.
+    view shows the message; events: one line per SSE event, NDJSON line or array chunk; headers: HTTP start line
+    + headers; raw: bytes as text (absent when they are not UTF-8: hex says it all); hex: lazy hexdump lines.
     """
     views: list[tuple[str, Sequence[str]]] = []
     kind = decoded.kind
