@@ -8,7 +8,7 @@ block, `tool_use` / `server_tool_use` / `mcp_tool_use` collect `input_json_delta
 
 from __future__ import annotations
 
-from tui.payloads.result import Builder, compact, d, idx, lst, s
+from tui.payloads.result import Builder, compact, d, lst, s
 
 STREAM_TYPES = frozenset({"message_start", "content_block_start", "content_block_delta", "content_block_stop",
                           "message_delta", "message_stop"})
