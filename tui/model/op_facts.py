@@ -42,11 +42,18 @@ def op_facts(op: Op) -> OpFacts:
         response = response if response is not None else ref_response
     when, source = op.started_at, ""
     if when is None:
+        ledger = _from_ledger(op)
         if op.ts_fallback is not None:
-            when, source = op.ts_fallback, "accounting/log" if refs is None else "record"
-        elif refs is not None and op.turn.ended_at is not None:  # a ledger op arrives with its turn's record
+            when, source = op.ts_fallback, "record" if ledger else "accounting/log"
+        elif ledger and op.turn.ended_at is not None:  # a ledger op arrives with its turn_end record
             when, source = op.turn.ended_at, "record"
     return OpFacts(op.chars_in, op.chars_out, request, response, when, source)
+
+
+def _from_ledger(op: Op) -> bool:
+    """A v3 ledger op: its turn was built from ledger records (they have a recordType)."""
+    raw = op.turn.raw
+    return isinstance(raw, dict) and "recordType" in raw
 
 
 def _ref_bytes(refs: list) -> tuple[int | None, int | None]:
