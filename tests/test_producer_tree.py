@@ -247,6 +247,8 @@ def test_cli_dump(snapshot_file):
     assert insights.returncode == 0, insights.stderr
     data = orjson.loads(insights.stdout)
     assert data["insights"]["finalReport"]["source"] == "finalReport" and data["insights"]["retries"] == []
+    assert data["insights"]["sizes"] == {"charactersIn": 160, "charactersOut": 4567, "requestBytes": 2048,
+                                         "responseBytes": 512, "opsWithoutStart": 1}
     text = run("dump", "--insights", str(snapshot_file)).stdout.decode()
     assert "1-5  finalReport  markdown" in text and "content_json" in text
 

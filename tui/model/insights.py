@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 from tui.model.fields import as_dict, as_list
 from tui.model.final_report import FinalReport, final_report
 from tui.model.nodes import Op, Session, Turn
+from tui.model.op_facts import op_facts
 from tui.model.search import walk_ops
 
 SLOWEST = 10
+SIZE_KEYS = ("charactersIn", "charactersOut", "requestBytes", "responseBytes", "opsWithoutStart")
 ERROR_TEXT = 2000  # characters of an op's error detail kept
 
 
@@ -117,6 +119,7 @@ class Insights:
     tool_calls: int = 0
     tool_failed: int = 0
     first_failed_tool: str = ""
+    sizes: dict = field(default_factory=lambda: dict.fromkeys(SIZE_KEYS, 0))  # summed over the ops (op_facts)
     final_report: FinalReport | None = None
 
     @property
@@ -149,6 +152,7 @@ class Insights:
                         for r in self.retries],
             "toolErrors": {"calls": self.tool_calls, "failed": self.tool_failed,
                            "rate": round(rate, 4) if rate is not None else None, "path": self.first_failed_tool or None},
+            "sizes": dict(self.sizes),
             "finalReport": None if report is None else {
                 "path": report.path, "source": report.source, "format": report.format, "text": report.text,
                 "truncated": report.truncated, "contentJson": report.content_json or None,
@@ -167,6 +171,7 @@ def compute(session: Session) -> Insights:
     seq = 0
     for op in walk_ops(session):
         seq += 1
+        _add_sizes(ins.sizes, op)
         started, ended = op.started_at, op.ended_at
         duration = ended - started if started is not None and ended is not None else None
         kind = op.kind
@@ -346,6 +351,20 @@ def _retry(turn: Turn, llm, attrs: dict) -> Retry | None:
         attempts = 2
     path = llm[1].path if len(llm) > 1 else (turn.ops[0].path if turn.ops else turn.session.path_prefix)
     return Retry(path, turn.title, turn.session.display_agent, attempts, reason)
+
+
+def _add_sizes(sizes: dict, op: Op) -> None:
+    """Tool characters, request/response bytes and the ops without a start, added up for `dump --insights --json`."""
+    if op.started_at is None or op.payload_refs:
+        facts = op_facts(op)
+        values = (facts.chars_in, facts.chars_out, facts.request_bytes, facts.response_bytes)
+        if op.started_at is None and op.raw is not None:
+            sizes["opsWithoutStart"] += 1
+    else:
+        values = (op.chars_in, op.chars_out, op.request_bytes, op.response_bytes)
+    for key, value in zip(SIZE_KEYS, values):
+        if value:
+            sizes[key] += value
 
 
 def _chunk_call(op: Op) -> bool:
