@@ -152,11 +152,11 @@ class Insights:
                         for r in self.retries],
             "toolErrors": {"calls": self.tool_calls, "failed": self.tool_failed,
                            "rate": round(rate, 4) if rate is not None else None, "path": self.first_failed_tool or None},
-            "sizes": dict(self.sizes),
             "finalReport": None if report is None else {
                 "path": report.path, "source": report.source, "format": report.format, "text": report.text,
                 "truncated": report.truncated, "contentJson": report.content_json or None,
                 "captured": report.captured, "note": report.note or None},
+            "sizes": dict(self.sizes),
         }
 
 
