@@ -52,6 +52,12 @@ def test_normalise_op_path_leaves_other_text_alone():
     assert normalise_op_path("ss0-1") == "ss0-1" and normalise_op_path("s0") == "s0"
 
 
+def test_search_finds_step_ops_by_path():
+    from tui.model.search import find
+
+    assert [op.path for op in find(root(), "s0-1")] == ["S0-1", "S0-1.1-1"]
+
+
 def test_export_select_takes_step_paths():
     r = root()
     assert select(r, op="S0-1").agent_id == "advisor"

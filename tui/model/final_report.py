@@ -67,11 +67,13 @@ def final_report(session: Session) -> FinalReport | None:
 
 
 def is_final_report_op(op: Op) -> bool:
-    """The producer's final-report marker: a system op labelled `final-report`, or an op whose accounting has the
-    `agent__final_report` tool entry."""
-    if op.kind == "system" and op.label == "final-report":
+    """The producer's final-report marker: a system op labelled `final-report`, or a system op whose accounting has
+    the `agent__final_report` tool entry (only system ops are looked into: the details of a 20,000-op session ask)."""
+    if op.kind != "system":
+        return False
+    if op.label == "final-report":
         return True
-    if op.kind == "tool" or op.raw is None:
+    if op.raw is None:
         return False
     return any(isinstance(e, dict) and e.get("type") == "tool" and e.get("command") == REPORT_COMMAND
                for e in as_list(op.raw.get("accounting")))
