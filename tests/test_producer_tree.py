@@ -55,7 +55,7 @@ def test_normalise_op_path_leaves_other_text_alone():
 def test_search_finds_step_ops_by_path():
     from tui.model.search import find
 
-    assert [op.path for op in find(root(), "s0-1")] == ["S0-1", "S0-1.1-1"]
+    assert [op.path for op in find(root(), "s0-1")] == ["1-4.S0-1", "S0-1", "S0-1.1-1"]  # case-insensitive substring
 
 
 def test_export_select_takes_step_paths():
