@@ -75,7 +75,7 @@ async def test_lists_rows_and_broken_entries(sessions):
         assert cells(screen, NOT_JSON)[2].startswith("not JSON")
         good = cells(screen, GOOD_A)
         assert good[1:5] == ["web-research", "Cheapest flight to Athens", "ok", "1m35s"]
-        assert good[5:8] == ["2", "1500", "$0.5000!"]  # stored totals disagree: "!"
+        assert good[5:8] == ["1", "1500", "$0.5000!"]  # Turns: user turns (turn 0 is init); stored totals disagree: "!"
         assert cells(screen, RUNNING)[3] == "● running" and cells(screen, RUNNING)[6] == "42.0k"
         assert cells(screen, GOOD_B)[3] == "failed"
         assert "\x1b" not in cells(screen, GOOD_B)[2]

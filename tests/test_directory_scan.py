@@ -153,7 +153,7 @@ def test_fill_row_summaries(tmp_path):
     assert a.loaded and not a.broken
     assert (a.agent, a.title, a.status) == ("web-research", "Cheapest flight to Athens", "ok")
     assert a.started_at == T0 - 100_000 and a.duration_ms == 95_000
-    assert a.turns == 2 and a.tokens == 1500 and a.cost == 0.5 and a.mismatch
+    assert a.turns == 1 and a.tokens == 1500  # user turns: turn 0 (init) is not one and a.cost == 0.5 and a.mismatch
     b = rows[GOOD_B]
     assert b.status == "failed" and not b.mismatch
     assert "\x1b" not in b.title and "\\x1b" in b.title  # control characters made visible

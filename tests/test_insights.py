@@ -183,7 +183,7 @@ def test_lines_are_inert_and_capped():
 def test_as_dict_is_the_json_shape():
     out = compute(tree()).as_dict()
     assert list(out) == ["sessionPath", "failedOps", "fatalLogs", "slowestOps", "byModel", "byAgent", "byTool",
-                         "cache", "retries", "toolErrors", "finalReport"]
+                         "cache", "retries", "toolErrors", "finalReport", "sizes"]
     assert out["toolErrors"] == {"calls": 3, "failed": 1, "rate": 0.3333, "path": "1-3"}
     assert out["cache"]["share"] == 0.5357
     assert out["byModel"][0]["model"] == "anthropic:claude" and out["byModel"][0]["costUsd"] == 0.51

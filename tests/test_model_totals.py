@@ -29,7 +29,7 @@ def test_steps_count_too():
     steps = [{"id": "s1", "index": 1, "kind": "advisors", "ops": [op("tool"), op("llm", accounting=[llm_acc(2, 2)])]}]
     s = build_session(session(turn(1, op("tool")), steps=steps))
     assert s.totals.toolsRun == 2 and s.totals.tokensIn == 2 and s.counts.steps == 1
-    assert [o.path for o in s.turns[1].ops] == ["s1-1", "s1-2"]
+    assert [o.path for o in s.turns[1].ops] == ["S1-1", "S1-2"]
 
 
 def test_nested_sessions_add_agents_and_tokens_at_every_level():

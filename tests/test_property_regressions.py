@@ -67,7 +67,7 @@ def replayed(doc, **kwargs):
 
 def test_replay_of_a_tree_with_only_v2_steps_keeps_them_steps():
     steps = [{"id": "s1", "index": 1, "kind": "user", "startedAt": 1000, "endedAt": 3000,
-              "ops": [op("llm", logs=[{"timestamp": 1500, "severity": "WRN", "message": "w", "path": "s1-1"}])]}]
+              "ops": [op("llm", logs=[{"timestamp": 1500, "severity": "WRN", "message": "w", "path": "S1-1"}])]}]
     tree = session(steps=steps)
     del tree["turns"]
     doc = from_object({"version": 2, "opTree": tree}, "steps.json")

@@ -17,7 +17,7 @@ from tui.model.document import SNAPSHOT, Document, load_frozen
 from tui.model.fields import printable
 from tui.model.genkit import looks_like_genkit_dir
 from tui.model.live import LiveHub
-from tui.model.nodes import release_tree
+from tui.model.nodes import release_tree, user_turns
 from tui.model.session_row import SessionRow, row_from_entry
 from tui.model.source_bytes import LoadError
 from tui.sources.dir_watch import DirChanges, watch_sessions
@@ -350,7 +350,7 @@ class MonitorApp(HistoryRecorder, IdleCollector, App):
         row.title = f"[live · {events:,} events · {gaps:,} gaps] {session.title}".strip()
         row.status = session.status
         row.duration_ms = session.duration_ms
-        row.turns = session.counts.turns
+        row.turns = user_turns(session)  # the one definition of Turns, as file rows and the Totals panel
         row.tokens = session.totals.tokensIn + session.totals.tokensOut
         row.cost = session.totals.cost
         row.mismatch = bool(session.mismatch)

@@ -50,7 +50,8 @@ def app_parser() -> argparse.ArgumentParser:
     p.add_argument("path", nargs="?", help="a snapshot (.json.gz/.json), a v3 ledger (.jsonl), a Jules snapshot, "
                    "Genkit snapshots (a JSON array or a directory) or - for stdin")
     p.add_argument("--sessions-dir", metavar="DIR", help="the sessions directory to browse and tail")
-    p.add_argument("--op", metavar="OP_PATH", help="open PATH with this op (e.g. 1-2.3-1) selected")
+    p.add_argument("--op", metavar="OP_PATH",
+                   help="open PATH with this op (e.g. 1-2.3-1, or S0-1 for a v2 step op) selected")
     p.add_argument("--demo", action="store_true", help="run on a temporary directory of generated sessions")
     p.add_argument("--listen", metavar="URL", action="append", default=[],
                    help="accept pushed events: ws://HOST:PORT[/path] or unix:PATH (repeatable)")
@@ -93,7 +94,7 @@ def export_parser() -> argparse.ArgumentParser:
                    help="markdown: Overview, Insights, Timeline, Errors; json: the normalised model (default markdown)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout (- is stdout)")
     which = p.add_mutually_exclusive_group()
-    which.add_argument("--op", metavar="OP_PATH", help="export the sub-agent of this op (e.g. 1-2.3-1)")
+    which.add_argument("--op", metavar="OP_PATH", help="export the sub-agent of this op (e.g. 1-2.3-1, S0-1)")
     which.add_argument("--session", metavar="PREFIX",
                        help="export the sub-agent with this op path, id or trace id prefix, or agent id")
     p.add_argument("--sessions-dir", metavar="DIR", help="where ref payloads and child ledgers resolve")

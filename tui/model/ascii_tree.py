@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 from tui.model.fields import one_line, printable
 from tui.model.format import fmt_cost, fmt_duration, fmt_tokens, fmt_ts
 from tui.model.nodes import Op, Session, Turn
+from tui.model.op_facts import facts_parts, op_facts
 from tui.model.trampoline import flatten
 
 OpNotes = Callable[[Op], list[str]]
@@ -69,6 +70,7 @@ def op_line(op: Op) -> str:
         parts.append(f"in={fmt_tokens(op.tokens_in)} out={fmt_tokens(op.tokens_out)}")
     if op.cost:
         parts.append(fmt_cost(op.cost))
+    parts.extend(facts_parts(op_facts(op)))
     if op.warnings or op.errors:
         parts.append(f"logs: {op.warnings} WRN {op.errors} ERR")
     if op.problems:

@@ -8,7 +8,8 @@ from __future__ import annotations
 from tui.model.fields import as_dict
 from tui.model.insights import Insights, compute
 from tui.model.logs import LogEntry, op_logs
-from tui.model.nodes import Op, Session, Turn
+from tui.model.nodes import Op, Session, Turn, user_turns
+from tui.model.op_facts import op_facts
 
 EXPORT_FORMAT = "aiagent-monitor-export"
 EXPORT_VERSION = 1
@@ -60,6 +61,8 @@ def _session_fields(s: Session) -> dict:
         "totalsMismatch": list(s.mismatch),
         "counts": s.counts.as_dict(),
         "finalReport": s.final_report,
+        "pluginMetas": s.raw.get("pluginMetas") if isinstance(s.raw, dict) else None,
+        "userTurns": user_turns(s),
         "problems": list(s.problems),
         "logs": [log_dict(entry) for entry in s.extra_logs],
         "turns": [turn_dict(t) for t in s.turns],
@@ -112,6 +115,7 @@ def op_dict(op: Op) -> dict:
         "requestSize": _size(request.get("size")),
         "responseSize": _size(response.get("size")),
         "responseTruncated": response.get("truncated") is True,
+        **op_facts(op).as_dict(),
         "attributes": op.attributes,
         "problems": list(op.problems),
         "logs": [log_dict(entry) for entry in op_logs(op)],

@@ -13,7 +13,8 @@ from tui.model.fields import as_dict, as_list, one_line
 from tui.model.format import fmt_cost, fmt_duration, fmt_tokens, fmt_ts
 from tui.model.insights import Insights, Usage, compute
 from tui.model.logs import LogEntry, op_logs
-from tui.model.nodes import Op, Session, Turn
+from tui.model.nodes import Op, Session, Turn, user_turns
+from tui.model.op_facts import facts_parts, op_facts
 from tui.model.search import walk_ops
 from tui.model.trampoline import flatten
 
@@ -61,6 +62,15 @@ def _overview(s: Session, ins: Insights) -> list[str]:
     ]
     if s.latest_status:
         rows.append(("Latest status", md.text(s.latest_status)))
+    rows.append(("User turns", f"{user_turns(s):,}"))
+    report = ins.final_report
+    if report is not None:
+        where = f" at op {_path(report.path)}" if report.path else ""
+        fmt = f", format {md.text(report.format, 40)}" if report.format else ""
+        rows.append(("Final report", f"{md.text(report.source, 80)}{where}{fmt} (see Insights)"))
+    plugins = _plugin_metas(s)
+    if plugins:
+        rows.append(("Plugin metas", md.text(plugins, 600)))
     out = ["## Overview", "", md.table(["", ""], [[f"**{k}**", v] for k, v in rows if v]), ""]
     t, c = s.totals, s.counts
     header = ["tokens in", "tokens out", "cache read", "cache write", "cost", "tools run", "agents run", "turns",
@@ -121,9 +131,16 @@ def _insights(ins: Insights) -> list[str]:
     else:
         where = f"op {_path(report.path)}, " if report.path else ""
         fmt = f", {md.text(report.format, 40)}" if report.format else ""
-        out += [f"From {where}{md.text(report.source, 80)}{fmt}:", "",
-                md.block(report.text, "markdown" if report.format in ("", "markdown") else "", limit=len(report.text)),
-                ""]
+        out += [f"From {where}{md.text(report.source, 80)}{fmt}:", ""]
+        if report.text:
+            lang = "markdown" if report.format in ("", "markdown") else "json" if report.format == "json" else ""
+            out += [md.block(report.text, lang, limit=len(report.text)), ""]
+        if report.content_json:
+            out += ["content_json:", "", md.block(report.content_json, "json", limit=len(report.content_json)), ""]
+        if report.captured is not None:
+            out += [f"Captured: {'yes' if report.captured else 'no'}.", ""]
+        if report.note:
+            out += [f"_No content: {md.text(report.note, 200)}._", ""]
         if report.truncated:
             out += ["_The report was cut: see the JSON export or the file._", ""]
     return out
@@ -149,7 +166,7 @@ def _pct(x: float | None) -> str:
 
 
 def _path(path: str) -> str:
-    """Op paths are built by the loader from turn numbers and positions: digits, `s`, `-` and `.` only."""
+    """Op paths are built by the loader from turn numbers and positions: digits, `S`, `-` and `.` only."""
     return f"`{path}`" if path else "(session)"
 
 
@@ -157,6 +174,12 @@ def _path(path: str) -> str:
 
 def _in_time_order(items):
     return sorted(items, key=lambda x: (x.started_at is None, x.started_at or 0))
+
+
+def _ops_in_time_order(ops: list[Op]) -> list[tuple[Op, object]]:
+    """Ops with their facts, in time order; an op without a start sits at its stand-in time (record/accounting)."""
+    pairs = [(op, op_facts(op)) for op in ops]
+    return sorted(pairs, key=lambda p: (p[1].when is None, p[1].when or 0))
 
 
 def _timeline(s: Session, level: int) -> Iterator[str]:
@@ -170,8 +193,8 @@ def _timeline_body(s: Session, level: int) -> Iterator:
         yield f"{pad}- (no turns)"
     for turn in _in_time_order(s.turns):
         yield pad + "- " + _turn_line(turn)
-        for op in _in_time_order(turn.ops):
-            yield pad + "  - " + _op_line(op)
+        for op, facts in _ops_in_time_order(turn.ops):
+            yield pad + "  - " + _op_line(op, facts)
             if op.child is not None:
                 child = op.child
                 yield pad + "    - " + _session_line(child)
@@ -188,7 +211,7 @@ def _turn_line(t: Turn) -> str:
     return " · ".join(parts)
 
 
-def _op_line(op: Op) -> str:
+def _op_line(op: Op, facts=None) -> str:
     parts = [_path(op.path), f"{op.kind.upper()} {md.text(op.target, 80)}".rstrip(), fmt_duration(op.duration_ms)]
     if op.failed:
         parts.append("**FAILED**" + (f" ({md.text(op.error, 80)})" if op.error else ""))
@@ -200,11 +223,25 @@ def _op_line(op: Op) -> str:
         parts.append(f"in {fmt_tokens(op.tokens_in)} / out {fmt_tokens(op.tokens_out)}")
     if op.cost:
         parts.append(_cost(op.cost))
+    parts.extend(md.text(part, 80) for part in facts_parts(facts if facts is not None else op_facts(op)))
     if op.warnings or op.errors:
         parts.append(f"{op.warnings} WRN, {op.errors} ERR")
     if op.problems:
         parts.append("broken: " + md.text("; ".join(op.problems), 120))
     return " · ".join(parts)
+
+
+def _plugin_metas(s: Session) -> str:
+    """v2 `opTree.pluginMetas` as one line of JSON ("" when absent)."""
+    metas = s.raw.get("pluginMetas") if isinstance(s.raw, dict) else None
+    if metas is None:
+        return ""
+    import orjson
+
+    try:
+        return orjson.dumps(metas).decode()
+    except TypeError:
+        return str(metas)
 
 
 def _session_line(s: Session) -> str:

@@ -11,12 +11,14 @@ import heapq
 from dataclasses import dataclass, field
 
 from tui.model.fields import as_dict, as_list
+from tui.model.final_report import FinalReport, final_report
 from tui.model.nodes import Op, Session, Turn
+from tui.model.op_facts import op_facts
 from tui.model.search import walk_ops
 
 SLOWEST = 10
+SIZE_KEYS = ("charactersIn", "charactersOut", "requestBytes", "responseBytes", "opsWithoutStart")
 ERROR_TEXT = 2000  # characters of an op's error detail kept
-REPORT_TEXT = 20_000  # characters of the final report kept in insights
 
 
 @dataclass(slots=True)
@@ -99,15 +101,6 @@ class Retry:
     reason: str
 
 
-@dataclass(slots=True)
-class FinalReport:
-    path: str  # the final-report tool op, or the session's prefix when only `finalReport` holds it
-    source: str  # "finalReport" | the tool name
-    format: str
-    text: str
-    truncated: bool
-
-
 @dataclass
 class Insights:
     session_path: str  # the path prefix of the session the insights describe ("" = the document's root)
@@ -126,6 +119,7 @@ class Insights:
     tool_calls: int = 0
     tool_failed: int = 0
     first_failed_tool: str = ""
+    sizes: dict = field(default_factory=lambda: dict.fromkeys(SIZE_KEYS, 0))  # summed over the ops (op_facts)
     final_report: FinalReport | None = None
 
     @property
@@ -160,7 +154,9 @@ class Insights:
                            "rate": round(rate, 4) if rate is not None else None, "path": self.first_failed_tool or None},
             "finalReport": None if report is None else {
                 "path": report.path, "source": report.source, "format": report.format, "text": report.text,
-                "truncated": report.truncated},
+                "truncated": report.truncated, "contentJson": report.content_json or None,
+                "captured": report.captured, "note": report.note or None},
+            "sizes": dict(self.sizes),
         }
 
 
@@ -175,6 +171,7 @@ def compute(session: Session) -> Insights:
     seq = 0
     for op in walk_ops(session):
         seq += 1
+        _add_sizes(ins.sizes, op)
         started, ended = op.started_at, op.ended_at
         duration = ended - started if started is not None and ended is not None else None
         kind = op.kind
@@ -187,7 +184,9 @@ def compute(session: Session) -> Insights:
             model.calls += 1
             model.add_op(op, duration)
             attempts = llm_turns.get(id(op.turn))
-            if attempts is None:
+            if _chunk_call(op):
+                pass  # a tool_output sub-agent: one call per chunk of a big tool result, then a reduce: not retries
+            elif attempts is None:
                 llm_turns[id(op.turn)] = [op]
             else:
                 attempts.append(op)
@@ -354,58 +353,31 @@ def _retry(turn: Turn, llm, attrs: dict) -> Retry | None:
     return Retry(path, turn.title, turn.session.display_agent, attempts, reason)
 
 
+def _add_sizes(sizes: dict, op: Op) -> None:
+    """Tool characters, request/response bytes and the ops without a start, added up for `dump --insights --json`."""
+    if op.started_at is None or op.payload_refs:
+        facts = op_facts(op)
+        values = (facts.chars_in, facts.chars_out, facts.request_bytes, facts.response_bytes)
+        if op.started_at is None and op.raw is not None:
+            sizes["opsWithoutStart"] += 1
+    else:
+        values = (op.chars_in, op.chars_out, op.request_bytes, op.response_bytes)
+    for key, value in zip(SIZE_KEYS, values):
+        if value:
+            sizes[key] += value
+
+
+def _chunk_call(op: Op) -> bool:
+    """An llm op of a tool_output extraction (src/tool-output/extractor.ts): a map call per chunk
+    (`attributes.chunk` 1..N) and the reduce call (`attributes.stage: "reduce"`)."""
+    attrs = op.attributes
+    if not attrs:
+        return False
+    chunk = attrs.get("chunk")
+    return (type(chunk) is int and chunk >= 1) or attrs.get("stage") in ("reduce", "map")
+
+
 def _positive(value: object, above: int = 0) -> bool:
     if isinstance(value, bool):
         return value
     return isinstance(value, (int, float)) and value > above
-
-
-def final_report(session: Session) -> FinalReport | None:
-    """The session's own final report: `finalReport`, else the last final-report tool call of its own turns."""
-    report = session.final_report
-    tool_op = None
-    for op in session.all_ops():
-        if op.kind == "tool" and "final_report" in op.name.lower():
-            tool_op = op
-    path = tool_op.path if tool_op is not None else session.path_prefix
-    if report is not None:
-        text, fmt = _report_text(report)
-        if text:
-            return _clip_report(path, "finalReport", fmt, text)
-    if tool_op is None or tool_op.raw is None:
-        return None
-    params = as_dict(as_dict(tool_op.raw.get("request")).get("payload"))
-    fmt = params.get("report_format")
-    for key in ("report_content", "content", "report"):
-        value = params.get(key)
-        if isinstance(value, str) and value:
-            return _clip_report(path, tool_op.name, fmt if isinstance(fmt, str) else "", value)
-    payload = as_dict(tool_op.raw.get("response")).get("payload")
-    if isinstance(payload, str) and payload:
-        return _clip_report(path, tool_op.name, "", payload)
-    return None
-
-
-def _report_text(report: object) -> tuple[str, str]:
-    if isinstance(report, str):
-        return report, ""
-    if not isinstance(report, dict):
-        return "", ""
-    fmt = report.get("format")
-    fmt = fmt if isinstance(fmt, str) else ""
-    content = report.get("content")
-    if isinstance(content, str):
-        return content, fmt
-    content_json = report.get("content_json")
-    if content_json is not None:
-        import orjson
-
-        try:
-            return orjson.dumps(content_json, option=orjson.OPT_INDENT_2).decode(), fmt or "json"
-        except TypeError:
-            return str(content_json), fmt or "json"
-    return "", fmt
-
-
-def _clip_report(path: str, source: str, fmt: str, text: str) -> FinalReport:
-    return FinalReport(path, source, fmt, text[:REPORT_TEXT], len(text) > REPORT_TEXT)

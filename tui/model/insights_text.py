@@ -108,10 +108,17 @@ def lines(ins: Insights, *, limit: int | None = None) -> list[Line]:
         head = f"  {report.path or '(session)'}  {one_line(report.source, 40)}"
         if report.format:
             head += f"  {one_line(report.format, 20)}"
-        head += f"  {len(report.text):,} chars{' (cut)' if report.truncated else ''}"
+        if report.text:
+            head += f"  {len(report.text):,} chars{' (cut)' if report.truncated else ''}"
+        if report.captured is not None:
+            head += "  captured" if report.captured else "  not captured"
         out.append(Line("entry", head, report.path, "good"))
         for text_line in [x for x in report.text.splitlines() if x.strip()][:3]:
             out.append(Line("entry", "    " + one_line(text_line, 200), report.path, "dim"))
+        if report.content_json:
+            out.append(Line("entry", "    content_json: " + one_line(report.content_json, 200), report.path, "dim"))
+        if report.note:
+            out.append(Line("note", f"    ({one_line(report.note, 120)})", report.path, "dim"))
     return out
 
 

@@ -24,6 +24,15 @@ class LogEntry:
         return self.severity == "FATAL"
 
 
+def join_log_path(prefix: str, path: str) -> str:
+    """A log's `path` as the whole tree names it. The producer writes it relative to the tree of the session that
+    logged it (inside the sub-agent of op `1-5`, `1-1`): joined with the sub-agent's op path it reads `1-5.1-1`,
+    not the root's own op `1-1`. A path that already starts with the prefix (live events, older files) is kept."""
+    if not prefix or not path or path == prefix or path.startswith(prefix + "."):
+        return path
+    return f"{prefix}.{path}"
+
+
 def normalise(raw: object, op: Op | None, fallback_path: str = "") -> LogEntry:
     if not isinstance(raw, dict):
         return LogEntry(None, "???", f"[log entry is not an object: {str(raw)[:200]}]", fallback_path, op, None)
@@ -34,7 +43,10 @@ def normalise(raw: object, op: Op | None, fallback_path: str = "") -> LogEntry:
     message = raw.get("message")
     if not isinstance(message, str):
         message = "" if message is None else str(message)
-    return LogEntry(as_ms(raw.get("timestamp")), severity, message, as_str(raw.get("path")) or fallback_path, op, raw)
+    path = as_str(raw.get("path"))
+    if path and op is not None:
+        path = join_log_path(op.turn.session.path_prefix, path)
+    return LogEntry(as_ms(raw.get("timestamp")), severity, message, path or fallback_path, op, raw)
 
 
 def op_logs(op: Op) -> list[LogEntry]:

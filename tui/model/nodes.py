@@ -164,6 +164,7 @@ class Op(_Timed):
         "raw", "op_id", "kind", "status", "started_at", "ended_at", "name", "provider", "model", "label",
         "error", "path", "turn", "child", "child_ref", "tokens_in", "tokens_out", "cache_read", "cache_write",
         "cost", "log_count", "warnings", "errors", "problems", "payload_refs", "attributes", "__weakref__",
+        "chars_in", "chars_out", "request_bytes", "response_bytes", "ts_fallback",
     )
 
     def __init__(self, turn: Turn, path: str) -> None:
@@ -193,6 +194,14 @@ class Op(_Timed):
         self.problems: list[str] = []
         self.payload_refs: list | None = None  # v3 ledgers: payloadRefs[]
         self.attributes: dict = {}
+        # sizes and a stand-in time (tui.model.op_facts reads them; None = not recorded): charactersIn/Out of tool
+        # accounting entries, request/response bytes (snapshot `size`, v3 payloadRefs originalBytes), and for an op
+        # without startedAt the time of its record (v3 `ts`) or first accounting entry
+        self.chars_in: int | None = None
+        self.chars_out: int | None = None
+        self.request_bytes: int | None = None
+        self.response_bytes: int | None = None
+        self.ts_fallback: int | None = None
 
     @property
     def session(self) -> Session:
@@ -228,6 +237,23 @@ class Op(_Timed):
                 if isinstance(value, str) and value:
                     return value
         return ""
+
+
+def user_turns(session: Session) -> int:
+    """A row's "Turns", the one definition the browser's file and live rows and the totals panel share: the
+    session's own user turns, i.e. its `turns[]` entries with index >= 1 that are not system turns. Turn 0 (the
+    producer's init/fin turn), the turns of sub-agents and v2 `steps[]` are not counted: that is what the producer
+    counts as turns used. A v2 tree that has only steps counts its `user` steps."""
+    users = steps = 0
+    has_turns = False
+    for turn in session.turns:
+        if turn.kind == "turn":
+            has_turns = True
+            if turn.index >= 1 and not turn.system:
+                users += 1
+        elif turn.step_kind == "user":
+            steps += 1
+    return users if has_turns else steps
 
 
 KINDS = frozenset({"llm", "tool", "session", "system"})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from tui.model.fields import as_list
@@ -103,8 +104,17 @@ def _children(node: object) -> list:
     return []
 
 
+_STEP_SEGMENT = re.compile(r"(?:(?<=^)|(?<=\.))s(?=\d+-\d+(?:\.|$))")
+
+
+def normalise_op_path(path: str) -> str:
+    """An op path as typed (`--op s0-1`, ` 2-2.S0-1 `) in the form the loader builds: v2 step segments are
+    `S<step>-<op>` with a capital S, as the producer writes them."""
+    return _STEP_SEGMENT.sub("S", path.strip())
+
+
 def find_op_by_path(session: Session, path: str) -> Op | None:
-    path = path.strip()
+    path = normalise_op_path(path)
     for op in walk_ops(session):
         if op.path == path:
             return op

@@ -13,7 +13,7 @@ from pathlib import Path
 import orjson
 
 from tui.model.fields import one_line
-from tui.model.nodes import release_tree
+from tui.model.nodes import release_tree, user_turns
 from tui.model.source_bytes import LoadError, document_limit
 
 SNAPSHOT = "snapshot"
@@ -133,9 +133,7 @@ def _fill(row: SessionRow) -> None:
     row.title = one_line(title, 200)
     row.status = s.status
     row.duration_ms = s.duration_ms
-    # the root's own turns (counts.turns also counts every sub-agent's); v2 trees may only have steps
-    own = [t.kind for t in s.turns]
-    row.turns = own.count("turn") or own.count("step")
+    row.turns = user_turns(s)  # the one definition of Turns (tui.model.nodes), shared with live rows and Totals
     row.tokens = s.totals.tokensIn + s.totals.tokensOut
     row.cost = s.totals.cost
     row.mismatch = bool(s.mismatch)

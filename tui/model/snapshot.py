@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Generator
 
-from tui.model.fields import as_dict, as_opt_bool, ms_field, str_field, type_name
+from tui.model.fields import as_dict, as_ms, as_opt_bool, ms_field, str_field, type_name
 from tui.model.nodes import Op, Session, Turn, begin_op
 from tui.model.totals import Totals, llm_entry_usage, mismatched_keys, stored_totals
 from tui.model.trampoline import drive
@@ -75,7 +75,7 @@ def _session(node: object, parent_op: Op | None, prefix: str, depth: int, walk: 
         for position, item in enumerate(items):
             t, ops = _turn(s, item, kind, position)
             s.turns.append(t)
-            seg_turn = f"{seg_prefix}s{t.index}-" if kind == "step" else f"{seg_prefix}{t.index}-"
+            seg_turn = f"{seg_prefix}S{t.index}-" if kind == "step" else f"{seg_prefix}{t.index}-"
             for op_position, op_node in enumerate(ops):
                 path = f"{seg_turn}{op_position + 1}"
                 op = _op(t, op_node, path, walk)
@@ -162,6 +162,8 @@ def _op(t: Turn, node: object, path: str, walk: _Walk) -> Op:
         problems.append(f"attributes is {type_name(attrs)}, expected an object")
     if not op.error and isinstance(node.get("error"), str):
         op.error = node["error"]
+    op.request_bytes = _size(node, "request")
+    op.response_bytes = _size(node, "response")
     refs = node.get("payloadRefs")  # a v3 ledger op replayed as a tree keeps its payload files here
     op.payload_refs = refs if isinstance(refs, list) else None
 
@@ -191,7 +193,10 @@ def _accounting(op: Op, entries: object, walk: _Walk) -> None:
         if not isinstance(entry, dict):
             op.problems.append(f"accounting[{position}] is {type_name(entry)}, expected an object")
             continue
+        if op.ts_fallback is None and op.started_at is None:
+            op.ts_fallback = as_ms(entry.get("timestamp"))
         if entry.get("type") != "llm":
+            _tool_chars(op, entry)
             continue
         tin, tout, cread, cwrite, cost = llm_entry_usage(entry)
         if not _plain_usage(entry):
@@ -207,6 +212,19 @@ def _accounting(op: Op, entries: object, walk: _Walk) -> None:
             totals.tokensCacheRead += cread
             totals.tokensCacheWrite += cwrite
             totals.costUsd += cost
+
+
+def _tool_chars(op: Op, entry: dict) -> None:
+    """charactersIn/Out of a tool accounting entry, added up over the op's entries."""
+    for key, slot in (("charactersIn", "chars_in"), ("charactersOut", "chars_out")):
+        value = entry.get(key)
+        if type(value) is int and value >= 0:
+            setattr(op, slot, (getattr(op, slot) or 0) + value)
+
+
+def _size(node: dict, key: str) -> int | None:
+    size = as_dict(node.get(key)).get("size")
+    return size if type(size) is int and size >= 0 else None
 
 
 def _plain_usage(entry: dict) -> bool:
@@ -253,6 +271,8 @@ def _logs(op: Op, logs: object, counts) -> None:
                 errors += 1
         else:
             odd += 1
+    if op.started_at is None and op.ts_fallback is None:  # no start and no accounting time: the first log's
+        op.ts_fallback = next((as_ms(e.get("timestamp")) for e in logs if isinstance(e, dict)), None)
     if odd:
         op.problems.append(f"{odd} log entr{'y is' if odd == 1 else 'ies are'} not objects")
     op.log_count = len(logs)

@@ -9,7 +9,9 @@ from textual.widgets import Static
 from tui.model.fields import as_dict, as_list, one_line, printable
 from tui.model.foreign import sections_of, view_of
 from tui.model.format import fmt_bytes, fmt_cost, fmt_duration, fmt_ts
-from tui.model.nodes import Op, Session, Turn
+from tui.model.final_report import final_report
+from tui.model.nodes import Op, Session, Turn, user_turns
+from tui.model.op_facts import op_facts
 
 LONG_TEXT = 4000
 
@@ -78,6 +80,7 @@ def _session(b: DetailBuilder, s: Session) -> None:
     b.field("started", fmt_ts(s.started_at))
     b.field("ended", fmt_ts(s.ended_at) if s.ended_at else "running")
     b.field("duration", fmt_duration(s.duration_ms))
+    b.field("user turns", user_turns(s))
     if s.error:
         b.heading("Error")
         b.block(s.error, "red")
@@ -88,11 +91,39 @@ def _session(b: DetailBuilder, s: Session) -> None:
         b.heading("Attributes")
         for key, value in list(attrs.items())[:40]:
             b.field(str(key), value)
-    if s.final_report is not None:
-        b.heading("Final report")
-        report = s.final_report
-        content = as_dict(report).get("content") if isinstance(report, dict) else report
-        b.block(content if isinstance(content, str) else str(report)[:LONG_TEXT])
+    _final_report(b, s)
+    metas = s.raw.get("pluginMetas") if isinstance(s.raw, dict) else None
+    if metas is not None:
+        b.heading("Plugin metas")
+        b.block(_json(metas))
+
+
+def _final_report(b: DetailBuilder, s: Session) -> None:
+    report = final_report(s)
+    if report is None:
+        return
+    b.heading("Final report")
+    b.field("source", report.source)
+    b.field("op", report.path)
+    b.field("format", report.format)
+    if report.captured is not None:
+        b.field("captured", "yes" if report.captured else "no")
+    if report.note:
+        b.field("content", report.note, "dim")
+    if report.text:
+        b.block(report.text)
+    if report.content_json:
+        b.field("content_json", "(as JSON, below)")
+        b.block(report.content_json)
+
+
+def _json(value: object) -> str:
+    import orjson
+
+    try:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+    except TypeError:
+        return str(value)
 
 
 def _turn(b: DetailBuilder, t: Turn) -> None:
@@ -120,8 +151,18 @@ def _op(b: DetailBuilder, op: Op) -> None:
     b.field("opId", op.op_id)
     b.field("status", op.status or ("running" if op.running else "-"), "bold red" if op.failed else "")
     b.field("error", op.error, "bold red")
-    b.field("started", fmt_ts(op.started_at))
+    facts = op_facts(op)
+    if op.started_at is None and facts.when is not None:
+        b.field("at", f"{fmt_ts(facts.when)} (no start recorded: {facts.when_source} ts)")
+    else:
+        b.field("started", fmt_ts(op.started_at))
     b.field("duration", fmt_duration(op.duration_ms))
+    if facts.chars_in is not None or facts.chars_out is not None:
+        b.field("characters", f"in {_count(facts.chars_in)}  out {_count(facts.chars_out)}")
+    if facts.request_bytes is not None:
+        b.field("request", fmt_bytes(facts.request_bytes))
+    if facts.response_bytes is not None:
+        b.field("response", fmt_bytes(facts.response_bytes))
     if op.child is not None:
         b.field("sub-agent", f"{op.child.display_agent} ({op.child.counts.ops} ops) — Enter to drill in", "blue")
         for problem in op.child.problems:
@@ -140,6 +181,10 @@ def _op(b: DetailBuilder, op: Op) -> None:
     _reasoning(b, op)
     _format_sections(b, op)
     _captures(b, op)
+
+
+def _count(value: int | None) -> str:
+    return "?" if value is None else f"{value:,}"
 
 
 def _accounting(b: DetailBuilder, op: Op) -> None:

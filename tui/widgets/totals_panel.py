@@ -11,7 +11,7 @@ from textual.widgets import Static
 from tui.model.foreign import Facts, facts_of
 from tui.model.fields import one_line
 from tui.model.format import fmt_cost, fmt_duration
-from tui.model.nodes import Session
+from tui.model.nodes import Session, user_turns
 from tui.widgets.node_labels import live_duration
 
 
@@ -53,7 +53,7 @@ class TotalsPanel(Static):
         cells = [
             ("tokens in", _n(t.tokensIn)), ("out", _n(t.tokensOut)),
             ("cache read", _n(t.tokensCacheRead)), ("cache write", _n(t.tokensCacheWrite)),
-            ("cost", Text(fmt_cost(t.costUsd), style="bold")), ("turns", _n(c.turns)),
+            ("cost", Text(fmt_cost(t.costUsd), style="bold")), ("turns", _n(user_turns(s))),
             ("tools run", _n(t.toolsRun)), ("agents", _n(t.agentsRun)),
             ("duration", fmt_duration(live_duration(s.started_at, s.ended_at, now))),
             ("status", Text(("● " if status == "running" else "") + status, style=style)),
