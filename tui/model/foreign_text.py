@@ -41,8 +41,17 @@ def _jules_header(snap: jules.JulesSnapshot) -> Iterator[str]:
     yield "Activity counts: " + ("  ".join(f"{k}={v}" for k, v in snap.activity_counts.items()) or "none")
     if not snap.activities_included:
         yield "  ! the file has no activities: the tree below is its stored timeline"
+    if snap.shape == "activitiesPage":
+        yield ("  one page of GET .../activities (no session fields)"
+               + (f"; more on the next page: nextPageToken={one_line(snap.next_page_token, 80)}"
+                  if snap.next_page_token else ""))
+    omitted = sum(1 for a in snap.commands if a.exit_code_omitted)
+    if omitted:
+        yield f"  {omitted} command{'s' if omitted != 1 else ''} without exitCode: the API leaves exit code 0 out (succeeded)"
     for m in snap.mismatch:
         yield f"  ! stored {one_line(m, 200)}"
+    for n in snap.notes:
+        yield f"  note: {one_line(n, 240)}"
     for p in snap.problems:
         yield f"  ! {one_line(p, 200)}"
 
