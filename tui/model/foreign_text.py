@@ -61,9 +61,12 @@ def _genkit_header(store: genkit.GenkitStore) -> Iterator[str]:
     events = "  ".join(f"{k}={v}" for k, v in c["events"].items())
     yield (f"Genkit snapshots ({store.shape}): snapshots={c['snapshots']} sessions={c['sessions']} turns={c['turns']} "
            f"branches={c['branches']} orphaned={c['orphaned']}  events: {events}")
+    if store.snapshot_shape in ("shipped", "mixed"):
+        yield ("  shipped shape (snapshotId, no sessionId/index/turnIndex/orphaned): conversations, index, turns and "
+               "orphaned derived from parentId, createdAt and the events")
     for g in store.sessions:
         head = g.head
-        yield (f"  session {one_line(g.session_id, 80) or '(no sessionId)'}: {len(g.snapshots)} snapshots, "
+        yield (f"  session {one_line(g.name, 80)}: {len(g.snapshots)} snapshots, "
                f"head #{head.index if head else '-'} {head.id if head else ''}, {len(g.branches)} branches")
     for p in store.problems + [p for g in store.sessions for p in g.problems]:
         yield f"  ! {one_line(p, 200)}"
