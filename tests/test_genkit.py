@@ -480,3 +480,21 @@ def test_dump_of_the_shipped_shape(tmp_path):
     out_text = text.stdout.decode()
     assert "shipped shape" in out_text and "session conversation 0b0d5c6e: 4 snapshots" in out_text
     assert "branch  2 snapshots #1–#2, 2 orphaned" in out_text
+
+
+def test_export_of_the_shipped_shape_keeps_every_snapshot():
+    from tui.model.export import render as export
+
+    doc = doc_of(SHIPPED)
+    out = orjson.loads(export(doc.root, "json", source="s.json", source_format=doc.format))
+    ids = []
+    stack = [out["session"]]
+    while stack:
+        session = stack.pop()
+        for turn in session["turns"]:
+            for op in turn["ops"]:
+                ids.append(op.get("opId"))
+                if op.get("childSession"):
+                    stack.append(op["childSession"])
+    assert {S1, S2, S3, S4} <= set(ids)
+    assert out["session"]["title"] == "hi"

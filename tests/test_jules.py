@@ -544,3 +544,16 @@ def test_dump_of_an_activities_page(tmp_path):
     lint = next(line for line in lines if "tool  npm run lint" in line)
     assert "FAILED  (exit 1)" in lint
     assert any("activity  Cloned the repository into the VM" in line for line in lines)
+
+
+def test_export_of_an_activities_page_lists_only_the_command_that_failed():
+    from tui.model.export import render as export
+
+    doc = doc_of(PAGE)
+    text = export(doc.root, "markdown", source="activities.json", source_format=doc.format).decode()
+    failed = text.split("### Failed ops (1)", 1)[1].split("###", 1)[0]
+    assert "npm run lint" in failed and "exit 1" in failed and "npm test |" not in failed
+    out = orjson.loads(export(doc.root, "json", source="activities.json", source_format=doc.format))
+    ops = [op for turn in out["session"]["turns"] for op in turn["ops"]]
+    assert [(op["name"], op["status"]) for op in ops if op["kind"] == "tool"] == [("npm test", "ok"),
+                                                                                 ("npm run lint", "failed")]
