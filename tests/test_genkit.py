@@ -307,7 +307,8 @@ def test_dump_command_on_a_directory(tmp_path):
 # SessionState{Messages `messages,omitempty`, Custom `custom,omitempty`, ...}, ai.Message{content, metadata, role}
 # and its parts ({text}, {reasoning}, {toolRequest: {input, name, ref}}, {toolResponse: {name, output, ref}}).
 # Invocation 1: two turns (the second calls a tool), then an invocationEnd because the flow changed its custom
-# state after the last turn. Invocation 2 resumes from the first snapshot (WithSnapshotID): its turn gives that
+# state after the last turn. After saving a snapshot, SessionRunner.maybeSnapshot writes its id into the live
+# state's last message (`metadata.snapshotId`): the next snapshot carries it on that earlier message. Invocation 2 resumes from the first snapshot (WithSnapshotID): its turn gives that
 # snapshot a second child, so the first invocation's later snapshots are off the line to the newest one.
 S1, S2, S3, S4 = ("0b0d5c6e-1f52-4d1a-9a57-5a3c1e0f7a01", "7c1e8f02-55b3-4c8e-8d7e-2f4a6b9c0d12",
                   "c4a1d2e3-8b7f-4e6d-a5c4-3b2a1f0e9d23", "e9f8d7c6-b5a4-4392-8170-6f5e4d3c2b34")
@@ -318,16 +319,18 @@ M_CALL = {"content": [{"toolRequest": {"input": {"city": "Lisbon"}, "name": "get
           "role": "model"}
 M_RESULT = {"content": [{"toolResponse": {"name": "getWeather", "output": {"tempC": 21}, "ref": "call-1"}}],
             "role": "tool"}
-M_SUNNY = {"content": [{"text": "21 °C and clear."}], "metadata": {"snapshotId": S2}, "role": "model"}
+M_SUNNY = {"content": [{"text": "21 °C and clear."}], "role": "model"}
+M_HELLO_1 = {**M_HELLO, "metadata": {"snapshotId": S1}}  # as later snapshots of invocation 1 hold them
+M_SUNNY_2 = {**M_SUNNY, "metadata": {"snapshotId": S2}}
 M_CHAN = {"content": [{"text": "Tell me about channels instead."}], "role": "user"}
 M_CHAN_A = {"content": [{"text": "Channels are typed conduits."}], "role": "model"}
 SHIPPED = [
     {"snapshotId": S1, "createdAt": "2026-04-21T09:45:28.123456789-07:00", "event": "turnEnd",
      "state": {"messages": [M_HI, M_HELLO]}},
     {"snapshotId": S2, "parentId": S1, "createdAt": "2026-04-21T09:45:41.000000001-07:00", "event": "turnEnd",
-     "state": {"messages": [M_HI, M_HELLO, M_ASK, M_CALL, M_RESULT, M_SUNNY]}},
+     "state": {"messages": [M_HI, M_HELLO_1, M_ASK, M_CALL, M_RESULT, M_SUNNY]}},
     {"snapshotId": S3, "parentId": S2, "createdAt": "2026-04-21T09:45:41.5-07:00", "event": "invocationEnd",
-     "state": {"messages": [M_HI, M_HELLO, M_ASK, M_CALL, M_RESULT, M_SUNNY], "custom": {"topics": 2}}},
+     "state": {"messages": [M_HI, M_HELLO_1, M_ASK, M_CALL, M_RESULT, M_SUNNY_2], "custom": {"topics": 2}}},
     {"snapshotId": S4, "parentId": S1, "createdAt": "2026-04-21T17:02:00Z", "event": "turnEnd",
      "state": {"messages": [M_HI, M_HELLO, M_CHAN, M_CHAN_A]}},
 ]
@@ -387,6 +390,8 @@ def test_the_shipped_state_messages_are_shown_with_tool_requests_and_responses()
     assert response.plain["messages"][3] == M_CALL and request.plain == SHIPPED[0]["state"]
     s3 = next(op for op in walk_ops(doc.root) if op.op_id == S3)
     assert "+custom" in s3.name
+    # the snapshotId the runner writes into an earlier message afterwards is not a new message
+    assert "Messages added" not in " ".join(sec.title for sec in sections_of(s3))
 
 
 def test_the_shipped_shape_opens_as_a_directory_of_snapshot_files(tmp_path):

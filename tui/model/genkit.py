@@ -527,6 +527,28 @@ def messages(state: object) -> list:
     return as_list(as_dict(state).get("messages"))
 
 
+def added_messages(before: list, after: list) -> list:
+    """The messages `after` holds beyond `before` (all of them when the history was rewritten). The session
+    runner writes each snapshot's id into the last message's `metadata.snapshotId` after saving it, so the next
+    snapshot holds that earlier message with one more metadata key: not a rewrite."""
+    if len(after) < len(before):
+        return after
+    for old, new in zip(before, after):
+        if old != new and _without_snapshot_id(old) != _without_snapshot_id(new):
+            return after
+    return after[len(before):]
+
+
+def _without_snapshot_id(message: object) -> object:
+    if not isinstance(message, dict) or not isinstance(message.get("metadata"), dict):
+        return message
+    meta = {k: v for k, v in message["metadata"].items() if k != "snapshotId"}
+    out = {k: v for k, v in message.items() if k != "metadata"}
+    if meta:
+        out["metadata"] = meta
+    return out
+
+
 def message_text(message: object) -> str:
     """`role: text` of a Genkit ai.Message ({role, content: [{text}...]}), or of a plain {role, text} dict."""
     if isinstance(message, str):

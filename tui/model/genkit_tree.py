@@ -16,7 +16,8 @@ from tui.model.fields import one_line
 from tui.model.foreign import Fact, Facts, ForeignOp, ForeignSession, Section, session_facts
 from tui.model.format import fmt_duration
 from tui.model.genkit import (
-    Branch, GenkitSession, GenkitStore, Snapshot, content_address_matches, message_text, messages, state_changes,
+    Branch, GenkitSession, GenkitStore, Snapshot, added_messages, content_address_matches, message_text, messages,
+    state_changes,
 )
 from tui.model.logs import LogEntry
 from tui.model.nodes import Op, Session, Turn
@@ -102,9 +103,8 @@ def _fill(s: ForeignSession, branch: Branch, parent_op: Op | None, prefix: str, 
 
 def new_messages(snap: Snapshot) -> list:
     """The messages this snapshot added to its parent's (all of them when the history was rewritten)."""
-    after = messages(snap.state)
     before = messages(snap.parent.state) if snap.parent is not None else []
-    return after[len(before):] if after[:len(before)] == before else after
+    return added_messages(before, messages(snap.state))
 
 
 def _name_turn(turn: Turn) -> None:
@@ -114,8 +114,7 @@ def _name_turn(turn: Turn) -> None:
         return
     first, last = snaps[0], snaps[-1]
     before = messages(first.parent.state) if first.parent is not None else []
-    after = messages(last.state)
-    new = after[len(before):] if after[:len(before)] == before else after
+    new = added_messages(before, messages(last.state))
     users = [message_text(m).removeprefix("user: ") for m in new if isinstance(m, dict) and m.get("role") == "user"]
     if users:
         turn.prompts = {"user": "\n".join(users)}
@@ -183,6 +182,10 @@ def snapshot_title(snap: Snapshot) -> str:
     parent_msgs = messages(snap.parent.state) if snap.parent is not None else []
     if msgs and len(msgs) > len(parent_msgs):
         return f"{text}  {one_line(message_text(msgs[-1]), 120)}"
+    if snap.parent is not None and not added_messages(parent_msgs, msgs) and msgs != parent_msgs:
+        # only the runner's metadata.snapshotId changed in the messages: say what else did
+        changes = [c for c in state_changes(snap.state, snap.parent.state) if c != "~messages"]
+        return f"{text}  " + (", ".join(changes[:6]) if changes else "state unchanged")
     if snap.parent is not None:
         changes = state_changes(snap.state, snap.parent.state)
         return f"{text}  " + (", ".join(changes[:6]) if changes else "state unchanged")
