@@ -503,3 +503,25 @@ def test_export_of_the_shipped_shape_keeps_every_snapshot():
                     stack.append(op["childSession"])
     assert {S1, S2, S3, S4} <= set(ids)
     assert out["session"]["title"] == "hi"
+
+
+def test_the_generator_writes_the_shipped_shape_too(tmp_path):
+    from tui.gen.genkit import make_genkit_shipped
+
+    snaps = make_genkit_shipped(3)
+    assert all(set(s) <= {"snapshotId", "parentId", "createdAt", "event", "state"} for s in snaps)
+    assert {s["event"] for s in snaps} == {"turnEnd", "invocationEnd"}
+    # the runner tags the last message with the snapshot's id after saving: later states carry it
+    assert any(m.get("metadata", {}).get("snapshotId") == snaps[0]["snapshotId"]
+               for m in snaps[1]["state"]["messages"])
+    assert "metadata" not in snaps[0]["state"]["messages"][-1]
+    doc = doc_of(snaps)
+    assert doc.extra.snapshot_shape == "shipped" and doc.problems == []
+    assert summarise(doc)["counts"] == {"snapshots": 6, "sessions": 1, "turns": 3, "mainTimeline": 3,
+                                        "branches": 1, "orphaned": 3, "events": {"turnEnd": 5, "invocationEnd": 1}}
+    # every turn's prompt is its own question, not the whole history
+    assert [t.prompts["user"] for t in doc.root.turns] == [
+        "Convert 250 USD to EUR.", "Actually, tell me about channels instead.", "When should I close a channel?"]
+    folder = write_genkit_dir(tmp_path / "flow", snaps, session_data=False)
+    assert sorted(p.name for p in folder.iterdir()) == sorted(f"{s['snapshotId']}.json" for s in snaps)
+    assert summarise(load(str(folder)))["counts"] == summarise(doc)["counts"]

@@ -557,3 +557,27 @@ def test_export_of_an_activities_page_lists_only_the_command_that_failed():
     ops = [op for turn in out["session"]["turns"] for op in turn["ops"]]
     assert [(op["name"], op["status"]) for op in ops if op["kind"] == "tool"] == [("npm test", "ok"),
                                                                                  ("npm run lint", "failed")]
+
+
+def test_the_generator_writes_the_rest_api_shapes_too():
+    from tui.gen.jules import make_jules_activities_page
+
+    page = make_jules_activities_page(1, page_size=10)
+    assert set(page) == {"activities", "nextPageToken"} and len(page["activities"]) == 10
+    bash = [art["bashOutput"] for a in page["activities"] for art in a.get("artifacts", []) if "bashOutput" in art]
+    assert bash and all("exitCode" not in b or b["exitCode"] != 0 for b in bash)  # zeros left out
+    assert any("exitCode" not in b for b in bash) and any(b.get("exitCode") for b in bash)
+    assert not any(a.get("artifacts") == [] for a in page["activities"])
+    assert any(not ({"type"} | set(jules.ACTIVITY_TYPES)) & set(a) for a in page["activities"])  # an untyped one
+    doc = doc_of(page)
+    assert doc.extra.shape == "activitiesPage" and doc.problems == [] and doc.extra.mismatch == []
+    failed = [op.name for op in doc.root.all_ops() if op.failed]
+    assert failed == ["npm test"]  # the first ten activities: only the reproduction run failed
+    full = doc_of(make_jules_activities_page(1))
+    assert "nextPageToken" not in full.extra.raw
+    assert [op.name for op in full.root.all_ops() if op.failed] == ["npm test", "npm run lint"]
+    # the SDK's snapshot of such answers: exit code 0 left out, and counted as failed by the SDK itself
+    sdk = make_jules_snapshot(1, api_zero_values=True)
+    doc = doc_of(sdk)
+    assert sdk["insights"]["failedCommandCount"] == 4 and summarise(doc)["counts"]["failedCommands"] == 2
+    assert doc.extra.mismatch == [] and len(doc.extra.notes) == 1
