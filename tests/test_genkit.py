@@ -525,3 +525,18 @@ def test_the_generator_writes_the_shipped_shape_too(tmp_path):
     folder = write_genkit_dir(tmp_path / "flow", snaps, session_data=False)
     assert sorted(p.name for p in folder.iterdir()) == sorted(f"{s['snapshotId']}.json" for s in snaps)
     assert summarise(load(str(folder)))["counts"] == summarise(doc)["counts"]
+
+
+def test_a_shipped_shape_directory_is_one_browser_row(tmp_path):
+    from tui.model.session_row import fill_row
+    from tui.sources.directory_scan import scan
+
+    sessions = tmp_path / "sessions"
+    folder = sessions / "flow"
+    folder.mkdir(parents=True)
+    for node in SHIPPED:
+        (folder / f"{node['snapshotId']}.json").write_bytes(orjson.dumps(node))
+    rows = scan(sessions)
+    assert [(r.kind, r.session_id) for r in rows] == [("genkit", "flow")]
+    row = fill_row(rows[0])
+    assert not row.broken and row.turns == 2

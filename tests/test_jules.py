@@ -581,3 +581,16 @@ def test_the_generator_writes_the_rest_api_shapes_too():
     doc = doc_of(sdk)
     assert sdk["insights"]["failedCommandCount"] == 4 and summarise(doc)["counts"]["failedCommands"] == 2
     assert doc.extra.mismatch == [] and len(doc.extra.notes) == 1
+
+
+def test_pages_saved_together_and_bare_activities_open_too():
+    first = {"activities": PAGE["activities"][:3], "nextPageToken": "p2"}
+    second = {"activities": PAGE["activities"][3:]}
+    doc = doc_of([first, second])
+    assert doc.format == JULES and doc.extra.shape == "activitiesPage" and doc.extra.next_page_token == ""
+    assert len(doc.extra.activities) == 7 and summarise(doc)["counts"]["failedCommands"] == 1
+    assert doc_of([first]).extra.next_page_token == "p2"
+    bare = doc_of(PAGE["activities"])
+    assert bare.extra.shape == "activitiesPage" and bare.extra.id == "1234567" and len(bare.extra.activities) == 7
+    with pytest.raises(LoadError):
+        load_bytes(orjson.dumps([{"hello": 1}]), "x.json")

@@ -141,6 +141,8 @@ class JulesSnapshot:
 
 
 def looks_like_jules(value: object) -> bool:
+    if isinstance(value, list):
+        return as_page(value) is not None
     if not isinstance(value, dict):
         return False
     if any(key in value for key in _SNAPSHOT_KEYS):
@@ -160,6 +162,29 @@ def looks_like_activities_page(value: object) -> bool:
         return False
     objects = [item for item in items[:5] if isinstance(item, dict)]
     return not items or any(_looks_like_activity(item) for item in objects)
+
+
+def as_page(value: list) -> dict | None:
+    """A JSON array of activities pages (every page of the list, saved together) as one page, or a bare array of
+    Activity objects (a page's `activities` alone); None when it is neither."""
+    heads = [item for item in value[:5] if isinstance(item, dict)]
+    if not heads:
+        return None
+    if all(looks_like_activities_page(item) for item in heads):
+        activities: list = []
+        token = ""
+        for item in value:
+            if isinstance(item, dict):
+                activities.extend(as_list(item.get("activities")))
+                token = as_str(item.get("nextPageToken"))
+        page: dict = {"activities": activities}
+        if token:
+            page["nextPageToken"] = token  # the last page's: still more to fetch
+        return page
+    if any(_looks_like_activity(item) for item in heads) and not any(
+            looks_like_activities_page(item) for item in heads):
+        return {"activities": value}
+    return None
 
 
 def _looks_like_activity(node: dict) -> bool:
