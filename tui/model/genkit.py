@@ -351,7 +351,10 @@ def finish(store: GenkitStore) -> GenkitStore:
     for s in unique:
         by_session[s.session_id].append(s)
     for session_id, snaps in by_session.items():
-        groups = _conversations(snaps) if not session_id else [snaps]
+        groups = [snaps]
+        if not session_id:  # the shipped shape has no sessionId: a conversation is what parentId connects
+            design = [x for x in snaps if not x.shipped]
+            groups = ([design] if design else []) + _conversations([x for x in snaps if x.shipped])
         for group in groups:
             g = _session(session_id, group)
             if any(x.shipped for x in group):
