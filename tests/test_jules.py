@@ -594,3 +594,18 @@ def test_pages_saved_together_and_bare_activities_open_too():
     assert bare.extra.shape == "activitiesPage" and bare.extra.id == "1234567" and len(bare.extra.activities) == 7
     with pytest.raises(LoadError):
         load_bytes(orjson.dumps([{"hello": 1}]), "x.json")
+
+
+def test_a_session_resource_with_its_zero_values_left_out_opens():
+    # GET v1alpha/sessions/{id} early on: no outputs yet (an empty list is left out), state STATE_UNSPECIFIED
+    # (the enum's zero) left out too, no title
+    value = {"name": "sessions/31415", "id": "31415", "prompt": "Add a dark theme",
+             "sourceContext": {"source": "sources/github/acme/shop",
+                               "githubRepoContext": {"startingBranch": "main"}},
+             "createTime": "2025-10-01T09:00:00Z", "updateTime": "2025-10-01T09:00:01Z"}
+    doc = doc_of(value)
+    assert doc.format == JULES and doc.extra.shape == "session" and doc.extra.state == ""
+    assert doc.root.title == "Add a dark theme" and doc.extra.activities == []
+    out = summarise(doc)
+    assert out["jules"]["state"] is None and out["counts"]["failedCommands"] == 0
+    "\n".join(render(doc))

@@ -149,8 +149,13 @@ def looks_like_jules(value: object) -> bool:
         return any(key in value for key in _IDENTITY_KEYS)
     if looks_like_activities_page(value):
         return True
-    # a SessionResource: its activities or outputs, and its state or prompt
-    return ("activities" in value or "outputs" in value) and ("state" in value or "prompt" in value)
+    # a SessionResource: its activities or outputs, and its state or prompt; or, as `GET sessions/{id}` answers
+    # before there are outputs (an empty list is left out), its name with its prompt or source context
+    if ("activities" in value or "outputs" in value) and ("state" in value or "prompt" in value):
+        return True
+    name = value.get("name")
+    return (isinstance(name, str) and name.startswith("sessions/") and "/" not in name[len("sessions/"):]
+            and ("prompt" in value or "sourceContext" in value))
 
 
 def looks_like_activities_page(value: object) -> bool:
