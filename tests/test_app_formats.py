@@ -195,3 +195,78 @@ async def test_a_new_snapshot_in_an_open_genkit_directory_shows_up(tmp_path):
         await asyncio.sleep(0.4)  # the watcher is up
         write_genkit_dir(folder, snaps[-1:], session_data=False)
         assert await wait_for(pilot, lambda: len(list(top(app).session.all_ops())) == len(snaps))
+
+
+async def test_jules_activities_page_shows_a_command_without_exit_code_as_succeeded(tmp_path):
+    import orjson
+
+    from test_jules import PAGE
+
+    path = tmp_path / "activities.json"
+    path.write_bytes(orjson.dumps(PAGE))
+    app = app_on(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = top(app)
+        assert screen.tree.border_title == "Jules activities"
+        facts = " ".join(panel_text(screen.query_one(TotalsPanel)).split())
+        assert "failed cmds 1" in facts and "commands 2" in facts
+        # the command the API wrote without exitCode: ok, exit 0, in the tree, the details and the log pane
+        npm = next(op for op in screen.session.all_ops() if op.name == "npm test")
+        assert not npm.failed
+        while screen.tree.cursor_node.data is not npm:
+            await pilot.press("down")
+        await pilot.pause(0.3)
+        details = text_of(screen, "#detail-body")
+        assert "0 (left out: the API omits a zero exit code)" in details and "Output (failed)" not in details
+        logs = screen.query_one(LogPane)
+        assert logs.entries[0].severity == "INF" and logs.entries[0].message == "$ npm test  → exit 0"
+        # errors only: the lint alone
+        await pilot.press("e")
+        await pilot.pause()
+        assert [op.name for op in visible_ops(screen.tree)] == ["npm run lint"]
+        await pilot.press("e")
+        await pilot.pause()
+        # the activity with no type: its description, in the tree and the details
+        untyped = next(op for op in screen.session.all_ops() if op.op_id == "x1")
+        screen.tree.reveal(untyped)
+        await pilot.pause(0.3)
+        assert "Cloned the repository into the VM" in text_of(screen, "#detail-body")
+
+
+async def test_genkit_shipped_array_shows_its_turns_and_branch(tmp_path):
+    import orjson
+
+    from test_genkit import S1, S2, S4, SHIPPED
+
+    path = tmp_path / "snapshots.json"
+    path.write_bytes(orjson.dumps(SHIPPED))
+    app = app_on(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = top(app)
+        assert screen.tree.border_title == "Genkit snapshots"
+        facts = " ".join(panel_text(screen.query_one(TotalsPanel)).split())
+        assert "turns 2" in facts and "branches 1" in facts and "orphaned 2" in facts
+        assert [t.label for t in screen.session.turns] == ["hi", "Tell me about channels instead."]
+        branch = next(op for op in screen.session.all_ops() if op.kind == "branch")
+        assert branch.child.agent_id == "orphaned branch"
+        while screen.tree.cursor_node.data is not branch:
+            await pilot.press("down")
+        await pilot.press("right")
+        await pilot.pause()
+        await pilot.press("down", "right")
+        await pilot.pause()
+        inside = [op.op_id for op in visible_ops(screen.tree) if op.session is branch.child]
+        assert inside[0] == S2
+        # a snapshot's details: the messages it added, tool request and response included
+        second = next(op for op in branch.child.all_ops() if op.op_id == S2)
+        screen.tree.reveal(second)
+        await pilot.pause(0.3)
+        details = text_of(screen, "#detail-body")
+        assert "tool request getWeather" in details and "tool response getWeather" in details
+        assert S1 in details  # its parentId
+        head = next(op for op in screen.session.all_ops() if op.op_id == S4)
+        screen.tree.reveal(head)
+        await pilot.pause(0.3)
+        assert "Channels are typed conduits." in text_of(screen, "#detail-body")

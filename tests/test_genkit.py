@@ -298,3 +298,245 @@ def test_dump_command_on_a_directory(tmp_path):
                              "orphaned": 3, "events": {"turnEnd": 6, "invocationEnd": 2, "toolIterationEnd": 1}}
     text = subprocess.run([sys.executable, "-m", "tui", "dump", str(folder)], capture_output=True, timeout=60)
     assert b"branch  3 snapshots #3" in text.stdout and b"orphaned branch: restored from #2" in text.stdout
+
+
+# --- the shape Genkit's Go code shipped (go/ai/x, aix.SessionSnapshot) ---------------------------------------
+
+# Written by hand from the Go structs: SessionSnapshot{SnapshotID `snapshotId`, ParentID `parentId,omitempty`,
+# CreatedAt `createdAt` (RFC 3339 with nanoseconds), Event `event` ("turnEnd" | "invocationEnd"), State `state`},
+# SessionState{Messages `messages,omitempty`, Custom `custom,omitempty`, ...}, ai.Message{content, metadata, role}
+# and its parts ({text}, {reasoning}, {toolRequest: {input, name, ref}}, {toolResponse: {name, output, ref}}).
+# Invocation 1: two turns (the second calls a tool), then an invocationEnd because the flow changed its custom
+# state after the last turn. After saving a snapshot, SessionRunner.maybeSnapshot writes its id into the live
+# state's last message (`metadata.snapshotId`): the next snapshot carries it on that earlier message. Invocation 2 resumes from the first snapshot (WithSnapshotID): its turn gives that
+# snapshot a second child, so the first invocation's later snapshots are off the line to the newest one.
+S1, S2, S3, S4 = ("0b0d5c6e-1f52-4d1a-9a57-5a3c1e0f7a01", "7c1e8f02-55b3-4c8e-8d7e-2f4a6b9c0d12",
+                  "c4a1d2e3-8b7f-4e6d-a5c4-3b2a1f0e9d23", "e9f8d7c6-b5a4-4392-8170-6f5e4d3c2b34")
+M_HI = {"content": [{"text": "hi"}], "role": "user"}
+M_HELLO = {"content": [{"reasoning": "greet back"}, {"text": "Hello! How can I help?"}], "role": "model"}
+M_ASK = {"content": [{"text": "What's the weather in Lisbon?"}], "role": "user"}
+M_CALL = {"content": [{"toolRequest": {"input": {"city": "Lisbon"}, "name": "getWeather", "ref": "call-1"}}],
+          "role": "model"}
+M_RESULT = {"content": [{"toolResponse": {"name": "getWeather", "output": {"tempC": 21}, "ref": "call-1"}}],
+            "role": "tool"}
+M_SUNNY = {"content": [{"text": "21 °C and clear."}], "role": "model"}
+M_HELLO_1 = {**M_HELLO, "metadata": {"snapshotId": S1}}  # as later snapshots of invocation 1 hold them
+M_SUNNY_2 = {**M_SUNNY, "metadata": {"snapshotId": S2}}
+M_CHAN = {"content": [{"text": "Tell me about channels instead."}], "role": "user"}
+M_CHAN_A = {"content": [{"text": "Channels are typed conduits."}], "role": "model"}
+SHIPPED = [
+    {"snapshotId": S1, "createdAt": "2026-04-21T09:45:28.123456789-07:00", "event": "turnEnd",
+     "state": {"messages": [M_HI, M_HELLO]}},
+    {"snapshotId": S2, "parentId": S1, "createdAt": "2026-04-21T09:45:41.000000001-07:00", "event": "turnEnd",
+     "state": {"messages": [M_HI, M_HELLO_1, M_ASK, M_CALL, M_RESULT, M_SUNNY]}},
+    {"snapshotId": S3, "parentId": S2, "createdAt": "2026-04-21T09:45:41.5-07:00", "event": "invocationEnd",
+     "state": {"messages": [M_HI, M_HELLO_1, M_ASK, M_CALL, M_RESULT, M_SUNNY_2], "custom": {"topics": 2}}},
+    {"snapshotId": S4, "parentId": S1, "createdAt": "2026-04-21T17:02:00Z", "event": "turnEnd",
+     "state": {"messages": [M_HI, M_HELLO, M_CHAN, M_CHAN_A]}},
+]
+
+
+def test_the_shipped_shape_opens_as_an_array_with_chain_turns_and_branch_derived():
+    doc = doc_of(SHIPPED)
+    assert doc.format == GENKIT and doc.extra.snapshot_shape == "shipped"
+    (g,) = doc.extra.sessions
+    assert g.session_id == "" and g.root_id == S1 and g.name == "conversation 0b0d5c6e"
+    assert [s.id for s in g.main.chain] == [S1, S4]  # the line to the newest snapshot
+    (branch,) = g.branches
+    assert branch.origin.id == S1 and [s.id for s in branch.chain] == [S2, S3]
+    by_id = {s.id: s for s in g.snapshots}
+    assert [(by_id[i].index, by_id[i].turn_index, by_id[i].orphaned) for i in (S1, S2, S3, S4)] == [
+        (0, 0, False), (1, 1, True), (2, 1, True), (3, 1, False)]
+    out = summarise(doc)
+    assert out["counts"] == {"snapshots": 4, "sessions": 1, "turns": 2, "mainTimeline": 2, "branches": 1,
+                             "orphaned": 2, "events": {"turnEnd": 3, "invocationEnd": 1}}
+    session = out["genkit"]["sessions"][0]
+    assert session["head"] == {"id": S4, "index": 3, "turnIndex": 1} and session["derived"] is True
+    assert session["rootSnapshotId"] == S1 and session["sessionId"] == ""
+    assert out["genkit"]["snapshotShape"] == "shipped"
+    assert session["branches"] == [{"from": S1, "fromIndex": 0, "snapshots": 2, "orphaned": 2, "indexes": [1, 2]}]
+    # the tree: two turns on the main line, the branch right after the snapshot it grew from
+    root = doc.root
+    assert root.id == S1 and root.title == "hi"
+    assert [[(op.kind, op.op_id) for op in t.ops] for t in root.turns] == [
+        [("turnEnd", S1), ("branch", "")], [("turnEnd", S4)]]
+    assert root.turns[1].prompts == {"user": "Tell me about channels instead."}
+    branch_op = root.turns[0].ops[1]
+    assert [[op.op_id for op in t.ops] for t in branch_op.child.turns] == [[S2, S3]]  # invocationEnd joins the turn
+    assert branch_op.child.turns[0].prompts == {"user": "What's the weather in Lisbon?"}
+
+
+def test_the_shipped_state_messages_are_shown_with_tool_requests_and_responses():
+    from tui.model.foreign import sections_of
+
+    doc = doc_of(SHIPPED)
+    s2 = next(op for op in walk_ops(doc.root) if op.op_id == S2)
+    sections = {sec.title: sec for sec in sections_of(s2)}
+    added = sections["Messages added (4)"].text.splitlines()
+    assert added == ["user: What's the weather in Lisbon?",
+                     'model: [tool request getWeather #call-1 {"city":"Lisbon"}]',
+                     'tool: [tool response getWeather #call-1 {"tempC":21}]',
+                     "model: 21 °C and clear."]
+    facts = {f.label: f.value for f in sections["Genkit snapshot"].fields}
+    assert facts["snapshotId"] == S2 and facts["parentId"] == S1 and facts["event"] == "turnEnd"
+    assert facts["orphaned"].startswith("yes") and "derived" in facts["index"] and "derived" in facts["turn"]
+    assert "content id" not in facts  # a UUID, not a content address
+    # the log pane reads as the conversation; reasoning kept apart from the text
+    first = next(op for op in walk_ops(doc.root) if op.op_id == S1)
+    assert [e.message for e in logs_under(first)] == [
+        f"snapshot #0 turnEnd turn 0 {S1[:8]}", "  user: hi", "  model: [reasoning] greet back Hello! How can I help?"]
+    # the state is the payload, the parent's state the request
+    request, response = op_captures(s2)
+    assert response.plain["messages"][3] == M_CALL and request.plain == SHIPPED[0]["state"]
+    s3 = next(op for op in walk_ops(doc.root) if op.op_id == S3)
+    assert "+custom" in s3.name
+    # the snapshotId the runner writes into an earlier message afterwards is not a new message
+    assert "Messages added" not in " ".join(sec.title for sec in sections_of(s3))
+
+
+def test_the_shipped_shape_opens_as_a_directory_of_snapshot_files(tmp_path):
+    folder = tmp_path / "flow-store"
+    folder.mkdir()
+    for node in SHIPPED:
+        (folder / f"{node['snapshotId']}.json").write_bytes(orjson.dumps(node))
+    assert genkit.looks_like_genkit_dir(folder)
+    doc = load(str(folder))
+    assert doc.format == GENKIT and doc.shape == "directory" and doc.problems == []
+    out = summarise(doc)
+    assert out["counts"]["branches"] == 1 and out["counts"]["turns"] == 2 and out["counts"]["orphaned"] == 2
+    # a state larger than the detection's head: snapshotId and createdAt come first in Go's field order
+    big = tmp_path / "big"
+    big.mkdir()
+    node = {"snapshotId": S1, "createdAt": "2026-04-21T09:45:28Z", "event": "turnEnd",
+            "state": {"messages": [{"content": [{"text": "x" * 50_000}], "role": "user"}]}}
+    (big / "a.json").write_bytes(orjson.dumps(node))
+    assert genkit.looks_like_genkit_dir(big)
+
+
+def test_separate_shipped_conversations_are_separate_sessions():
+    other = [{"snapshotId": "f1", "createdAt": "2026-04-22T08:00:00Z", "event": "turnEnd",
+              "state": {"messages": [{"content": [{"text": "second chat"}], "role": "user"}]}},
+             {"snapshotId": "f2", "parentId": "f1", "createdAt": "2026-04-22T08:00:05Z", "event": "invocationEnd",
+              "state": {"messages": [{"content": [{"text": "second chat"}], "role": "user"}], "custom": {"n": 1}}}]
+    doc = doc_of(SHIPPED + other)
+    assert [g.name for g in doc.extra.sessions] == ["conversation 0b0d5c6e", "conversation f1"]
+    assert [op.name for op in doc.root.all_ops()] == ["conversation 0b0d5c6e", "conversation f1"]
+    second = doc.extra.sessions[1]
+    assert [(s.index, s.turn_index, s.orphaned) for s in second.snapshots] == [(0, 0, False), (1, 0, False)]
+    assert summarise(doc)["counts"]["sessions"] == 2 and summarise(doc)["counts"]["branches"] == 1
+
+
+def test_an_invocation_end_on_its_own_closes_a_turn_and_an_error_status_fails_the_snapshot():
+    value = [{"snapshotId": "a", "createdAt": "2026-04-21T10:00:00Z", "event": "invocationEnd", "state": {}},
+             {"snapshotId": "b", "parentId": "a", "createdAt": "2026-04-21T10:01:00Z", "event": "turnEnd",
+              "state": {"messages": [{"content": [{"text": "q"}], "role": "user"}]}},
+             {"snapshotId": "c", "parentId": "b", "createdAt": "2026-04-21T10:02:00Z", "event": "invocationEnd",
+              "status": "error", "error": "model quota exhausted", "state": {}}]
+    doc = doc_of(value)
+    assert [s.turn_index for s in doc.extra.sessions[0].main.chain] == [0, 1, 1]
+    failed = [op for op in doc.root.all_ops() if op.failed]
+    assert [(op.op_id, op.error) for op in failed] == [("c", "model quota exhausted")]
+    assert logs_under(failed[0])[0].severity == "ERR"
+
+
+def test_a_session_flow_output_is_not_a_snapshot():
+    # SessionFlowOutput {artifacts, message, snapshotId, state}: a snapshotId and a state but no createdAt
+    with pytest.raises(LoadError):
+        load_bytes(orjson.dumps({"snapshotId": S1, "state": {"messages": []}, "message": M_HELLO}), "out.json")
+    assert not genkit.looks_like_genkit([{"snapshotId": S1, "state": {}}])
+
+
+@pytest.mark.parametrize("mutation", [
+    lambda v: v[1].update(snapshotId=None, parentId=7, createdAt="soon"),
+    lambda v: v[2].update(event=3, state="x", status=["error"], error={"m": 1}),
+    lambda v: v[0]["state"].update(messages=[{"content": [None, {"toolRequest": "x"}, {"media": {"url": 5}},
+                                                          {"data": {"a": 1}}, {"custom": None}]}]),
+    lambda v: v.append({"snapshotId": S2, "parentId": S1, "createdAt": "2026-04-21T17:00:00Z", "event": "turnEnd"}),
+    lambda v: v[0].update(parentId=S4),  # a cycle
+])
+def test_shipped_shape_with_wrong_values_never_crashes(mutation):
+    from tui.model.foreign import facts_of, sections_of
+
+    value = json.loads(json.dumps(SHIPPED))
+    mutation(value)
+    doc = doc_of(value)
+    json.dumps(summarise(doc))
+    "\n".join(render(doc))
+    facts_of(doc.root)
+    for op in walk_ops(doc.root):
+        logs_under(op)
+        op_captures(op)
+        sections_of(op)
+
+
+def test_dump_of_the_shipped_shape(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "snapshots.json"
+    path.write_bytes(orjson.dumps(SHIPPED))
+    result = subprocess.run([sys.executable, "-m", "tui", "dump", "--json", str(path)], capture_output=True,
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    out = orjson.loads(result.stdout)
+    assert out["format"] == "genkit-snapshots" and out["counts"]["turns"] == 2 and out["counts"]["branches"] == 1
+    text = subprocess.run([sys.executable, "-m", "tui", "dump", str(path)], capture_output=True, timeout=60)
+    assert text.returncode == 0, text.stderr
+    out_text = text.stdout.decode()
+    assert "shipped shape" in out_text and "session conversation 0b0d5c6e: 4 snapshots" in out_text
+    assert "branch  2 snapshots #1–#2, 2 orphaned" in out_text
+
+
+def test_export_of_the_shipped_shape_keeps_every_snapshot():
+    from tui.model.export import render as export
+
+    doc = doc_of(SHIPPED)
+    out = orjson.loads(export(doc.root, "json", source="s.json", source_format=doc.format))
+    ids = []
+    stack = [out["session"]]
+    while stack:
+        session = stack.pop()
+        for turn in session["turns"]:
+            for op in turn["ops"]:
+                ids.append(op.get("opId"))
+                if op.get("childSession"):
+                    stack.append(op["childSession"])
+    assert {S1, S2, S3, S4} <= set(ids)
+    assert out["session"]["title"] == "hi"
+
+
+def test_the_generator_writes_the_shipped_shape_too(tmp_path):
+    from tui.gen.genkit import make_genkit_shipped
+
+    snaps = make_genkit_shipped(3)
+    assert all(set(s) <= {"snapshotId", "parentId", "createdAt", "event", "state"} for s in snaps)
+    assert {s["event"] for s in snaps} == {"turnEnd", "invocationEnd"}
+    # the runner tags the last message with the snapshot's id after saving: later states carry it
+    assert any(m.get("metadata", {}).get("snapshotId") == snaps[0]["snapshotId"]
+               for m in snaps[1]["state"]["messages"])
+    assert "metadata" not in snaps[0]["state"]["messages"][-1]
+    doc = doc_of(snaps)
+    assert doc.extra.snapshot_shape == "shipped" and doc.problems == []
+    assert summarise(doc)["counts"] == {"snapshots": 6, "sessions": 1, "turns": 3, "mainTimeline": 3,
+                                        "branches": 1, "orphaned": 3, "events": {"turnEnd": 5, "invocationEnd": 1}}
+    # every turn's prompt is its own question, not the whole history
+    assert [t.prompts["user"] for t in doc.root.turns] == [
+        "Convert 250 USD to EUR.", "Actually, tell me about channels instead.", "When should I close a channel?"]
+    folder = write_genkit_dir(tmp_path / "flow", snaps, session_data=False)
+    assert sorted(p.name for p in folder.iterdir()) == sorted(f"{s['snapshotId']}.json" for s in snaps)
+    assert summarise(load(str(folder)))["counts"] == summarise(doc)["counts"]
+
+
+def test_a_shipped_shape_directory_is_one_browser_row(tmp_path):
+    from tui.model.session_row import fill_row
+    from tui.sources.directory_scan import scan
+
+    sessions = tmp_path / "sessions"
+    folder = sessions / "flow"
+    folder.mkdir(parents=True)
+    for node in SHIPPED:
+        (folder / f"{node['snapshotId']}.json").write_bytes(orjson.dumps(node))
+    rows = scan(sessions)
+    assert [(r.kind, r.session_id) for r in rows] == [("genkit", "flow")]
+    row = fill_row(rows[0])
+    assert not row.broken and row.turns == 2

@@ -175,19 +175,24 @@ def test_ins_04_failed_commands_are_bash_outputs_with_a_non_zero_exit_code():
             {"type": "bashOutput", "command": "ls", "stdout": "a b", "stderr": "", "exitCode": 0}]},
         {"id": "a3", "type": "progressUpdated", "artifacts": [  # REST shape: proto3 leaves a zero exit code out
             {"bashOutput": {"command": "make", "output": "ok"}}]},
-        {"id": "a4", "type": "progressUpdated", "artifacts": [  # SDK shape: exitCode null !== 0, as in the SDK
-            {"type": "bashOutput", "command": "sleep 1000", "stdout": "", "stderr": "", "exitCode": None}]},
+        {"id": "a4", "type": "progressUpdated", "artifacts": [  # SDK shape of the same: the SDK copies the
+            {"type": "bashOutput", "command": "make all", "stdout": "", "stderr": ""}]},  # undefined exitCode
+        {"id": "a5", "type": "progressUpdated", "artifacts": [  # proto3 JSON: null is the field's default
+            {"type": "bashOutput", "command": "true", "stdout": "", "stderr": "", "exitCode": None}]},
     ]))
-    assert [a.id for a in doc.extra.insights.failed_commands] == ["a1", "a4"]
-    assert summarise(doc)["counts"]["failedCommands"] == 2
+    assert [a.id for a in doc.extra.insights.failed_commands] == ["a1"]
+    assert summarise(doc)["counts"]["failedCommands"] == 1
     failed = [op for op in doc.root.all_ops() if op.failed]
-    assert [(op.kind, op.name, op.error) for op in failed] == [("tool", "npm test", "exit 1"),
-                                                               ("tool", "sleep 1000", "no exit code")]
+    assert [(op.kind, op.name, op.error) for op in failed] == [("tool", "npm test", "exit 1")]
     # the command and its output are the op's payloads; in the log pane, an ERR line and the output under it
     request, response = op_captures(failed[0])
     assert (request.plain, response.plain) == ("npm test", "1 failed")
     assert [(e.severity, e.message) for e in logs_under(failed[0])] == [("ERR", "$ npm test  → exit 1"),
                                                                        ("VRB", "  1 failed")]
+    make = next(op for op in doc.root.all_ops() if op.name == "make")
+    assert make.status == "ok" and [e.severity for e in logs_under(make)] == ["INF", "VRB"]
+    assert logs_under(make)[0].message == "$ make  → exit 0"
+    assert summarise(doc)["jules"]["exitCodeOmitted"] == 3
 
 
 # --- PR ----------------------------------------------------------------------------------------------------
@@ -375,3 +380,232 @@ def test_replay_refuses_other_formats(tmp_path, capsys):
     path = write_jules(tmp_path, make_jules_snapshot(1))
     assert main([str(path), "--to", f"unix:{tmp_path}/none.sock"]) == 2
     assert "not an ai-agent session" in capsys.readouterr().err
+
+
+# --- the REST API as it really answers (v1alpha, proto3 JSON: zero values left out) -------------------------
+
+# One page of `GET https://jules.googleapis.com/v1alpha/sessions/{session}/activities`, written by hand from the
+# API reference (ListActivitiesResponse, Activity, Artifact): the oneof key names, `name` instead of a type, no
+# `exitCode` when a command exited 0, no `artifacts` when there are none, and an activity with no type field.
+PAGE = {
+    "activities": [
+        {"name": "sessions/1234567/activities/pg1", "id": "pg1", "createTime": "2025-10-01T09:00:05.123456Z",
+         "originator": "agent", "description": "Plan generated",
+         "planGenerated": {"plan": {"id": "plan-a", "steps": [
+             {"id": "s0", "title": "Read the code"}, {"id": "s1", "title": "Fix it", "index": 1}],
+             "createTime": "2025-10-01T09:00:05Z"}}},
+        {"name": "sessions/1234567/activities/pa1", "id": "pa1", "createTime": "2025-10-01T09:00:09Z",
+         "originator": "user", "planApproved": {"planId": "plan-a"}},
+        {"name": "sessions/1234567/activities/pu1", "id": "pu1", "createTime": "2025-10-01T09:01:00Z",
+         "originator": "agent", "description": "Ran the tests",
+         "progressUpdated": {"title": "Running the tests", "description": "npm test in the repo root"},
+         "artifacts": [{"bashOutput": {"command": "npm test", "output": "Tests: 12 passed\n"}}]},
+        {"name": "sessions/1234567/activities/pu2", "id": "pu2", "createTime": "2025-10-01T09:02:00Z",
+         "originator": "agent", "progressUpdated": {"title": "Linting"},
+         "artifacts": [{"bashOutput": {"command": "npm run lint", "output": "1 error\n", "exitCode": 1}}]},
+        {"name": "sessions/1234567/activities/x1", "id": "x1", "createTime": "2025-10-01T09:03:00Z",
+         "originator": "agent", "description": "Cloned the repository into the VM"},
+        {"name": "sessions/1234567/activities/cs1", "id": "cs1", "createTime": "2025-10-01T09:04:00Z",
+         "originator": "agent", "progressUpdated": {},
+         "artifacts": [{"changeSet": {"source": "sources/github/acme/shop", "gitPatch": {
+             "unidiffPatch": "--- a/x.ts\n+++ b/x.ts\n@@ -1 +1 @@\n-a\n+b\n", "baseCommitId": "4be1f0c",
+             "suggestedCommitMessage": "Fix x"}}}]},
+        {"name": "sessions/1234567/activities/sc1", "id": "sc1", "createTime": "2025-10-01T09:05:00Z",
+         "originator": "system", "sessionCompleted": {}},
+    ],
+    "nextPageToken": "CiAKGjBpNDd2Nmp2ZmlvdDdvNjJy",
+}
+
+
+def test_an_activities_page_opens_as_a_session_of_its_activities():
+    doc = doc_of(PAGE)
+    assert doc.format == JULES
+    snap = doc.extra
+    assert snap.shape == "activitiesPage" and snap.id == "1234567" and snap.next_page_token.startswith("CiAK")
+    assert snap.state == "" and snap.title == "" and snap.stored_counts is None
+    assert [a.type for a in snap.activities] == ["planGenerated", "planApproved", "progressUpdated",
+                                                 "progressUpdated", "activity", "progressUpdated",
+                                                 "sessionCompleted"]
+    ops = list(doc.root.all_ops())
+    assert [(op.kind, op.name) for op in ops] == [
+        ("planGenerated", "Plan with 2 steps"), ("planApproved", "Plan approved"),
+        ("progressUpdated", "Running the tests"), ("tool", "npm test"), ("progressUpdated", "Linting"),
+        ("tool", "npm run lint"), ("activity", "Cloned the repository into the VM"),
+        ("progressUpdated", "Progress update"), ("patch", "1 file +1 -1  x.ts"),
+        ("sessionCompleted", "Session completed")]
+    # the command without exitCode succeeded; only the lint failed
+    assert [(op.name, op.error) for op in ops if op.failed] == [("npm run lint", "exit 1")]
+    assert [a.id for a in snap.insights.failed_commands] == ["pu2"]
+    assert doc.root.title == "Plan generated"  # no title or prompt: the first description
+    out = summarise(doc)
+    assert out["counts"]["failedCommands"] == 1 and out["counts"]["commands"] == 2
+    assert out["jules"]["shape"] == "activitiesPage" and out["jules"]["nextPageToken"] == PAGE["nextPageToken"]
+    assert out["jules"]["exitCodeOmitted"] == 1 and out["jules"]["insights"]["failedCommandCount"] == 1
+    text = "\n".join(render(doc))
+    assert "one page of GET .../activities" in text and "nextPageToken=CiAK" in text
+    assert "1 command without exitCode" in text
+
+
+def test_an_activity_without_a_type_shows_its_description_and_originator():
+    from tui.model.foreign import sections_of
+
+    doc = doc_of(PAGE)
+    op = next(op for op in doc.root.all_ops() if op.op_id == "x1")
+    assert op.kind == "activity" and op.name == "Cloned the repository into the VM" and op.provider == "agent"
+    assert not op.failed and not op.problems
+    (entry,) = logs_under(op)
+    assert entry.message == "[activity] Cloned the repository into the VM"
+    sections = {s.title: s for s in sections_of(op)}
+    assert sections["Description"].text == "Cloned the repository into the VM"
+    facts = {f.label: f.value for f in sections["Jules activity"].fields}
+    assert facts["originator"] == "agent" and "no type field" in facts["type"]
+    # with neither a type nor a description: its originator, never an empty name
+    bare = doc_of({"activities": [{"name": "sessions/9/activities/z", "createTime": "2025-10-01T09:00:00Z",
+                                   "originator": "system"}]})
+    assert [op.name for op in bare.root.all_ops()] == ["system activity"]
+
+
+def test_rest_progress_keeps_its_own_description_apart_from_the_activity_description():
+    from tui.model.foreign import sections_of
+
+    doc = doc_of(PAGE)
+    op = next(op for op in doc.root.all_ops() if op.op_id == "pu1" and op.kind == "progressUpdated")
+    activity = op.info
+    assert activity.description == "npm test in the repo root" and activity.activity_description == "Ran the tests"
+    text = " ".join(f.value for s in sections_of(op) for f in s.fields) + " ".join(s.text for s in sections_of(op))
+    assert "Ran the tests" in text and "npm test in the repo root" in text
+
+
+def test_the_sdk_counting_a_left_out_exit_code_as_failed_is_explained_not_a_mismatch():
+    # toJSON({include: [...]}) of a session whose API answer left exit code 0 out: the SDK's BashArtifact has
+    # exitCode undefined (JSON.stringify drops it) and computeInsights counts it (undefined !== 0)
+    value = {"id": "77", "state": "completed", "createdAt": "2025-10-01T09:00:00.000Z",
+             "updatedAt": "2025-10-01T09:10:00.000Z", "durationMs": 600000, "prompt": "p", "title": "t",
+             "activities": [
+                 {"name": "sessions/77/activities/a", "id": "a", "type": "progressUpdated", "title": "Build",
+                  "createTime": "2025-10-01T09:01:00Z", "originator": "agent", "artifacts": [
+                      {"type": "bashOutput", "command": "make", "stdout": "ok", "stderr": ""}]},
+                 {"name": "sessions/77/activities/b", "id": "b", "type": "sessionCompleted",
+                  "createTime": "2025-10-01T09:09:00Z", "originator": "system", "artifacts": []}],
+             "activityCounts": {"progressUpdated": 1, "sessionCompleted": 1},
+             "timeline": [{"time": "2025-10-01T09:01:00Z", "type": "progressUpdated", "summary": "Build"},
+                          {"time": "2025-10-01T09:09:00Z", "type": "sessionCompleted",
+                           "summary": "Session completed"}],
+             "insights": {"completionAttempts": 1, "planRegenerations": 0, "userInterventions": 0,
+                          "failedCommandCount": 1}}
+    doc = doc_of(value)
+    snap = doc.extra
+    assert snap.mismatch == [] and len(snap.notes) == 1 and "exitCode" in snap.notes[0]
+    assert summarise(doc)["counts"]["failedCommands"] == 0 and summarise(doc)["jules"]["notes"] == snap.notes
+    assert not any(op.failed for op in doc.root.all_ops())
+    assert "note: insights.failedCommandCount: stored 1, recomputed 0" in "\n".join(render(doc))
+    # a stored count that no reading explains is still a mismatch
+    value["insights"]["failedCommandCount"] = 3
+    assert any("failedCommandCount: stored 3" in m for m in doc_of(value).extra.mismatch)
+
+
+@pytest.mark.parametrize("value", [
+    {"activities": []},
+    {"activities": [], "nextPageToken": "x"},
+    {"activities": [{"name": "sessions/1/activities/a"}]},
+    {"activities": [{"createTime": "2025-10-01T09:00:00Z", "description": "d"}]},
+])
+def test_page_shapes_with_almost_nothing_in_them_open(value):
+    doc = doc_of(value)
+    assert doc.format == JULES and doc.extra.shape == "activitiesPage"
+    json.dumps(summarise(doc))
+    "\n".join(render(doc))
+
+
+def test_other_objects_with_activities_are_not_taken_for_a_page():
+    with pytest.raises(LoadError):
+        load_bytes(orjson.dumps({"activities": [{"hello": 1}], "other": 2}), "x.json")
+    with pytest.raises(LoadError):
+        load_bytes(orjson.dumps({"activities": "x"}), "x.json")
+
+
+def test_dump_of_an_activities_page(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "activities.json"
+    path.write_bytes(orjson.dumps(PAGE))
+    result = subprocess.run([sys.executable, "-m", "tui", "dump", "--json", str(path)], capture_output=True,
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    out = orjson.loads(result.stdout)
+    assert out["format"] == "jules-snapshot" and out["counts"]["failedCommands"] == 1
+    assert out["jules"]["shape"] == "activitiesPage" and out["jules"]["id"] == "1234567"
+    text = subprocess.run([sys.executable, "-m", "tui", "dump", str(path)], capture_output=True, timeout=60)
+    assert text.returncode == 0, text.stderr
+    lines = text.stdout.decode().splitlines()
+    npm = next(line for line in lines if "tool  npm test" in line)
+    assert "FAILED" not in npm
+    lint = next(line for line in lines if "tool  npm run lint" in line)
+    assert "FAILED  (exit 1)" in lint
+    assert any("activity  Cloned the repository into the VM" in line for line in lines)
+
+
+def test_export_of_an_activities_page_lists_only_the_command_that_failed():
+    from tui.model.export import render as export
+
+    doc = doc_of(PAGE)
+    text = export(doc.root, "markdown", source="activities.json", source_format=doc.format).decode()
+    failed = text.split("### Failed ops (1)", 1)[1].split("###", 1)[0]
+    assert "npm run lint" in failed and "exit 1" in failed and "npm test |" not in failed
+    out = orjson.loads(export(doc.root, "json", source="activities.json", source_format=doc.format))
+    ops = [op for turn in out["session"]["turns"] for op in turn["ops"]]
+    assert [(op["name"], op["status"]) for op in ops if op["kind"] == "tool"] == [("npm test", "ok"),
+                                                                                 ("npm run lint", "failed")]
+
+
+def test_the_generator_writes_the_rest_api_shapes_too():
+    from tui.gen.jules import make_jules_activities_page
+
+    page = make_jules_activities_page(1, page_size=10)
+    assert set(page) == {"activities", "nextPageToken"} and len(page["activities"]) == 10
+    bash = [art["bashOutput"] for a in page["activities"] for art in a.get("artifacts", []) if "bashOutput" in art]
+    assert bash and all("exitCode" not in b or b["exitCode"] != 0 for b in bash)  # zeros left out
+    assert any("exitCode" not in b for b in bash) and any(b.get("exitCode") for b in bash)
+    assert not any(a.get("artifacts") == [] for a in page["activities"])
+    assert any(not ({"type"} | set(jules.ACTIVITY_TYPES)) & set(a) for a in page["activities"])  # an untyped one
+    doc = doc_of(page)
+    assert doc.extra.shape == "activitiesPage" and doc.problems == [] and doc.extra.mismatch == []
+    failed = [op.name for op in doc.root.all_ops() if op.failed]
+    assert failed == ["npm test"]  # the first ten activities: only the reproduction run failed
+    full = doc_of(make_jules_activities_page(1))
+    assert "nextPageToken" not in full.extra.raw
+    assert [op.name for op in full.root.all_ops() if op.failed] == ["npm test", "npm run lint"]
+    # the SDK's snapshot of such answers: exit code 0 left out, and counted as failed by the SDK itself
+    sdk = make_jules_snapshot(1, api_zero_values=True)
+    doc = doc_of(sdk)
+    assert sdk["insights"]["failedCommandCount"] == 4 and summarise(doc)["counts"]["failedCommands"] == 2
+    assert doc.extra.mismatch == [] and len(doc.extra.notes) == 1
+
+
+def test_pages_saved_together_and_bare_activities_open_too():
+    first = {"activities": PAGE["activities"][:3], "nextPageToken": "p2"}
+    second = {"activities": PAGE["activities"][3:]}
+    doc = doc_of([first, second])
+    assert doc.format == JULES and doc.extra.shape == "activitiesPage" and doc.extra.next_page_token == ""
+    assert len(doc.extra.activities) == 7 and summarise(doc)["counts"]["failedCommands"] == 1
+    assert doc_of([first]).extra.next_page_token == "p2"
+    bare = doc_of(PAGE["activities"])
+    assert bare.extra.shape == "activitiesPage" and bare.extra.id == "1234567" and len(bare.extra.activities) == 7
+    with pytest.raises(LoadError):
+        load_bytes(orjson.dumps([{"hello": 1}]), "x.json")
+
+
+def test_a_session_resource_with_its_zero_values_left_out_opens():
+    # GET v1alpha/sessions/{id} early on: no outputs yet (an empty list is left out), state STATE_UNSPECIFIED
+    # (the enum's zero) left out too, no title
+    value = {"name": "sessions/31415", "id": "31415", "prompt": "Add a dark theme",
+             "sourceContext": {"source": "sources/github/acme/shop",
+                               "githubRepoContext": {"startingBranch": "main"}},
+             "createTime": "2025-10-01T09:00:00Z", "updateTime": "2025-10-01T09:00:01Z"}
+    doc = doc_of(value)
+    assert doc.format == JULES and doc.extra.shape == "session" and doc.extra.state == ""
+    assert doc.root.title == "Add a dark theme" and doc.extra.activities == []
+    out = summarise(doc)
+    assert out["jules"]["state"] is None and out["counts"]["failedCommands"] == 0
+    "\n".join(render(doc))

@@ -36,6 +36,9 @@ def add_other_formats(sessions: Path, *, seed: int, start_ms: int) -> None:
 
     write_jules(sessions, make_jules_snapshot(seed, start_ms=start_ms), gzip=True)
     write_genkit_dir(sessions / "genkit-chat", make_genkit_snapshots(seed, start_ms=start_ms + 1_800_000))
+    from tui.gen.foreign_real import add_real_shapes  # the shapes Jules' API and Genkit's Go code really write
+
+    add_real_shapes(sessions, seed=seed, start_ms=start_ms)
 
 
 class LiveWriter:

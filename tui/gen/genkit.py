@@ -4,12 +4,19 @@ A chat agent with `ChatState{messages}` snapshotting at every event: a tool iter
 tool, a turn end after each answer, an invocation end when the agent returns. With `restore_from`, the user
 restores an earlier snapshot: every later snapshot is marked orphaned and the conversation continues from there
 (the design's `InvalidateSnapshotsAfter` + `WithSnapshotID`). Ids are SHA256 of the JSON state, as designed.
+
+`make_genkit_shipped` writes what Genkit's Go code shipped (go/ai/x `aix.SessionSnapshot`, the session flow's
+`maybeSnapshot`): `{snapshotId (a UUID), parentId, createdAt, event: "turnEnd"|"invocationEnd", state: {messages,
+custom}}` and nothing else: a snapshot at each turn end, one at the invocation end only when the state changed
+since (a custom state update), the snapshot's id written into the last message's metadata after saving, and a
+second invocation resumed from an earlier snapshot (`snapshotId` in the init): a parent with two children.
 """
 
 from __future__ import annotations
 
 import hashlib
 import random
+import uuid
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -129,17 +136,91 @@ def make_genkit_snapshots(seed: int = 0, *, session_id: str | None = None, start
     return rec.snapshots
 
 
+def _go_message(role: str, *parts: dict) -> dict:
+    """ai.Message as Go marshals it: content, metadata (omitempty), role."""
+    return {"content": list(parts), "role": role}
+
+
+class _ShippedRunner:
+    """SessionRunner.maybeSnapshot: save when the state changed since the last snapshot, then tag the last
+    message with the snapshot's id (in the live state, after the copy was saved)."""
+
+    def __init__(self, rng: random.Random, start_ms: int) -> None:
+        self.rng = rng
+        self.t = start_ms
+        self.snapshots: list[dict] = []
+        self.last: dict | None = None
+        self.changed = False
+
+    def snapshot(self, state: dict, event: str) -> None:
+        if self.last is not None and not self.changed:
+            return  # "Skip if state hasn't changed since the last snapshot"
+        self.t += self.rng.randint(300, 9_000)
+        snap = {"snapshotId": str(uuid.UUID(int=self.rng.getrandbits(128), version=4))}
+        if self.last is not None:
+            snap["parentId"] = self.last["snapshotId"]
+        snap.update({"createdAt": iso_nanos(self.t, self.rng.randint(0, 999_999)), "event": event,
+                     "state": orjson.loads(orjson.dumps(state))})
+        self.snapshots.append(snap)
+        self.last = snap
+        self.changed = False
+        if state.get("messages"):
+            state["messages"][-1].setdefault("metadata", {})["snapshotId"] = snap["snapshotId"]
+
+    def turn(self, state: dict, question: tuple) -> None:
+        text, tool, answer = question
+        state.setdefault("messages", []).append(_go_message("user", {"text": text}))
+        if tool is not None:
+            name, args, result = tool
+            ref = f"call-{self.rng.randrange(16**6):06x}"
+            state["messages"].append(_go_message("model", {"toolRequest": {"input": args, "name": name, "ref": ref}}))
+            state["messages"].append(_go_message("tool", {"toolResponse": {"name": name, "output": result,
+                                                                           "ref": ref}}))
+        state["messages"].append(_go_message("model", {"text": answer}))
+        self.changed = True
+        self.snapshot(state, "turnEnd")
+
+    def resume(self, snap: dict) -> dict:
+        """A new invocation with `snapshotId` in its init: the state as saved, the snapshot as the last one."""
+        self.last = snap
+        self.changed = False
+        self.t += 3_600_000
+        return orjson.loads(orjson.dumps(snap["state"]))
+
+
+def make_genkit_shipped(seed: int = 0, *, start_ms: int = 1_779_000_000_000, turns: int = 3,
+                        resume_from: int | None = 0) -> list[dict]:
+    """Snapshots of one conversation in the shipped shape, in the order they were saved. `resume_from`: a second
+    invocation resumes from the turn end of this turn (None: no second invocation)."""
+    rng = random.Random(seed)
+    runner = _ShippedRunner(rng, start_ms)
+    state: dict = {}
+    for q in range(turns):
+        runner.turn(state, QUESTIONS[(seed + q) % len(QUESTIONS)])
+    state["custom"] = {"topics": turns}  # the flow updates its custom state after the loop: an invocationEnd
+    runner.changed = True
+    runner.snapshot(state, "invocationEnd")
+    if resume_from is not None:
+        turn_ends = [s for s in runner.snapshots if s["event"] == "turnEnd"]
+        state = runner.resume(turn_ends[min(resume_from, len(turn_ends) - 1)])
+        for question in RESTORED_QUESTIONS:
+            runner.turn(state, question)
+        runner.snapshot(state, "invocationEnd")  # unchanged since the last turn end: skipped, as the runner does
+    return runner.snapshots
+
+
 def write_genkit_dir(directory: Path | str, snapshots: list[dict], *, gzip: bool = False,
                      session_data: bool = True) -> Path:
     """One file per snapshot, `<id>.json`, like a file-backed store; plus each session's data file."""
     target = Path(directory)
     for snap in snapshots:
         data = orjson.dumps(snap, option=orjson.OPT_INDENT_2)
-        _atomic_write(target / f"{snap['id']}.json{'.gz' if gzip else ''}", _gz(data) if gzip else data)
+        name = snap.get("id") or snap.get("snapshotId")  # the design's content address, or the shipped UUID
+        _atomic_write(target / f"{name}.json{'.gz' if gzip else ''}", _gz(data) if gzip else data)
     if session_data:
         last: dict[str, dict] = {}
         for snap in snapshots:
-            if not snap.get("orphaned"):
+            if not snap.get("orphaned") and "sessionId" in snap:  # the shipped shape has no session data file
                 last[snap["sessionId"]] = snap
         for sid, snap in last.items():
             data = {"id": sid, "state": snap["state"], "lastSnapshot": snap, "turnIndex": snap["turnIndex"] + 1}

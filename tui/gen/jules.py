@@ -4,6 +4,13 @@ A coding session: a plan, its approval, progress updates with the bash commands 
 their output), patches, agent replies, a user intervention that makes Jules plan again, and the end (completed
 with a pull request, failed, or still going). The derived views (timeline, activityCounts, insights) are computed
 here the way the SDK computes them, independently of the monitor's model.
+
+The REST API's own answers are written too (`make_jules_activities_page`): one page of `GET .../activities`, the
+activities in their REST shape (the oneof key names, `name`, proto3 JSON that leaves every zero value out: no
+`exitCode` for a command that exited 0, no empty `artifacts`), with an activity that has no type field, only a
+`description`. `make_jules_snapshot(api_zero_values=True)` is what the SDK writes from such answers: its
+BashArtifact copies the missing `exitCode` (so `toJSON` leaves it out) and its insights count those commands as
+failed (`exitCode !== 0`).
 """
 
 from __future__ import annotations
@@ -141,8 +148,9 @@ def summary(activity: dict) -> str:
 
 
 def make_jules_snapshot(seed: int = 0, *, start_ms: int = 1_779_000_000_000, state: str = "completed",
-                        include_activities: bool = True, user_messages: int = 1) -> dict:
-    """A `toJSON()` object. `state`: "completed" (with a pull request), "failed", or e.g. "inProgress"."""
+                        include_activities: bool = True, user_messages: int = 1, api_zero_values: bool = False) -> dict:
+    """A `toJSON()` object. `state`: "completed" (with a pull request), "failed", or e.g. "inProgress".
+    `api_zero_values`: the SDK's snapshot of a real API answer: exit code 0 left out, and counted as failed."""
     rng = random.Random(seed)
     title, prompt = TASKS[seed % len(TASKS)]
     session_id = str(rng.randrange(10**17, 10**18))
@@ -176,10 +184,15 @@ def make_jules_snapshot(seed: int = 0, *, start_ms: int = 1_779_000_000_000, sta
     created = start_ms
     updated = s.t + rng.randint(1_000, 9_000)
     activities = s.activities
+    if api_zero_values:
+        for a in activities:
+            for art in a["artifacts"]:
+                if art.get("type") == "bashOutput" and art.get("exitCode") == 0:
+                    del art["exitCode"]  # proto3 left it out; the SDK copied undefined
     counts: dict[str, int] = {}
     for a in activities:
         counts[a["type"]] = counts.get(a["type"], 0) + 1
-    failed = [a for a in activities
+    failed = [a for a in activities  # the SDK's computeInsights: exitCode !== 0 (undefined too)
               if any(x.get("type") == "bashOutput" and x.get("exitCode") != 0 for x in a["artifacts"])]
     snap = {
         "id": session_id,
@@ -206,6 +219,69 @@ def make_jules_snapshot(seed: int = 0, *, start_ms: int = 1_779_000_000_000, sta
     if not include_activities:
         del snap["activities"]
     return snap
+
+
+UNTYPED_DESCRIPTIONS = ("Cloned the repository into the VM", "Set up the environment: installed the dependencies")
+
+
+def rest_activity(activity: dict) -> dict:
+    """An SDK-shaped activity as the REST API sends it: the type's fields under its oneof key, proto3 JSON (zero
+    values, empty strings and empty lists left out), `output` for the command's stdout and stderr."""
+    kind = activity["type"]
+    out: dict = {"name": activity["name"], "id": activity["id"], "createTime": activity["createTime"]}
+    if activity.get("originator"):
+        out["originator"] = activity["originator"]
+    if activity.get("description") and kind != "progressUpdated":
+        out["description"] = activity["description"]
+    fields: dict = {}
+    if kind in ("userMessaged", "agentMessaged"):
+        fields[kind.replace("Messaged", "Message")] = activity.get("message", "")
+    elif kind == "planGenerated":  # a step's index 0 is a zero value too
+        plan = activity["plan"]
+        fields["plan"] = {**plan, "steps": [{k: v for k, v in step.items() if v not in (0, "")}
+                                            for step in plan.get("steps", [])]}
+    elif kind == "planApproved":
+        fields["planId"] = activity.get("planId", "")
+    elif kind == "progressUpdated":
+        fields = {"title": activity.get("title", ""), "description": activity.get("description", "")}
+    elif kind == "sessionFailed":
+        fields["reason"] = activity.get("reason", "")
+    out[kind] = {k: v for k, v in fields.items() if v not in ("", None, [], {})}
+    artifacts = []
+    for art in activity.get("artifacts", []):
+        if art.get("type") == "bashOutput":
+            body = {"command": art.get("command", ""), "output": (art.get("stdout") or "") + (art.get("stderr") or "")}
+            if art.get("exitCode"):
+                body["exitCode"] = art["exitCode"]
+            artifacts.append({"bashOutput": {k: v for k, v in body.items() if v != ""}})
+        elif art.get("type") == "changeSet":
+            artifacts.append({"changeSet": {"source": art.get("source", ""), "gitPatch": art.get("gitPatch", {})}})
+        elif art.get("type") == "media":
+            artifacts.append({"media": {"data": art.get("data", ""), "mimeType": art.get("format", "")}})
+    if artifacts:
+        out["artifacts"] = artifacts
+    return out
+
+
+def make_jules_activities_page(seed: int = 0, *, start_ms: int = 1_779_000_000_000, state: str = "completed",
+                               page_size: int | None = None, untyped: int = 1) -> dict:
+    """One page of `GET v1alpha/sessions/{id}/activities` (`ListActivitiesResponse`) for the session
+    `make_jules_snapshot` writes for the same seed, in the REST shape, with `untyped` activities that have no type
+    field (a description only) and a `nextPageToken` when `page_size` cuts the list."""
+    snap = make_jules_snapshot(seed, start_ms=start_ms, state=state)
+    activities = [rest_activity(a) for a in snap["activities"]]
+    session_id = snap["id"]
+    for n in range(untyped):  # right after the plan's approval, the way the web app's feed shows set-up work
+        at = min(2 + n, len(activities))
+        before = activities[at - 1]["createTime"] if at else snap["createdAt"]
+        activities.insert(at, {"name": f"sessions/{session_id}/activities/u{n:03d}", "id": f"u{n:03d}",
+                               "createTime": before, "originator": "agent",
+                               "description": UNTYPED_DESCRIPTIONS[n % len(UNTYPED_DESCRIPTIONS)]})
+    page: dict = {"activities": activities}
+    if page_size is not None and page_size < len(activities):
+        page["activities"] = activities[:page_size]
+        page["nextPageToken"] = f"CiA{seed:04d}{page_size:04d}"  # opaque, as the API's
+    return page
 
 
 def write_jules(directory: Path | str, snap: dict, *, gzip: bool = False, name: str | None = None) -> Path:

@@ -26,6 +26,8 @@ def from_value(fmt: str, value: object, path: str, sessions_dir: Path | None) ->
         return _genkit_document(store, path, sessions_dir)
     from tui.model.jules_tree import build_tree
 
+    if isinstance(value, list):  # activities pages saved together, or a page's activities alone
+        value = jules.as_page(value)
     if not isinstance(value, dict):
         raise LoadError(path, "a Jules snapshot must be a JSON object")
     snap = jules.parse(value)

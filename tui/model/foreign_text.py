@@ -41,8 +41,17 @@ def _jules_header(snap: jules.JulesSnapshot) -> Iterator[str]:
     yield "Activity counts: " + ("  ".join(f"{k}={v}" for k, v in snap.activity_counts.items()) or "none")
     if not snap.activities_included:
         yield "  ! the file has no activities: the tree below is its stored timeline"
+    if snap.shape == "activitiesPage":
+        yield ("  one page of GET .../activities (no session fields)"
+               + (f"; more on the next page: nextPageToken={one_line(snap.next_page_token, 80)}"
+                  if snap.next_page_token else ""))
+    omitted = sum(1 for a in snap.commands if a.exit_code_omitted)
+    if omitted:
+        yield f"  {omitted} command{'s' if omitted != 1 else ''} without exitCode: the API leaves exit code 0 out (succeeded)"
     for m in snap.mismatch:
         yield f"  ! stored {one_line(m, 200)}"
+    for n in snap.notes:
+        yield f"  note: {one_line(n, 240)}"
     for p in snap.problems:
         yield f"  ! {one_line(p, 200)}"
 
@@ -52,9 +61,12 @@ def _genkit_header(store: genkit.GenkitStore) -> Iterator[str]:
     events = "  ".join(f"{k}={v}" for k, v in c["events"].items())
     yield (f"Genkit snapshots ({store.shape}): snapshots={c['snapshots']} sessions={c['sessions']} turns={c['turns']} "
            f"branches={c['branches']} orphaned={c['orphaned']}  events: {events}")
+    if store.snapshot_shape in ("shipped", "mixed"):
+        yield ("  shipped shape (snapshotId, no sessionId/index/turnIndex/orphaned): conversations, index, turns and "
+               "orphaned derived from parentId, createdAt and the events")
     for g in store.sessions:
         head = g.head
-        yield (f"  session {one_line(g.session_id, 80) or '(no sessionId)'}: {len(g.snapshots)} snapshots, "
+        yield (f"  session {one_line(g.name, 80)}: {len(g.snapshots)} snapshots, "
                f"head #{head.index if head else '-'} {head.id if head else ''}, {len(g.branches)} branches")
     for p in store.problems + [p for g in store.sessions for p in g.problems]:
         yield f"  ! {one_line(p, 200)}"

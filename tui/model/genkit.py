@@ -1,4 +1,13 @@
-"""Genkit Go session snapshots (seed genkit-go-session-snapshots-design.md): read them and rebuild their history.
+"""Genkit Go session snapshots: read them and rebuild their history.
+
+Two shapes. The design (seed genkit-go-session-snapshots-design.md): `{id (sha256 of the state), parentId,
+sessionId, createdAt, state, index, turnIndex, event, orphaned}`. What Genkit's Go code shipped (the experimental
+session flow, `aix.SessionSnapshot`): `{snapshotId (a UUID), parentId, createdAt, event: "turnEnd"|"invocationEnd",
+state: {messages, custom, artifacts, inputVariables}}`, with no sessionId, index, turnIndex or orphaned: those are
+derived here. A chain of snapshots linked by `parentId` is one conversation; its index is the order of `createdAt`;
+a turn ends at each `turnEnd` (an `invocationEnd` right after it closes the same invocation, one on its own closes
+a turn of its own); the newest snapshot is the head, and every snapshot not on the line from the root to it is
+orphaned (a restore from an earlier snapshot gave that parent a second child: a branch).
 
 Input: a JSON array of snapshots (`ListSnapshots(..., includeOrphaned=true)`), `{"snapshots": [...]}`, one snapshot
 object, or a directory of such files (`*.json`, `*.json.gz`; Go session data files beside them are skipped).
@@ -42,6 +51,9 @@ class Snapshot:
     event: str = "unknown"
     orphaned: bool = False
     state: object = None
+    shipped: bool = False  # the shipped shape (`snapshotId`): index, turn and orphaned are derived, not read
+    status: str = ""  # newer shipped code: "pending" | "complete" | "canceled" | "error" (empty: complete)
+    error: str = ""
     parent: "Snapshot | None" = None
     children: list["Snapshot"] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
@@ -87,6 +99,21 @@ class GenkitSession:
     problems: list[str] = field(default_factory=list)
 
     @property
+    def root_id(self) -> str:
+        return self.main.chain[0].id if self.main.chain else ""
+
+    @property
+    def shipped(self) -> bool:
+        return bool(self.snapshots) and all(s.shipped for s in self.snapshots)
+
+    @property
+    def name(self) -> str:
+        """The sessionId; a shipped-shape conversation has none: named by its first snapshot."""
+        if self.session_id:
+            return self.session_id
+        return f"conversation {self.root_id[:8]}" if self.root_id else "(no sessionId)"
+
+    @property
     def head(self) -> Snapshot | None:
         return self.main.chain[-1] if self.main.chain else None
 
@@ -107,6 +134,12 @@ class GenkitStore:
     files: int = 0
     problems: list[str] = field(default_factory=list)
 
+    @property
+    def snapshot_shape(self) -> str:
+        """"shipped" (snapshotId) | "design" (id, sessionId, index) | "mixed" | "" (none)."""
+        kinds = {s.shipped for s in self.snapshots}
+        return "mixed" if len(kinds) > 1 else ("shipped" if True in kinds else "design" if kinds else "")
+
     def event_counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
         for s in self.snapshots:
@@ -117,8 +150,19 @@ class GenkitStore:
 # --- detection ---------------------------------------------------------------------------------------------
 
 def looks_like_snapshot(value: object) -> bool:
+    return looks_like_design_snapshot(value) or looks_like_shipped_snapshot(value)
+
+
+def looks_like_design_snapshot(value: object) -> bool:
     return (isinstance(value, dict) and "sessionId" in value and ("turnIndex" in value or "index" in value)
             and ("state" in value or "event" in value or "parentId" in value))
+
+
+def looks_like_shipped_snapshot(value: object) -> bool:
+    """Go writes snapshotId and createdAt always (no omitempty), event and state too; a SessionFlowOutput has a
+    snapshotId and a state but no createdAt."""
+    return (isinstance(value, dict) and "snapshotId" in value and "createdAt" in value
+            and ("event" in value or "state" in value))
 
 
 def looks_like_genkit(value: object) -> bool:
@@ -167,9 +211,12 @@ def _head_looks_like(path: str, head_bytes: int) -> bool:
             head = zlib.decompressobj(wbits=31).decompress(head, head_bytes)
         except zlib.error:
             return False
-    # Go writes id, parentId, sessionId, createdAt, then the state (maybe large), then index and turnIndex
-    return (b'"sessionId"' in head and (b'"createdAt"' in head or b'"turnIndex"' in head)
-            and b'"opTree"' not in head)
+    # Go writes id, parentId, sessionId, createdAt, then the state (maybe large), then index and turnIndex; the
+    # shipped shape: snapshotId, parentId, createdAt, event, then the state
+    if b'"opTree"' in head:
+        return False
+    return ((b'"sessionId"' in head and (b'"createdAt"' in head or b'"turnIndex"' in head))
+            or (b'"snapshotId"' in head and b'"createdAt"' in head))
 
 
 # --- reading -----------------------------------------------------------------------------------------------
@@ -250,9 +297,11 @@ def event_name(value: object) -> str:
 
 def parse_snapshot(node: dict) -> Snapshot:
     s = Snapshot(raw=node)
-    s.id = as_str(node.get("id"))
+    s.shipped = "snapshotId" in node and "id" not in node
+    key = "snapshotId" if s.shipped else "id"
+    s.id = as_str(node.get(key))
     if not s.id:
-        s.problems.append("no id" if node.get("id") is None else f"id is {type_name(node.get('id'))}")
+        s.problems.append(f"no {key}" if node.get(key) is None else f"{key} is {type_name(node.get(key))}")
     s.parent_id = as_str(node.get("parentId"))
     s.session_id = as_str(node.get("sessionId"))
     created = node.get("createdAt")
@@ -262,6 +311,8 @@ def parse_snapshot(node: dict) -> Snapshot:
         s.problems.append(f"createdAt is not a time: {one_line(str(created), 40)}")
     for key, attr in (("index", "index"), ("turnIndex", "turn_index")):
         raw = node.get(key)
+        if s.shipped:
+            continue  # derived from the chain and the events (finish); an older shipped turnIndex counted per invocation
         if raw is None:
             setattr(s, attr, 0)  # Go writes these without omitempty: absent means another writer's zero
         elif isinstance(raw, (int, float)) and not isinstance(raw, bool) and as_int(raw, -1) >= 0:
@@ -272,8 +323,10 @@ def parse_snapshot(node: dict) -> Snapshot:
     s.event = event_name(event)
     if event is not None and s.event == "unknown":
         s.problems.append(f"event is {type_name(event)}")
-    s.orphaned = node.get("orphaned") is True
+    s.orphaned = node.get("orphaned") is True and not s.shipped
     s.state = node.get("state")
+    s.status = as_str(node.get("status"))
+    s.error = as_str(node.get("error"))
     return s
 
 
@@ -298,7 +351,15 @@ def finish(store: GenkitStore) -> GenkitStore:
     for s in unique:
         by_session[s.session_id].append(s)
     for session_id, snaps in by_session.items():
-        store.sessions.append(_session(session_id, snaps))
+        groups = [snaps]
+        if not session_id:  # the shipped shape has no sessionId: a conversation is what parentId connects
+            design = [x for x in snaps if not x.shipped]
+            groups = ([design] if design else []) + _conversations([x for x in snaps if x.shipped])
+        for group in groups:
+            g = _session(session_id, group)
+            if any(x.shipped for x in group):
+                _derive(g)
+            store.sessions.append(g)
     store.sessions.sort(key=lambda g: min((s.created_ms or 0 for s in g.snapshots), default=0))
     return store
 
@@ -341,6 +402,78 @@ def _session(session_id: str, snaps: list[Snapshot]) -> GenkitSession:
     main = _branch(main_root, None, target=head) if main_root is not None else Branch([])
     main.detached = [_branch(r, None) for r in roots if r is not main_root]
     return GenkitSession(session_id, snaps, main, problems)
+
+
+def _conversations(snaps: list[Snapshot]) -> list[list[Snapshot]]:
+    """Snapshots with no sessionId, split into the chains parentId connects (union-find, no recursion)."""
+    by_id = {s.id: s for s in snaps if s.id}
+    owner: dict[int, int] = {}
+
+    def find(s: Snapshot) -> int:
+        key = id(s)
+        path = []
+        while owner.get(key, key) != key:
+            path.append(key)
+            key = owner[key]
+        for k in path:
+            owner[k] = key
+        return key
+
+    for s in snaps:
+        parent = by_id.get(s.parent_id) if s.parent_id else None
+        if parent is not None and parent is not s:
+            a, b = find(s), find(parent)
+            if a != b:
+                owner[a] = b
+    groups: dict[int, list[Snapshot]] = {}
+    for s in snaps:
+        groups.setdefault(find(s), []).append(s)
+    return list(groups.values())
+
+
+def _derive(g: GenkitSession) -> None:
+    """The shipped shape's missing fields: index (order of createdAt), turns (from the events), orphaned (off the
+    line to the newest snapshot)."""
+    for position, s in enumerate(sorted(g.snapshots, key=lambda x: (x.created_ms or 0, _depth(x)))):
+        if s.shipped:
+            s.index = position
+    on_main = {id(s) for s in g.main.chain}
+    for s in g.snapshots:
+        if s.shipped:
+            s.orphaned = id(s) not in on_main
+    _number_turns(g.main.chain, None)
+    for b in g.main.all_branches():
+        _number_turns(b.chain, b.origin)
+
+
+def _depth(s: Snapshot) -> int:
+    depth, node, seen = 0, s.parent, set()
+    while node is not None and id(node) not in seen:
+        seen.add(id(node))
+        depth += 1
+        node = node.parent
+    return depth
+
+
+def _number_turns(chain: list[Snapshot], origin: Snapshot | None) -> None:
+    """Each turnEnd closes a turn; an invocationEnd right after one belongs to that turn, else closes its own."""
+    prev = origin
+    turn = _next_turn(origin) if origin is not None else 0
+    for s in chain:
+        if s.event == "invocationEnd" and prev is not None and prev.event == "turnEnd" and prev.turn_index is not None:
+            if s.shipped:
+                s.turn_index = prev.turn_index
+        else:
+            if s.shipped:
+                s.turn_index = turn
+            if s.event in ("turnEnd", "invocationEnd"):
+                turn = (s.turn_index if s.turn_index is not None else turn) + 1
+        prev = s
+
+
+def _next_turn(origin: Snapshot) -> int:
+    base = origin.turn_index if origin.turn_index is not None else 0
+    return base + 1 if origin.event in ("turnEnd", "invocationEnd") else base
 
 
 def _reach(roots: list[Snapshot]) -> set[int]:
@@ -397,6 +530,28 @@ def messages(state: object) -> list:
     return as_list(as_dict(state).get("messages"))
 
 
+def added_messages(before: list, after: list) -> list:
+    """The messages `after` holds beyond `before` (all of them when the history was rewritten). The session
+    runner writes each snapshot's id into the last message's `metadata.snapshotId` after saving it, so the next
+    snapshot holds that earlier message with one more metadata key: not a rewrite."""
+    if len(after) < len(before):
+        return after
+    for old, new in zip(before, after):
+        if old != new and _without_snapshot_id(old) != _without_snapshot_id(new):
+            return after
+    return after[len(before):]
+
+
+def _without_snapshot_id(message: object) -> object:
+    if not isinstance(message, dict) or not isinstance(message.get("metadata"), dict):
+        return message
+    meta = {k: v for k, v in message["metadata"].items() if k != "snapshotId"}
+    out = {k: v for k, v in message.items() if k != "metadata"}
+    if meta:
+        out["metadata"] = meta
+    return out
+
+
 def message_text(message: object) -> str:
     """`role: text` of a Genkit ai.Message ({role, content: [{text}...]}), or of a plain {role, text} dict."""
     if isinstance(message, str):
@@ -407,17 +562,54 @@ def message_text(message: object) -> str:
     if isinstance(content, str):
         text = content
     else:
-        parts = []
-        for part in as_list(content):
-            p = as_dict(part)
-            if isinstance(p.get("text"), str):
-                parts.append(p["text"])
-            elif isinstance(p.get("toolRequest"), dict):
-                parts.append(f"[tool request {as_str(p['toolRequest'].get('name'))}]")
-            elif isinstance(p.get("toolResponse"), dict):
-                parts.append(f"[tool response {as_str(p['toolResponse'].get('name'))}]")
-        text = " ".join(parts) or as_str(m.get("text"))
+        parts = [part_text(part) for part in as_list(content)]
+        text = " ".join(p for p in parts if p) or as_str(m.get("text"))
     return f"{role}: {text}" if role else text
+
+
+ARGUMENTS_SHOWN = 200
+
+
+def part_text(part: object) -> str:
+    """One ai.Part as text: text, reasoning, a tool request with its input, a tool response with its output,
+    media, data, a resource, custom."""
+    p = as_dict(part)
+    if isinstance(p.get("text"), str):
+        return p["text"]
+    if isinstance(p.get("reasoning"), str):
+        return f"[reasoning] {p['reasoning']}"
+    request = p.get("toolRequest")
+    if isinstance(request, dict):
+        ref = as_str(request.get("ref"))
+        return (f"[tool request {as_str(request.get('name'))}{' #' + ref if ref else ''}"
+                f"{_json_tail(request.get('input'))}]")
+    response = p.get("toolResponse")
+    if isinstance(response, dict):
+        ref = as_str(response.get("ref"))
+        return (f"[tool response {as_str(response.get('name'))}{' #' + ref if ref else ''}"
+                f"{_json_tail(response.get('output'))}]")
+    media = p.get("media")
+    if isinstance(media, dict):
+        url = as_str(media.get("url"))
+        shown = url if not url.startswith("data:") else f"data URL, {len(url):,} chars"
+        return f"[media {as_str(media.get('contentType')) or '?'} {one_line(shown, 80)}]"
+    if "data" in p:
+        return f"[data{_json_tail(p.get('data'))}]"
+    if isinstance(p.get("resource"), dict):
+        return f"[resource {as_str(p['resource'].get('uri'))}]"
+    if "custom" in p:
+        return f"[custom{_json_tail(p.get('custom'))}]"
+    return ""
+
+
+def _json_tail(value: object) -> str:
+    if value is None:
+        return ""
+    try:
+        text = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:
+        text = repr(value)
+    return " " + one_line(text, ARGUMENTS_SHOWN)
 
 
 def state_changes(state: object, parent_state: object) -> list[str]:
@@ -464,6 +656,7 @@ def counts(store: GenkitStore) -> dict:
 def summary(store: GenkitStore) -> dict:
     return {
         "shape": store.shape,
+        "snapshotShape": store.snapshot_shape,
         "files": store.files if store.shape == "directory" else None,
         "sessions": [_session_summary(g) for g in store.sessions],
         "problems": list(store.problems) + [p for g in store.sessions for p in g.problems],
@@ -478,6 +671,8 @@ def _session_summary(g: GenkitSession) -> dict:
         "turns": g.turns,
         "head": {"id": head.id, "index": head.index, "turnIndex": head.turn_index} if head else None,
         "mainTimeline": [s.id for s in g.main.chain],
+        "rootSnapshotId": g.root_id or None,
+        "derived": g.shipped,  # index, turnIndex and orphaned were derived (the shipped shape has none)
         "branches": [
             {"from": b.origin.id if b.origin else None, "fromIndex": b.origin.index if b.origin else None,
              "snapshots": len(b.chain), "orphaned": b.orphaned,

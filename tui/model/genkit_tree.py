@@ -16,7 +16,8 @@ from tui.model.fields import one_line
 from tui.model.foreign import Fact, Facts, ForeignOp, ForeignSession, Section, session_facts
 from tui.model.format import fmt_duration
 from tui.model.genkit import (
-    Branch, GenkitSession, GenkitStore, Snapshot, content_address_matches, message_text, messages, state_changes,
+    Branch, GenkitSession, GenkitStore, Snapshot, added_messages, content_address_matches, message_text, messages,
+    state_changes,
 )
 from tui.model.logs import LogEntry
 from tui.model.nodes import Op, Session, Turn
@@ -45,9 +46,9 @@ def build_tree(store: GenkitStore) -> ForeignSession:
         op = ForeignOp(turn, f"0-{position}", GENKIT_VIEW, g)
         op.kind = "session"
         op.status = "ok"
-        op.name = g.session_id or "(no sessionId)"
+        op.name = g.name
         op.child = _session_tree(g, op, op.path, 1)
-        op.op_id = g.session_id
+        op.op_id = g.session_id or g.root_id
         op.started_at, op.ended_at = op.child.started_at, op.child.ended_at
         turn.ops.append(op)
         root.counts.ops += 1
@@ -62,7 +63,7 @@ def build_tree(store: GenkitStore) -> ForeignSession:
 
 def _session_tree(g: GenkitSession, parent_op: Op | None, prefix: str, depth: int) -> ForeignSession:
     s = ForeignSession(GENKIT_VIEW, g)
-    s.id = s.trace_id = g.session_id
+    s.id = s.trace_id = g.session_id or g.root_id  # the shipped shape has no sessionId: its first snapshot's id
     s.agent_id = "genkit"
     s.title = _first_user_message(g.main.chain)
     s.problems = list(g.problems)
@@ -102,9 +103,8 @@ def _fill(s: ForeignSession, branch: Branch, parent_op: Op | None, prefix: str, 
 
 def new_messages(snap: Snapshot) -> list:
     """The messages this snapshot added to its parent's (all of them when the history was rewritten)."""
-    after = messages(snap.state)
     before = messages(snap.parent.state) if snap.parent is not None else []
-    return after[len(before):] if after[:len(before)] == before else after
+    return added_messages(before, messages(snap.state))
 
 
 def _name_turn(turn: Turn) -> None:
@@ -114,8 +114,7 @@ def _name_turn(turn: Turn) -> None:
         return
     first, last = snaps[0], snaps[-1]
     before = messages(first.parent.state) if first.parent is not None else []
-    after = messages(last.state)
-    new = after[len(before):] if after[:len(before)] == before else after
+    new = added_messages(before, messages(last.state))
     users = [message_text(m).removeprefix("user: ") for m in new if isinstance(m, dict) and m.get("role") == "user"]
     if users:
         turn.prompts = {"user": "\n".join(users)}
@@ -134,6 +133,11 @@ def _snapshot_op(s: ForeignSession, turn: Turn, snap: Snapshot) -> ForeignOp:
         else snap.created_ms
     op.problems = list(snap.problems)
     op.log_count = 1
+    if snap.status == "error" or snap.error:
+        op.status = "failed"
+        op.error = snap.error or "status error"
+        s.counts.failed += 1
+        s.counts.errors += 1
     if snap.orphaned:
         op.warnings = 1
         s.counts.warnings += 1
@@ -178,6 +182,10 @@ def snapshot_title(snap: Snapshot) -> str:
     parent_msgs = messages(snap.parent.state) if snap.parent is not None else []
     if msgs and len(msgs) > len(parent_msgs):
         return f"{text}  {one_line(message_text(msgs[-1]), 120)}"
+    if snap.parent is not None and not added_messages(parent_msgs, msgs) and msgs != parent_msgs:
+        # only the runner's metadata.snapshotId changed in the messages: say what else did
+        changes = [c for c in state_changes(snap.state, snap.parent.state) if c != "~messages"]
+        return f"{text}  " + (", ".join(changes[:6]) if changes else "state unchanged")
     if snap.parent is not None:
         changes = state_changes(snap.state, snap.parent.state)
         return f"{text}  " + (", ".join(changes[:6]) if changes else "state unchanged")
@@ -276,7 +284,10 @@ class GenkitView:
         text = f"snapshot #{info.index} {info.event} turn {info.turn_index} {info.short}"
         if info.orphaned:
             text += " (orphaned)"
-        entries = [LogEntry(info.created_ms, "WRN" if info.orphaned else "INF", text, op.path, op, None)]
+        if info.error:
+            text += f": {one_line(info.error, 300)}"
+        severity = "ERR" if op.failed else "WRN" if info.orphaned else "INF"
+        entries = [LogEntry(info.created_ms, severity, text, op.path, op, None)]
         for message in new_messages(info)[:MESSAGES_LOGGED]:  # the conversation, as it grew
             entries.append(LogEntry(info.created_ms, "VRB", "  " + one_line(message_text(message), 2000), op.path,
                                     op, None))
@@ -300,19 +311,40 @@ def _store_facts(store: GenkitStore) -> Facts:
 
 
 def _snapshot_sections(snap: Snapshot) -> list[Section]:
-    fields = [  # the id is the op's opId, above
-        Fact("parentId", snap.parent_id or "(first snapshot)"),
-        Fact("sessionId", snap.session_id), Fact("index", str(snap.index)), Fact("turnIndex", str(snap.turn_index)),
-        Fact("event", snap.event), Fact("createdAt", snap.created_at),
-        Fact("orphaned", "yes: a restore moved the timeline away" if snap.orphaned else "no", "warn" if snap.orphaned
-             else ""),
-        Fact("content id", "matches sha256(state)" if content_address_matches(snap) else "not sha256 of this "
-             "serialisation of the state", "dim"),
-    ]
+    if snap.shipped:
+        fields = [  # the shipped shape (aix.SessionSnapshot): no sessionId, index, turnIndex or orphaned
+            Fact("snapshotId", snap.id), Fact("parentId", snap.parent_id or "(first snapshot)"),
+            Fact("event", snap.event), Fact("createdAt", snap.created_at),
+            Fact("index", f"{snap.index} (derived: order of createdAt)", "dim"),
+            Fact("turn", f"{snap.turn_index} (derived: turnEnd events along the chain)", "dim"),
+            Fact("orphaned", "yes: not on the line to the newest snapshot" if snap.orphaned else "no",
+                 "warn" if snap.orphaned else ""),
+        ]
+        if snap.status:
+            fields.append(Fact("status", snap.status, "bad" if snap.status == "error" else ""))
+        if snap.error:
+            fields.append(Fact("error", snap.error, "bad"))
+    else:
+        fields = [  # the id is the op's opId, above
+            Fact("parentId", snap.parent_id or "(first snapshot)"),
+            Fact("sessionId", snap.session_id), Fact("index", str(snap.index)),
+            Fact("turnIndex", str(snap.turn_index)),
+            Fact("event", snap.event), Fact("createdAt", snap.created_at),
+            Fact("orphaned", "yes: a restore moved the timeline away" if snap.orphaned else "no",
+                 "warn" if snap.orphaned else ""),
+            Fact("content id", "matches sha256(state)" if content_address_matches(snap) else "not sha256 of this "
+                 "serialisation of the state", "dim"),
+        ]
     out = []
     if snap.parent is not None:
         changes = state_changes(snap.state, snap.parent.state)
         out.append(Section("State changes since the parent", text=", ".join(changes) or "none"))
+    added = new_messages(snap)
+    if added:
+        shown = added[:MESSAGES_LOGGED]
+        out.append(Section(f"Messages added ({len(added)})", text="\n".join(
+            one_line(message_text(m), 2000) for m in shown) + (f"\n… {len(added) - len(shown)} more" if
+                                                                 len(added) > len(shown) else "")))
     msgs = messages(snap.state)
     if msgs:
         shown = msgs[-LAST_MESSAGES:]
@@ -358,7 +390,8 @@ def _branch_sections(b: Branch) -> list[Section]:
 def _session_sections(g: GenkitSession) -> list[Section]:
     head = g.head
     fields = [
-        Fact("sessionId", g.session_id), Fact("snapshots", str(len(g.snapshots))), Fact("turns", str(g.turns)),
+        Fact("sessionId", g.session_id or "(none: the shipped shape; the conversation is its parentId chain)"),
+        Fact("first snapshot", g.root_id), Fact("snapshots", str(len(g.snapshots))), Fact("turns", str(g.turns)),
         Fact("head", f"#{head.index} {head.id}" if head else "-"), Fact("branches", str(len(g.branches))),
         Fact("orphaned", str(sum(1 for s in g.snapshots if s.orphaned))),
     ]

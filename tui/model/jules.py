@@ -1,9 +1,16 @@
 """Jules `SessionSnapshot` (seed jules-session-snapshot-spec.md): read it, and recompute its derived views.
 
 Accepted shapes: the SDK's `snapshot.toJSON()` (with or without `activities`: the default toJSON leaves them out,
-keeping `timeline`, `activityCounts` and `insights`), and a Jules `SessionResource` (`createTime`, `outputs[]`,
-`activities[]`). Activities may be SDK-shaped (`type`, `message`, `plan`, `artifacts: [{type: "bashOutput", ...}]`)
-or REST-shaped (`planGenerated: {plan}`, `artifacts: [{bashOutput: {command, output, exitCode}}]`).
+keeping `timeline`, `activityCounts` and `insights`), a Jules `SessionResource` (`createTime`, `outputs[]`,
+`activities[]`), and one page of the REST API's `GET v1alpha/sessions/{id}/activities` answer
+(`{"activities": [...], "nextPageToken": "..."}`: a session of those activities). Activities may be SDK-shaped
+(`type`, `message`, `plan`, `artifacts: [{type: "bashOutput", ...}]`) or REST-shaped (the oneof key names:
+`planGenerated: {plan}`, `artifacts: [{bashOutput: {command, output, exitCode}}]`), or have no type at all, only a
+`description` (shown as it is).
+
+The REST API writes proto3 JSON, which leaves every zero value out: a `bashOutput` without `exitCode` ran with exit
+code 0 and succeeded. The SDK copies the artifact as it comes (`exitCode` undefined) and counts it in
+`failedCommands` (`exitCode !== 0`); the monitor does not, and says so when a stored count differs for that reason.
 
 The derived views follow the spec exactly (timeline summaries, counts of observed types only, insights); when the
 file also stores them, the stored and recomputed values are compared and every difference is reported.
@@ -22,6 +29,8 @@ ACTIVITY_TYPES = ("planGenerated", "planApproved", "progressUpdated", "sessionCo
 _REST_MESSAGE_KEYS = {"userMessaged": "userMessage", "agentMessaged": "agentMessage"}
 _SNAPSHOT_KEYS = ("activityCounts", "timeline", "insights")
 _IDENTITY_KEYS = ("id", "state", "title", "prompt", "createdAt", "createTime", "name")
+_PAGE_KEYS = {"activities", "nextPageToken"}  # ListActivitiesResponse
+UNTYPED = "activity"  # the type shown for an activity with no type field (only a description)
 SUMMARY_LIMIT = 100
 
 
@@ -32,9 +41,11 @@ class Artifact:
     command: str = ""
     output: str = ""
     exit_code: int | None = None
+    exit_code_omitted: bool = False  # no exitCode in the file: proto3 left out a zero, the command succeeded
     failed: bool = False
     patch: str = ""
     commit_message: str = ""
+    base_commit: str = ""
     files: list[tuple[str, str, int, int]] = field(default_factory=list)  # (path, change, additions, deletions)
     mime: str = ""
     data_chars: int = 0
@@ -52,7 +63,8 @@ class Activity:
     plan_steps: list = field(default_factory=list)
     plan_id: str = ""
     title: str = ""
-    description: str = ""
+    description: str = ""  # progressUpdated's own description (the SDK's), else the activity's
+    activity_description: str = ""  # the Activity resource's `description` field, as written
     reason: str = ""
     artifacts: list[Artifact] = field(default_factory=list)
     summary: str = ""
@@ -100,6 +112,9 @@ class JulesSnapshot:
     timeline: list[dict] = field(default_factory=list)
     insights: Insights = field(default_factory=Insights)
     generated_files: list = field(default_factory=list)
+    shape: str = "snapshot"  # "snapshot" (SDK toJSON) | "session" (SessionResource) | "activitiesPage"
+    next_page_token: str = ""
+    notes: list[str] = field(default_factory=list)  # stored views that differ for a known, explained reason
     stored_counts: dict | None = None
     stored_insights: dict | None = None
     stored_timeline_length: int | None = None
@@ -126,12 +141,63 @@ class JulesSnapshot:
 
 
 def looks_like_jules(value: object) -> bool:
+    if isinstance(value, list):
+        return as_page(value) is not None
     if not isinstance(value, dict):
         return False
     if any(key in value for key in _SNAPSHOT_KEYS):
         return any(key in value for key in _IDENTITY_KEYS)
-    # a SessionResource: its activities or outputs, and its state or prompt
-    return ("activities" in value or "outputs" in value) and ("state" in value or "prompt" in value)
+    if looks_like_activities_page(value):
+        return True
+    # a SessionResource: its activities or outputs, and its state or prompt; or, as `GET sessions/{id}` answers
+    # before there are outputs (an empty list is left out), its name with its prompt or source context
+    if ("activities" in value or "outputs" in value) and ("state" in value or "prompt" in value):
+        return True
+    name = value.get("name")
+    return (isinstance(name, str) and name.startswith("sessions/") and "/" not in name[len("sessions/"):]
+            and ("prompt" in value or "sourceContext" in value))
+
+
+def looks_like_activities_page(value: object) -> bool:
+    """`GET .../activities`: only `activities` (an array of Activity objects) and maybe `nextPageToken`."""
+    if not isinstance(value, dict) or "activities" not in value or not set(value) <= _PAGE_KEYS:
+        return False
+    items = value["activities"]
+    if not isinstance(items, list):
+        return False
+    objects = [item for item in items[:5] if isinstance(item, dict)]
+    return not items or any(_looks_like_activity(item) for item in objects)
+
+
+def as_page(value: list) -> dict | None:
+    """A JSON array of activities pages (every page of the list, saved together) as one page, or a bare array of
+    Activity objects (a page's `activities` alone); None when it is neither."""
+    heads = [item for item in value[:5] if isinstance(item, dict)]
+    if not heads:
+        return None
+    if all(looks_like_activities_page(item) for item in heads):
+        activities: list = []
+        token = ""
+        for item in value:
+            if isinstance(item, dict):
+                activities.extend(as_list(item.get("activities")))
+                token = as_str(item.get("nextPageToken"))
+        page: dict = {"activities": activities}
+        if token:
+            page["nextPageToken"] = token  # the last page's: still more to fetch
+        return page
+    if any(_looks_like_activity(item) for item in heads) and not any(
+            looks_like_activities_page(item) for item in heads):
+        return {"activities": value}
+    return None
+
+
+def _looks_like_activity(node: dict) -> bool:
+    name = node.get("name")
+    if isinstance(name, str) and name.startswith("sessions/") and "/activities/" in name:
+        return True
+    return any(key in node for key in ACTIVITY_TYPES) or ("createTime" in node and (
+        "originator" in node or "description" in node or "type" in node))
 
 
 # --- the spec's computed views ---------------------------------------------------------------------------
@@ -149,6 +215,9 @@ def summarize(activity: Activity) -> str:
         return "Session completed"
     if kind == "sessionFailed":
         return f"Failed: {activity.reason}"
+    if kind == UNTYPED:  # no type field: what the API says of it
+        return activity.activity_description or (f"{activity.originator} activity" if activity.originator
+                                                 else "(no type, no description)")
     if kind in ("userMessaged", "agentMessaged"):
         who = "User" if kind == "userMessaged" else "Agent"
         msg = activity.message
@@ -184,6 +253,11 @@ def insights(activities: list[Activity], counts: dict[str, int], *, known_comman
 def parse(value: dict) -> JulesSnapshot:
     """Never raises on wrong types: what cannot be used is listed in `problems`. The input is not modified."""
     snap = JulesSnapshot(raw=value)
+    if looks_like_activities_page(value):
+        snap.shape = "activitiesPage"
+        snap.next_page_token = as_str(value.get("nextPageToken"))
+    elif not any(key in value for key in _SNAPSHOT_KEYS):
+        snap.shape = "session"
     snap.id = as_str(value.get("id")) or as_str(value.get("name")).rsplit("/", 1)[-1]
     snap.state = as_str(value.get("state"))
     snap.url = as_str(value.get("url"))
@@ -218,6 +292,8 @@ def parse(value: dict) -> JulesSnapshot:
         snap.activities = [_from_timeline(entry, i) for i, entry in enumerate(stored_timeline)]
     else:
         snap.activities = [_activity(item, i) for i, item in enumerate(raw_activities or [])]
+    if snap.shape == "activitiesPage" and not snap.id:
+        snap.id = _session_of(snap.activities)
     for a in snap.activities:
         if not a.from_timeline:
             a.summary = summarize(a)
@@ -236,6 +312,15 @@ def parse(value: dict) -> JulesSnapshot:
     snap.stored_timeline_length = len(stored_timeline) if stored_timeline is not None else None
     snap.mismatch = _compare(snap)
     return snap
+
+
+def _session_of(activities: list[Activity]) -> str:
+    """The session id in the activities' names (`sessions/{session}/activities/{activity}`)."""
+    for a in activities:
+        name = as_dict(a.raw).get("name")
+        if isinstance(name, str) and name.startswith("sessions/"):
+            return name.split("/")[1]
+    return ""
 
 
 def _time(value: object, name: str, problems: list[str]) -> tuple[str, int | None]:
@@ -284,6 +369,8 @@ def _activity_type(node: dict) -> str:
     for name in ACTIVITY_TYPES:
         if name in node:
             return name
+    if kind is None:
+        return UNTYPED  # the API sends activities with no type field: a description, an originator, artifacts
     return "unknown"
 
 
@@ -300,6 +387,7 @@ def _activity(node: object, position: int) -> Activity:
     a.time = time if isinstance(time, str) else (iso(a.time_ms) or "")
     a.originator = as_str(node.get("originator"))
     rest = as_dict(node.get(a.type))  # the REST shape nests the fields under the type's name
+    a.activity_description = as_str(node.get("description"))
     message = node.get("message")
     if message is None and a.type in _REST_MESSAGE_KEYS:
         message = rest.get(_REST_MESSAGE_KEYS[a.type])
@@ -307,9 +395,10 @@ def _activity(node: object, position: int) -> Activity:
     plan = node.get("plan", rest.get("plan"))
     a.plan_steps = as_list(as_dict(plan).get("steps"))
     a.plan_id = as_str(as_dict(plan).get("id")) or as_str(node.get("planId", rest.get("planId")))
-    a.title = as_str(node.get("title", rest.get("title")))
-    a.description = as_str(node.get("description", rest.get("description")))
-    reason = node.get("reason", rest.get("reason"))
+    # the type's own fields first: a REST progressUpdated has a description of its own beside the activity's
+    a.title = as_str(rest.get("title", node.get("title")))
+    a.description = as_str(rest.get("description", node.get("description")))
+    reason = rest.get("reason", node.get("reason"))
     if reason is None:
         reason = as_dict(node.get("error")).get("message")  # the spec's "error.message"
     a.reason = reason if isinstance(reason, str) else ("" if reason is None else str(reason))
@@ -349,21 +438,31 @@ def _artifact(node: object, problems: list[str]) -> Artifact:
     if kind == "bashOutput":
         art.command = _text(body.get("command"))
         art.output = "".join(_text(body.get(k)) for k in ("output", "stdout", "stderr"))
-        code = body.get("exitCode")
-        art.exit_code = code if isinstance(code, int) and not isinstance(code, bool) else None
-        if rest_shape and code is None:
-            art.exit_code = 0  # the REST API (proto3) leaves a zero exit code out
-        art.failed = art.exit_code != 0  # INS-04: exitCode !== 0 (a missing code counts, as in the SDK)
+        art.exit_code, art.exit_code_omitted = _exit_code(body.get("exitCode"), problems)
+        art.failed = art.exit_code != 0  # INS-04: exitCode !== 0, once proto3's left-out zero is put back
     elif kind == "changeSet":
         patch = as_dict(body.get("gitPatch"))
         art.patch = _text(patch.get("unidiffPatch"))
         art.commit_message = _text(patch.get("suggestedCommitMessage"))
+        art.base_commit = as_str(patch.get("baseCommitId"))
         art.files = parse_unidiff(art.patch)
     elif kind == "media":
-        art.mime = as_str(body.get("format")) or as_str(body.get("mimeType"))
+        art.mime = as_str(body.get("format")) or as_str(body.get("mimeType"))  # SDK `format`, REST `mimeType`
         data = body.get("data")
         art.data_chars = len(data) if isinstance(data, str) else 0
     return art
+
+
+def _exit_code(code: object, problems: list[str]) -> tuple[int | None, bool]:
+    """(exit code, left out). Proto3 JSON leaves a zero out and writes null for it too; int32 may come as a string."""
+    if code is None:
+        return 0, True
+    if isinstance(code, int) and not isinstance(code, bool):
+        return code, False
+    if isinstance(code, str) and code.strip().lstrip("-").isdigit():
+        return int(code), False
+    problems.append(f"exitCode is {type_name(code)} {code!r:.20}, expected a number")
+    return None, False
 
 
 def _text(value: object) -> str:
@@ -408,6 +507,12 @@ def parse_unidiff(patch: str) -> list[tuple[str, str, int, int]]:
     return files
 
 
+def sdk_failed_count(activities: list[Activity]) -> int:
+    """What the SDK's computeInsights counts: a left-out exit code is `undefined !== 0`, so failed."""
+    return sum(1 for a in activities if any(x.failed or x.exit_code_omitted for x in a.artifacts
+                                            if x.kind == "bashOutput"))
+
+
 def _compare(snap: JulesSnapshot) -> list[str]:
     """Stored derived views that disagree with the ones recomputed from the activities."""
     out: list[str] = []
@@ -424,8 +529,14 @@ def _compare(snap: JulesSnapshot) -> list[str]:
             if value is None or key not in snap.stored_insights:
                 continue
             stored = snap.stored_insights[key]
-            if as_int(stored, -1) != value:
-                out.append(f"insights.{key}: stored {stored!r}, recomputed {value}")
+            if as_int(stored, -1) == value:
+                continue
+            if key == "failedCommandCount" and as_int(stored, -1) == sdk_failed_count(snap.activities):
+                snap.notes.append(f"insights.failedCommandCount: stored {stored}, recomputed {value}: the SDK counts "
+                                  "commands without exitCode as failed (exitCode !== 0), but the API leaves a zero "
+                                  "exit code out: they succeeded")
+                continue
+            out.append(f"insights.{key}: stored {stored!r}, recomputed {value}")
     if snap.stored_timeline_length is not None and snap.activities_included:
         if snap.stored_timeline_length != len(snap.activities):
             out.append(f"timeline: {snap.stored_timeline_length} entries stored, {len(snap.activities)} activities")
@@ -457,4 +568,8 @@ def summary(snap: JulesSnapshot) -> dict:
         "pr": {k: snap.pr.get(k) for k in ("url", "title", "description")} if snap.pr else None,
         "storedMismatch": list(snap.mismatch),
         "problems": list(snap.problems),
+        "shape": snap.shape,
+        "nextPageToken": snap.next_page_token or None,
+        "exitCodeOmitted": sum(1 for a in commands if a.exit_code_omitted) if snap.activities_included else None,
+        "notes": list(snap.notes),
     }

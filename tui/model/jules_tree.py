@@ -12,7 +12,7 @@ from tui.model.captures import Capture
 from tui.model.fields import one_line
 from tui.model.foreign import Fact, Facts, ForeignOp, ForeignSession, Section, session_facts
 from tui.model.format import fmt_duration
-from tui.model.jules import Activity, Artifact, JulesSnapshot
+from tui.model.jules import UNTYPED, Activity, Artifact, JulesSnapshot
 from tui.model.logs import LogEntry
 from tui.model.nodes import Op, Turn
 
@@ -28,7 +28,7 @@ def build_tree(snap: JulesSnapshot) -> ForeignSession:
     s.id = snap.id
     s.trace_id = snap.id
     s.agent_id = "jules"
-    s.title = snap.title or one_line(snap.prompt, 80)
+    s.title = snap.title or one_line(snap.prompt, 80) or _first_user_message(snap)
     s.latest_status = snap.state
     s.counts.sessions = 1
     s.totals.agentsRun = 1
@@ -68,6 +68,17 @@ def build_tree(snap: JulesSnapshot) -> ForeignSession:
             t.status = "failed"
     s.counts.turns = len(s.turns)
     return s
+
+
+def _first_user_message(snap: JulesSnapshot) -> str:
+    """A title for an activities page (no session fields): its first user message, else its first description."""
+    for a in snap.activities:
+        if a.type == "userMessaged" and a.message:
+            return one_line(a.message, 80)
+    for a in snap.activities:
+        if a.activity_description:
+            return one_line(a.activity_description, 80)
+    return ""
 
 
 def _turn(s: ForeignSession, index: int, label: str, prompt: str, started: int | None) -> Turn:
@@ -163,8 +174,12 @@ class JulesView:
         for kind, n in snap.activity_counts.items():
             cells.append(Fact(kind, f"{n:,}", "dim"))
         warnings = [f"stored {m}" for m in snap.mismatch] if snap.mismatch else []
+        warnings.extend(f"note: {n}" for n in snap.notes)
         if not snap.activities_included:
             warnings.insert(0, "no activities in the file: the tree is its stored timeline")
+        if snap.shape == "activitiesPage":
+            warnings.insert(0, "one page of GET .../activities: no session fields (state, prompt, times)"
+                            + ("; more activities on the next page (nextPageToken)" if snap.next_page_token else ""))
         return Facts("Jules insights", cells, warnings)
 
     def sections(self, node: object) -> list[Section]:
@@ -235,6 +250,8 @@ def _state_tone(snap: JulesSnapshot) -> str:
 
 def _session_sections(snap: JulesSnapshot) -> list[Section]:
     out = [Section("Jules session", [
+        Fact("shape", {"snapshot": "SDK snapshot (toJSON)", "session": "Session resource",
+                       "activitiesPage": "activities page (GET .../activities)"}.get(snap.shape, snap.shape)),
         Fact("state", snap.state, _state_tone(snap)),
         Fact("url", snap.url),
         Fact("created", snap.created_at),
@@ -261,13 +278,21 @@ def _session_sections(snap: JulesSnapshot) -> list[Section]:
         rows = [f"{_s(f.get('changeType'))} {_s(f.get('path'))} +{f.get('additions')} -{f.get('deletions')}"
                 for f in snap.generated_files[:100] if isinstance(f, dict)]
         out.append(Section("Generated files", text="\n".join(rows)))
+    if snap.next_page_token:
+        out.append(Section("More activities", [Fact("nextPageToken", snap.next_page_token)],
+                           text="This file is one page of the activities list: the next page is not in it."))
     if snap.mismatch:
         out.append(Section("Stored views disagree with the activities", text="\n".join(snap.mismatch), tone="warn"))
+    if snap.notes:
+        out.append(Section("Stored views explained", text="\n".join(snap.notes)))
     return out
 
 
 def _activity_sections(a: Activity) -> list[Section]:
-    fields = [Fact("type", a.type), Fact("id", a.id), Fact("originator", a.originator), Fact("createTime", a.time)]
+    fields = [Fact("type", a.type if a.type != UNTYPED else "(none: the activity has no type field)"),
+              Fact("id", a.id), Fact("originator", a.originator), Fact("createTime", a.time)]
+    if a.activity_description and a.type != UNTYPED and a.activity_description != a.description:
+        fields.append(Fact("description", a.activity_description))
     if a.from_timeline:
         fields.append(Fact("source", "stored timeline entry (the file has no activities)", "dim"))
     out = [Section("Jules activity", fields)]
@@ -291,6 +316,8 @@ def _activity_sections(a: Activity) -> list[Section]:
         out.append(Section("Progress", [Fact("title", a.title)], text=a.description))
     elif a.type == "sessionFailed":
         out.append(Section("Failure", text=a.reason or "(no reason given)", tone="bad"))
+    elif a.type == UNTYPED:
+        out.append(Section("Description", text=a.activity_description or "(none)"))
     elif a.from_timeline:
         out.append(Section("Summary", text=a.summary))
     if a.artifacts:
@@ -312,6 +339,8 @@ def _artifact_line(art: Artifact) -> str:
 def _artifact_sections(art: Artifact) -> list[Section]:
     if art.kind == "bashOutput":
         code = "none" if art.exit_code is None else str(art.exit_code)
+        if art.exit_code_omitted:
+            code = "0 (left out: the API omits a zero exit code)"
         return [
             Section("Command", [Fact("exit code", code, "bad" if art.failed else "good")], text=f"$ {art.command}"),
             Section("Output" + (" (failed)" if art.failed else ""), text=art.output or "(no output)",

@@ -16,13 +16,13 @@ KIND_TAG.update({
     "planGenerated": "PLAN", "planApproved": "APPROVED", "progressUpdated": "PROGRESS", "agentMessaged": "REPLY",
     "userMessaged": "USER", "sessionCompleted": "DONE", "sessionFailed": "FAILED", "patch": "PATCH",
     "media": "MEDIA", "turnEnd": "TURN END", "toolIterationEnd": "TOOLS END", "invocationEnd": "INVOKE END",
-    "branch": "BRANCH",
+    "branch": "BRANCH", "activity": "ACTIVITY",
 })
 KIND_STYLE.update({
     "planGenerated": "bold green", "planApproved": "green", "progressUpdated": "cyan", "agentMessaged": "bold cyan",
     "userMessaged": "bold yellow", "sessionCompleted": "bold green", "sessionFailed": "bold red",
     "patch": "bold blue", "media": "blue", "turnEnd": "bold cyan", "toolIterationEnd": "bold magenta",
-    "invocationEnd": "bold green", "branch": "bold yellow",
+    "invocationEnd": "bold green", "branch": "bold yellow", "activity": "cyan",
 })
 
 
