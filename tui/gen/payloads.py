@@ -73,7 +73,9 @@ class _Store:
         if data is None or not captured:
             ref.update({"captured": False, "truncated": False, "redacted": False})
             return ref
-        rel = f"payloads/{sid}/turn-{turn:04d}/{op.get('kind', 'op')}-{op_index:04d}-{name}.{fmt}.gz"
+        # the producer's file names: ``text`` captures end in ``.txt``
+        ext = "txt" if fmt == "text" else fmt
+        rel = f"payloads/{sid}/turn-{turn:04d}/{op.get('kind', 'op')}-{op_index:04d}-{name}.{ext}.gz"
         meta = self.written.get(rel)
         if meta is None:
             gz = _gz(data)
