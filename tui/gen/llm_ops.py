@@ -77,7 +77,9 @@ class _LlmOps(_LogBuilder, _UsageBuilder):
             status_line = {"rate_limited": "429 Too Many Requests", "overloaded": "529 Overloaded"}.get(
                 slug, "400 Bad Request")
             err_body = orjson.dumps({"type": "error", "error": {"type": slug, "message": msg}})
-            raw = (f"HTTP/1.1 {status_line}\r\ncontent-type: application/json\r\n\r\n").encode() + err_body
+            raw = err_body
+            if rng.random() < 0.15:  # headers only in captures made by other tools
+                raw = (f"HTTP/1.1 {status_line}\r\ncontent-type: application/json\r\n\r\n").encode() + err_body
             op["response"] = {"payload": {"raw": self.capture(raw, "http", s.legacy_raw)}, "size": len(raw),
                               "truncated": False}
             op["accounting"].append(
@@ -226,7 +228,8 @@ class _LlmOps(_LogBuilder, _UsageBuilder):
             usage=usage,
             created_s=start // 1000,
             ts_iso=_iso(start),
-            headers=rng.random() < 0.85,
+            # the producer captures the body as fetch decoded it; captures with HTTP headers come from other tools
+            headers=rng.random() < 0.15,
             stream=rng.random() < 0.92,
         )
         payload["messages"] = ex.messages
