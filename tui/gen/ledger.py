@@ -112,6 +112,7 @@ def _ledger(
     partial_last_line: bool,
     store: _Store,
     parent: tuple[str, str, str] | None,
+    fan_out_rate: float = 0.25,
 ) -> Path:
     _parent = parent
     sid = tree.get("traceId") or tree.get("id")
@@ -158,7 +159,7 @@ def _ledger(
             return []
         frng = random.Random(f"fanout/{sid}/{op.get('opId')}")
         kids = [child]
-        if (frng.random() < 0.25 and "endedAt" in child
+        if (frng.random() < fan_out_rate and "endedAt" in child
                 and not (child.get("sessionTitle") or "").startswith("tool_output:")):
             kids.extend(_fan_out_children(op, child, frng))
         return kids
@@ -190,14 +191,16 @@ def _ledger(
                     o["payloadRefs"] = refs
             links = []
             frng = random.Random(f"links/{sid}/{op.get('opId')}")
-            for kid in kids_by_op.get(id(op), ()):
+            kids = kids_by_op.get(id(op), ())
+            for kid in kids:
                 link = _child_link(kid, origin=origin, parent_sid=sid, parent_op=op.get("opId"))
                 summary_link = dict(link)
                 if frng.random() < 0.5:  # summary entries may lack agentId/callPath
                     summary_link.pop("agentId", None)
                     summary_link.pop("callPath", None)
                 all_children.append(summary_link)
-                if frng.random() >= 0.1:  # some children appear only in session_summary.childSessions
+                # some (single) children appear only in session_summary.childSessions
+                if len(kids) > 1 or frng.random() >= 0.1:
                     links.append(link)
             if links:
                 o["childSessions"] = links
@@ -236,7 +239,7 @@ def _ledger(
                 kids_by_op[id(op)] = kids
             for kid in kids:
                 _ledger(sd, kid, with_payloads=with_payloads, running=False, partial_last_line=False,
-                        store=store, parent=(origin, sid, op.get("opId")))
+                        store=store, parent=(origin, sid, op.get("opId")), fan_out_rate=fan_out_rate)
         if "endedAt" not in t or (is_running and last):
             open_turn = t
             break

@@ -94,7 +94,8 @@ def populate(
         doc_tree = tree
         if i == ledger_idx:
             store = _Store(sd)
-            _ledger(sd, tree, with_payloads=True, running=False, partial_last_line=False, store=store, parent=None)
+            _ledger(sd, tree, with_payloads=True, running=False, partial_last_line=False, store=store, parent=None,
+                    fan_out_rate=0.5)
             doc_tree = externalize_payloads(sd, tree)
             end = last_activity(tree)
             for p in [*store.paths, *store.ledgers]:
@@ -113,7 +114,7 @@ def populate(
                          failed=failed, payload_bytes=600, started_at=t)
         store = _Store(sd)
         _ledger(sd, tree, with_payloads=not failed, running=False, partial_last_line=running, store=store,
-                parent=None)
+                parent=None, fan_out_rate=1.0)  # the finished one fans out: the demo shows a v3 fan-out
         end = last_activity(tree)
         for p in [*store.paths, *store.ledgers]:
             _touch(p, end)
