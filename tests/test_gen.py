@@ -175,8 +175,8 @@ def test_depth_and_fanout(depth):
     tree = make_tree(11, ops=100, depth=depth, fanout=2)
     assert max(d for _s, d in iter_sessions(tree)) == depth
     for s, d in iter_sessions(tree):
-        if s["sessionTitle"].startswith("tool_output:"):
-            continue  # a tool_output extraction (steps only), not a sub-agent of the plan
+        if s["sessionTitle"].startswith("tool_output:") or s["agentId"] == "tool_output.read_grep":
+            continue  # a tool_output extraction, not a sub-agent of the plan
         # tool_output ops are session ops too (their child runs the chunks), not sub-agents of the plan
         n_children = sum(1 for t in s["turns"] for o in t["ops"]
                          if o["kind"] == "session" and o["attributes"]["name"] != "tool_output")
@@ -378,14 +378,19 @@ def test_unavailable_and_sdk_captures_as_the_producer_stores_them():
 
 
 def test_tool_output_runs_one_llm_op_per_chunk():
-    found = 0
-    for seed in range(20):
+    found = read_grep = chunked = 0
+    for seed in range(30):
         tree = make_tree(seed, ops=80, depth=0, version=2)
         for path, op, _t, _s in iter_ops(tree):
             if op["kind"] != "session" or op["attributes"]["name"] != "tool_output":
                 continue
             found += 1
             child = op["childSession"]
+            if child["agentId"] == "tool_output.read_grep":  # read-grep: a whole sub-agent session
+                read_grep += 1
+                assert child["turns"] and child["callPath"].endswith("tool_output.read_grep")
+                continue
+            chunked += 1
             assert child["turns"] == [] and child["sessionTitle"] == f"tool_output:{op['request']['payload']['handle']}"
             (step,) = child["steps"]
             assert step["kind"] == "internal" and step["attributes"] == {"mode": "full-chunked"}
@@ -397,7 +402,7 @@ def test_tool_output_runs_one_llm_op_per_chunk():
             assert op["accounting"][0]["command"] == "tool_output"
             inner = [p for p, o, _t2, _s2 in iter_ops(tree) if p.startswith(path + ".")]
             assert inner == [f"{path}.S0-{i}" for i in range(1, len(step["ops"]) + 1)]
-    assert 2 <= found < 20
+    assert 2 <= found < 30 and read_grep and chunked
     assert all("steps" not in s for s, _d in iter_sessions(make_tree(3, ops=80, version=1)))
 
 

@@ -52,6 +52,7 @@ _AGENTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "github-search": (("github__search_code", "github__get_file_contents", "shell__rg"), ("web-fetch",)),
     "hubspot": (("hubspot__search_objects", "hubspot__get_object"), ("bigquery",)),
     "docs-search": (("docs__search", "web__fetch"), ("web-fetch",)),
+    "tool_output.read_grep": (("tool_output_fs__Read", "tool_output_fs__Grep"), ()),
 }
 _ROOT_AGENTS = ("web-research", "neda", "research", "bigquery", "github-search")
 
@@ -73,6 +74,8 @@ _TOOLS: dict[str, tuple[str, str, str]] = {
     "hubspot__get_object": ("hubspot", "rest", "Get one HubSpot CRM object."),
     "agent__task_status": ("agent", "agent", "Report task progress to the user."),
     "agent__final_report": ("agent", "agent", "Deliver the final report."),
+    "tool_output_fs__Read": ("tool_output_fs", "mcp", "Read lines of a stored tool output."),
+    "tool_output_fs__Grep": ("tool_output_fs", "mcp", "Search a stored tool output with a regular expression."),
 }
 _TOOL_SCHEMA = {
     "type": "object",

@@ -138,8 +138,7 @@ def _ledger(
             start_fields["parentSessionId"] = _parent[1]
         if lrng.random() >= 0.15:
             start_fields["parentOpId"] = _parent[2]
-    title = tree.get("sessionTitle") or ""
-    headend = ("tool_output" if title.startswith("tool_output:") else "sub-agent") if _parent else "cli"
+    headend = ("tool_output" if tree.get("agentId") == "tool_output.read_grep" else "sub-agent") if _parent else "cli"
     start_fields.update({"agentId": tree.get("agentId"), "callPath": tree.get("callPath"),
                          "headendId": headend, "capturePayloads": with_payloads,
                          "attributes": {"ledgerPath": f"session/{sid}.jsonl"}})
@@ -157,10 +156,12 @@ def _ledger(
         child = op.get("childSession")
         if op.get("kind") != "session" or not isinstance(child, dict):
             return []
+        if not child.get("turns"):
+            return []  # a full-chunked tool_output tree: not an agent session, no ledger of its own
         frng = random.Random(f"fanout/{sid}/{op.get('opId')}")
         kids = [child]
         if (frng.random() < fan_out_rate and "endedAt" in child
-                and not (child.get("sessionTitle") or "").startswith("tool_output:")):
+                and child.get("agentId") != "tool_output.read_grep"):
             kids.extend(_fan_out_children(op, child, frng))
         return kids
 

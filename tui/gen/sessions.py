@@ -185,8 +185,8 @@ class _SessionBuilder(_LlmOps, _ToolOutputOps, _SystemOps):
                     resolved.append(("session", (what, cname), tname, params))
                 elif kind == "tool_output":
                     source = next((x for x in tool_names if x != "agent__task_status"), "web__fetch")
-                    params = self.tool_output_params()
-                    resolved.append(("tool_output", (what, source), "tool_output", params))
+                    params, to_mode = self.tool_output_params()
+                    resolved.append(("tool_output", (what, source, to_mode), "tool_output", params))
                 else:  # final: the llm calls agent__final_report; no tool op, a final-report op in turn 0 at the end
                     report_text = self.final_report_text()
                     params = {"report_format": "markdown", "report_content": report_text, "encoding": "raw"}
@@ -206,9 +206,9 @@ class _SessionBuilder(_LlmOps, _ToolOutputOps, _SystemOps):
                 path = f"{prefix}{turn_index}-{pos}"
                 last = i == len(resolved) - 1
                 if kind == "tool_output":
-                    n, source = extra
+                    n, source, to_mode = extra
                     ops.append(self.tool_output_op(s, turn=turn_index, sub=sub, path=path, source_tool=source,
-                                                   n_chunks=n, params=params))
+                                                   n_chunks=n, params=params, mode=to_mode))
                 elif kind == "tool":
                     ops.append(self.tool_op(s, turn=turn_index, pos=pos, sub=sub, path=path, name=name,
                                             params=params, running=(mode == "running" and last),

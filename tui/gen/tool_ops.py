@@ -48,6 +48,11 @@ class _ToolOps(_LogBuilder):
             return {"objectType": rng.choice(("deals", "companies", "contacts")), "query": text(rng, 20), "limit": 25}
         if name == "hubspot__get_object":
             return {"objectType": "companies", "id": str(rng.randint(10**9, 10**10))}
+        if name in ("tool_output_fs__Read", "tool_output_fs__Grep"):  # a read-grep extraction's stored output
+            handle = s.user.rsplit("`", 2)[-2] if s.user.count("`") >= 2 else "handle"
+            if name == "tool_output_fs__Read":
+                return {"file": handle, "offset": rng.randrange(0, 4000, 50), "limit": rng.choice((100, 200, 400))}
+            return {"file": handle, "pattern": text(rng, 12).split(" ")[0] or "error", "context": 2}
         if name == "agent__task_status":
             st = rng.choice(_STATUSES)
             return {"status": "in-progress", "done": sentence(rng, 20, 50), "pending": sentence(rng, 20, 50),

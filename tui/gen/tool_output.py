@@ -1,11 +1,14 @@
-"""``tool_output`` ops: the producer's extraction of an oversized tool result, as a ``session`` op whose child tree
-runs one llm op per chunk.
+"""``tool_output`` ops: the producer's extraction of an oversized tool result, as a ``session`` op with a child.
 
-What the producer writes (``src/tool-output/extractor.ts``, full-chunked mode): a child SessionNode with no turns
-and one ``internal`` step (``attributes.mode: "full-chunked"``); in it one llm op per chunk
-(``attributes.chunk`` 1..N) and, when there are several chunks, a last op with ``attributes.stage: "reduce"``.
-Those ops carry a request ``{messages, bytes}``, a response ``{textPreview}`` and one llm accounting entry, and no
-logs. These are not retries. The ``tool_output`` tool is of kind ``agent``, so the parent op is a ``session`` op.
+What the producer writes (``src/tool-output/extractor.ts``), the ``tool_output`` tool being of kind ``agent`` (so
+its op is a ``session`` op):
+
+* full-chunked mode: a bare child tree (no turns, no ledger of its own) with one ``internal`` step
+  (``attributes.mode: "full-chunked"``); in it one llm op per chunk (``attributes.chunk`` 1..N) and, when there
+  are several chunks, a last op with ``attributes.stage: "reduce"``. Those ops carry a request ``{messages,
+  bytes}``, a response ``{textPreview}`` and one llm accounting entry, and no logs. These are not retries.
+* read-grep mode: a whole sub-agent session ``tool_output.read_grep`` (headend ``tool_output``) that reads the
+  stored output with ``tool_output_fs__Read`` / ``tool_output_fs__Grep``.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import orjson
 
 from .gen_state import _Sess
 from .ids import _uuid
+from .plan import _Plan
 from .prose import sentence, text
 from .tool_ops import _ToolOps
 from .totals import compute_totals
@@ -30,16 +34,18 @@ def tool_output_ops(n_chunks: int) -> int:
 
 
 class _ToolOutputOps(_ToolOps, _UsageBuilder):
-    def tool_output_params(self) -> dict[str, Any]:
-        """The llm's call: the handle of the stored output and what to extract from it."""
+    def tool_output_params(self) -> tuple[dict[str, Any], str]:
+        """The llm's call (the handle of the stored output, what to extract from it, sometimes a mode) and the
+        mode the extraction runs in."""
         rng = self.rng
         params = {"handle": _uuid(rng), "extract": sentence(rng, 40, 140)}
+        mode = "read-grep" if rng.random() < 0.35 else "full-chunked"
         if rng.random() < 0.3:
-            params["mode"] = "full-chunked"
-        return params
+            params["mode"] = mode
+        return params, mode
 
     def tool_output_op(self, s: _Sess, *, turn: int, sub: int, path: str, source_tool: str, n_chunks: int,
-                       params: dict[str, Any]) -> dict[str, Any]:
+                       params: dict[str, Any], mode: str = "full-chunked") -> dict[str, Any]:
         rng = self.rng
         start = s.t + self.gap()
         handle = params["handle"]
@@ -51,11 +57,15 @@ class _ToolOutputOps(_ToolOps, _UsageBuilder):
         remote = "agent:tool-output:tool_output"
         op["logs"].append(self.log(s, start, "VRB", turn, sub, path, "request", "tool", remote,
                                    f"-> tool_output(handle={handle})", tool_kind="agent"))
-        child, extracted = self._chunked_tree(s, start + rng.randint(1, 5), handle, source_tool, n_chunks)
+        if mode == "read-grep":
+            child = self._read_grep_session(s, start + rng.randint(1, 5), path, params, n_ops=tool_output_ops(n_chunks))
+            extracted = child.pop("_report", "") or "NO RELEVANT DATA FOUND"
+        else:
+            child, extracted = self._chunked_tree(s, start + rng.randint(1, 5), handle, source_tool, n_chunks)
         op["childSession"] = child
         end = child["endedAt"] + rng.randint(1, 10)
         latency = end - start
-        result = (f"tool_output(handle={handle}, tool={source_tool}, mode=full-chunked)\n\n{extracted}")
+        result = (f"tool_output(handle={handle}, tool={source_tool}, mode={mode})\n\n{extracted}")
         attrs["latency"] = latency
         attrs["size"] = len(result)
         op["response"] = {"payload": result, "size": len(result), "truncated": False}
@@ -63,12 +73,22 @@ class _ToolOutputOps(_ToolOps, _UsageBuilder):
                                                      command="tool_output", chars_in=len(req_json),
                                                      chars_out=len(result)))
         op["logs"].append(self.log(s, end, "VRB", turn, sub, path, "response", "tool", remote,
-                                   f"<- tool_output: {len(result)} bytes in {latency} ms ({n_chunks} chunks)",
+                                   f"<- tool_output: {len(result)} bytes in {latency} ms ({mode})",
                                    tool_kind="agent"))
         op["endedAt"] = end
         op["status"] = "ok"
         s.t = end
         return op
+
+    def _read_grep_session(self, s: _Sess, start: int, path: str, params: dict[str, Any], *,
+                           n_ops: int) -> dict[str, Any]:
+        """read-grep: a whole sub-agent session (agent ``tool_output.read_grep``, headend ``tool_output``)."""
+        plan = _Plan(level=s.level + 1, budget=max(5, n_ops - 1))
+        agent = "tool_output.read_grep"
+        call_path = f"{s.call_path}->{agent}" if "->" in s.call_path or ":" not in s.call_path else f"{s.call_path}:{agent}"
+        prompt = f"WHAT TO EXTRACT\n{params['extract']}\n\nThe handle file is named `{params['handle']}`."
+        return self.session(plan, agent=agent, call_path=call_path, parent_txn=s.txn, prompt=prompt, start=start,
+                            prefix=path + ".")
 
     def _chunked_tree(self, s: _Sess, start: int, handle: str, source_tool: str,
                       n_chunks: int) -> tuple[dict[str, Any], str]:
