@@ -659,8 +659,8 @@ def check_payload_refs(sessions: Path, records: list[dict]) -> int:
                     assert "path" not in ref
                     continue
                 p = sessions / ref["path"]
-                assert re.match(r"^payloads/[^/]+/turn-\d{4}/(llm|tool)-\d{4}-(request|response|sdk-request|sdk-response|reasoning)\.[a-z]+\.gz$",
-                                ref["path"])
+                assert re.match(r"^payloads/[^/]+/turn-\d{4}/(llm|tool)-\d{4}-"
+                                r"(request|response|sdk-request|sdk-response|reasoning)\.[a-z]+\.gz$", ref["path"])
                 raw = p.read_bytes()
                 assert len(raw) == ref["compressedBytes"]
                 data = gzip.decompress(raw)

@@ -85,7 +85,8 @@ class _ToolOutputOps(_ToolOps, _UsageBuilder):
         """read-grep: a whole sub-agent session (agent ``tool_output.read_grep``, headend ``tool_output``)."""
         plan = _Plan(level=s.level + 1, budget=max(5, n_ops - 1))
         agent = "tool_output.read_grep"
-        call_path = f"{s.call_path}->{agent}" if "->" in s.call_path or ":" not in s.call_path else f"{s.call_path}:{agent}"
+        cli_style = ":" in s.call_path and "->" not in s.call_path
+        call_path = f"{s.call_path}:{agent}" if cli_style else f"{s.call_path}->{agent}"
         prompt = f"WHAT TO EXTRACT\n{params['extract']}\n\nThe handle file is named `{params['handle']}`."
         return self.session(plan, agent=agent, call_path=call_path, parent_txn=s.txn, prompt=prompt, start=start,
                             prefix=path + ".")
