@@ -15,7 +15,7 @@ from tui.screens.session import SessionScreen
 SIZE = (160, 48)
 
 
-def deep_snapshot(tmp_path: Path, *, seed: int = 3, ops: int = 60, depth: int = 3, running: bool = False) -> Path:
+def deep_snapshot(tmp_path: Path, *, seed: int = 154, ops: int = 60, depth: int = 3, running: bool = False) -> Path:
     tree = make_tree(seed, ops=ops, depth=depth, fanout=1, running=running)
     return write_snapshot(tmp_path, tree, version=2)
 

@@ -42,7 +42,7 @@ def session_file() -> Path:
     target = BASE / "one"
     if target.exists():
         shutil.rmtree(target)
-    tree = make_tree(3, ops=60, depth=3, fanout=1, started_at=START_MS)
+    tree = make_tree(154, ops=60, depth=3, fanout=1, started_at=START_MS)
     return write_snapshot(target, tree, version=2)
 
 
@@ -148,7 +148,7 @@ def history_stages() -> list[dict]:
     """The session of session_file() as it grew: four earlier stages, then the file itself."""
     from tui.gen.timeline import event_times, tree_at
 
-    full = make_tree(3, ops=60, depth=3, fanout=1, started_at=START_MS)
+    full = make_tree(154, ops=60, depth=3, fanout=1, started_at=START_MS)
     times = event_times(full)
     return [tree_at(full, times[len(times) * n // 5]) for n in (1, 2, 3, 4)] + [full]
 

@@ -31,7 +31,7 @@ from tui.gen import (
 )
 from tui.gen import bodies
 
-PATH_RE = re.compile(r"^\d+-\d+(\.\d+-\d+)*$")
+PATH_RE = re.compile(r"^S?\d+-\d+(\.S?\d+-\d+)*$")
 
 
 def core(totals: dict) -> dict:
@@ -148,20 +148,26 @@ def test_both_token_dialects_present():
 
 @pytest.mark.parametrize("seed", range(4))
 def test_log_paths_match_op_positions(seed):
+    # The producer's log path is relative to the session that logs (inside the sub-agent of op 1-5 a log says
+    # 1-1, not 1-5.1-1) and ops of v2 steps are labelled S<step>-<op>.
     tree = make_tree(seed, ops=200, depth=3, fanout=2)
     n = 0
+    step_logs = 0
     for path, op, turn, _s in iter_ops(tree):
         assert PATH_RE.match(path)
+        own = path.rsplit(".", 1)[-1]
         for lg in op["logs"]:
-            assert lg["path"] == path
-            assert lg["turn"] == turn["index"]
+            assert lg["path"] == own
+            if own.startswith("S"):
+                step_logs += 1
+            else:
+                assert lg["turn"] == turn["index"]
             n += 1
     assert n > 100
-    # step ops carry no path label
-    for s, _d in iter_sessions(tree):
-        for st in s.get("steps") or []:
-            for op in st["ops"]:
-                assert all("path" not in lg for lg in op["logs"])
+    assert any("." in p for p, *_ in iter_ops(tree))
+    steps_seen = sum(1 for s in (make_tree(k, ops=200, depth=1) for k in range(8))
+                     for p, o, _t, _s in iter_ops(s) if p.rsplit(".", 1)[-1].startswith("S") and o["logs"])
+    assert steps_seen > 0
 
 
 @pytest.mark.parametrize("depth", [0, 1, 2, 3])
@@ -169,11 +175,15 @@ def test_depth_and_fanout(depth):
     tree = make_tree(11, ops=100, depth=depth, fanout=2)
     assert max(d for _s, d in iter_sessions(tree)) == depth
     for s, d in iter_sessions(tree):
-        n_children = sum(1 for t in s["turns"] for o in t["ops"] if o["kind"] == "session")
+        if s["sessionTitle"].startswith("tool_output:") or s["agentId"] == "tool_output.read_grep":
+            continue  # a tool_output extraction, not a sub-agent of the plan
+        # tool_output ops are session ops too (their child runs the chunks), not sub-agents of the plan
+        n_children = sum(1 for t in s["turns"] for o in t["ops"]
+                         if o["kind"] == "session" and o["attributes"]["name"] != "tool_output")
         assert n_children == (2 if d < depth else 0)
         for t in s["turns"]:
             for o in t["ops"]:
-                if o["kind"] == "session":
+                if o["kind"] == "session" and o["attributes"]["name"] != "tool_output":
                     assert o["attributes"]["name"] == f"agent__{o['childSession']['agentId']}"
                     assert o["childSession"]["callPath"].endswith(o["childSession"]["agentId"])
 
@@ -196,8 +206,17 @@ def test_session_shape():
         assert isinstance(s["sessionTitle"], str)
         t0 = s["turns"][0]
         assert t0["index"] == 0 and t0["attributes"] == {"system": True, "label": "init"}
-        assert [o["kind"] for o in t0["ops"]] == ["system"]
-        assert t0["ops"][0]["attributes"]["label"] == "init" and t0["ops"][0]["logs"]
+        # turn 0: init, and once the session ended the final-report op (with its agent__final_report tool
+        # accounting entry) and the fin op; it ends with the session
+        assert [o["kind"] for o in t0["ops"]] == ["system"] * len(t0["ops"])
+        labels = [o["attributes"]["label"] for o in t0["ops"]]
+        assert labels == (["init", "final-report", "fin"] if s["success"] else ["init", "fin"])
+        assert t0["ops"][0]["logs"] and t0["endedAt"] == s["endedAt"]
+        if s["success"]:
+            (acc,) = t0["ops"][1]["accounting"]
+            assert acc["type"] == "tool" and acc["command"] == "agent__final_report"
+        assert not any(o["attributes"].get("name") == "agent__final_report"
+                       for t in s["turns"] for o in t["ops"])
         assert s["turns"][1]["index"] == 1
         assert set(s["turns"][1]["attributes"]["prompts"]) == {"system", "user"}
         assert [t["index"] for t in s["turns"]] == list(range(len(s["turns"])))
@@ -225,7 +244,11 @@ def test_timestamps_monotonic():
     def check(s, lo, hi):
         assert lo <= s["startedAt"] <= s["endedAt"] <= hi
         prev = s["startedAt"]
-        for t in s["turns"]:
+        if s["turns"]:  # a tool_output child has steps only
+            t0 = s["turns"][0]  # turn 0 holds init and, at the session's end, final-report and fin: it ends last
+            assert t0["endedAt"] == s["endedAt"] and all(t["endedAt"] <= t0["endedAt"] for t in s["turns"])
+            assert all(a["endedAt"] <= b["startedAt"] for a, b in zip(t0["ops"], t0["ops"][1:]))
+        for t in s["turns"][1:]:
             assert t["startedAt"] >= prev
             prev = t["startedAt"]
             for o in t["ops"]:
@@ -321,10 +344,66 @@ def test_raw_variants():
                     shapes["unavailable"] += 1
                 elif isinstance(raw, dict):
                     shapes["object"] += 1
-                    assert raw["encoding"] == "base64" and raw["format"] in ("http", "json")
+                    assert raw["encoding"] == "base64" and raw["format"] == "http"
                 elif isinstance(raw, str):
                     shapes["string"] += 1
     assert shapes["object"] > shapes["string"] > 0
+
+
+def test_unavailable_and_sdk_captures_as_the_producer_stores_them():
+    # [unavailable] (the producer's capture bug) is base64-encoded like any body, a minority literally (older
+    # files); SDK captures are {format: "sdk", encoding: "base64", value}
+    unavailable = {"base64": 0, "literal": 0}
+    sdk = 0
+    for seed in range(30):
+        tree = make_tree(seed, ops=300, depth=1, version=2)
+        for _p, op, _t, _s in iter_ops(tree):
+            if op["kind"] != "llm":
+                continue
+            for part in ("request", "response"):
+                payload = (op.get(part) or {}).get("payload")
+                if not isinstance(payload, dict):
+                    continue
+                raw = payload.get("raw")
+                if raw == "[unavailable]":
+                    unavailable["literal"] += 1
+                elif isinstance(raw, dict) and raw["value"] == "W3VuYXZhaWxhYmxlXQ==":
+                    assert raw["encoding"] == "base64" and raw["format"] in ("http", "json", "sse")
+                    unavailable["base64"] += 1
+                if isinstance(payload.get("sdk"), dict):
+                    assert payload["sdk"]["format"] == "sdk" and payload["sdk"]["encoding"] == "base64"
+                    sdk += 1
+    assert unavailable["base64"] > unavailable["literal"] > 0
+    assert sdk > 100
+
+
+def test_tool_output_runs_one_llm_op_per_chunk():
+    found = read_grep = chunked = 0
+    for seed in range(30):
+        tree = make_tree(seed, ops=80, depth=0, version=2)
+        for path, op, _t, _s in iter_ops(tree):
+            if op["kind"] != "session" or op["attributes"]["name"] != "tool_output":
+                continue
+            found += 1
+            child = op["childSession"]
+            if child["agentId"] == "tool_output.read_grep":  # read-grep: a whole sub-agent session
+                read_grep += 1
+                assert child["turns"] and child["callPath"].endswith("tool_output.read_grep")
+                continue
+            chunked += 1
+            assert child["turns"] == [] and child["sessionTitle"] == f"tool_output:{op['request']['payload']['handle']}"
+            (step,) = child["steps"]
+            assert step["kind"] == "internal" and step["attributes"] == {"mode": "full-chunked"}
+            attrs = [o["attributes"] for o in step["ops"]]
+            chunks = [a["chunk"] for a in attrs if "chunk" in a]
+            assert chunks == list(range(1, len(chunks) + 1))
+            assert [a.get("stage") for a in attrs if "chunk" not in a] == (["reduce"] if len(chunks) > 1 else [])
+            assert all(o["kind"] == "llm" and o["status"] == "ok" and not o["logs"] for o in step["ops"])
+            assert op["accounting"][0]["command"] == "tool_output"
+            inner = [p for p, o, _t2, _s2 in iter_ops(tree) if p.startswith(path + ".")]
+            assert inner == [f"{path}.S0-{i}" for i in range(1, len(step["ops"]) + 1)]
+    assert 2 <= found < 30 and read_grep and chunked
+    assert all("steps" not in s for s, _d in iter_sessions(make_tree(3, ops=80, version=1)))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -347,7 +426,7 @@ def test_llm_captures_are_consistent():
     seen = set()
     ops = list(iter_ops(tree))
     for idx, (path, op, turn, _s) in enumerate(ops):
-        if op["kind"] != "llm" or op.get("status") != "ok":
+        if op["kind"] != "llm" or op.get("status") != "ok" or "kind" in turn:  # "kind": a v2 step
             continue
         req = op["request"]["payload"]
         res = op["response"]["payload"]
@@ -355,8 +434,11 @@ def test_llm_captures_are_consistent():
             continue
         rq, _ = decode_capture(req["raw"])
         rs, fmt = decode_capture(res["raw"])
+        if b"[unavailable]" in (rq, rs):  # the producer's capture bug, base64-encoded like any body
+            continue
         provider = op["attributes"]["provider"]
-        if req["raw"]["format"] == "http":
+        assert req["raw"]["format"] == "http"  # with or without headers (the producer stores the body only)
+        if rq.startswith(b"POST "):
             first = rq.split(b"\r\n", 1)[0].decode()
             if provider == "anthropic":
                 assert first == "POST /v1/messages HTTP/1.1"
@@ -415,8 +497,75 @@ def test_llm_captures_are_consistent():
         assert usage_seen
         got = [(names[i], json.loads(calls[i])) for i in sorted(calls)]
         want = [(o["attributes"]["name"], o["request"]["payload"]) for o in following]
+        # agent__final_report is not run as a tool op: the producer commits it as turn 0's final-report op
+        if got and got[-1][0] == "agent__final_report":
+            got = got[:-1]
+            assert [o["attributes"].get("label") for o in _s["turns"][0]["ops"]][-2:] == ["final-report", "fin"]
         assert got == want
     assert seen == {"anthropic", "openai"}
+
+
+def _http_body(data: bytes) -> bytes:
+    return data.split(b"\r\n\r\n", 1)[1] if data.startswith((b"HTTP/1.1", b"POST ")) else data
+
+
+def test_gemini_and_ollama_captures():
+    # Gemini: streamGenerateContent with alt=sse (format sse, CRLF events) or one JSON array (format http);
+    # Ollama: /api/chat NDJSON (format http), arguments as objects; both agree with the op's accounting
+    seen = set()
+    for seed in range(8):
+        tree = make_tree(seed, ops=200, depth=1, provider_mix=("google", "ollama"), payload_bytes=1500)
+        for _p, op, turn, _s in iter_ops(tree):
+            if op["kind"] != "llm" or op.get("status") != "ok" or "kind" in turn:
+                continue
+            raw = op["response"]["payload"].get("raw")
+            if not isinstance(raw, dict) or raw["value"] == "W3VuYXZhaWxhYmxlXQ==":
+                continue
+            rq = op["request"]["payload"].get("raw")
+            if not isinstance(rq, dict) or rq["value"] == "W3VuYXZhaWxhYmxlXQ==":
+                continue
+            body = _http_body(base64.b64decode(raw["value"]))
+            if body[:1] not in (b"{", b"[", b"d"):
+                continue  # the odd binary capture
+            req = json.loads(_http_body(base64.b64decode(rq["value"])))
+            tokens = op["accounting"][0]["tokens"]
+            following = [o for o in turn["ops"][turn["ops"].index(op) + 1:]]
+            want = [(o["attributes"]["name"], o["request"]["payload"]) for o in following]
+            if op["attributes"]["provider"] == "google":
+                assert "contents" in req and "systemInstruction" in req
+                if raw["format"] == "sse":
+                    assert body.endswith(b"\r\n\r\n")
+                    chunks = [json.loads(ev[6:]) for ev in body.decode().split("\r\n\r\n") if ev]
+                    seen.add("gemini-sse")
+                elif body.startswith(b"["):
+                    chunks = json.loads(body)
+                    seen.add("gemini-array")
+                else:
+                    chunks = [json.loads(body)]
+                parts = [p for c in chunks for p in c["candidates"][0]["content"]["parts"]]
+                assert chunks[-1]["candidates"][0]["finishReason"] in ("STOP", "MAX_TOKENS")
+                assert chunks[-1]["usageMetadata"]["promptTokenCount"] == tokens["inputTokens"]
+                assert chunks[-1]["usageMetadata"]["candidatesTokenCount"] == tokens["outputTokens"]
+                got = [(p["functionCall"]["name"], p["functionCall"]["args"]) for p in parts if "functionCall" in p]
+                if any(p.get("thought") for p in parts):
+                    seen.add("gemini-thought")
+            else:
+                assert req["messages"][0]["role"] == "system" and "options" in req
+                lines = [json.loads(x) for x in body.splitlines()]
+                assert lines[-1]["done"] is True and all(not x["done"] for x in lines[:-1])
+                assert lines[-1]["done_reason"] in ("stop", "length")
+                assert lines[-1]["prompt_eval_count"] == tokens["inputTokens"]
+                assert lines[-1]["eval_count"] == tokens["outputTokens"]
+                got = [(c["function"]["name"], c["function"]["arguments"])
+                       for x in lines for c in x["message"].get("tool_calls") or []]
+                assert raw["format"] == "http"
+                seen.add("ollama-ndjson" if len(lines) > 1 else "ollama-json")
+                if any(x["message"].get("thinking") for x in lines):
+                    seen.add("ollama-thinking")
+            if got and got[-1][0] == "agent__final_report":
+                got = got[:-1]
+            assert got == want
+    assert {"gemini-sse", "gemini-array", "gemini-thought", "ollama-ndjson", "ollama-thinking"} <= seen, seen
 
 
 def test_bodies_helpers_deterministic():
@@ -510,8 +659,8 @@ def check_payload_refs(sessions: Path, records: list[dict]) -> int:
                     assert "path" not in ref
                     continue
                 p = sessions / ref["path"]
-                assert re.match(r"^payloads/[^/]+/turn-\d{4}/(llm|tool|session)-\d{4}-[a-z-]+\.[a-z]+\.gz$",
-                                ref["path"])
+                assert re.match(r"^payloads/[^/]+/turn-\d{4}/(llm|tool)-\d{4}-"
+                                r"(request|response|sdk-request|sdk-response|reasoning)\.[a-z]+\.gz$", ref["path"])
                 raw = p.read_bytes()
                 assert len(raw) == ref["compressedBytes"]
                 data = gzip.decompress(raw)
@@ -527,9 +676,11 @@ def test_ledger_roundtrip(tmp_path):
     root = write_ledger(sessions, tree)
     assert root == sessions / "session" / f"{tree['traceId']}.jsonl"
     files = sorted((sessions / "session").glob("*.jsonl"))
-    assert len(files) == sum(1 for _ in iter_sessions(tree))
+    # one ledger per session of the tree, plus the extra children of session ops that fan out
+    assert len(files) >= sum(1 for _ in iter_sessions(tree))
     n_refs = 0
     captured_false = 0
+    linked: set[str] = set()
     for f in files:
         records, tail = read_ledger(f)
         assert tail == b""
@@ -546,13 +697,57 @@ def test_ledger_roundtrip(tmp_path):
                     for link in op.get("childSessions") or []:
                         child = sessions / link["ledgerPath"]
                         start = read_ledger(child)[0][0]
-                        assert start["parentSessionId"] == f.stem and start["parentOpId"] == op["opId"]
+                        # real child ledgers may lack parentSessionId (~3%) and parentOpId
+                        assert start.get("parentSessionId", f.stem) == f.stem
+                        assert start.get("parentOpId", op["opId"]) == op["opId"]
                         assert link["parentOpId"] == op["opId"]
+                        linked.add(link["sessionId"])
                 captured_false += sum(1 for op in r["ops"] for ref in op.get("payloadRefs") or []
                                       if not ref["captured"])
+            if r["recordType"] == "session_summary":
+                linked.update(c["sessionId"] for c in r.get("childSessions") or [])
         n_refs += check_payload_refs(sessions, records)
     assert n_refs > 20
     assert captured_false > 0
+    assert linked == {f.stem for f in files} - {tree["traceId"]}  # every child is reachable from a parent
+
+
+def test_ledger_v3_details_of_real_files(tmp_path):
+    """What real v3 ledgers show: fan-out ops, children only in session_summary, summary entries without
+    agentId/callPath, child ledgers without parentSessionId / parentOpId, turn 0 (system-only) without
+    accounting, costUsd left out when 0, the producer's payload file names."""
+    seen = {"fan_out": 0, "summary_only": 0, "no_agent": 0, "no_parent": 0, "no_parent_op": 0, "turn0": 0}
+    for seed in range(6):
+        sessions = tmp_path / str(seed)
+        write_ledger(sessions, make_tree(seed, ops=200, depth=2, fanout=3))
+        for f in (sessions / "session").glob("*.jsonl"):
+            records, _ = read_ledger(f)
+            start = records[0]
+            if start["headendId"] in ("sub-agent", "tool_output"):
+                seen["no_parent"] += "parentSessionId" not in start
+                seen["no_parent_op"] += "parentOpId" not in start
+            in_ops = set()
+            for r in records:
+                if r["recordType"] == "turn_end":
+                    if r["turn"] == 0:
+                        seen["turn0"] += 1
+                        assert "accounting" not in r
+                        assert [o["kind"] for o in r["ops"]] == ["system"] * len(r["ops"])
+                    for op in r["ops"]:
+                        kids = op.get("childSessions") or []
+                        seen["fan_out"] += len(kids) > 1
+                        in_ops.update(k["sessionId"] for k in kids)
+                        if "accounting" in op:
+                            assert op["accounting"].get("costUsd", 1) != 0
+                        for ref in op.get("payloadRefs") or []:
+                            if ref["captured"]:
+                                ext = {"text": "txt"}.get(ref["format"], ref["format"])
+                                assert ref["path"].endswith(f".{ext}.gz")
+                if r["recordType"] == "session_summary":
+                    for c in r.get("childSessions") or []:
+                        seen["summary_only"] += c["sessionId"] not in in_ops
+                        seen["no_agent"] += "agentId" not in c
+    assert all(seen.values()), seen
 
 
 def test_ledger_accounting_matches_tree(tmp_path):
@@ -634,13 +829,13 @@ def test_write_accounting(tmp_path):
     trees = [make_tree(1, ops=60), make_tree(2, ops=60, depth=1)]
     p = write_accounting(tmp_path / "accounting.jsonl", trees)
     lines = p.read_bytes().splitlines()
-    expected = sum(len(op["accounting"]) for t in trees for _p, op, _t, _s in iter_ops(t))
-    expected += sum(len(op["accounting"]) for t in trees for s, _d in iter_sessions(t)
-                    for st in s.get("steps") or [] for op in st["ops"])
+    expected = sum(len(op["accounting"]) for t in trees for _p, op, _t, _s in iter_ops(t))  # turns and steps
     assert len(lines) == expected
     for ln in lines:
         e = json.loads(ln)
-        assert e["type"] in ("llm", "tool") and e["txnId"] and e["originTxnId"]
+        assert e["type"] in ("llm", "tool") and e["txnId"]
+        # the producer's tool_output extractor writes llm entries without originTxnId
+        assert e.get("originTxnId") or (e["type"] == "llm" and "parentTxnId" not in e)
 
 
 def test_populate(tmp_path):
@@ -652,7 +847,7 @@ def test_populate(tmp_path):
     assert any(re.search(r"\.json\.gz\.tmp-123-456$", n) for n in names)
     zero = [p for p in sessions.glob("*.json.gz") if p.stat().st_size == 0]
     assert len(zero) == 1
-    acc = sessions.parent / "accounting.jsonl"
+    acc = sessions / "accounting.jsonl"  # generate DIR writes nothing outside DIR
     assert acc in written and acc.stat().st_size > 0
 
     docs = {}
@@ -682,7 +877,7 @@ def test_populate(tmp_path):
     for f in ledgers:
         records, tail = read_ledger(f)
         check_payload_refs(sessions, records)
-        if "parentSessionId" not in records[0]:
+        if records[0]["headendId"] == "cli":  # a root (a child may lack parentSessionId, as ~3% do)
             roots.append((f, records, tail))
     assert len(roots) == 3
     assert sum(1 for _f, _r, tail in roots if tail) == 1

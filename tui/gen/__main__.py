@@ -11,7 +11,7 @@ from .files import populate
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tui.gen", description="Generate ai-agent session test data.")
-    ap.add_argument("dir", type=Path, help="sessions directory to fill (accounting.jsonl goes next to it)")
+    ap.add_argument("dir", type=Path, help="sessions directory to fill (all files, accounting.jsonl too, go inside it)")
     ap.add_argument("--count", type=int, default=12, help="number of snapshot sessions (default 12)")
     ap.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     ap.add_argument("--big-ops", type=int, default=None, help="make the first session this many ops big")

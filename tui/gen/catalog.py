@@ -20,13 +20,23 @@ _MODELS: dict[str, list[tuple[str, str, tuple[float, float, float, float], bool]
         ("google/gemini-2.5-pro", "google/gemini-2.5-pro", (1.25, 10.0, 0.31, 0.0), True),
         ("openai/gpt-5-mini", "openai/gpt-5-mini", (0.25, 2.0, 0.025, 0.0), False),
     ],
+    "google": [
+        ("gemini-2.5-pro", "gemini-2.5-pro", (1.25, 10.0, 0.31, 0.0), True),
+        ("gemini-2.5-flash", "gemini-2.5-flash", (0.30, 2.50, 0.075, 0.0), True),
+        ("gemini-2.5-flash-lite", "gemini-2.5-flash-lite", (0.10, 0.40, 0.025, 0.0), False),
+    ],
+    "ollama": [  # local models: no cost
+        ("qwen3:8b", "qwen3:8b", (0.0, 0.0, 0.0, 0.0), True),
+        ("llama3.1:8b", "llama3.1:8b", (0.0, 0.0, 0.0, 0.0), False),
+        ("gpt-oss:20b", "gpt-oss:20b", (0.0, 0.0, 0.0, 0.0), True),
+    ],
 }
 _OPENROUTER_UPSTREAM = {
     "anthropic/claude-sonnet-4.5": ("Anthropic", "Google Vertex", "Amazon Bedrock"),
     "google/gemini-2.5-pro": ("Google AI Studio", "Google Vertex"),
     "openai/gpt-5-mini": ("OpenAI",),
 }
-_CHEAP = {"anthropic": 1, "openai": 1, "openrouter": 2}
+_CHEAP = {"anthropic": 1, "openai": 1, "openrouter": 2, "google": 2, "ollama": 1}
 
 # agent -> (tools, sub-agents)
 _AGENTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -42,6 +52,7 @@ _AGENTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "github-search": (("github__search_code", "github__get_file_contents", "shell__rg"), ("web-fetch",)),
     "hubspot": (("hubspot__search_objects", "hubspot__get_object"), ("bigquery",)),
     "docs-search": (("docs__search", "web__fetch"), ("web-fetch",)),
+    "tool_output.read_grep": (("tool_output_fs__Read", "tool_output_fs__Grep"), ()),
 }
 _ROOT_AGENTS = ("web-research", "neda", "research", "bigquery", "github-search")
 
@@ -63,6 +74,8 @@ _TOOLS: dict[str, tuple[str, str, str]] = {
     "hubspot__get_object": ("hubspot", "rest", "Get one HubSpot CRM object."),
     "agent__task_status": ("agent", "agent", "Report task progress to the user."),
     "agent__final_report": ("agent", "agent", "Deliver the final report."),
+    "tool_output_fs__Read": ("tool_output_fs", "mcp", "Read lines of a stored tool output."),
+    "tool_output_fs__Grep": ("tool_output_fs", "mcp", "Search a stored tool output with a regular expression."),
 }
 _TOOL_SCHEMA = {
     "type": "object",

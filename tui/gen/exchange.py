@@ -10,7 +10,9 @@ import orjson
 
 from .anthropic_bodies import _anthropic_req_headers, anthropic_json_response, anthropic_request_body, anthropic_sse
 from .framing import http_request, http_response
+from .gemini_bodies import gemini_chunks, gemini_json_array, gemini_request_body, gemini_response, gemini_sse
 from .llm_types import Exchange, ToolCall, Usage, dialect_of
+from .ollama_bodies import ollama_chat_lines, ollama_ndjson, ollama_request_body, ollama_response
 from .openai_bodies import _openai_req_headers, openai_json_response, openai_request_body, openai_sse
 from .prose import _B36, rand_id
 
@@ -99,6 +101,13 @@ def llm_exchange(
         n_messages -= 1
     system = system[: max(40, target_bytes // 4)]
     user_prompt = user_prompt[: max(40, target_bytes // 3)]
+    if dialect in ("gemini", "ollama"):
+        return _native_exchange(
+            rng, dialect=dialect, provider=provider, model=model, system=system, user_prompt=user_prompt,
+            tools=tools, n_messages=n_messages, target_bytes=target_bytes, thinking=thinking, text_out=text_out,
+            tool_calls=tool_calls, stop_reason=stop_reason, usage=usage, created_s=created_s, ts_iso=ts_iso,
+            headers=headers, stream=stream,
+        )
     if dialect == "anthropic":
         body = anthropic_request_body(
             rng, model=model, system=system, user_prompt=user_prompt, tools=tools, n_messages=n_messages,
@@ -125,7 +134,7 @@ def llm_exchange(
         request_format = "http"
     else:
         request_raw = body_bytes
-        request_format = "json"
+        request_format = "http"  # the producer's format for any body that is not text/event-stream
 
     if dialect == "anthropic":
         msg_id = "msg_01" + rand_id(rng, 22)
@@ -168,7 +177,7 @@ def llm_exchange(
         response_raw = http_response("200 OK", resp_headers, resp_body)
     else:
         response_raw = resp_body
-    response_format = "sse" if stream else ("http" if headers else "json")
+    response_format = "sse" if stream else "http"
 
     sdk_req = body_bytes
     sdk_resp = sdk_response(
@@ -182,6 +191,71 @@ def llm_exchange(
         response_raw=response_raw,
         response_format=response_format,
         sdk_request=sdk_req,
+        sdk_response=sdk_resp,
+        messages=n_msgs,
+        request_body_bytes=len(body_bytes),
+    )
+
+
+def _native_exchange(
+    rng: random.Random, *, dialect: str, provider: str, model: str, system: str, user_prompt: str,
+    tools: list[dict[str, Any]], n_messages: int, target_bytes: int, thinking: str, text_out: str,
+    tool_calls: list[ToolCall], stop_reason: str, usage: Usage, created_s: int, ts_iso: str, headers: bool,
+    stream: bool,
+) -> Exchange:
+    """Gemini (``streamGenerateContent``, SSE with ``alt=sse`` or one JSON array) and Ollama (``/api/chat``
+    NDJSON) round trips. Their answers are not ``text/event-stream`` except Gemini's SSE, so the producer stores
+    them as ``http``."""
+    if dialect == "gemini":
+        body = gemini_request_body(rng, system=system, user_prompt=user_prompt, tools=tools, n_messages=n_messages,
+                                   target_bytes=target_bytes, thinking=bool(thinking))
+        n_msgs = len(body["contents"])
+        sse = stream and rng.random() < 0.7
+        verb = "streamGenerateContent" if stream else "generateContent"
+        path = f"/v1beta/models/{model}:{verb}" + ("?alt=sse" if sse else "")
+        host = "generativelanguage.googleapis.com"
+        resp_id = rand_id(rng, 22)
+        chunks = gemini_chunks(rng, model=model, response_id=resp_id, thinking=thinking, text_out=text_out,
+                               tool_calls=tool_calls, stop_reason=stop_reason, usage=usage)
+        if not stream:
+            resp_body, ctype = gemini_response(chunks), "application/json; charset=UTF-8"
+        elif sse:
+            resp_body, ctype = gemini_sse(chunks), "text/event-stream"
+        else:
+            resp_body, ctype = gemini_json_array(chunks), "application/json; charset=UTF-8"
+        req_headers = [("host", host), ("content-type", "application/json"), ("x-goog-api-key", "[REDACTED]"),
+                       ("user-agent", "ai-agent/1.0 (node)")]
+    else:
+        body = ollama_request_body(rng, model=model, system=system, user_prompt=user_prompt, tools=tools,
+                                   n_messages=n_messages, target_bytes=target_bytes, thinking=bool(thinking),
+                                   stream=stream)
+        n_msgs = len(body["messages"])
+        sse = False
+        path = "/api/chat"
+        resp_id = "ollama-" + rand_id(rng, 12)
+        lines = ollama_chat_lines(rng, model=model, start_ms=created_s * 1000, thinking=thinking, text_out=text_out,
+                                  tool_calls=tool_calls, stop_reason=stop_reason, usage=usage,
+                                  latency_ms=rng.randint(800, 9000))
+        if stream:
+            resp_body, ctype = ollama_ndjson(lines), "application/x-ndjson"
+        else:
+            resp_body, ctype = ollama_response(lines), "application/json; charset=utf-8"
+        req_headers = [("host", "localhost:11434"), ("content-type", "application/json"),
+                       ("user-agent", "ai-agent/1.0 (node)")]
+    body_bytes = orjson.dumps(body)
+    req_headers.append(("content-length", str(len(body_bytes))))
+    request_raw = http_request("POST", path, req_headers, body_bytes) if headers else body_bytes
+    response_raw = http_response("200 OK", [("content-type", ctype)], resp_body) if headers else resp_body
+    sdk_resp = sdk_response(
+        resp_id=resp_id, model=model, ts_iso=ts_iso, reasoning=thinking, text_out=text_out, tool_calls=tool_calls,
+        finish_reason=_SDK_FINISH.get(stop_reason, "stop"), usage=usage, provider=provider,
+    )
+    return Exchange(
+        request_raw=request_raw,
+        request_format="http",
+        response_raw=response_raw,
+        response_format="sse" if sse else "http",
+        sdk_request=body_bytes,
         sdk_response=sdk_resp,
         messages=n_msgs,
         request_body_bytes=len(body_bytes),

@@ -87,3 +87,10 @@ class _GenBase:
         if legacy:
             return _b64(data).decode()
         return {"format": fmt, "encoding": "base64", "value": _b64(data).decode()}
+
+    def unavailable(self, fmt: str, legacy: bool) -> Any:
+        """The producer's capture bug: the text ``[unavailable]`` stored in place of a body. The producer
+        base64-encodes it like any body (``W3VuYXZhaWxhYmxlXQ==``); older files hold it literally (a minority)."""
+        if self.rng.random() < 0.25:
+            return "[unavailable]"
+        return self.capture(b"[unavailable]", fmt, legacy)

@@ -8,7 +8,11 @@ from .plan import _make_plan
 from .prose import sentence
 from .sessions import _SessionBuilder
 
-__all__ = ["make_tree"]
+__all__ = ["DEFAULT_PROVIDERS", "make_tree"]
+
+#: Each session draws its provider from this tuple (repeats weigh): Anthropic and OpenAI most, Gemini and Ollama
+#: too (their captures are Gemini streamGenerateContent SSE / JSON arrays and Ollama /api/chat NDJSON).
+DEFAULT_PROVIDERS = ("anthropic", "anthropic", "openai", "openai", "google", "ollama")
 
 
 class _Gen(_SessionBuilder):
@@ -26,7 +30,7 @@ def make_tree(
     version: int = 2,
     payload_bytes: int = 1500,
     mismatch: bool = False,
-    provider_mix=("anthropic", "openai"),
+    provider_mix=DEFAULT_PROVIDERS,
     started_at: int | None = None,
     hostile_rate: float = 0.01,
     agent: str | None = None,

@@ -77,7 +77,9 @@ class _LlmOps(_LogBuilder, _UsageBuilder):
             status_line = {"rate_limited": "429 Too Many Requests", "overloaded": "529 Overloaded"}.get(
                 slug, "400 Bad Request")
             err_body = orjson.dumps({"type": "error", "error": {"type": slug, "message": msg}})
-            raw = (f"HTTP/1.1 {status_line}\r\ncontent-type: application/json\r\n\r\n").encode() + err_body
+            raw = err_body
+            if rng.random() < 0.15:  # headers only in captures made by other tools
+                raw = (f"HTTP/1.1 {status_line}\r\ncontent-type: application/json\r\n\r\n").encode() + err_body
             op["response"] = {"payload": {"raw": self.capture(raw, "http", s.legacy_raw)}, "size": len(raw),
                               "truncated": False}
             op["accounting"].append(
@@ -146,13 +148,13 @@ class _LlmOps(_LogBuilder, _UsageBuilder):
             resp_payload: dict[str, Any] = {}
             r = rng.random()
             if r < 0.005:
-                resp_payload["raw"] = "[unavailable]"
+                resp_payload["raw"] = self.unavailable(ex.response_format, s.legacy_raw)
             elif r < 0.015:
                 resp_payload["raw"] = self.capture(binary_blob(rng, rng.randint(16, 96)), "http", s.legacy_raw)
             else:
                 resp_payload["raw"] = self.capture(ex.response_raw, ex.response_format, s.legacy_raw)
             if "sdk" in req["payload"]:
-                resp_payload["sdk"] = self.capture(ex.sdk_response, "json", s.legacy_raw)
+                resp_payload["sdk"] = self.capture(ex.sdk_response, "sdk", s.legacy_raw)
             op["response"] = {"payload": resp_payload, "size": len(ex.response_raw), "truncated": False}
         else:
             op["response"] = {"payload": {"textPreview": text_out[:200]}, "size": len(text_out), "truncated": False}
@@ -226,7 +228,8 @@ class _LlmOps(_LogBuilder, _UsageBuilder):
             usage=usage,
             created_s=start // 1000,
             ts_iso=_iso(start),
-            headers=rng.random() < 0.85,
+            # the producer captures the body as fetch decoded it; captures with HTTP headers come from other tools
+            headers=rng.random() < 0.15,
             stream=rng.random() < 0.92,
         )
         payload["messages"] = ex.messages
@@ -234,11 +237,11 @@ class _LlmOps(_LogBuilder, _UsageBuilder):
         r = rng.random()
         legacy = s.legacy_raw or (self.version >= 2 and r < 0.02)
         if r > 0.995:
-            payload["raw"] = "[unavailable]"
+            payload["raw"] = self.unavailable(ex.request_format, legacy)
         else:
             payload["raw"] = self.capture(ex.request_raw, ex.request_format, legacy)
         if rng.random() < 0.9:
-            payload["sdk"] = self.capture(ex.sdk_request, "json", legacy)
+            payload["sdk"] = self.capture(ex.sdk_request, "sdk", legacy)
         return {"kind": "llm", "payload": payload, "size": len(ex.request_raw)}, ex
 
     def call_id(self, s: _Sess) -> str:

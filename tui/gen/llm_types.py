@@ -29,9 +29,9 @@ class Exchange:
     """One captured LLM round trip."""
 
     request_raw: bytes
-    request_format: str  # "http" | "json"
+    request_format: str  # "http" (the producer's format for a request body, with or without headers)
     response_raw: bytes
-    response_format: str  # "sse" | "http" | "json"
+    response_format: str  # "sse" (text/event-stream) | "http" (anything else: JSON, NDJSON, a JSON array)
     sdk_request: bytes
     sdk_response: bytes
     messages: int
@@ -40,4 +40,6 @@ class Exchange:
 
 
 def dialect_of(provider: str) -> str:
-    return "anthropic" if provider == "anthropic" else "openai"
+    """The wire dialect a provider speaks: ``anthropic``, ``gemini`` (google), ``ollama`` or ``openai`` (OpenAI,
+    OpenRouter and the other OpenAI-compatible servers)."""
+    return {"anthropic": "anthropic", "google": "gemini", "ollama": "ollama"}.get(provider, "openai")

@@ -32,6 +32,10 @@ class _LogBuilder(_GenBase):
             "subturn": subturn,
         }
         if path is not None:
+            # The producer's path is relative to the tree of the session that logs: inside the sub-agent of op
+            # 1-5 a log says 1-1, not 1-5.1-1 (readers join it with the sub-agent's op path).
+            if s.prefix and path.startswith(s.prefix):
+                path = path[len(s.prefix):]
             e["path"] = path
         e["direction"] = direction
         e["type"] = typ

@@ -73,7 +73,10 @@ class _Store:
         if data is None or not captured:
             ref.update({"captured": False, "truncated": False, "redacted": False})
             return ref
-        rel = f"payloads/{sid}/turn-{turn:04d}/{op.get('kind', 'op')}-{op_index:04d}-{name}.{fmt}.gz"
+        # the producer's file names: ``text`` captures end in ``.txt``
+        ext = "txt" if fmt == "text" else fmt
+        prefix = "llm" if op.get("kind") == "llm" else "tool"  # {llm|tool}-NNNN-...: a sub-agent op is a tool
+        rel = f"payloads/{sid}/turn-{turn:04d}/{prefix}-{op_index:04d}-{name}.{ext}.gz"
         meta = self.written.get(rel)
         if meta is None:
             gz = _gz(data)

@@ -16,10 +16,11 @@ from .plan import _Plan
 from .prose import HOSTILE_STRINGS, sentence, text
 from .system_ops import _SystemOps
 from .tool_ops import _ToolOps
+from .tool_output import _ToolOutputOps, tool_output_ops
 from .totals import compute_totals
 
 
-class _SessionBuilder(_LlmOps, _ToolOps, _SystemOps):
+class _SessionBuilder(_LlmOps, _ToolOutputOps, _SystemOps):
     def session(self, plan: _Plan, *, agent: str, call_path: str, parent_txn: str | None, prompt: str,
                 start: int, prefix: str) -> dict[str, Any]:
         rng = self.rng
@@ -55,26 +56,28 @@ class _SessionBuilder(_LlmOps, _ToolOps, _SystemOps):
         steps: list[dict[str, Any]] | None = None
         budget = plan.budget
 
-        # turn 0: system init
+        # turn 0: system init; it stays open until the session ends (the final-report and fin ops close it)
         t0 = {"id": self.uid(s.t), "index": 0, "startedAt": s.t,
               "attributes": {"system": True, "label": "init"}, "ops": []}
         turns.append(t0)
         t0["ops"].append(self.system_op(s, 0, f"{prefix}0-1", "init"))
-        t0["endedAt"] = s.t + 1
+        init_end = s.t + 1
         s.t += 2
         budget -= 1
 
         if self.version >= 2 and budget >= 8 and rng.random() < 0.4:
             steps = []
             steps.append({"id": self.uid(t0["startedAt"]), "index": 0, "kind": "system",
-                          "startedAt": t0["startedAt"], "endedAt": t0["endedAt"],
+                          "startedAt": t0["startedAt"], "endedAt": init_end,
                           "attributes": {"label": "init"}, "ops": []})
             adv_start = s.t
             saved = (s.provider, s.model, s.actual_model, s.prices, s.thinking)
             cm, cam, cpr, _ = self.pick_model(s.provider, cheap=True)
             s.model, s.actual_model, s.prices, s.thinking = cm, cam, cpr, False
             n_adv = rng.randint(1, 2)
-            adv_ops = [self.llm_op(s, turn=0, pos=i + 1, path=None, is_final=False, tool_calls=[], small=True)
+            # ops in v2 steps are labelled S<step>-<op> (capital S), like the producer's getOpPath
+            adv_ops = [self.llm_op(s, turn=0, pos=i + 1, path=f"{prefix}S1-{i + 1}", is_final=False, tool_calls=[],
+                                   small=True)
                        for i in range(n_adv)]
             s.provider, s.model, s.actual_model, s.prices, s.thinking = saved
             steps.append({"id": self.uid(adv_start), "index": 1, "kind": "advisors", "startedAt": adv_start,
@@ -89,10 +92,18 @@ class _SessionBuilder(_LlmOps, _ToolOps, _SystemOps):
         if plan.running:
             tail_ops = 2 if (running_child is not None or rng.random() < 0.5) else 1
         elif plan.failed:
-            tail_ops = 1
+            tail_ops = 2  # the failed llm op, the fin op
         else:
-            tail_ops = 2
+            tail_ops = 3  # the final llm op, the final-report and fin ops of turn 0
         middle = budget - tail_ops - len(children) - (1 if running_child is not None else 0)
+        # some root sessions extract an oversized tool result with tool_output (v2: its chunks live in a step)
+        n_chunks = 0
+        if self.version >= 2 and plan.level == 0 and rng.random() < 0.3:
+            n_chunks = rng.choice((1, 2, 3, 3, 4, 6))
+            if middle - tool_output_ops(n_chunks) >= 6:
+                middle -= tool_output_ops(n_chunks)
+            else:
+                n_chunks = 0
         sizes: list[int] = []
         choices = (0, 1, 1, 2, 2, 2, 3, 4, 6)
         m = middle
@@ -116,6 +127,8 @@ class _SessionBuilder(_LlmOps, _ToolOps, _SystemOps):
             ti = rng.randrange(len(turn_plans))
             specs = turn_plans[ti]
             specs.insert(rng.randint(0, len(specs)), ("session", cp_))
+        if n_chunks and turn_plans:
+            turn_plans[rng.randrange(len(turn_plans))].append(("tool_output", n_chunks))
 
         def child_name(i: int) -> str:
             subs = sub_agents or ("web-fetch",)
@@ -142,6 +155,7 @@ class _SessionBuilder(_LlmOps, _ToolOps, _SystemOps):
             user_turns.append(([("final", None)], "final"))
 
         report_text = ""
+        report_params: dict[str, Any] = {}
         for n, (specs, mode) in enumerate(user_turns):
             turn_index += 1
             tstart = s.t + self.gap()
@@ -169,10 +183,14 @@ class _SessionBuilder(_LlmOps, _ToolOps, _SystemOps):
                 elif kind == "session":
                     cname, tname, params = child_spec(what)
                     resolved.append(("session", (what, cname), tname, params))
-                else:  # final
+                elif kind == "tool_output":
+                    source = next((x for x in tool_names if x != "agent__task_status"), "web__fetch")
+                    params, to_mode = self.tool_output_params()
+                    resolved.append(("tool_output", (what, source, to_mode), "tool_output", params))
+                else:  # final: the llm calls agent__final_report; no tool op, a final-report op in turn 0 at the end
                     report_text = self.final_report_text()
                     params = {"report_format": "markdown", "report_content": report_text, "encoding": "raw"}
-                    resolved.append(("tool", None, "agent__final_report", params))
+                    resolved.append(("final", None, "agent__final_report", params))
                 calls.append(ToolCall(id=self.call_id(s), name=resolved[-1][2], input=resolved[-1][3]))
             llm_running = mode == "running" and not resolved
             fail = _LLM_ERR[rng.randrange(len(_LLM_ERR))] if mode == "failed" else None
@@ -180,11 +198,18 @@ class _SessionBuilder(_LlmOps, _ToolOps, _SystemOps):
                                    tool_calls=calls, running=llm_running, fail=fail))
             sub = 0
             for i, (kind, extra, name, params) in enumerate(resolved):
+                if kind == "final":
+                    report_params = params
+                    continue
                 pos = len(ops) + 1
                 sub += 1
                 path = f"{prefix}{turn_index}-{pos}"
                 last = i == len(resolved) - 1
-                if kind == "tool":
+                if kind == "tool_output":
+                    n, source, to_mode = extra
+                    ops.append(self.tool_output_op(s, turn=turn_index, sub=sub, path=path, source_tool=source,
+                                                   n_chunks=n, params=params, mode=to_mode))
+                elif kind == "tool":
                     ops.append(self.tool_op(s, turn=turn_index, pos=pos, sub=sub, path=path, name=name,
                                             params=params, running=(mode == "running" and last),
                                             report=report_text if name == "agent__final_report" else None))
@@ -209,11 +234,12 @@ class _SessionBuilder(_LlmOps, _ToolOps, _SystemOps):
                 kind = rng.choice(("handoff", "router_handoff", "internal"))
                 st_start = s.t + self.gap()
                 s.t = st_start
+                spath = f"{prefix}S{len(steps)}-1"
                 if kind == "internal":
-                    sop = self.tool_op(s, turn=turn_index, pos=1, sub=0, path=None, name="agent__task_status",
+                    sop = self.tool_op(s, turn=turn_index, pos=1, sub=0, path=spath, name="agent__task_status",
                                        params={"status": "completed", "done": "all", "pending": "", "now": "done"})
                 else:
-                    sop = self.llm_op(s, turn=turn_index, pos=1, path=None, is_final=False, tool_calls=[], small=True)
+                    sop = self.llm_op(s, turn=turn_index, pos=1, path=spath, is_final=False, tool_calls=[], small=True)
                 steps.append({"id": self.uid(st_start), "index": len(steps), "kind": kind, "startedAt": st_start,
                               "endedAt": s.t + 1, "attributes": {"reason": kind.replace("_", " ")}, "ops": [sop]})
                 s.t += 2
@@ -232,8 +258,15 @@ class _SessionBuilder(_LlmOps, _ToolOps, _SystemOps):
         if steps is not None:
             node["steps"] = steps
         if not plan.running:
+            # turn 0 closes the session: the final report committed (producer: a system op labelled
+            # final-report with the agent__final_report tool accounting), then the fin op
+            if not plan.failed:
+                t0["ops"].append(self.final_report_op(s, f"{prefix}0-{len(t0['ops']) + 1}", report_params,
+                                                      report_text, sub_agent=plan.level > 0))
+            t0["ops"].append(self.system_op(s, 0, f"{prefix}0-{len(t0['ops']) + 1}", "fin"))
             s.t += rng.randint(2, 30)
             node["endedAt"] = s.t
+            t0["endedAt"] = s.t
             node["success"] = not plan.failed
             if plan.failed:
                 err = [o for o in turns[-1]["ops"] if o.get("status") == "failed"]
@@ -302,6 +335,10 @@ class _SessionBuilder(_LlmOps, _ToolOps, _SystemOps):
             status = "failed"
         attrs["size"] = len(result)
         op["response"] = {"payload": result, "size": len(result), "truncated": False}
+        # a sub-agent call is a tool call too: the producer appends its tool accounting entry
+        op["accounting"].append(self.tool_accounting(s, end=end, latency=latency, status=status, server="subagent",
+                                                     command=tname, chars_in=len(req_json),
+                                                     chars_out=len(result), error=attrs.get("error")))
         op["endedAt"] = end
         op["status"] = status
         s.t = end

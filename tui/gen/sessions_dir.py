@@ -42,7 +42,8 @@ def populate(
     * two ledger-only v3 sessions: a running one (ends after ``turn_start`` plus a half-written line) and a
       failed one (``session_error``, payloads not captured);
     * an orphaned ``<uuid>.json.gz.tmp-123-456`` and a zero-byte ``<uuid>.json.gz``;
-    * ``sessions_dir.parent / "accounting.jsonl"`` with the entries of the finished sessions.
+    * ``sessions_dir / "accounting.jsonl"`` with the entries of the finished sessions (inside the directory:
+      ``generate DIR`` writes nothing outside DIR; the producer keeps it at ``~/.ai-agent/accounting.jsonl``).
     File mtimes are set to the sessions' end (or last activity) times. Sessions start at ``start_ms`` (default:
     a fixed, seeded date in 2026) and follow each other by a few minutes to an hour and a half.
     """
@@ -93,7 +94,8 @@ def populate(
         doc_tree = tree
         if i == ledger_idx:
             store = _Store(sd)
-            _ledger(sd, tree, with_payloads=True, running=False, partial_last_line=False, store=store, parent=None)
+            _ledger(sd, tree, with_payloads=True, running=False, partial_last_line=False, store=store, parent=None,
+                    fan_out_rate=0.5)
             doc_tree = externalize_payloads(sd, tree)
             end = last_activity(tree)
             for p in [*store.paths, *store.ledgers]:
@@ -112,7 +114,7 @@ def populate(
                          failed=failed, payload_bytes=600, started_at=t)
         store = _Store(sd)
         _ledger(sd, tree, with_payloads=not failed, running=False, partial_last_line=running, store=store,
-                parent=None)
+                parent=None, fan_out_rate=1.0)  # the finished one fans out: the demo shows a v3 fan-out
         end = last_activity(tree)
         for p in [*store.paths, *store.ledgers]:
             _touch(p, end)
@@ -134,7 +136,7 @@ def populate(
     _touch(zero, t + 120_000)
     written.append(zero)
 
-    acc = write_accounting(sd.parent / "accounting.jsonl", finished_trees)
+    acc = write_accounting(sd / "accounting.jsonl", finished_trees)
     _touch(acc, t + 180_000)
     written.append(acc)
     return written

@@ -48,6 +48,11 @@ class _ToolOps(_LogBuilder):
             return {"objectType": rng.choice(("deals", "companies", "contacts")), "query": text(rng, 20), "limit": 25}
         if name == "hubspot__get_object":
             return {"objectType": "companies", "id": str(rng.randint(10**9, 10**10))}
+        if name in ("tool_output_fs__Read", "tool_output_fs__Grep"):  # a read-grep extraction's stored output
+            handle = s.user.rsplit("`", 2)[-2] if s.user.count("`") >= 2 else "handle"
+            if name == "tool_output_fs__Read":
+                return {"file": handle, "offset": rng.randrange(0, 4000, 50), "limit": rng.choice((100, 200, 400))}
+            return {"file": handle, "pattern": text(rng, 12).split(" ")[0] or "error", "context": 2}
         if name == "agent__task_status":
             st = rng.choice(_STATUSES)
             return {"status": "in-progress", "done": sentence(rng, 20, 50), "pending": sentence(rng, 20, 50),
@@ -88,6 +93,29 @@ class _ToolOps(_LogBuilder):
             return f"# {sentence(rng, 20, 60)}\n\n{text(rng, size)}\n\n## Details\n\n{text(rng, size // 4)}"
         return text(rng, max(20, size))
 
+    def tool_accounting(self, s: _Sess, *, end: int, latency: int, status: str, server: str, command: str,
+                        chars_in: int, chars_out: int, error: Any = None) -> dict[str, Any]:
+        """One ``tool`` AccountingEntry (every tool call has one: MCP/REST tools, sub-agents, tool_output)."""
+        acc: dict[str, Any] = {
+            "type": "tool",
+            "timestamp": end,
+            "status": status,
+            "latency": latency,
+            "mcpServer": server,
+            "command": command,
+            "charactersIn": chars_in,
+            "charactersOut": chars_out,
+            "agentId": s.agent,
+            "callPath": s.call_path,
+            "txnId": s.txn,
+            "originTxnId": s.origin,
+        }
+        if s.parent_txn:
+            acc["parentTxnId"] = s.parent_txn
+        if error is not None:
+            acc["error"] = error
+        return acc
+
     def tool_op(self, s: _Sess, *, turn: int, pos: int, sub: int, path: str | None, name: str,
                 params: dict[str, Any], running: bool = False, report: str | None = None) -> dict[str, Any]:
         rng = self.rng
@@ -126,25 +154,9 @@ class _ToolOps(_LogBuilder):
         out_len = len(result) if isinstance(result, str) else len(orjson.dumps(result))
         attrs["latency"] = latency
         attrs["size"] = out_len
-        acc: dict[str, Any] = {
-            "type": "tool",
-            "timestamp": end,
-            "status": "failed" if failed else "ok",
-            "latency": latency,
-            "mcpServer": provider,
-            "command": name,
-            "charactersIn": len(req_json),
-            "charactersOut": out_len,
-            "agentId": s.agent,
-            "callPath": s.call_path,
-            "txnId": s.txn,
-            "originTxnId": s.origin,
-        }
-        if s.parent_txn:
-            acc["parentTxnId"] = s.parent_txn
-        if failed:
-            acc["error"] = result
-        op["accounting"].append(acc)
+        op["accounting"].append(self.tool_accounting(s, end=end, latency=latency, status="failed" if failed else "ok",
+                                                     server=provider, command=name, chars_in=len(req_json),
+                                                     chars_out=out_len, error=result if failed else None))
         op["response"] = {"payload": result, "size": out_len, "truncated": truncated}
         if failed:
             op["logs"].append(self.log(s, end, "ERR", turn, sub, path, "response", "tool", remote,

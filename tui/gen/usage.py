@@ -21,6 +21,8 @@ class _UsageBuilder(_GenBase):
             inp = max(12, ctx - cr - cw)
             return Usage(input=inp, output=out, cache_read=cr, cache_write=cw)
         cached = (int(ctx * rng.uniform(0.3, 0.9)) // 128) * 128 if turn > 1 and rng.random() < 0.8 else 0
+        if s.provider == "ollama":
+            cached = 0  # Ollama reports no cached tokens
         reasoning = out_extra if s.thinking else 0
         return Usage(input=ctx, output=out, cache_read=cached, reasoning=reasoning)
 

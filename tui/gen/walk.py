@@ -17,18 +17,20 @@ def iter_sessions(node: dict, depth: int = 0):
 
 
 def iter_ops(node: dict, prefix: str = ""):
-    """Yield ``(path, op, turn, session)`` for every turn op of the tree, with the producer's path label."""
-    for t in node.get("turns") or []:
-        for i, o in enumerate(t.get("ops") or [], 1):
-            path = f"{prefix}{t['index']}-{i}"
-            yield path, o, t, node
-            child = o.get("childSession")
-            if o.get("kind") == "session" and isinstance(child, dict):
-                yield from iter_ops(child, path + ".")
+    """Yield ``(path, op, turn, session)`` for every op of the tree with the producer's path label: turn ops
+    (``<turn>-<op>``), then the ops of v2 steps (``S<step>-<op>``, ``turn`` is then the step)."""
+    for group, mark in ((node.get("turns") or [], ""), (node.get("steps") or [], "S")):
+        for t in group:
+            for i, o in enumerate(t.get("ops") or [], 1):
+                path = f"{prefix}{mark}{t['index']}-{i}"
+                yield path, o, t, node
+                child = o.get("childSession")
+                if o.get("kind") == "session" and isinstance(child, dict):
+                    yield from iter_ops(child, path + ".")
 
 
 def op_path_index(node: dict) -> dict[str, str]:
-    """``{opId: path}`` for every turn op of the tree."""
+    """``{opId: path}`` for every op of the tree (turns and steps)."""
     return {o["opId"]: p for p, o, _t, _s in iter_ops(node)}
 
 
