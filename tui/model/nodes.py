@@ -119,6 +119,10 @@ class Session(_Timed):
         return chain
 
 
+# The kind of a made-up Turn that holds the sub-agents a v3 session_summary lists under no op of its ledger.
+ORPHANS = "orphans"
+
+
 class Turn(_Timed):
     """A turn (`turns[]`) or a v2 step (`steps[]`): both hold ops."""
 
@@ -151,6 +155,8 @@ class Turn(_Timed):
 
     @property
     def title(self) -> str:
+        if self.kind == ORPHANS:
+            return "Sub-agents not tied to an op"
         if self.kind == "step":
             return f"Step {self.index}" + (f" ({self.step_kind})" if self.step_kind else "")
         label = self.label or ("init" if self.system else "")
@@ -164,6 +170,7 @@ class Op(_Timed):
         "raw", "op_id", "kind", "status", "started_at", "ended_at", "name", "provider", "model", "label",
         "error", "path", "turn", "child", "child_ref", "tokens_in", "tokens_out", "cache_read", "cache_write",
         "cost", "log_count", "warnings", "errors", "problems", "payload_refs", "attributes", "__weakref__",
+        "request_bytes", "response_bytes",
     )
 
     def __init__(self, turn: Turn, path: str) -> None:
@@ -193,6 +200,8 @@ class Op(_Timed):
         self.problems: list[str] = []
         self.payload_refs: list | None = None  # v3 ledgers: payloadRefs[]
         self.attributes: dict = {}
+        self.request_bytes: int | None = None  # size of the request body sent (v3: payloadRefs originalBytes)
+        self.response_bytes: int | None = None  # size of the response body received
 
     @property
     def session(self) -> Session:
