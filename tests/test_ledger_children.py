@@ -87,7 +87,7 @@ def test_a_fan_out_op_links_every_child_into_the_tree_and_the_totals(tmp_path):
     ops = doc.root.turns[0].ops
     assert [op.path for op in ops] == ["1-1", "1-1#2", "1-1#3"]
     assert [op.child.id for op in ops] == [kid_id(1), kid_id(2), kid_id(3)]
-    assert all(op.kind == "session" and op.op_id == "fan" for op in ops)
+    assert [(op.kind, op.op_id) for op in ops] == [("session", "fan"), ("session", "fan#2"), ("session", "fan#3")]
     assert [op.child_agent for op in ops] == ["kid1", "kid2", "kid3"]
     t = doc.root.totals
     assert (t.tokensIn, t.tokensOut, t.cost, t.agentsRun) == (123, 3, 0.006, 4)

@@ -211,6 +211,7 @@ class LedgerBuilder:
         t = op.turn
         _, size = self.fan_out.get(id(op), (op, 1))
         sibling = self._sub_agent_op(t, f"{op.path}{FAN_OUT_MARK}{size + 1}", ref, op)
+        sibling.op_id = f"{op.op_id}{FAN_OUT_MARK}{size + 1}" if op.op_id else ""  # ids stay unique in the tree
         t.ops.insert(t.ops.index(op) + size, sibling)
         self.fan_out[id(op)] = (op, size + 1)
         return sibling
@@ -224,7 +225,7 @@ class LedgerBuilder:
             s.turns.append(t)
         prefix = f"{s.path_prefix}." if s.path_prefix else ""
         op = self._sub_agent_op(t, f"{prefix}{ORPHAN_LABEL}{len(t.ops) + 1}", ref, None)
-        op.op_id = as_str(ref.get("parentOpId"))
+        op.op_id = op.path
         t.ops.append(op)
         return op
 
@@ -238,7 +239,7 @@ class LedgerBuilder:
         op.status = status if status in ("ok", "failed") else beside.status if beside is not None else None
         op.name = as_str(ref.get("agentId")) or (beside.name if beside is not None else "")
         if beside is not None:
-            op.op_id, op.provider = beside.op_id, beside.provider
+            op.provider = beside.provider
             op.started_at, op.ended_at = beside.started_at, beside.ended_at
         counts = t.session.counts
         counts.ops += 1
