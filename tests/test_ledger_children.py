@@ -121,7 +121,7 @@ def test_children_only_the_summary_lists_are_shown_under_their_op_or_as_orphans(
                                                            ("1-2", kid_id(3))]
     assert orphans.kind == "orphans" and orphans.title == "Sub-agents not tied to an op"
     (orphan,) = orphans.ops
-    assert orphan.path == "orphan-1" and orphan.child.id == kid_id(4) and orphan.child_agent == "kid4"
+    assert orphan.path == "orphan-1" and orphan.child.id == kid_id(4) and orphan.name == orphan.child_agent == "kid4"
     assert orphan.started_at is not None and not orphans.running
     assert [op.path for op in orphan.child.all_ops()] == ["orphan-1.1-1"]
     assert doc.root.totals.tokensIn == 1111 and doc.root.totals.agentsRun == 5

@@ -301,8 +301,10 @@ class LedgerBuilder:
             return
         child = yield self._build(records, problems, op, op.path, s.depth + 1)
         op.child = child
-        if op.started_at is None:  # an orphan's node: the child's own times
-            op.started_at, op.ended_at = child.started_at, child.ended_at
+        if op.raw is ref:  # a made-up node (fan-out sibling, orphan): named and timed after the child itself
+            op.name = op.name or child.agent_id
+            if op.started_at is None:
+                op.started_at, op.ended_at = child.started_at, child.ended_at
         for owner in chain or (s,):
             owner.counts.add(child.counts)
             owner.totals.agentsRun += child.totals.agentsRun
