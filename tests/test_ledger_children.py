@@ -191,11 +191,14 @@ def test_payload_sizes_and_ops_without_timestamps(tmp_path):
         {"opId": "t", "opIndex": 3, "kind": "tool", "status": "ok",
          "payloadRefs": [sized("tool_request", 30), sized("tool_response", "40"), None]},
         {"opId": "r", "opIndex": 4, "kind": "tool", "status": "running"},
+        {"opId": "e", "opIndex": 5, "kind": "tool", "status": "ok", "endedAt": "2026-05-26T11:00:01.000Z"},
+        {"opId": "h", "opIndex": 6, "kind": "tool", "status": "ok", "startedAt": "2026-05-26T11:00:01.000Z",
+         "durationMs": 9e18},
     ]
     p = tmp_path / "sizes.jsonl"
     p.write_bytes(ledger_line("session_start", 1, "z") + ledger_line("turn_start", 2, "z", turn=1)
                   + ledger_line("turn_end", 3, "z", turn=1, status="ok", ops=ops))
-    wire, sdk, tool, running = load(str(p)).root.turns[0].ops
+    wire, sdk, tool, running, early, huge = load(str(p)).root.turns[0].ops
     assert (wire.request_bytes, wire.response_bytes) == (2000, 900)  # the wire bodies, not the SDK's too
     assert (sdk.request_bytes, sdk.response_bytes) == (10, 20)  # nothing on the wire captured: the SDK's
     assert (tool.request_bytes, tool.response_bytes) == (30, None)
@@ -205,6 +208,8 @@ def test_payload_sizes_and_ops_without_timestamps(tmp_path):
     assert (sdk.started_at, sdk.ended_at) == (end - 2000, end)
     assert (tool.started_at, tool.ended_at) == (end, end)
     assert running.started_at == end and running.ended_at is None and running.running
+    assert early.started_at == early.ended_at == end - 2000  # never an end before the start
+    assert (huge.started_at, huge.ended_at) == (end - 2000, end)  # a duration past any date: the record's time
 
 
 def test_a_v2_child_session_ref_opens_the_ledger_in_the_same_sessions_directory(tmp_path):

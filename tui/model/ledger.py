@@ -377,14 +377,18 @@ def child_ledger_path(ref: dict) -> object:
 
 def op_times(node: dict, finished: bool, ts: int | None) -> tuple[int | None, int | None]:
     """An op's start and end; without startedAt/endedAt, from durationMs and the turn_end record's time `ts`
-    (a finished op ended by then). A running op has no end."""
+    (a finished op ended by then). A running op has no end; no fallback puts an end before its start."""
     started, ended = as_ms(node.get("startedAt")), as_ms(node.get("endedAt"))
     duration = node.get("durationMs")
     duration = as_int(duration, -1) if isinstance(duration, (int, float)) else -1
     if ended is None and finished:
-        ended = started + duration if started is not None and duration >= 0 else ts
+        ended = as_ms(started + duration) if started is not None and duration >= 0 else None
+        if ended is None and ts is not None:
+            ended = ts if started is None else max(ts, started)
     if started is None:
-        started = ended - duration if ended is not None and duration >= 0 else ts
+        started = as_ms(ended - duration) if ended is not None and duration >= 0 else None
+        if started is None and ts is not None:
+            started = ts if ended is None else min(ts, ended)
     return started, ended
 
 
