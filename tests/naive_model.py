@@ -167,7 +167,12 @@ def ledger_lines(data: bytes) -> list[dict]:
 
 def ledger_totals(sessions_dir: Path, ledger: Path) -> tuple[dict, int]:
     """Totals over a ledger and the child ledgers it names (each file read once, inside sessions_dir only), and the
-    number of ops shown. Ops count when their turn has ended (the last turn_end record of a turn number wins)."""
+    number of ops shown. Ops count when their turn has ended (the last turn_end record of a turn number wins).
+
+    Every child is shown, once per session (entries naming the same sessionId or ledgerPath are one child): an op
+    shows its first child itself and one more node per further child (a fan-out); a child only the last
+    session_summary lists joins the op its parentOpId names the same way, or else gets a node of its own. A child
+    entry without ledgerPath names `session/<sessionId>.jsonl`. Turns are taken in the order they first ended."""
     base = sessions_dir.resolve()
     t = zero_totals()
     ops_seen = 0
@@ -175,6 +180,10 @@ def ledger_totals(sessions_dir: Path, ledger: Path) -> tuple[dict, int]:
 
     def child_path(ref: object) -> Path | None:
         rel = ref.get("ledgerPath") if isinstance(ref, dict) else None
+        if (not isinstance(rel, str) or not rel) and isinstance(ref, dict):
+            sid = ref.get("sessionId")
+            if isinstance(sid, str) and sid not in ("", ".", "..") and not any(c in sid for c in "/\\\x00"):
+                rel = f"session/{sid}.jsonl"
         if not isinstance(rel, str) or not rel or "\x00" in rel or Path(rel).is_absolute():
             return None
         p = (base / rel).resolve()
@@ -182,17 +191,41 @@ def ledger_totals(sessions_dir: Path, ledger: Path) -> tuple[dict, int]:
             return None  # an empty child ledger is shown as a reference with its problem, not as a session
         return p
 
+    def keys_of(ref: object) -> set:
+        if not isinstance(ref, dict):
+            return set()
+        sid, rel = ref.get("sessionId"), ref.get("ledgerPath")
+        return ({f"id:{sid}"} if isinstance(sid, str) and sid else set()) | (
+            {f"path:{rel}"} if isinstance(rel, str) and rel else set())
+
     def visit(path: Path, depth: int) -> None:
         nonlocal ops_seen
         t["agentsRun"] += 1
         records = ledger_lines(path.read_bytes())
         turns: dict[int, list] = {}
+        summary: object = None
         for r in records:
             if r.get("recordType") == "turn_end":
                 number = r.get("turn")
                 number = math.trunc(number) if _number(number) else -1
                 turns[number] = r.get("ops") if isinstance(r.get("ops"), list) else []
-        for number in sorted(turns):
+            elif r.get("recordType") == "session_summary":
+                summary = r.get("childSessions")
+        linked: set = set()
+        children: dict[int, int] = {}  # id(op) -> children it shows
+
+        def show(op_key: int | None, ref: object) -> None:
+            nonlocal ops_seen
+            if op_key is None or children.get(op_key, 0):
+                ops_seen += 1  # a node of its own: a fan-out sibling or an orphan
+            if op_key is not None:
+                children[op_key] = children.get(op_key, 0) + 1
+            p = child_path(ref)
+            if p is not None and depth < 64:
+                visited.add(p)
+                visit(p, depth + 1)
+
+        for number in turns:
             for op in turns[number]:
                 ops_seen += 1
                 if not isinstance(op, dict):
@@ -205,13 +238,25 @@ def ledger_totals(sessions_dir: Path, ledger: Path) -> tuple[dict, int]:
                 t["costUsd"] += cost(acc.get("costUsd"))
                 if op.get("kind") == "tool":
                     t["toolsRun"] += 1
-                if depth < 64:
-                    for ref in _items(op.get("childSessions")):
-                        p = child_path(ref)
-                        if p is not None:
-                            visited.add(p)
-                            visit(p, depth + 1)
-                            break
+                for ref in _items(op.get("childSessions")):
+                    keys = keys_of(ref)
+                    if keys & linked:
+                        continue
+                    linked.update(keys)
+                    show(id(op), ref)
+        by_op_id: dict = {}
+        for number in sorted(turns):
+            for op in turns[number]:
+                if isinstance(op, dict) and isinstance(op.get("opId"), str) and op["opId"]:
+                    by_op_id.setdefault(op["opId"], op)
+        for ref in _items(summary):
+            keys = keys_of(ref)
+            if not keys or keys & linked:
+                continue
+            linked.update(keys)
+            op_id = ref.get("parentOpId")
+            parent = by_op_id.get(op_id) if isinstance(op_id, str) else None
+            show(id(parent) if parent is not None else None, ref)
 
     visit(ledger.resolve(), 0)
     return t, ops_seen

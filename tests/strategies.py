@@ -661,6 +661,8 @@ def ledger_files(tree: dict) -> dict[str, list[dict]]:
             else:
                 records.append(rec("session_summary", node["endedAt"],
                                    status="ok" if node.get("success") else "failed",
+                                   childSessions=[ref for r in records if r["recordType"] == "turn_end"
+                                                  for op in r["ops"] for ref in op["childSessions"]],
                                    finalReport={"format": "json", "captured": True}))
 
     write(tree, None, None)

@@ -16,7 +16,7 @@ from tui.screens.browser import BrowserScreen
 
 from tests.test_directory_scan import (
     CHILD_LEDGER, EMPTY, GOOD_A, GOOD_B, NOT_JSON, ROOT_LEDGER, RUNNING, T0, TRUNCATED, make_sessions_dir,
-    session_node, write_snapshot,
+    orphaned_child_dir, session_node, write_snapshot,
 )
 
 ALL = [GOOD_A, GOOD_B, RUNNING, ROOT_LEDGER, EMPTY, TRUNCATED, NOT_JSON]
@@ -90,6 +90,20 @@ async def test_child_ledger_found_late_is_dropped(sessions, monkeypatch):
         await settle(pilot, screen)
         assert CHILD_LEDGER not in ids(screen) and ids(screen) == ALL
         assert "7 sessions" in header(screen)
+
+
+async def test_a_child_ledger_without_parent_session_id_is_not_a_session_row(tmp_path):
+    d = orphaned_child_dir(tmp_path / "sessions")
+    app = MonitorApp(sessions_dir=d)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await settle(pilot, screen)
+        assert ids(screen) == ["rrrr-0001"] and "1 session" in header(screen)
+        assert cells(screen, "rrrr-0001")[6] == "10"  # the root's tokens include the child's
+        child = d / "session" / "kkkk-0002.jsonl"  # rewritten, as a watcher would report it
+        screen.upsert_rows([row_from_entry(child, child.stat().st_mtime, child.stat().st_size, "ledger")])
+        await settle(pilot, screen)
+        assert ids(screen) == ["rrrr-0001"]
 
 
 async def test_filter_narrows_and_escape_clears(sessions):

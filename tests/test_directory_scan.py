@@ -187,6 +187,55 @@ def test_ledger_parent_reads_only_the_first_line(tmp_path):
     assert ledger_parent(tmp_path / "missing.jsonl") is None
 
 
+def orphaned_child_dir(base: Path) -> Path:
+    """A root ledger and a sub-agent ledger written without parentSessionId (older producers: ~3% of them); the
+    root's op lists the child in childSessions, the child's session_start says headendId sub-agent."""
+    (base / "session").mkdir(parents=True)
+    root_id, kid = "rrrr-0001", "kkkk-0002"
+    (base / "session" / f"{root_id}.jsonl").write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in [
+        {"version": 3, "recordType": "session_start", "seq": 1, "ts": iso(T0), "originId": root_id,
+         "sessionId": root_id, "agentId": "boss", "callPath": "cli:boss", "headendId": "cli"},
+        {"version": 3, "recordType": "turn_end", "seq": 2, "ts": iso(T0 + 3000), "originId": root_id,
+         "sessionId": root_id, "turn": 1, "status": "ok",
+         "ops": [{"opId": "s1", "opIndex": 1, "kind": "session", "status": "ok",
+                  "childSessions": [{"sessionId": kid, "originId": root_id, "parentSessionId": root_id,
+                                     "parentOpId": "s1", "ledgerPath": f"session/{kid}.jsonl", "status": "ok"}]}]},
+        {"version": 3, "recordType": "session_summary", "seq": 3, "ts": iso(T0 + 4000), "originId": root_id,
+         "sessionId": root_id, "status": "ok"},
+    ]))
+    child = ledger_records(kid, "kid", None, started=T0 + 1000).replace(b'"originId":"kkkk-0002"',
+                                                                        b'"originId":"rrrr-0001"')
+    (base / "session" / f"{kid}.jsonl").write_bytes(child.replace(b'"headendId":"cli"', b'"headendId":"sub-agent"'))
+    return base
+
+
+def test_a_child_ledger_without_parent_session_id_is_no_root_row(tmp_path):
+    d = orphaned_child_dir(tmp_path / "sessions")
+    rows = scan(d)
+    assert [row.session_id for row in rows] == ["rrrr-0001"]
+    row = fill_row(rows[0])
+    assert row.kind == LEDGER and row.agent == "boss" and row.tokens == 10  # the child's 7 + 3 tokens count
+    many = {row.session_id: row for row in scan(d, peek_ledgers_max=0)}  # too many to peek: fill_row decides
+    assert fill_row(many["kkkk-0002"]).kind == CHILD and fill_row(many["rrrr-0001"]).kind == LEDGER
+
+
+def test_ledger_parent_without_parent_session_id(tmp_path):
+    p = tmp_path / "x.jsonl"
+
+    def start(**fields) -> str | None:
+        record = {"version": 3, "recordType": "session_start", "seq": 1, "ts": iso(T0), "sessionId": "me"}
+        record.update(fields)
+        p.write_bytes(orjson.dumps(record) + b"\n")
+        return ledger_parent(p)
+
+    assert start(originId="me", headendId="cli") == ""
+    assert start(originId="root", headendId="sub-agent") == "root"
+    assert start(headendId="tool_output") == "?" and start(originId="me", headendId="history_compaction") == "?"
+    assert start(originId="earlier", headendId="web") == ""  # a person's entry point is a root whatever its origin
+    assert start(originId="root") == "root" and start(originId="root", headendId="new-headend") == "root"
+    assert start() == "" and start(originId="me", headendId=7) == ""
+
+
 def test_row_from_entry_and_matches(tmp_path):
     row = row_from_entry(tmp_path / "abc.json.gz", 12.5, 3, SNAPSHOT)
     assert row.session_id == "abc" and row.started_or_mtime_ms == 12_500 and not row.loaded

@@ -9,6 +9,7 @@ from pathlib import Path
 import orjson
 
 from tui.model.accounting_ledger import AccountingSummary, looks_like_accounting, summarise_accounting
+from tui.model.child_refs import link_child_refs
 from tui.model.fields import as_int, as_str, type_name
 from tui.model.gc_pause import paused_gc, paused_gc_then_frozen
 from tui.model.ledger import LedgerBuilder, is_ledger_record, parse_records, sessions_dir_for_ledger
@@ -110,6 +111,7 @@ def from_object(value: object, path: str, sessions_dir: Path | None = None) -> D
     if not isinstance(tree, dict):
         raise LoadError(path, f"opTree is {type_name(tree)}, expected an object")
     doc.root = build_session(tree)
+    link_child_refs(doc.root, sessions_dir)  # sub-agents a snapshot names by reference, from their v3 ledgers
     return doc
 
 

@@ -119,6 +119,10 @@ class Session(_Timed):
         return chain
 
 
+# The kind of a made-up Turn that holds the sub-agents a v3 session_summary lists under no op of its ledger.
+ORPHANS = "orphans"
+
+
 class Turn(_Timed):
     """A turn (`turns[]`) or a v2 step (`steps[]`): both hold ops."""
 
@@ -151,6 +155,8 @@ class Turn(_Timed):
 
     @property
     def title(self) -> str:
+        if self.kind == ORPHANS:
+            return "Sub-agents not tied to an op"
         if self.kind == "step":
             return f"Step {self.index}" + (f" ({self.step_kind})" if self.step_kind else "")
         label = self.label or ("init" if self.system else "")

@@ -27,6 +27,9 @@ FOREIGN_KINDS = {"jules-snapshot": JULES, "genkit-snapshots": GENKIT}
 ROW_MAX_BYTES = 512 * 1024 * 1024
 FIRST_LINE_BYTES = 64 * 1024
 EMPTY_REASON = "empty file (0 bytes)"
+# session_start.headendId: where a session came from. A person starts a root; the producer starts a sub-agent.
+ROOT_HEADENDS = frozenset({"cli", "api", "web", "embed", "slack"})
+CHILD_HEADENDS = frozenset({"sub-agent", "tool_output", "history_compaction"})
 _SUFFIXES = (".json.gz", ".jsonl", ".json", ".gz")
 SUMMARY_FIELDS = ("started_at", "agent", "title", "status", "duration_ms", "turns", "tokens", "cost", "mismatch")
 
@@ -75,7 +78,9 @@ def row_from_entry(path: Path | str, mtime: float, size: int, kind: str) -> Sess
 
 
 def ledger_parent(path: Path | str) -> str | None:
-    """The parentSessionId of a ledger's session_start (its first line): "" for a root, None when unknown.
+    """Whom a ledger's session belongs under, from its session_start (its first line): "" for a root, None when
+    unknown, else the parentSessionId; a sub-agent written without one (older producers: about 3% of them) gives
+    its originId (the root's id) or "?". Its parent's childSessions link it into the root's tree all the same.
 
     Reads at most FIRST_LINE_BYTES: cheap enough to tell children from roots without loading the ledger.
     """
@@ -92,7 +97,27 @@ def ledger_parent(path: Path | str) -> str | None:
     if not isinstance(record, dict) or record.get("recordType") != "session_start":
         return None
     parent = record.get("parentSessionId")
-    return parent if isinstance(parent, str) and parent else ""
+    if isinstance(parent, str) and parent:
+        return parent
+    return _implied_parent(record)
+
+
+def _implied_parent(start: dict) -> str:
+    """A session_start without parentSessionId: "" for a root; for a sub-agent, its originId or "?".
+
+    A sub-agent is started by a headend that is not a person's entry point (sub-agent, tool_output,
+    history_compaction); without a headendId, a session whose originId (its root's id) is not its own id.
+    """
+    headend, origin, session_id = start.get("headendId"), start.get("originId"), start.get("sessionId")
+    origin = origin if isinstance(origin, str) else ""
+    if isinstance(headend, str) and headend:
+        if headend in ROOT_HEADENDS:
+            return ""
+        if headend in CHILD_HEADENDS:
+            return origin if origin and origin != session_id else "?"
+    if origin and isinstance(session_id, str) and session_id and origin != session_id:
+        return origin
+    return ""
 
 
 def fill_row(row: SessionRow) -> SessionRow:
