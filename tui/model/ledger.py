@@ -14,6 +14,7 @@ from pathlib import Path
 
 import orjson
 
+from tui.model import json_text
 from tui.model.fields import as_dict, as_int, as_list, as_ms, as_str, type_name
 from tui.model.logs import LogEntry
 from tui.model.nodes import ORPHANS, Op, Session, Turn, begin_op
@@ -159,7 +160,7 @@ class LedgerBuilder:
         counts = s.counts
         for severity, key in (("WRN", "warnings"), ("ERR", "errors")):
             for message in as_list(r.get(key)):
-                text = message if isinstance(message, str) else str(message)
+                text = message if isinstance(message, str) else json_text.dumps(message).decode("utf-8", "replace")
                 t.extra_logs.append(LogEntry(ts, severity, text, f"{s.path_prefix}{'.' if s.path_prefix else ''}"
                                              f"{t.index}", None, r))
                 counts.logs += 1
