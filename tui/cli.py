@@ -58,6 +58,9 @@ def app_parser() -> argparse.ArgumentParser:
                    help="subscribe to an event stream: ws://HOST:PORT[/path] or unix:PATH (repeatable)")
     p.add_argument("--allow-remote", action="store_true",
                    help="let --listen bind a non-loopback address (other machines can push events; use --token)")
+    p.add_argument("--allow-origin", metavar="ORIGIN", action="append", default=[],
+                   help="let web pages from ORIGIN (exactly, e.g. http://localhost:8080; * for any) push events to a "
+                        "ws:// --listen; without it a handshake carrying an Origin header is refused (repeatable)")
     p.add_argument("--token", metavar="TOKEN",
                    help="required from WebSocket producers of --listen (Authorization: Bearer TOKEN or ?token=TOKEN)"
                         " and sent to --connect servers; default $AIAGENT_MONITOR_TOKEN, which keeps it out of ps")
