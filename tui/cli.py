@@ -156,7 +156,7 @@ def set_max_bytes(max_bytes: int | None) -> None:
 def run_dump(args: argparse.Namespace) -> int:
     import gc
 
-    from tui.model.json_text import dumps
+    from tui.model.json_text import dumps_for  # escapes what a terminal would obey when stdout is one
 
     gc.disable()  # a one-shot command over acyclic parsed JSON: the collector would only re-scan it
     from tui.model.ascii_tree import render
@@ -180,9 +180,9 @@ def run_dump(args: argparse.Namespace) -> int:
                 from tui.model.insights import compute
 
                 summary["insights"] = compute(doc.root).as_dict() if doc.root is not None else None
-            out.buffer.write(dumps(summary) + b"\n")
+            out.buffer.write(dumps_for(out, summary) + b"\n")
         elif doc.root is None:
-            out.buffer.write(dumps(summarise(doc), indent=True) + b"\n")
+            out.buffer.write(dumps_for(out, summarise(doc), indent=True) + b"\n")
         elif doc.format in (JULES, GENKIT):
             from tui.model.foreign_text import render as render_foreign
 

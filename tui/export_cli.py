@@ -30,6 +30,10 @@ def run_export(args: argparse.Namespace) -> int:
     except ExportError as exc:
         return fail(f"{args.path}: {exc}")
     if args.output in (None, "-"):
+        if args.format == "json" and sys.stdout.isatty():
+            from tui.model.json_text import terminal_safe
+
+            data = terminal_safe(data)  # what a terminal would obey, as \uXXXX (the same JSON)
         try:
             sys.stdout.buffer.write(data)
             sys.stdout.flush()
