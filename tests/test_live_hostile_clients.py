@@ -372,3 +372,17 @@ async def test_a_token_in_a_connect_url_is_never_in_the_status():
     finally:
         await stop(task)
     assert "token=***" in statuses[0] and "s3cret" not in " ".join(statuses)
+
+
+async def test_the_header_never_shows_a_connect_token(tmp_path):
+    from tui.app import MonitorApp
+
+    url = f"ws://127.0.0.1:{free_port()}/events?token=s3cret"
+    app = MonitorApp(sessions_dir=tmp_path, connect_urls=[url], watch=False)
+    async with app.run_test(size=(160, 40)) as pilot:
+        for _ in range(200):
+            await pilot.pause(0.05)
+            if app.stream_state():
+                break
+        summary = app.live_summary()
+        assert "token=***" in summary and "s3cret" not in summary, summary
