@@ -19,7 +19,8 @@ What clients may hold is bounded (stream_limits): every unfinished frame or line
 a memory budget, and no client taken once fewer than FD_RESERVE descriptors would stay free. A WebSocket message is
 text, whole or in any number of fragments, up to `max_frame` bytes assembled; binary messages are refused and
 counted, invalid UTF-8 closes the connection (1007, as RFC 6455 says) and is counted, and permessage-deflate is not
-offered (a small compressed frame could expand to the whole limit).
+offered (a small compressed frame could expand to the whole limit). The WebSocket listener and the message pump
+are in ws_listen.
 """
 
 from __future__ import annotations
@@ -37,14 +38,8 @@ from urllib.parse import urlsplit
 import orjson
 
 from tui.model.live import MAX_FRAME_BYTES
-from tui.sources.stream_access import (
-    listen_addresses,
-    mask_token,
-    origin_allowed,
-    presented_token,
-    token_matches,
-)
-from tui.sources.stream_limits import FRAGMENT_OVERHEAD, AuthThrottle, DescriptorReserve, MemoryBudget
+from tui.sources.stream_access import listen_addresses, mask_token
+from tui.sources.stream_limits import DescriptorReserve, MemoryBudget
 
 OnFrame = Callable[[bytes | str], object]
 OnStatus = Callable[[str], object] | None
@@ -56,9 +51,6 @@ BACKOFF_START = 0.25
 BACKOFF_MAX = 10.0
 STEADY_SECONDS = 2.0  # a connection that lasted this long resets the reconnect delay
 BACKLOG = 1024  # pending connections: a burst of producers starting together must not be turned away
-# asyncio accepts as many connections in one go as the backlog it was given, before any of them can be refused:
-# 1,024 at once would spend the descriptor reserve. It is given this, and the kernel's queue is deepened after.
-ACCEPT_BATCH = 16
 URL_HELP = "expected ws://HOST:PORT[/path] or unix:PATH"
 UTF8_BOM = b"\xef\xbb\xbf"
 UNIX_READ_LIMIT = 1024 * 1024  # the stream reader pauses the socket past twice this: lines are assembled here
@@ -212,6 +204,8 @@ async def listen(url: str, on_frame: OnFrame, on_status: OnStatus = None, *, on_
     target = parse_url(url)
     limits = _Limits(budget or BUDGET, descriptors or DESCRIPTORS, on_rejected)
     if target[0] == "ws":
+        from tui.sources.ws_listen import _listen_ws
+
         addresses = listen_addresses(url, target[1], target[2], allow_remote)
         await _listen_ws(addresses, target[2], urlsplit(target[3]).path or "/", on_frame, on_status,
                          on_oversized, on_rejected, max_frame, token, tuple(allow_origins), limits)
@@ -282,228 +276,55 @@ class _Clients:
         _status(self.on_status, f"listening on {self.where} · {count} · {note}")
 
 
-def _oversized_from(exc: BaseException) -> int | None:
-    """The size of the frame that made websockets close a connection with 1009, when it says so."""
-    cause = exc.__cause__
-    size = getattr(cause, "size", None)
-    if isinstance(size, int):
-        return size + (getattr(cause, "current_size", None) or 0)
-    return None
+class _ReservedSocket(socket.socket):
+    """A listening socket that refuses a client as it accepts it, when fewer than the reserve of descriptors would
+    stay free: closed at once, before asyncio hands it to a protocol, so a burst of connections never piles up
+    descriptors (asyncio accepts up to the backlog's worth in one go). Admitted clients are counted in
+    `limits.descriptors`; whoever serves one calls its leave() when it goes."""
 
+    limits: _Limits | None = None
+    clients: _Clients | None = None
 
-def _too_big(exc: BaseException) -> bool:
-    for frame in (getattr(exc, "sent", None), getattr(exc, "rcvd", None)):
-        if frame is not None and getattr(frame, "code", None) == 1009:
-            return True
-    return False
-
-
-def _cut_mid_frame(exc: BaseException) -> bool:
-    """The peer went away inside a frame (websockets: EOFError "stream ends after N bytes, expected M")."""
-    cause = exc.__cause__
-    return isinstance(cause, EOFError) and "stream ends after" in str(cause)
-
-
-async def _pump_ws(ws, on_frame: OnFrame, on_status: OnStatus, on_oversized: OnOversized,
-                   on_rejected: OnRejected, who: str) -> str:
-    """Feed every text message of a websockets connection to on_frame; returns why it ended.
-
-    Messages are assembled here from their fragments (websockets' own assembly refuses more than 4,096 fragments
-    as "too big" whatever their size); the protocol's max_size bounds the assembled size. A listener's connection
-    (_BoundedConnection) is told what the assembly holds, for the memory budget."""
-    from websockets.exceptions import ConnectionClosed, ConnectionClosedOK
-
-    assembling = getattr(ws, "assembling", None)
-    try:
+    def accept(self):
         while True:
-            parts: list[str] = []
-            held = 0
-            binary = 0
-            async for part in ws.recv_streaming():
-                if binary or isinstance(part, bytes):
-                    binary += len(part)  # drained, never held
-                    continue
-                parts.append(part)
-                held += len(part) * (1 if part.isascii() else 4) + FRAGMENT_OVERHEAD
-                if assembling is not None and len(parts) > 1 and not assembling(held):
-                    return ws.refused
-            if assembling is not None and held:
-                assembling(0)
-            if binary:
-                if on_rejected is not None:
-                    on_rejected("binary frame", f"{who}: a binary message of {binary:,} bytes (events are text)")
-                continue
-            on_frame(parts[0] if len(parts) == 1 else "".join(parts))
-    except ConnectionClosedOK:
-        return "closed"
-    except ConnectionClosed as exc:
-        if getattr(ws, "refused", ""):
-            return ws.refused
-        if _too_big(exc):
-            size = _oversized_from(exc)
-            if size is not None and on_oversized is not None:
-                on_oversized(size)
-            else:
-                _status(on_status, f"{who}: refused an oversized frame (connection closed, 1009)")
-            return "closed: oversized frame (1009)"
-        if _close_code(exc) == 1007:
-            if on_rejected is not None:
-                on_rejected("invalid UTF-8", f"{who}: a text frame that is not UTF-8 (connection closed, 1007)")
-            return "closed: invalid UTF-8 (1007)"
-        if _cut_mid_frame(exc):
-            if on_rejected is not None:
-                on_rejected("truncated", f"{who} went away in the middle of a frame")
-            return "dropped in the middle of a frame"
-        return f"closed ({exc.rcvd.code if exc.rcvd else 'no close frame'})"
+            conn, addr = super().accept()  # BlockingIOError when nobody is waiting: asyncio stops there
+            limits = self.limits
+            if limits is None or limits.descriptors.admit():
+                return conn, addr
+            conn.close()
+            who = f"{addr[0]}:{addr[1]}" if isinstance(addr, tuple) and len(addr) >= 2 else "a client"
+            limits.refused("too many clients", f"{who}: fewer than {limits.descriptors.reserve} file descriptors "
+                                               f"would stay free")
+            if self.clients is not None:
+                self.clients.report(f"refused {who} (too many clients)")
 
 
-def _close_code(exc: BaseException) -> int | None:
-    sent = getattr(exc, "sent", None)
-    return getattr(sent, "code", None)
+def _reserved(sock: _ReservedSocket, limits: _Limits, clients: _Clients) -> _ReservedSocket:
+    sock.limits, sock.clients = limits, clients
+    return sock
 
 
-def _bounded_connection(limits: _Limits, clients: _Clients):
-    """websockets' ServerConnection, refusing a client when descriptors run short and cutting it off when what it
-    holds (bytes not yet parsed into frames, frames not yet read, a message being assembled) would take every
-    client's total over the memory budget."""
-    from websockets.asyncio.server import ServerConnection
-
-    class _BoundedConnection(ServerConnection):
-        refused = ""  # why the monitor cut this client off
-        _admitted = False
-        _assembling = 0
-
-        def connection_made(self, transport) -> None:
-            super().connection_made(transport)
-            if limits.descriptors.admit():
-                self._admitted = True
-                return
-            self.refused = "refused: too many clients"
-            who = _peer(self)
-            limits.refused("too many clients", f"{who}: fewer than {limits.descriptors.reserve} file "
-                                               f"descriptors would stay free")
-            clients.report(f"refused {who} (too many clients)")
-            transport.abort()
-
-        def data_received(self, data: bytes) -> None:
-            if self.refused:
-                return
-            super().data_received(data)
-            self._check()
-
-        def send_data(self) -> None:
-            super().send_data()
-            # After failing the connection (1002, 1007, 1009...) websockets waits for the client to close it, for
-            # ever if the client keeps it open: the rejection would never be counted. The client broke the
-            # protocol; its connection is closed as soon as the close frame is written.
-            sent = self.protocol.close_sent
-            if sent is not None and sent.code not in (1000, 1001) and not self.transport.is_closing():
-                self.transport.close()
-
-        def assembling(self, size: int) -> bool:
-            self._assembling = size
-            return self._check()
-
-        def _check(self) -> bool:
-            if self.refused:
-                return False
-            held = len(self.protocol.reader.buffer) + self._assembling
-            queue = getattr(getattr(self.recv_messages, "frames", None), "queue", ())
-            held += sum(len(frame.data) for frame in queue)
-            if limits.budget.hold(self, held):
-                return True
-            self.refused = "disconnected: over memory budget"
-            limits.budget.release(self)
-            limits.over_budget(f"client {_peer(self)}", held)
-            self.transport.abort()
-            return False
-
-        def connection_lost(self, exc) -> None:
-            super().connection_lost(exc)
-            limits.budget.release(self)
-            if self._admitted:
-                self._admitted = False
-                limits.descriptors.leave()
-
-    return _BoundedConnection
-
-
-async def _listen_ws(addresses: list[str], port: int, path: str, on_frame: OnFrame, on_status: OnStatus,
-                     on_oversized: OnOversized, on_rejected: OnRejected, max_frame: int, token: str | None,
-                     allow_origins: tuple[str, ...], limits: _Limits) -> None:
-    from websockets.asyncio.server import serve
-
-    clients = _Clients(on_status)
-    throttle = AuthThrottle()
-
-    async def check_request(connection, request):
-        asked = urlsplit(request.path).path
-        if path not in ("", "/") and asked != path:
-            return connection.respond(404, f"no event stream at {asked}; use {path}\n")
-        origin = request.headers.get("Origin")
-        if not origin_allowed(origin, allow_origins):
-            who = _peer(connection)
-            shown = repr(origin[:100])
-            limits.refused("origin refused", f"{who}: a web page ({shown}) not allowed by --allow-origin")
-            clients.report(f"refused {who} (origin {shown})")
-            return connection.respond(403, "web pages may not push events unless the monitor runs with "
-                                           "--allow-origin ORIGIN\n")
-        if token is not None:
-            address = _peer_host(connection)
-            async with throttle.turn(address):
-                presented = presented_token(request.path, request.headers.get("Authorization"))
-                if token_matches(presented, token):
-                    throttle.succeeded(address)
-                    return None
-                throttle.failed(address)
-            who = _peer(connection)
-            why = "wrong token" if presented is not None else "no token"
-            if on_rejected is not None:
-                on_rejected("auth refused", f"{who}: {why}")
-            clients.report(f"refused {who} ({why})")
-            return connection.respond(401, "a token is required: send Authorization: Bearer TOKEN "
-                                           "or ?token=TOKEN\n")
-        return None
-
-    async def handler(ws) -> None:
-        who = f"client {_peer(ws)}"
-        clients.now += 1
-        clients.report(f"{who} connected")
-        try:
-            reason = await _pump_ws(ws, on_frame, on_status, on_oversized, on_rejected, who)
-        finally:
-            clients.now -= 1
-        clients.report(f"{who} {reason}")
-
-    # Port 0 means "any free port": on several addresses each would get its own, so the first address is bound.
-    hosts = addresses[:1] if port == 0 else addresses
-    async with serve(handler, hosts, port, max_size=max_frame, process_request=check_request, max_queue=64,
-                     backlog=ACCEPT_BATCH, logger=_QUIET, compression=None,
-                     create_connection=_bounded_connection(limits, clients)) as server:
-        _deepen_backlog(server.sockets)
-        bound = next((s.getsockname() for s in server.sockets), (hosts[0], port))
-        shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
-        clients.bound(f"ws://{shown}:{bound[1]}{path if path != '/' else ''}")
-        await asyncio.Future()  # until cancelled
-
-
-def _deepen_backlog(sockets) -> None:
-    """Let BACKLOG connections wait in the kernel while asyncio accepts ACCEPT_BATCH at a time."""
-    for listening in sockets:
-        with contextlib.suppress(OSError), socket.socket(fileno=os.dup(listening.fileno())) as same:
-            same.listen(BACKLOG)
-
-
-def _peer_host(ws) -> str:
-    addr = getattr(ws, "remote_address", None)
-    return str(addr[0]) if isinstance(addr, tuple) and addr else "?"
-
-
-def _peer(ws) -> str:
-    addr = getattr(ws, "remote_address", None)
-    if isinstance(addr, tuple) and len(addr) >= 2:
-        return f"{addr[0]}:{addr[1]}"
-    return str(addr or "?")
+def tcp_listeners(addresses: list[str], port: int, limits: _Limits, clients: _Clients) -> list[_ReservedSocket]:
+    """Listening sockets on every address (port 0: any free port, on the first address only: each address would
+    get its own). OSError when one cannot be bound (the others are closed)."""
+    made: list[_ReservedSocket] = []
+    try:
+        for address in addresses[:1] if port == 0 else addresses:
+            family, kind, proto, _, where = socket.getaddrinfo(address, port, type=socket.SOCK_STREAM,
+                                                               flags=socket.AI_NUMERICHOST | socket.AI_PASSIVE)[0]
+            sock = _reserved(_ReservedSocket(family, kind, proto), limits, clients)
+            made.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind(where)
+            sock.listen(BACKLOG)
+            sock.setblocking(False)
+    except BaseException:
+        for sock in made:
+            sock.close()
+        raise
+    return made
 
 
 def _socket_in_use(path: str) -> bool:
@@ -543,13 +364,7 @@ async def _listen_unix(path: str, on_frame: OnFrame, on_status: OnStatus, on_ove
     async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         nonlocal count
         count += 1
-        who = f"client #{count}"
-        if not limits.descriptors.admit():
-            writer.transport.abort()
-            limits.refused("too many clients", f"{who}: fewer than {limits.descriptors.reserve} file "
-                                               f"descriptors would stay free")
-            clients.report(f"refused {who} (too many clients)")
-            return
+        who = f"client #{count}"  # (admitted by _ReservedSocket.accept: it leaves below)
         key = object()
 
         def hold(size: int) -> bool:
@@ -581,14 +396,18 @@ async def _listen_unix(path: str, on_frame: OnFrame, on_status: OnStatus, on_ove
         clients.report(f"{who} {ended}")
 
     _remove_stale_socket(path)
+    sock = _reserved(_ReservedSocket(socket.AF_UNIX, socket.SOCK_STREAM), limits, clients)
     old_umask = os.umask(0o177)  # no window in which another user could connect
     try:
-        server = await asyncio.start_unix_server(handler, path, limit=UNIX_READ_LIMIT, backlog=ACCEPT_BATCH)
+        sock.bind(path)
+        server = await asyncio.start_unix_server(handler, sock=sock, limit=UNIX_READ_LIMIT, backlog=BACKLOG)
+    except BaseException:
+        sock.close()
+        raise
     finally:
         os.umask(old_umask)
     try:
         os.chmod(path, 0o600)
-        _deepen_backlog(server.sockets)
         clients.bound(f"unix:{path}")
         async with server:
             await server.serve_forever()
@@ -668,6 +487,8 @@ def _reason(exc: BaseException) -> str:
 async def _connect_ws(url: str, on_frame: OnFrame, on_connected: Callable[[], None], on_status: OnStatus,
                       on_oversized: OnOversized, on_rejected: OnRejected, max_frame: int, token: str | None) -> str:
     from websockets.asyncio.client import connect as ws_connect
+
+    from tui.sources.ws_listen import _pump_ws
 
     headers = {"Authorization": f"Bearer {token}"} if token else None
     async with ws_connect(url, max_size=max_frame, open_timeout=10, max_queue=64, additional_headers=headers,
