@@ -386,3 +386,13 @@ async def test_the_header_never_shows_a_connect_token(tmp_path):
                 break
         summary = app.live_summary()
         assert "token=***" in summary and "s3cret" not in summary, summary
+
+
+def test_allow_origin_reaches_the_app(tmp_path):
+    from tui.cli import app_parser
+    from tui.launch import build_app
+
+    args = app_parser().parse_args(["--sessions-dir", str(tmp_path), "--listen", f"ws://127.0.0.1:{free_port()}",
+                                    "--allow-origin", "http://localhost:8080", "--allow-origin", "*"])
+    app = build_app(args, watch=False)
+    assert app.allow_origins == ["http://localhost:8080", "*"]
