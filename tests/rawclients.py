@@ -24,6 +24,19 @@ def ws_frame(payload: bytes, opcode: int = 0x1, fin: bool = True) -> bytes:
     return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
 
 
+def ws_header(size: int, opcode: int = 0x1, fin: bool = True) -> bytes:
+    """The head of a client frame of `size` bytes with an all-zero mask key (valid: the payload goes as it is),
+    for frames too big to mask byte by byte in Python."""
+    head = bytes([(0x80 if fin else 0) | opcode])
+    if size < 126:
+        head += bytes([0x80 | size])
+    elif size < 1 << 16:
+        head += bytes([0x80 | 126]) + struct.pack("!H", size)
+    else:
+        head += bytes([0x80 | 127]) + struct.pack("!Q", size)
+    return head + b"\0\0\0\0"
+
+
 async def raw_ws(url: str, *, handshake: bool = True, headers: str = ""):
     """(reader, writer) of a TCP connection to a ws:// URL, with the opening handshake done unless told not to."""
     parts = urlsplit(url)

@@ -9,7 +9,7 @@ import orjson
 
 from apphelpers import SIZE, deep_snapshot, drill_into_first_sub_agent, session_app, top, wait_for
 from tui.model.search import find_op_by_path, walk_ops
-from tui.screens.export import ExportScreen
+from tui.screens.export import ConfirmOverwrite, ExportScreen
 from tui.screens.session import SessionScreen
 from tui.widgets.insights_pane import InsightsPane
 from tui.widgets.log_pane import LogPane
@@ -161,7 +161,7 @@ async def test_x_writes_a_markdown_report_of_the_session(tmp_path, monkeypatch):
 
 
 async def test_x_json_of_a_drilled_sub_agent_to_a_typed_path(tmp_path):
-    app = session_app(deep_snapshot(tmp_path), watch=False)
+    app = session_app(deep_snapshot(tmp_path / "in"), watch=False)  # (never into the sessions directory)
     async with app.run_test(size=SIZE) as pilot:
         root = top(app)
         sub = await drill_into_first_sub_agent(pilot)
@@ -199,6 +199,67 @@ async def test_escape_cancels_the_export(tmp_path, monkeypatch):
         await asyncio.sleep(0.2)
         assert top(app) is screen and screen.last_export is None
         assert list(Path(tmp_path).glob("*.md")) == []
+
+
+async def open_export(pilot):
+    screen = top(pilot.app)
+    await pilot.pause()
+    await pilot.press("x")
+    await pilot.pause()
+    assert isinstance(pilot.app.screen, ExportScreen)
+    return screen, pilot.app.screen
+
+
+async def test_x_asks_before_overwriting_and_no_is_the_default(tmp_path, monkeypatch):
+    """A trace id "README" offered ./README.md and Enter replaced the user's file without a word."""
+    out = tmp_path / "out"
+    out.mkdir()
+    monkeypatch.chdir(out)
+    app = session_app(deep_snapshot(tmp_path / "in"), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen, modal = await open_export(pilot)
+        name = modal.query_one("#export-path").value.removeprefix("./")
+        existing = out / name
+        existing.write_text("the user's own file")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmOverwrite)
+        await pilot.press("enter")  # Enter at the prompt: no
+        await pilot.pause()
+        await asyncio.sleep(0.2)
+        assert isinstance(app.screen, ExportScreen) and existing.read_text() == "the user's own file"
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("y")
+        assert await wait_for(pilot, lambda: screen.last_export is not None)
+        assert existing.read_text().startswith("# Session report")
+
+
+async def test_x_refuses_a_symlink_and_the_sessions_directory(tmp_path, monkeypatch):
+    sessions = tmp_path / "sessions"
+    path = deep_snapshot(sessions)
+    monkeypatch.chdir(sessions)  # the current directory is the producer's
+    app = session_app(path, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen, modal = await open_export(pilot)
+        field = modal.query_one("#export-path")
+        assert field.value.startswith("~/")  # not offered here
+        field.value = "./report.md"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ExportScreen)
+        assert any("sessions directory" in n.message for n in app._notifications)
+        victim = tmp_path / "victim.txt"
+        victim.write_text("keep me")
+        link = tmp_path / "link.md"
+        link.symlink_to(victim)
+        field.value = str(link)
+        await pilot.press("enter")
+        await pilot.pause()
+        await asyncio.sleep(0.2)
+        assert isinstance(app.screen, ExportScreen) and victim.read_text() == "keep me"
+        assert any("symbolic link" in n.message for n in app._notifications)
+    assert sorted(p.name for p in sessions.iterdir()) == [path.name]
 
 
 async def test_the_open_panel_follows_a_rewritten_file(tmp_path):

@@ -108,3 +108,61 @@ def test_help_lists_export():
     result = run("export", "--help")
     assert result.returncode == 0 and b"--format" in result.stdout and b"--session" in result.stdout
     assert b"export PATH" in run("--help").stdout
+
+
+# where the report may be written (issue 12, point 9) ------------------------------------------------------------
+
+
+def test_a_planted_symlink_at_the_output_is_not_followed(tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    out = tmp_path / "report.md"
+    out.symlink_to(victim)
+    result = run("export", str(snapshot(tmp_path)), "-o", str(out))
+    assert result.returncode == 2 and b"symbolic link" in result.stderr
+    assert victim.read_text() == "keep me" and out.is_symlink()
+
+
+def test_a_planted_link_at_the_old_temporary_name_is_not_followed(tmp_path):
+    """The temporary name used to be `.NAME.tmp-PID`: predictable, opened with "wb", so a link there was followed."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    out = tmp_path / "report.md"
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])  # a pid to plant links for
+    try:
+        for pid in range(max(1, proc.pid - 200), proc.pid + 200):
+            (tmp_path / f".report.md.tmp-{pid}").symlink_to(victim)
+        result = run("export", str(snapshot(tmp_path)), "-o", str(out))
+    finally:
+        proc.kill()
+    assert result.returncode == 0, result.stderr
+    assert victim.read_text() == "keep me"
+    assert out.read_text().startswith("# Session report")
+    assert not [p for p in tmp_path.glob(".report.md.*") if not p.is_symlink()]  # no temporary file left
+
+
+def test_the_report_gets_the_umask_mode_and_replaces_an_existing_file(tmp_path):
+    out = tmp_path / "report.md"
+    out.write_text("old")
+    out.chmod(0o640)
+    result = run("export", str(snapshot(tmp_path)), "-o", str(out))
+    assert result.returncode == 0 and out.read_text().startswith("# Session report")
+    assert (out.stat().st_mode & 0o777) == 0o640  # the replaced file's mode is kept
+    fresh = tmp_path / "fresh.md"
+    result = subprocess.run(["sh", "-c", f'umask 027 && "{sys.executable}" -m tui export "{snapshot(tmp_path)}" '
+                             f'-o "{fresh}"'], capture_output=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert (fresh.stat().st_mode & 0o777) == 0o640
+
+
+def test_never_into_the_sessions_directory(tmp_path):
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    source = snapshot(sessions)
+    result = run("export", str(source), "-o", "r.md", "--sessions-dir", str(sessions), cwd=sessions)
+    assert result.returncode == 2 and b"sessions directory" in result.stderr
+    assert not (sessions / "r.md").exists()
+    env_result = subprocess.run([sys.executable, "-m", "tui", "export", str(source), "-o", str(sessions / "r.md")],
+                                capture_output=True, timeout=60,
+                                env={**__import__("os").environ, "AI_AGENT_SESSIONS_DIR": str(sessions)})
+    assert env_result.returncode == 2 and not (sessions / "r.md").exists()

@@ -22,6 +22,7 @@ from tui.model.session_row import SessionRow, row_from_entry
 from tui.model.source_bytes import LoadError
 from tui.sources.dir_watch import DirChanges, watch_sessions
 from tui.sources.event_stream import connect, listen
+from tui.sources.stream_access import mask_token
 from tui.sources.ledger_tail import LedgerTail
 from tui.sources.paths import safe_resolve
 
@@ -48,7 +49,7 @@ class MonitorApp(HistoryRecorder, IdleCollector, App):
     def __init__(self, *, sessions_dir: Path | None = None, document: Document | None = None,
                  op_path: str | None = None, demo_note: str = "", listen_urls: list[str] | None = None,
                  connect_urls: list[str] | None = None, watch: bool = True, token: str | None = None,
-                 allow_remote: bool = False) -> None:
+                 allow_remote: bool = False, allow_origins: list[str] | None = None) -> None:
         super().__init__()
         self.sessions_dir = sessions_dir
         self.initial_document = document
@@ -59,6 +60,7 @@ class MonitorApp(HistoryRecorder, IdleCollector, App):
         self.watch_files = watch
         self.token = token  # required from WebSocket producers of --listen, sent to --connect servers
         self.allow_remote = allow_remote
+        self.allow_origins = list(allow_origins or [])  # web pages allowed to push to a ws:// --listen
         self.hub = LiveHub()
         self.stream_status: dict[str, str] = {}
         self._tails: dict[Path, LedgerTail] = {}
@@ -98,7 +100,8 @@ class MonitorApp(HistoryRecorder, IdleCollector, App):
         for url in self.listen_urls:
             self.run_worker(self._stream(url, listen(
                 url, self.hub.feed, self._stream_status(url), on_oversized=self.hub.refuse_oversized,
-                on_rejected=self.hub.reject, token=self.token, allow_remote=self.allow_remote)),
+                on_rejected=self.hub.reject, token=self.token, allow_remote=self.allow_remote,
+                allow_origins=self.allow_origins)),
                 group="streams", exit_on_error=False)
         for url in self.connect_urls:
             self.run_worker(self._stream(url, connect(
@@ -113,7 +116,8 @@ class MonitorApp(HistoryRecorder, IdleCollector, App):
             await runner
         except (OSError, ValueError) as exc:
             self._stream_status(url)(f"not listening on {url}: {exc}")
-            self.notify(str(exc), title=f"cannot listen on {url}", severity="error", timeout=30, markup=False)
+            self.notify(mask_token(str(exc)), title=mask_token(f"cannot listen on {url}"), severity="error",
+                        timeout=30, markup=False)
 
     def stream_state(self) -> str:
         """The newest line any stream reported (listening, clients, disconnected/reconnected)."""
@@ -122,7 +126,7 @@ class MonitorApp(HistoryRecorder, IdleCollector, App):
     def _stream_status(self, url: str):
         def report(text: str) -> None:  # shown by the next apply_live (a burst of clients costs no redraws)
             self.stream_status.pop(url, None)  # keep the newest last
-            self.stream_status[url] = text
+            self.stream_status[url] = mask_token(text)  # a ?token= in a --connect URL is never shown
         return report
 
     # documents --------------------------------------------------------------------------------------------

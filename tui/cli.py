@@ -59,6 +59,9 @@ def app_parser() -> argparse.ArgumentParser:
                    help="subscribe to an event stream: ws://HOST:PORT[/path] or unix:PATH (repeatable)")
     p.add_argument("--allow-remote", action="store_true",
                    help="let --listen bind a non-loopback address (other machines can push events; use --token)")
+    p.add_argument("--allow-origin", metavar="ORIGIN", action="append", default=[],
+                   help="let web pages from ORIGIN (exactly, e.g. http://localhost:8080; * for any) push events to a "
+                        "ws:// --listen; without it a handshake carrying an Origin header is refused (repeatable)")
     p.add_argument("--token", metavar="TOKEN",
                    help="required from WebSocket producers of --listen (Authorization: Bearer TOKEN or ?token=TOKEN)"
                         " and sent to --connect servers; default $AIAGENT_MONITOR_TOKEN, which keeps it out of ps")
@@ -155,7 +158,7 @@ def set_max_bytes(max_bytes: int | None) -> None:
 def run_dump(args: argparse.Namespace) -> int:
     import gc
 
-    from tui.model.json_text import dumps
+    from tui.model.json_text import dumps_for  # escapes what a terminal would obey when stdout is one
 
     gc.disable()  # a one-shot command over acyclic parsed JSON: the collector would only re-scan it
     from tui.model.ascii_tree import render
@@ -179,9 +182,9 @@ def run_dump(args: argparse.Namespace) -> int:
                 from tui.model.insights import compute
 
                 summary["insights"] = compute(doc.root).as_dict() if doc.root is not None else None
-            out.buffer.write(dumps(summary) + b"\n")
+            out.buffer.write(dumps_for(out, summary) + b"\n")
         elif doc.root is None:
-            out.buffer.write(dumps(summarise(doc), indent=True) + b"\n")
+            out.buffer.write(dumps_for(out, summarise(doc), indent=True) + b"\n")
         elif doc.format in (JULES, GENKIT):
             from tui.model.foreign_text import render as render_foreign
 

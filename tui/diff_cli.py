@@ -30,7 +30,7 @@ def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     if args.a == "-" and args.b == "-":
         return fail("only one of A and B can be - (stdin)")
-    from tui.model.json_text import dumps
+    from tui.model.json_text import dumps_for
 
     from tui.model.diff import diff_sessions
     from tui.model.diff_text import render
@@ -45,7 +45,7 @@ def main(argv: list[str]) -> int:
     out = sys.stdout
     try:
         if args.json:
-            out.buffer.write(dumps(diff.as_json()) + b"\n")
+            out.buffer.write(dumps_for(out, diff.as_json()) + b"\n")  # escaped for a terminal
         else:
             for line in render(diff):
                 out.write(line + "\n")

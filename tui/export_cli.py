@@ -30,6 +30,10 @@ def run_export(args: argparse.Namespace) -> int:
     except ExportError as exc:
         return fail(f"{args.path}: {exc}")
     if args.output in (None, "-"):
+        if args.format == "json" and sys.stdout.isatty():
+            from tui.model.json_text import terminal_safe
+
+            data = terminal_safe(data)  # what a terminal would obey, as \uXXXX (the same JSON)
         try:
             sys.stdout.buffer.write(data)
             sys.stdout.flush()
@@ -37,8 +41,10 @@ def run_export(args: argparse.Namespace) -> int:
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
         return 0
-    try:
-        write_atomic(Path(args.output), data)
+    from tui.cli import default_sessions_dir
+
+    try:  # an existing file named by -o is replaced (as shells do); a symlink there, or a sessions directory, is not
+        write_atomic(Path(args.output), data, sessions_dirs=(args.sessions_dir, default_sessions_dir()))
     except OSError as exc:
         return fail(f"cannot write {args.output}: {exc.strerror or exc}")
     print(f"wrote {args.output} ({len(data):,} bytes)", file=sys.stderr)

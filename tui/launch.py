@@ -87,7 +87,8 @@ def build_app(args: argparse.Namespace, *, watch: bool = True):
         raise_fd_limit()  # one descriptor per producer: hundreds may connect at once
     app = MonitorApp(sessions_dir=sessions_dir, document=document, op_path=args.op, demo_note=demo_note,
                      listen_urls=args.listen, connect_urls=args.connect, token=token,
-                     allow_remote=args.allow_remote, watch=watch)
+                     allow_remote=args.allow_remote, watch=watch,
+                     allow_origins=getattr(args, "allow_origin", []))
     return app
 
 

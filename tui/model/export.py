@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import re
+import stat
+import tempfile
 from pathlib import Path
 
 from tui.model.nodes import Session
@@ -76,17 +78,95 @@ def select(root: Session, *, session: str | None = None, op: str | None = None) 
     raise ExportError(f"{len(hits)} sessions match {session!r} (at {where}): give the op path of one")
 
 
-def write_atomic(path: Path, data: bytes) -> Path:
-    """Write through a temporary file and a rename, so a reader never sees half a report. Returns the path."""
+class RefusedTarget(OSError):
+    """A file name the monitor will not write to: a symbolic link, not a regular file, inside a sessions
+    directory, or (without overwrite) an existing file."""
+
+
+def check_target(path: Path, *, sessions_dirs=(), overwrite: bool = True) -> Path:
+    """`path` with ~ expanded, or RefusedTarget saying why the monitor will not write there.
+
+    A symbolic link at the name is refused (writing through it would reach a file the user never named; replacing
+    it would surprise whoever made it), so is anything but a regular file, and any place inside a sessions directory
+    (the producer owns it: the monitor never writes there)."""
     path = path.expanduser()
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    except OSError:
+        target = Path(os.path.realpath(path.parent)) / path.name
+    except (OSError, ValueError):
+        target = Path(os.path.abspath(path))
+    for folder in sessions_dirs:
+        if folder is None:
+            continue
         try:
-            tmp.unlink()
+            home = Path(os.path.realpath(Path(folder).expanduser()))
+        except (OSError, ValueError):
+            continue
+        if target == home or target.is_relative_to(home):
+            raise RefusedTarget(f"{path} is inside the sessions directory {home}: the monitor never writes there; "
+                                f"choose another directory")
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return path
+    if stat.S_ISLNK(mode):
+        raise RefusedTarget(f"{path} is a symbolic link: refusing to write through it (remove it, or choose "
+                            f"another name)")
+    if not stat.S_ISREG(mode):
+        raise RefusedTarget(f"{path} exists and is not a regular file")
+    if not overwrite:
+        raise FileExistsError(f"{path} exists")
+    return path
+
+
+def write_atomic(path: Path, data: bytes, *, sessions_dirs=(), overwrite: bool = True) -> Path:
+    """Write through a new temporary file and a rename, so a reader never sees half a report. Returns the path.
+
+    The temporary file is created next to the target with an unpredictable name, O_CREAT|O_EXCL and mode 0600
+    (nothing planted there is followed or reused), then given the mode a new file gets under the umask (or the mode
+    of the file it replaces) and renamed over the target; the rename replaces a name, never follows a link.
+    check_target's refusals apply first."""
+    path = check_target(Path(path), sessions_dirs=sessions_dirs, overwrite=overwrite)
+    try:
+        final_mode = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        final_mode = 0o666 & ~_umask()
+    fd, tmp = tempfile.mkstemp(dir=str(path.parent), prefix=f".{path.name[:100]}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fchmod(f.fileno(), final_mode)
+        if overwrite or not _link_new(tmp, path):
+            os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
         except OSError:
             pass
         raise
     return path
+
+
+def _link_new(tmp: str, path: Path) -> bool:
+    """Give the written file its name only if nothing took that name meanwhile (FileExistsError then); False
+    where the file system has no hard links (then check_target's earlier look is all there is)."""
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise
+    except OSError:
+        return False
+    os.unlink(tmp)
+    return True
+
+
+def _umask() -> int:
+    """The process umask without changing it (other threads may be creating files): /proc/self/status on Linux."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0o022

@@ -7,6 +7,7 @@ shown through TextLines (inert Segments) and Text objects, never through markup.
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -325,16 +326,26 @@ def save_directory(*sessions_dirs: Path | None) -> Path:
 
 
 def write_new_file(directory: Path, name: str, data: bytes) -> Path:
-    """Write `data` to directory/name, never overwriting: name-1.ext, name-2.ext, ... when taken."""
+    """Write `data` to a new file in `directory`, mode 0600 (captures carry prompts, keys, customer data), never
+    overwriting and never through a planted link (O_CREAT|O_EXCL|O_NOFOLLOW). In the current directory it is
+    `name`, else name-1.ext, name-2.ext...; in the shared temporary directory the name gets a random part
+    (mkstemp), so nobody can guess it in advance."""
     stem, dot, ext = name.rpartition(".")
     if not dot:
         stem, ext = name, ""
+    if safe_resolve(directory) == safe_resolve(Path(tempfile.gettempdir())):
+        fd, path = tempfile.mkstemp(dir=str(directory), prefix=f"{stem}-", suffix=f"{dot}{ext}")
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        return Path(path).resolve()
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     for n in range(10_000):
         candidate = directory / (name if n == 0 else f"{stem}-{n}{dot}{ext}")
         try:
-            with open(candidate, "xb") as f:
-                f.write(data)
-            return candidate.resolve()
+            fd = os.open(candidate, flags, 0o600)
         except FileExistsError:
             continue
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        return candidate.resolve()
     raise OSError(f"too many files named {name} in {directory}")

@@ -504,22 +504,24 @@ class SessionScreen(HistoryView, Screen):
         from tui.screens.export import ExportScreen
 
         session = self.session
-        self.app.push_screen(ExportScreen(session), lambda choice: self._export_chosen(session, choice))
+        self.app.push_screen(ExportScreen(session, sessions_dir=getattr(self.app, "sessions_dir", None)),
+                             lambda choice: self._export_chosen(session, choice))
 
-    def _export_chosen(self, session: Session, choice: tuple[str, str] | None) -> None:
+    def _export_chosen(self, session: Session, choice: tuple | None) -> None:
         if choice is not None:
-            fmt, path = choice
-            self._write_export(session, fmt, path)
+            fmt, path, *overwrite = choice
+            self._write_export(session, fmt, path, bool(overwrite and overwrite[0]))
 
     @work(thread=True, group="export", exit_on_error=False)
-    def _write_export(self, session: Session, fmt: str, path: str) -> None:
+    def _write_export(self, session: Session, fmt: str, path: str, overwrite: bool = False) -> None:
         from pathlib import Path
 
         from tui.model.export import render, write_atomic
 
         try:
             data = render(session, fmt, source=self.doc.path, source_format=self.doc.format)
-            written = write_atomic(Path(path), data)
+            written = write_atomic(Path(path), data, overwrite=overwrite,
+                                   sessions_dirs=(getattr(self.app, "sessions_dir", None),))
         except Exception as exc:  # a full disk or a bad directory must not take the screen down
             self.app.call_from_thread(self.notify, f"export failed: {exc}", title="export", severity="error",
                                       markup=False, timeout=10)

@@ -8,10 +8,19 @@ cancelling; neither imports textual. Frames go to `on_frame(data)`, a cheap sync
 refused go to `on_rejected(reason, detail)` (the hub's `reject`); `on_status(text)` gets one-line state changes for
 the status bar.
 
-Listeners bind exactly what the URL names, and only loopback addresses unless `allow_remote`
-(stream_access.check_listen_host). With a `token`, WebSocket clients must present it (`Authorization: Bearer` or
-`?token=`) or get HTTP 401. A Unix socket is created mode 0600 (only its owner can connect); a stale socket file of a
-dead monitor is replaced, a live one is left alone and reported.
+Listeners bind the addresses the URL's host resolves to, all of them loopback unless `allow_remote`
+(stream_access.listen_addresses). A WebSocket handshake with an `Origin` header (a web page: browsers always send
+one) gets HTTP 403 unless that origin was allowed (--allow-origin). With a `token`, WebSocket clients must present
+it (`Authorization: Bearer` or `?token=`) or get HTTP 401, later and later after failures (stream_limits.AuthThrottle).
+A Unix socket is created mode 0600 (only its owner can connect); a stale socket file of a dead monitor is replaced,
+a live one is left alone and reported.
+
+What clients may hold is bounded (stream_limits): every unfinished frame or line of every client together within
+a memory budget, and no client taken once fewer than FD_RESERVE descriptors would stay free. A WebSocket message is
+text, whole or in any number of fragments, up to `max_frame` bytes assembled; binary messages are refused and
+counted, invalid UTF-8 closes the connection (1007, as RFC 6455 says) and is counted, and permessage-deflate is not
+offered (a small compressed frame could expand to the whole limit). The WebSocket listener and the message pump
+are in ws_listen.
 """
 
 from __future__ import annotations
@@ -29,7 +38,8 @@ from urllib.parse import urlsplit
 import orjson
 
 from tui.model.live import MAX_FRAME_BYTES
-from tui.sources.stream_access import check_listen_host, presented_token, token_matches
+from tui.sources.stream_access import listen_addresses, mask_token
+from tui.sources.stream_limits import DescriptorReserve, MemoryBudget
 
 OnFrame = Callable[[bytes | str], object]
 OnStatus = Callable[[str], object] | None
@@ -43,6 +53,11 @@ STEADY_SECONDS = 2.0  # a connection that lasted this long resets the reconnect 
 BACKLOG = 1024  # pending connections: a burst of producers starting together must not be turned away
 URL_HELP = "expected ws://HOST:PORT[/path] or unix:PATH"
 UTF8_BOM = b"\xef\xbb\xbf"
+UNIX_READ_LIMIT = 1024 * 1024  # the stream reader pauses the socket past twice this: lines are assembled here
+
+# Shared by every listener of the process: the budget and the reserve are the app's, not one listener's.
+BUDGET = MemoryBudget()
+DESCRIPTORS = DescriptorReserve()
 
 # websockets logs failed handshakes (a port scanner, a plain HTTP request) with tracebacks: not for a terminal UI.
 _QUIET = logging.getLogger("aiagent_monitor.websockets")
@@ -90,11 +105,14 @@ def _status(on_status: OnStatus, text: str) -> None:
 
 
 async def read_lines(reader: asyncio.StreamReader, on_frame: OnFrame, on_oversized: OnOversized,
-                     max_frame: int, on_rejected: OnRejected = None) -> str:
+                     max_frame: int, on_rejected: OnRejected = None,
+                     hold: Callable[[int], bool] | None = None) -> str:
     """Feed every line of `reader` to on_frame until EOF; a line longer than max_frame is skipped and reported.
 
     CRLF endings are accepted. A last line without a newline is fed when it is a whole JSON value, and reported
-    to on_rejected as "truncated" when the writer went away in the middle of it. Returns how the stream ended."""
+    to on_rejected as "truncated" when the writer went away in the middle of it. `hold(n)` is told the bytes of
+    the unfinished line held; when it answers False the line is dropped and reading stops ("over memory budget").
+    Returns how the stream ended."""
     buf = bytearray()
     skipping = False
     skipped = 0
@@ -130,6 +148,8 @@ async def read_lines(reader: asyncio.StreamReader, on_frame: OnFrame, on_oversiz
                     if len(buf) > max_frame:
                         skipping, skipped = True, len(buf)
                         buf.clear()
+                    if hold is not None and not hold(len(buf)):
+                        return "over memory budget"
                 break
             if skipping:
                 refuse(skipped + nl - start)
@@ -138,6 +158,8 @@ async def read_lines(reader: asyncio.StreamReader, on_frame: OnFrame, on_oversiz
                 buf += chunk[start:nl]
                 line = bytes(buf)
                 buf.clear()
+                if hold is not None:
+                    hold(0)
                 if len(line) > max_frame:
                     refuse(len(line))
                 else:
@@ -171,19 +193,41 @@ def _is_json(line: bytes) -> bool:
 
 async def listen(url: str, on_frame: OnFrame, on_status: OnStatus = None, *, on_oversized: OnOversized = None,
                  on_rejected: OnRejected = None, max_frame: int = MAX_FRAME_BYTES, token: str | None = None,
-                 allow_remote: bool = False) -> None:
+                 allow_remote: bool = False, allow_origins: list[str] | tuple[str, ...] = (),
+                 budget: MemoryBudget | None = None, descriptors: DescriptorReserve | None = None) -> None:
     """Accept producers on `url` (any number at once) until cancelled; each event goes to on_frame.
 
     on_status gets "listening on URL" once bound (with the real port when the URL says port 0), then that line
-    with the number of clients connected and the last thing that happened. A non-loopback host without
-    allow_remote raises ValueError; binding errors (address in use, a live socket, permission) raise OSError."""
+    with the number of clients connected and the last thing that happened. A host that resolves to a non-loopback
+    address without allow_remote raises ValueError; binding errors (address in use, a live socket, permission)
+    raise OSError. `budget` and `descriptors` default to the process-wide BUDGET and DESCRIPTORS."""
     target = parse_url(url)
+    limits = _Limits(budget or BUDGET, descriptors or DESCRIPTORS, on_rejected)
     if target[0] == "ws":
-        check_listen_host(url, target[1], allow_remote)
-        await _listen_ws(target[1], target[2], urlsplit(target[3]).path or "/", on_frame, on_status,
-                         on_oversized, on_rejected, max_frame, token)
+        from tui.sources.ws_listen import _listen_ws
+
+        addresses = listen_addresses(url, target[1], target[2], allow_remote)
+        await _listen_ws(addresses, target[2], urlsplit(target[3]).path or "/", on_frame, on_status,
+                         on_oversized, on_rejected, max_frame, token, tuple(allow_origins), limits)
     else:
-        await _listen_unix(target[1], on_frame, on_status, on_oversized, on_rejected, max_frame)
+        await _listen_unix(target[1], on_frame, on_status, on_oversized, on_rejected, max_frame, limits)
+
+
+class _Limits:
+    """The budget and the descriptor reserve one listener applies, and how it reports a client it cut off."""
+
+    def __init__(self, budget: MemoryBudget, descriptors: DescriptorReserve, on_rejected: OnRejected) -> None:
+        self.budget = budget
+        self.descriptors = descriptors
+        self.on_rejected = on_rejected
+
+    def refused(self, reason: str, detail: str) -> None:
+        if self.on_rejected is not None:
+            self.on_rejected(reason, detail)
+
+    def over_budget(self, who: str, size: int) -> None:
+        self.refused("over memory budget", f"{who} disconnected: {size:,} bytes of unfinished frames would take "
+                                           f"all clients over {self.budget.limit:,}")
 
 
 def check_listen(url: str, *, allow_remote: bool = False) -> None:
@@ -191,7 +235,7 @@ def check_listen(url: str, *, allow_remote: bool = False) -> None:
     or foreign file at a socket path, a missing directory. (listen() repeats these checks: a race stays safe.)"""
     target = parse_url(url)
     if target[0] == "ws":
-        check_listen_host(url, target[1], allow_remote)
+        listen_addresses(url, target[1], target[2], allow_remote)
         if target[2] == 0:
             return
         for family, kind, proto, _, addr in socket.getaddrinfo(target[1], target[2], type=socket.SOCK_STREAM,
@@ -232,97 +276,55 @@ class _Clients:
         _status(self.on_status, f"listening on {self.where} · {count} · {note}")
 
 
-def _oversized_from(exc: BaseException) -> int | None:
-    """The size of the frame that made websockets close a connection with 1009, when it says so."""
-    cause = exc.__cause__
-    size = getattr(cause, "size", None)
-    if isinstance(size, int):
-        return size + (getattr(cause, "current_size", None) or 0)
-    return None
+class _ReservedSocket(socket.socket):
+    """A listening socket that refuses a client as it accepts it, when fewer than the reserve of descriptors would
+    stay free: closed at once, before asyncio hands it to a protocol, so a burst of connections never piles up
+    descriptors (asyncio accepts up to the backlog's worth in one go). Admitted clients are counted in
+    `limits.descriptors`; whoever serves one calls its leave() when it goes."""
+
+    limits: _Limits | None = None
+    clients: _Clients | None = None
+
+    def accept(self):
+        while True:
+            conn, addr = super().accept()  # BlockingIOError when nobody is waiting: asyncio stops there
+            limits = self.limits
+            if limits is None or limits.descriptors.admit():
+                return conn, addr
+            conn.close()
+            who = f"{addr[0]}:{addr[1]}" if isinstance(addr, tuple) and len(addr) >= 2 else "a client"
+            limits.refused("too many clients", f"{who}: fewer than {limits.descriptors.reserve} file descriptors "
+                                               f"would stay free")
+            if self.clients is not None:
+                self.clients.report(f"refused {who} (too many clients)")
 
 
-def _too_big(exc: BaseException) -> bool:
-    for frame in (getattr(exc, "sent", None), getattr(exc, "rcvd", None)):
-        if frame is not None and getattr(frame, "code", None) == 1009:
-            return True
-    return False
+def _reserved(sock: _ReservedSocket, limits: _Limits, clients: _Clients) -> _ReservedSocket:
+    sock.limits, sock.clients = limits, clients
+    return sock
 
 
-def _cut_mid_frame(exc: BaseException) -> bool:
-    """The peer went away inside a frame (websockets: EOFError "stream ends after N bytes, expected M")."""
-    cause = exc.__cause__
-    return isinstance(cause, EOFError) and "stream ends after" in str(cause)
-
-
-async def _pump_ws(ws, on_frame: OnFrame, on_status: OnStatus, on_oversized: OnOversized,
-                   on_rejected: OnRejected, who: str) -> str:
-    """Feed every message of a websockets connection to on_frame; returns why it ended."""
-    from websockets.exceptions import ConnectionClosed
-
+def tcp_listeners(addresses: list[str], port: int, limits: _Limits, clients: _Clients) -> list[_ReservedSocket]:
+    """Listening sockets on every address (port 0: any free port, on the first address only: each address would
+    get its own). OSError when one cannot be bound (the others are closed)."""
+    made: list[_ReservedSocket] = []
     try:
-        async for message in ws:
-            on_frame(message)
-    except ConnectionClosed as exc:
-        if _too_big(exc):
-            size = _oversized_from(exc)
-            if size is not None and on_oversized is not None:
-                on_oversized(size)
-            else:
-                _status(on_status, f"{who}: refused an oversized frame (connection closed, 1009)")
-            return "closed: oversized frame (1009)"
-        if _cut_mid_frame(exc):
-            if on_rejected is not None:
-                on_rejected("truncated", f"{who} went away in the middle of a frame")
-            return "dropped in the middle of a frame"
-        return f"closed ({exc.rcvd.code if exc.rcvd else 'no close frame'})"
-    return "closed"
-
-
-async def _listen_ws(host: str, port: int, path: str, on_frame: OnFrame, on_status: OnStatus,
-                     on_oversized: OnOversized, on_rejected: OnRejected, max_frame: int, token: str | None) -> None:
-    from websockets.asyncio.server import serve
-
-    clients = _Clients(on_status)
-
-    def check_request(connection, request):
-        asked = urlsplit(request.path).path
-        if path not in ("", "/") and asked != path:
-            return connection.respond(404, f"no event stream at {asked}; use {path}\n")
-        if token is not None:
-            presented = presented_token(request.path, request.headers.get("Authorization"))
-            if not token_matches(presented, token):
-                who = _peer(connection)
-                why = "wrong token" if presented is not None else "no token"
-                if on_rejected is not None:
-                    on_rejected("auth refused", f"{who}: {why}")
-                clients.report(f"refused {who} ({why})")
-                return connection.respond(401, "a token is required: send Authorization: Bearer TOKEN "
-                                               "or ?token=TOKEN\n")
-        return None
-
-    async def handler(ws) -> None:
-        who = f"client {_peer(ws)}"
-        clients.now += 1
-        clients.report(f"{who} connected")
-        try:
-            reason = await _pump_ws(ws, on_frame, on_status, on_oversized, on_rejected, who)
-        finally:
-            clients.now -= 1
-        clients.report(f"{who} {reason}")
-
-    async with serve(handler, host, port, max_size=max_frame, process_request=check_request, max_queue=64,
-                     backlog=BACKLOG, logger=_QUIET) as server:
-        bound = next((s.getsockname() for s in server.sockets), (host, port))
-        shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
-        clients.bound(f"ws://{shown}:{bound[1]}{path if path != '/' else ''}")
-        await asyncio.Future()  # until cancelled
-
-
-def _peer(ws) -> str:
-    addr = getattr(ws, "remote_address", None)
-    if isinstance(addr, tuple) and len(addr) >= 2:
-        return f"{addr[0]}:{addr[1]}"
-    return str(addr or "?")
+        for address in addresses[:1] if port == 0 else addresses:
+            family, kind, proto, _, where = socket.getaddrinfo(address, port, type=socket.SOCK_STREAM,
+                                                               flags=socket.AI_NUMERICHOST | socket.AI_PASSIVE)[0]
+            sock = _reserved(_ReservedSocket(family, kind, proto), limits, clients)
+            made.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind(where)
+            sock.listen(BACKLOG)
+            sock.setblocking(False)
+    except BaseException:
+        for sock in made:
+            sock.close()
+        raise
+    return made
 
 
 def _socket_in_use(path: str) -> bool:
@@ -355,19 +357,27 @@ def _remove_stale_socket(path: str) -> None:
 
 
 async def _listen_unix(path: str, on_frame: OnFrame, on_status: OnStatus, on_oversized: OnOversized,
-                       on_rejected: OnRejected, max_frame: int) -> None:
+                       on_rejected: OnRejected, max_frame: int, limits: _Limits) -> None:
     clients = _Clients(on_status)
     count = 0
 
     async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         nonlocal count
         count += 1
-        who = f"client #{count}"
+        who = f"client #{count}"  # (admitted by _ReservedSocket.accept: it leaves below)
+        key = object()
+
+        def hold(size: int) -> bool:
+            if limits.budget.hold(key, size):
+                return True
+            limits.over_budget(who, size)
+            return False
+
         clients.now += 1
         clients.report(f"{who} connected")
         ended = "closed"
         try:
-            ended = await read_lines(reader, on_frame, on_oversized, max_frame, on_rejected)
+            ended = await read_lines(reader, on_frame, on_oversized, max_frame, on_rejected, hold)
         except OSError as exc:
             ended = f"dropped: {exc}"
         except asyncio.CancelledError:
@@ -376,15 +386,24 @@ async def _listen_unix(path: str, on_frame: OnFrame, on_status: OnStatus, on_ove
             return
         finally:
             clients.now -= 1
+            limits.budget.release(key)
+            limits.descriptors.leave()
+            if ended == "over memory budget":
+                writer.transport.abort()
             writer.close()
             with contextlib.suppress(Exception):
                 await writer.wait_closed()
         clients.report(f"{who} {ended}")
 
     _remove_stale_socket(path)
+    sock = _reserved(_ReservedSocket(socket.AF_UNIX, socket.SOCK_STREAM), limits, clients)
     old_umask = os.umask(0o177)  # no window in which another user could connect
     try:
-        server = await asyncio.start_unix_server(handler, path, limit=max_frame, backlog=BACKLOG)
+        sock.bind(path)
+        server = await asyncio.start_unix_server(handler, sock=sock, limit=UNIX_READ_LIMIT, backlog=BACKLOG)
+    except BaseException:
+        sock.close()
+        raise
     finally:
         os.umask(old_umask)
     try:
@@ -410,9 +429,10 @@ async def connect(url: str, on_frame: OnFrame, on_status: OnStatus = None, *, on
     After a failure or a disconnection it retries after 0.25 s, doubling up to 10 s; a connection that lasted
     STEADY_SECONDS resets the delay. on_status reports "connected to URL", "cannot connect to URL (why), retrying
     in Xs", "disconnected from URL (why), retrying in Xs" and "reconnected to URL after Xs". A `token` is sent to
-    ws:// servers as `Authorization: Bearer TOKEN`.
+    ws:// servers as `Authorization: Bearer TOKEN`. A `?token=` in the URL is shown as `token=***`.
     """
     target = parse_url(url)
+    shown = mask_token(url)
     delay = BACKOFF_START
     ever_connected = False
     down_since = time.monotonic()
@@ -423,9 +443,9 @@ async def connect(url: str, on_frame: OnFrame, on_status: OnStatus = None, *, on
             now = time.monotonic()
             connected_at.append(now)
             if ever_connected:
-                _status(on_status, f"reconnected to {url} after {now - down_since:.1f}s")
+                _status(on_status, f"reconnected to {shown} after {now - down_since:.1f}s")
             else:
-                _status(on_status, f"connected to {url}")
+                _status(on_status, f"connected to {shown}")
 
         try:
             if target[0] == "ws":
@@ -437,17 +457,17 @@ async def connect(url: str, on_frame: OnFrame, on_status: OnStatus = None, *, on
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # refused, reset, handshake rejected, DNS...: all mean "try again later"
-            reason = _reason(exc)
+            reason = mask_token(_reason(exc))
         if connected_at:
             ever_connected = True
             down_since = time.monotonic()
             if down_since - connected_at[0] >= STEADY_SECONDS:
                 delay = BACKOFF_START
-            _status(on_status, f"disconnected from {url} ({reason}), retrying in {delay:g}s")
+            _status(on_status, f"disconnected from {shown} ({reason}), retrying in {delay:g}s")
         elif ever_connected:
-            _status(on_status, f"disconnected from {url} ({reason}), retrying in {delay:g}s")
+            _status(on_status, f"disconnected from {shown} ({reason}), retrying in {delay:g}s")
         else:
-            _status(on_status, f"cannot connect to {url} ({reason}), retrying in {delay:g}s")
+            _status(on_status, f"cannot connect to {shown} ({reason}), retrying in {delay:g}s")
         await asyncio.sleep(delay)
         delay = min(delay * 2, BACKOFF_MAX)
 
@@ -468,16 +488,18 @@ async def _connect_ws(url: str, on_frame: OnFrame, on_connected: Callable[[], No
                       on_oversized: OnOversized, on_rejected: OnRejected, max_frame: int, token: str | None) -> str:
     from websockets.asyncio.client import connect as ws_connect
 
+    from tui.sources.ws_listen import _pump_ws
+
     headers = {"Authorization": f"Bearer {token}"} if token else None
     async with ws_connect(url, max_size=max_frame, open_timeout=10, max_queue=64, additional_headers=headers,
-                          logger=_QUIET) as ws:
+                          logger=_QUIET, compression=None) as ws:
         on_connected()
-        return await _pump_ws(ws, on_frame, on_status, on_oversized, on_rejected, url)
+        return await _pump_ws(ws, on_frame, on_status, on_oversized, on_rejected, mask_token(url))
 
 
 async def _connect_unix(path: str, on_frame: OnFrame, on_connected: Callable[[], None], on_oversized: OnOversized,
                         on_rejected: OnRejected, max_frame: int) -> str:
-    reader, writer = await asyncio.open_unix_connection(path, limit=max_frame)
+    reader, writer = await asyncio.open_unix_connection(path, limit=UNIX_READ_LIMIT)
     on_connected()
     try:
         ended = await read_lines(reader, on_frame, on_oversized, max_frame, on_rejected)

@@ -1,11 +1,15 @@
-"""Who may push events to a listening monitor: loopback unless remote clients are allowed, a bearer token for
-WebSocket clients when one is set, and enough file descriptors for many producers at once. No textual here."""
+"""Who may push events to a listening monitor: loopback unless remote clients are allowed (checked on the
+addresses a host name resolves to, not on the name), no web page unless its Origin is allowed, a bearer token for
+WebSocket clients when one is set (never shown: `token=***`), and enough file descriptors for many producers at
+once. No textual here."""
 
 from __future__ import annotations
 
 import hmac
 import ipaddress
 import os
+import re
+import socket
 from urllib.parse import parse_qs, urlsplit
 
 TOKEN_ENV = "AIAGENT_MONITOR_TOKEN"
@@ -29,6 +33,52 @@ def check_listen_host(url: str, host: str, allow_remote: bool) -> None:
         return
     raise ValueError(f"{url}: listening on {host} would accept events from other machines; "
                      f"use ws://127.0.0.1:PORT, or pass --allow-remote (with --token) to accept remote producers")
+
+
+def listen_addresses(url: str, host: str, port: int, allow_remote: bool) -> list[str]:
+    """The addresses `host` resolves to, to bind all of them; ValueError when one is not loopback (unless
+    allow_remote) or the name does not resolve. `x.localhost` is whatever the resolver says it is."""
+    literal = host.strip("[]")
+    try:
+        infos = socket.getaddrinfo(literal, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (OSError, UnicodeError) as exc:
+        raise ValueError(f"{url}: cannot resolve {host}: {getattr(exc, 'strerror', None) or exc}") from None
+    addresses: list[str] = []
+    for info in infos:
+        address = str(info[4][0])
+        if address not in addresses:
+            addresses.append(address)
+    if not allow_remote:
+        remote = [a for a in addresses if not _loopback_address(a)]
+        if remote or not addresses:
+            what = host if remote == [literal] else f"{host} ({', '.join(remote) or 'no address'})"
+            raise ValueError(f"{url}: listening on {what} would accept events from other machines; "
+                             f"use ws://127.0.0.1:PORT, or pass --allow-remote (with --token) to accept remote "
+                             f"producers")
+    return addresses
+
+
+def _loopback_address(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address.split("%", 1)[0]).is_loopback
+    except ValueError:
+        return False
+
+
+def origin_allowed(origin: str | None, allowed: list[str] | tuple[str, ...]) -> bool:
+    """Clients without an Origin header (producers, websockets' and Node's ws clients) are allowed; a browser
+    always sends one, and its page is allowed only when --allow-origin named it exactly (or was `*`)."""
+    if origin is None:
+        return True
+    return "*" in allowed or origin in allowed
+
+
+_TOKEN_IN_TEXT = re.compile(r"((?:^|[?&;\s])token=)[^&#\s]*", re.IGNORECASE)
+
+
+def mask_token(text: str) -> str:
+    """`ws://h:1/?token=s3cret` -> `ws://h:1/?token=***`: a token is never shown or logged."""
+    return _TOKEN_IN_TEXT.sub(r"\1***", text) if "token=" in text.lower() else text
 
 
 def token_from_env(given: str | None) -> str | None:
