@@ -328,11 +328,12 @@ class MonitorApp(HistoryRecorder, IdleCollector, App):
         if not (self.listen_urls or self.connect_urls):
             return ""
         hub = self.hub
-        roots = len(hub.roots())
+        roots = hub.root_count  # (kept by the hub as events arrive: nothing here scans every session)
         parts = [f"live: {hub.events:,} events", f"{roots:,} session{'s' if roots != 1 else ''}"]
-        gaps = sum(s.gaps for s in hub.sessions.values())
-        if gaps:
-            parts.append(f"{gaps:,} gaps")
+        if hub.gaps:
+            parts.append(f"{hub.gaps:,} gaps")
+        if hub.resets:
+            parts.append(f"{hub.resets:,} sequence resets")
         if hub.reordered:
             parts.append(f"{hub.reordered:,} reordered")
         if hub.rejected:
