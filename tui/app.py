@@ -19,6 +19,7 @@ from tui.model.genkit import looks_like_genkit_dir
 from tui.model.live import LiveHub
 from tui.model.nodes import release_tree
 from tui.model.session_row import SessionRow, row_from_entry
+from tui.preload import preload
 from tui.model.source_bytes import LoadError
 from tui.sources.dir_watch import DirChanges, watch_sessions
 from tui.sources.event_stream import connect, listen
@@ -106,6 +107,9 @@ class MonitorApp(HistoryRecorder, IdleCollector, App):
                 on_rejected=self.hub.reject, token=self.token)), group="streams", exit_on_error=False)
         if self.listen_urls or self.connect_urls:
             self.set_interval(LIVE_APPLY_SECONDS, self._live_tick)
+        # What keys would read from disk on first use, read now (tui.preload: no key needs a free descriptor)
+        self.call_after_refresh(lambda: self.run_worker(lambda: preload(self), thread=True, group="preload",
+                                                        exit_on_error=False))
 
     async def _stream(self, url: str, runner) -> None:
         """Run a listener or subscriber; a failure to listen (address in use, a live socket) is shown, not lost."""
