@@ -70,6 +70,8 @@ class MonitorApp(HistoryRecorder, IdleCollector, App):
         self._reported_at = 0.0
         self._panel_counts: tuple = ()
         self._live_due = 0.0
+        self._live_builds: dict[str, object] = {}  # live root -> the build last handed to its screens and row
+        self.live_pinned: dict[int, int] = {}  # id(build) -> users outside the screens (a diff being computed)
 
     def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
                markup: bool = True) -> None:
@@ -319,6 +321,8 @@ class MonitorApp(HistoryRecorder, IdleCollector, App):
                 for screen in self.session_screens():
                     if screen.live_root == root:
                         screen.replace_live(session)
+                self._release_live_build(self._live_builds.get(root), session)
+                self._live_builds[root] = session
             except Exception as exc:  # a bug must not take the monitor (and every other session) down
                 self.notify(f"live update of {root} failed: {type(exc).__name__}: {exc}", severity="error",
                             markup=False)
@@ -326,6 +330,29 @@ class MonitorApp(HistoryRecorder, IdleCollector, App):
             browser.upsert_rows(rows)
         if browser is not None and (changed or counts_moved):
             browser.update_header()
+
+    def _release_live_build(self, old, new) -> None:
+        """Free the previous build of a live root at once, unless something still shows or uses it.
+
+        A build is a cyclic tree (parents <-> children): left to the collector, each resend of a big tree piled
+        up until a full collection (a 50,000-op tree resent every second grew the app past 4 GB)."""
+        if old is None or old is new or id(old) in self.live_pinned:
+            return
+        for screen in self.session_screens():
+            if screen.doc.root is old or screen.session.breadcrumb()[0] is old:
+                return
+        nodes, stack = [], [old]
+        while stack:  # (iterative: sub-agents thousands deep)
+            session = stack.pop()
+            nodes.append(session)
+            nodes.extend(session.turns)
+            stack.extend(op.child for turn in session.turns for op in turn.ops if op.child is not None)
+        release_tree(old)
+        for node in nodes:
+            # The screen's old tree-widget nodes (cyclic too) still reach these sessions and turns until the
+            # collector runs: without the parsed tree they hold little. (Ops keep theirs: a payload screen may
+            # be showing one.)
+            node.raw = None
 
     def live_summary(self) -> str:
         """One line on the event streams for the browser header ("" when none is configured)."""
