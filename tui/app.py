@@ -29,6 +29,8 @@ from tui.sources.paths import safe_resolve
 LIVE_APPLY_SECONDS = 0.25  # live updates are batched and applied this often
 REJECTION_NOTICE_SECONDS = 5.0  # at most one "rejected so far" notification this often
 LIVE_APPLY_SHARE = 4  # ... or, when applying takes longer, after 4 times as long as it took
+LIVE_APPLY_BUDGET = 0.05  # s of rebuilding per batch: roots changed past it wait for the next batch (100,000
+# new sessions arriving at once are shown over a few seconds instead of freezing the keys for them)
 LIVE_PREFIX = "live:"
 # The collector's generations: a full collection scans every live widget, style and cache of the UI (some 30 ms
 # on 2 cores, more with the garbage of a closed screen); by default one follows every 10th middle-generation pass,
@@ -312,7 +314,11 @@ class MonitorApp(HistoryRecorder, IdleCollector, App):
                     screen.update_live_panel()
         browser = self.browser()
         rows = []
-        for root in changed:
+        started = time.monotonic()
+        for done, root in enumerate(changed):
+            if done and time.monotonic() - started > LIVE_APPLY_BUDGET:
+                hub.changed.update(root for n, root in enumerate(changed) if n >= done)
+                break
             try:
                 session = hub.build(root)
                 if session is None:
