@@ -19,6 +19,7 @@ from tui.model.genkit import looks_like_genkit_dir
 from tui.model.live import LiveHub
 from tui.model.nodes import release_tree, user_turns
 from tui.model.session_row import SessionRow, row_from_entry
+from tui.preload import preload
 from tui.model.source_bytes import LoadError
 from tui.sources.dir_watch import DirChanges, watch_sessions
 from tui.sources.event_stream import connect, listen
@@ -29,6 +30,8 @@ from tui.sources.paths import safe_resolve
 LIVE_APPLY_SECONDS = 0.25  # live updates are batched and applied this often
 REJECTION_NOTICE_SECONDS = 5.0  # at most one "rejected so far" notification this often
 LIVE_APPLY_SHARE = 4  # ... or, when applying takes longer, after 4 times as long as it took
+LIVE_APPLY_BUDGET = 0.05  # s of rebuilding per batch: roots changed past it wait for the next batch (100,000
+# new sessions arriving at once are shown over a few seconds instead of freezing the keys for them)
 LIVE_PREFIX = "live:"
 # The collector's generations: a full collection scans every live widget, style and cache of the UI (some 30 ms
 # on 2 cores, more with the garbage of a closed screen); by default one follows every 10th middle-generation pass,
@@ -71,6 +74,8 @@ class MonitorApp(HistoryRecorder, IdleCollector, App):
         self._reported_at = 0.0
         self._panel_counts: tuple = ()
         self._live_due = 0.0
+        self._live_builds: dict[str, object] = {}  # live root -> the build last handed to its screens and row
+        self.live_pinned: dict[int, int] = {}  # id(build) -> users outside the screens (a diff being computed)
 
     def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
                markup: bool = True) -> None:
@@ -109,6 +114,9 @@ class MonitorApp(HistoryRecorder, IdleCollector, App):
                 on_rejected=self.hub.reject, token=self.token)), group="streams", exit_on_error=False)
         if self.listen_urls or self.connect_urls:
             self.set_interval(LIVE_APPLY_SECONDS, self._live_tick)
+        # What keys would read from disk on first use, read now (tui.preload: no key needs a free descriptor)
+        self.call_after_refresh(lambda: self.run_worker(lambda: preload(self), thread=True, group="preload",
+                                                        exit_on_error=False))
 
     async def _stream(self, url: str, runner) -> None:
         """Run a listener or subscriber; a failure to listen (address in use, a live socket) is shown, not lost."""
@@ -310,7 +318,11 @@ class MonitorApp(HistoryRecorder, IdleCollector, App):
                     screen.update_live_panel()
         browser = self.browser()
         rows = []
-        for root in changed:
+        started = time.monotonic()
+        for done, root in enumerate(changed):
+            if done and time.monotonic() - started > LIVE_APPLY_BUDGET:
+                hub.changed.update(root for n, root in enumerate(changed) if n >= done)
+                break
             try:
                 session = hub.build(root)
                 if session is None:
@@ -319,6 +331,8 @@ class MonitorApp(HistoryRecorder, IdleCollector, App):
                 for screen in self.session_screens():
                     if screen.live_root == root:
                         screen.replace_live(session)
+                self._release_live_build(self._live_builds.get(root), session)
+                self._live_builds[root] = session
             except Exception as exc:  # a bug must not take the monitor (and every other session) down
                 self.notify(f"live update of {root} failed: {type(exc).__name__}: {exc}", severity="error",
                             markup=False)
@@ -327,16 +341,40 @@ class MonitorApp(HistoryRecorder, IdleCollector, App):
         if browser is not None and (changed or counts_moved):
             browser.update_header()
 
+    def _release_live_build(self, old, new) -> None:
+        """Free the previous build of a live root at once, unless something still shows or uses it.
+
+        A build is a cyclic tree (parents <-> children): left to the collector, each resend of a big tree piled
+        up until a full collection (a 50,000-op tree resent every second grew the app past 4 GB)."""
+        if old is None or old is new or id(old) in self.live_pinned:
+            return
+        for screen in self.session_screens():
+            if screen.doc.root is old or screen.session.breadcrumb()[0] is old:
+                return
+        nodes, stack = [], [old]
+        while stack:  # (iterative: sub-agents thousands deep)
+            session = stack.pop()
+            nodes.append(session)
+            nodes.extend(session.turns)
+            stack.extend(op.child for turn in session.turns for op in turn.ops if op.child is not None)
+        release_tree(old)
+        for node in nodes:
+            # The screen's old tree-widget nodes (cyclic too) still reach these sessions and turns until the
+            # collector runs: without the parsed tree they hold little. (Ops keep theirs: a payload screen may
+            # be showing one.)
+            node.raw = None
+
     def live_summary(self) -> str:
         """One line on the event streams for the browser header ("" when none is configured)."""
         if not (self.listen_urls or self.connect_urls):
             return ""
         hub = self.hub
-        roots = len(hub.roots())
+        roots = hub.root_count  # (kept by the hub as events arrive: nothing here scans every session)
         parts = [f"live: {hub.events:,} events", f"{roots:,} session{'s' if roots != 1 else ''}"]
-        gaps = sum(s.gaps for s in hub.sessions.values())
-        if gaps:
-            parts.append(f"{gaps:,} gaps")
+        if hub.gaps:
+            parts.append(f"{hub.gaps:,} gaps")
+        if hub.resets:
+            parts.append(f"{hub.resets:,} sequence resets")
         if hub.reordered:
             parts.append(f"{hub.reordered:,} reordered")
         if hub.rejected:

@@ -188,12 +188,40 @@ class HistoryRecorder:
         self.notify("comparing…", timeout=2)
         self.run_worker(lambda: self._diff_worker(a, b), thread=True, group="diff", exit_on_error=False)
 
+    def _pinned_build(self, root: str) -> Session | None:
+        """UI thread: a live root's build, kept whole (not released by the next tick) until unpinned."""
+        session = self.hub.build(root)
+        if session is not None:
+            self.live_pinned[id(session)] = self.live_pinned.get(id(session), 0) + 1
+        return session
+
+    def _unpin(self, sessions: list[Session]) -> None:
+        for session in sessions:
+            left = self.live_pinned.get(id(session), 0) - 1
+            if left > 0:
+                self.live_pinned[id(session)] = left
+            else:
+                self.live_pinned.pop(id(session), None)
+
     def _diff_worker(self, a: str, b: str) -> None:
+        pinned: list[Session] = []
+        try:
+            self._diff(a, b, pinned)
+        finally:
+            if pinned:
+                try:
+                    self.call_from_thread(self._unpin, pinned)
+                except RuntimeError:  # the app is closing
+                    pass
+
+    def _diff(self, a: str, b: str, pinned: list[Session]) -> None:
         roots: list[Session] = []
         owned: list[Session] = []
         for path in (a, b):
             if path.startswith(LIVE_PREFIX):
-                session = self.call_from_thread(self.hub.build, path[len(LIVE_PREFIX):])
+                session = self.call_from_thread(self._pinned_build, path[len(LIVE_PREFIX):])
+                if session is not None:
+                    pinned.append(session)
                 if session is None:
                     self.call_from_thread(self.notify, f"{path}: no tree yet", severity="warning", markup=False)
                     return

@@ -2,6 +2,9 @@
 
     python tests/benchmarks/live_run.py throughput URL FILE   # `replay FILE --to URL --speed 0`
     python tests/benchmarks/live_run.py keys URL RATE SECONDS  # live_sender.py at RATE events/s, keys pressed
+    python tests/benchmarks/live_run.py scale URL SHAPE N      # live_scale_sender.py (N sessions, or N
+                                                               # accounting events in reverse order), keys
+                                                               # pressed in the browser meanwhile
 
 The app runs as it does for a user: browser first, then the live session's screen once its tree has arrived.
 Prints one JSON object.
@@ -28,6 +31,11 @@ async def main(mode: str, url: str, args: list[str]) -> dict:
     from tui.app import MonitorApp
 
     empty = Path(tempfile.mkdtemp(prefix="bench-live-"))
+    if mode == "scale":  # rows for the keys to move through, whatever the shape
+        from tui.gen import make_tree, write_snapshot
+
+        for seed in range(30):
+            write_snapshot(empty, make_tree(seed, ops=5, depth=1), version=2)
     app = MonitorApp(sessions_dir=empty, listen_urls=[url], watch=False)
     counts = {"frames": 0, "bytes": 0, "first": None, "last": None}
     feed = app.hub.feed
@@ -49,6 +57,8 @@ async def main(mode: str, url: str, args: list[str]) -> dict:
         real_url = next(t for t in app.stream_status.values() if t.startswith("listening on")).split(" ", 2)[2]
         if mode == "throughput":
             cmd = [sys.executable, "-m", "tui", "replay", args[0], "--to", real_url, "--speed", "0"]
+        elif mode == "scale":
+            cmd = [sys.executable, str(HERE / "live_scale_sender.py"), real_url, args[0], args[1]]
         else:
             cmd = [sys.executable, str(HERE / "live_sender.py"), real_url, args[0], args[1]]
         sender = await asyncio.create_subprocess_exec(*cmd, stdout=asyncio.subprocess.PIPE,
@@ -61,6 +71,13 @@ async def main(mode: str, url: str, args: list[str]) -> dict:
                 await asyncio.wait_for(sender.wait(), 0.2)
             except asyncio.TimeoutError:
                 pass
+            if mode == "scale":
+                if counts["first"] is not None and hasattr(app.screen, "table"):
+                    table = app.screen.table
+                    row = table.cursor_row
+                    key = "down" if (len(keys) // 6) % 2 == 0 else "up"
+                    keys.append(await key_latency(app, key, lambda: table.cursor_row != row))
+                continue
             if opened is None and app.hub.sessions:
                 root = app.hub.roots()[0]
                 if app.hub.build(root) is not None:
@@ -79,6 +96,7 @@ async def main(mode: str, url: str, args: list[str]) -> dict:
         text = stdout.decode().split()
         sent = int(text[1]) if mode == "throughput" else int(text[0])
         sender_seconds = float(text[6]) if mode == "throughput" else float(text[1])
+        sent_at = time.perf_counter()
         deadline = time.perf_counter() + 60
         while app.hub.events + app.hub.malformed < sent and time.perf_counter() < deadline:
             await asyncio.sleep(0.05)
@@ -94,10 +112,19 @@ async def main(mode: str, url: str, args: list[str]) -> dict:
             "events_per_s": app.hub.events / elapsed if elapsed > 0 else None,
             "stall_s": lag.worst(), "screen_opened": opened is not None,
         })
-        if mode == "keys":
+        if mode == "scale":  # keys pressed after the last event arrived: while the backlog is applied
+            while time.perf_counter() - sent_at < 3:
+                table = app.screen.table
+                row = table.cursor_row
+                key = "down" if (len(keys) // 6) % 2 == 0 else "up"
+                keys.append(await key_latency(app, key, lambda: table.cursor_row != row))
+            out["shape"], out["n"] = args[0], int(args[1])
+            out["roots"] = app.hub.root_count
+        if mode in ("keys", "scale"):
             out["keys"] = {"n": len(keys), "p50": quantile(keys, 0.5), "p95": quantile(keys, 0.95),
                            "max": max(keys, default=float("nan"))}
-            out["rate"] = int(args[0])
+            if mode == "keys":
+                out["rate"] = int(args[0])
     out["rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return out
 

@@ -38,10 +38,10 @@ def plan(quick: bool) -> dict:
     if quick:
         return {"sizes": [2_000, 20_000], "runs": 3, "screen_runs": 3, "nav_sizes": [20_000], "files": 10_000,
                 "browser_runs": 1, "browser_max_s": 60, "live_ops": 2_000, "live_runs": 1, "key_rate": 5_000,
-                "key_seconds": 6}
+                "key_seconds": 6, "live_sessions": 10_000}
     return {"sizes": [2_000, 20_000, 100_000], "runs": 5, "screen_runs": 5, "nav_sizes": [100_000],
             "files": 100_000, "browser_runs": 2, "browser_max_s": 300, "live_ops": 20_000, "live_runs": 3,
-            "key_rate": 5_000, "key_seconds": 20}
+            "key_rate": 5_000, "key_seconds": 20, "live_sessions": 100_000}
 
 
 def scaling_rows(open_results: dict[int, dict], screen_results: dict[int, dict]) -> list[Row]:
@@ -140,6 +140,10 @@ def main(argv: list[str] | None = None) -> int:
             kl = live_bench.keys(p["key_rate"], p["key_seconds"], args.port)
             report["sections"]["live"] = {"throughput": tp, "keys": kl}
             rows += live_bench.rows(tp, p["live_ops"], kl, p["live_ops"] >= 20_000)
+            step(f"live: {p['live_sessions']:,} distinct sessions, then as many accounting events in reverse order")
+            sc = [live_bench.scale(shape, p["live_sessions"], args.port) for shape in live_bench.SHAPES]
+            report["sections"]["live"]["scale"] = sc
+            rows += live_bench.scale_rows(sc)
         if "scaling" in sections:
             rows += scaling_rows(open_results, screen_results)
     finally:

@@ -4,6 +4,11 @@ Events of many sessions arrive interleaved. Each session (by `meta.sessionId`) k
 (`op_tree` / `snapshot`) plus what arrived since (`log`, `accounting`), which is merged into that tree: the next tree
 already contains them, so they are dropped then and nothing is counted twice. Sub-agents (`meta.parentId`) are
 merged into their parent's tree when a root is built for display.
+
+Costs: a hub holds indexes (children by parent, sessions by root), so an event costs O(1) and a tick's rebuild
+costs O(the changed roots' families), whatever the number of sessions; every walk over parent links is iterative
+(chains of sub-agents thousands deep); what waits between two trees is bounded (MAX_PENDING_LOGS,
+MAX_PENDING_ACCOUNTING) and kept in arrival order, sorted once when shown.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from tui.model.snapshot import build_session
 
 MAX_FRAME_BYTES = 64 * 1024 * 1024
 MAX_PENDING_LOGS = 5000  # logs kept per session between two trees; older ones are dropped from view
+MAX_PENDING_ACCOUNTING = 10_000  # ... and accounting entries
 MAX_TEXT = 64 * 1024  # streamed output/thinking kept per session
 # Tree frames at least this big are parsed only when their tree is shown: a producer sends a session's whole tree
 # again and again, and most are replaced by a newer one before the screen (a few times a second) needs them.
@@ -53,6 +59,7 @@ class LiveSession:
     reordered: int = 0  # arrived after a higher sequence number of the same session (and applied in place)
     tree_sequence: int | None = None  # the sequence number of the tree held
     tree_frame: bytes | str | None = None  # a newer tree, still unparsed (see LAZY_TREE_BYTES)
+    tree_frame_sequence: int | None = None  # ... and its sequence number (given back if it fails to parse)
     status_sequence: int | None = None  # ... and of the event that set status_line
     status_line: str = ""
     output_text: OrderedText = field(default_factory=lambda: OrderedText(MAX_TEXT))
@@ -60,8 +67,9 @@ class LiveSession:
     final_report: dict | None = None
     flushed_entries: int = 0
     pending_logs: deque = field(default_factory=lambda: deque(maxlen=MAX_PENDING_LOGS))  # (sequence, entry)
-    pending_accounting: list = field(default_factory=list)  # (sequence, entry)
+    pending_accounting: deque = field(default_factory=lambda: deque(maxlen=MAX_PENDING_ACCOUNTING))
     dropped_logs: int = 0
+    dropped_accounting: int = 0
     updated: float = 0.0
     finished: bool = False
     last_ts: int = 0  # newest timestamp seen in this session's events (ms), and when it arrived (wall, s)
@@ -72,6 +80,11 @@ class LiveSession:
     def gaps(self) -> int:
         """Sequence numbers missing between the lowest and highest received: events lost (or still on the way)."""
         return self.seen.missing
+
+    @property
+    def resets(self) -> int:
+        """Jumps of the sequence too far to be lost events (a restarted or broken counter)."""
+        return self.seen.resets
 
     @property
     def last_sequence(self) -> int | None:
@@ -97,6 +110,11 @@ class LiveHub:
         self.reordered = 0
         self.changed: set[str] = set()
         self._built: dict[str, Session] = {}
+        self.gaps = 0  # sequence gaps over every session (kept as events arrive: no scan per tick)
+        self.resets = 0  # ... and jumps of a sequence too far to be gaps (live_order.MAX_SEQUENCE_JUMP)
+        self._children: dict[str, dict[str, None]] = {}  # parent id -> its sub-agents' ids, in arrival order
+        self._root: dict[str, str] = {}  # session id -> the root key it is shown under
+        self._members: dict[str, dict[str, None]] = {}  # root key -> the sessions shown under it
 
     @property
     def malformed(self) -> int:
@@ -140,24 +158,47 @@ class LiveHub:
 
     def _tree(self, live: LiveSession) -> dict | None:
         """The newest tree of a session, parsing a deferred frame first (a broken one counts as malformed)."""
-        frame, live.tree_frame = live.tree_frame, None
-        if frame is not None:
-            try:
-                with paused_gc():  # a big tree is millions of containers: see tui.model.gc_pause
-                    event = orjson.loads(frame)
-            except orjson.JSONDecodeError as exc:
-                self.reject("malformed JSON", exc.args[0] if exc.args else str(exc))
-                return live.tree
-            tree = _tree_of(event) if isinstance(event, dict) else None
-            if tree is None:
-                self.reject("no tree", "op_tree event without a tree object")
-                return live.tree
-            live.tree = tree
-            live.finished = "endedAt" in tree
-            stamp = _event_time("op_tree", event, tree)
-            if stamp > live.last_ts:
-                live.last_ts, live.last_wall = stamp, live.updated
+        self._settle_frame(live)
         return live.tree
+
+    def _settle_frame(self, live: LiveSession) -> bool:
+        """Parse a deferred tree frame; False when it was broken. A broken frame is counted as malformed and gives
+        its sequence number back (a valid resend is not a duplicate), and the logs and accounting sent before it
+        stay (they were dropped only once its tree is known to contain them)."""
+        frame, sequence = live.tree_frame, live.tree_frame_sequence
+        live.tree_frame = live.tree_frame_sequence = None
+        if frame is None:
+            return True
+        try:
+            with paused_gc():  # a big tree is millions of containers: see tui.model.gc_pause
+                event = orjson.loads(frame)
+        except orjson.JSONDecodeError as exc:
+            event, reason, detail = None, "malformed JSON", exc.args[0] if exc.args else str(exc)
+        else:
+            reason, detail = "no tree", "op_tree event without a tree object"
+        tree = _tree_of(event) if isinstance(event, dict) else None
+        if tree is None:
+            del frame
+            self._unsee(live, sequence)
+            self.reject(reason, detail)
+            return False
+        live.tree = tree
+        live.finished = "endedAt" in tree
+        live.tree_sequence = sequence
+        _drop_pending_before(live, sequence)
+        stamp = _event_time("op_tree", event, tree)
+        if stamp > live.last_ts:
+            live.last_ts, live.last_wall = stamp, live.updated
+        return True
+
+    def _unsee(self, live: LiveSession, sequence: int | None) -> None:
+        """Take back an event that turned out broken: its sequence number is free again, it is not counted."""
+        live.events -= 1
+        self.events -= 1
+        if sequence is not None:
+            before = live.seen.missing
+            live.seen.discard(sequence)
+            self.gaps += live.seen.missing - before
 
     def refuse_oversized(self, size: int) -> None:
         self.reject("oversized", f"frame of {size:,} bytes refused (limit {MAX_FRAME_BYTES:,})")
@@ -192,14 +233,20 @@ class LiveHub:
         late = False
         if sequence is not None:
             highest = live.seen.highest
+            if sequence in live.seen and sequence == live.tree_frame_sequence and live.tree_frame is not None:
+                self._settle_frame(live)  # a resend of a tree still unparsed: the first one may be broken
+            missing, resets = live.seen.missing, live.seen.resets
             if not live.seen.add(sequence):
                 live.duplicates += 1
                 return self.reject("duplicate", f"{_short_repr(session_id)} sequence {sequence} again")
+            self.gaps += live.seen.missing - missing
+            self.resets += live.seen.resets - resets
             late = highest is not None and sequence < highest
             if late:
                 live.reordered += 1
                 self.reordered += 1
-        self._meta(live, meta)
+        if self._meta(live, meta):
+            self._place(live)
         live.updated = now
         live.events += 1
         stamp = _event_time(kind, event, tree)
@@ -210,24 +257,26 @@ class LiveHub:
         self.events += 1
         older_status = late and live.status_sequence is not None and sequence < live.status_sequence
         if kind in TREE_EVENTS:
-            if not (late and live.tree_sequence is not None and sequence < live.tree_sequence):
+            newest = max((n for n in (live.tree_sequence, live.tree_frame_sequence) if n is not None), default=None)
+            if not (late and newest is not None and sequence < newest):
                 # (an older tree than the one held has nothing the newer one lacks)
                 if deferred is not None:
-                    live.tree_frame = deferred
+                    live.tree_frame, live.tree_frame_sequence = deferred, sequence
+                    # Pending logs and accounting are dropped once this frame parses (_settle_frame).
                 else:
-                    live.tree, live.tree_frame = tree, None
+                    live.tree, live.tree_frame, live.tree_frame_sequence = tree, None, None
                     live.finished = "endedAt" in tree
-                live.tree_sequence = sequence
-                _drop_pending_before(live, sequence)
+                    live.tree_sequence = sequence
+                    _drop_pending_before(live, sequence)
         elif kind in ("log", "accounting"):
             entry = event.get("entry")
             in_tree = sequence is not None and live.tree_sequence is not None and sequence < live.tree_sequence
             if isinstance(entry, dict) and not in_tree:  # a late entry the tree held already contains
                 if kind == "log":
-                    if _add_pending(live.pending_logs, sequence, entry, late):
+                    if _add_pending(live.pending_logs, sequence, entry):
                         live.dropped_logs += 1
-                else:
-                    _add_pending(live.pending_accounting, sequence, entry, late)
+                elif _add_pending(live.pending_accounting, sequence, entry):
+                    live.dropped_accounting += 1
         elif kind in ("output", "thinking"):
             text = event.get("text")
             if isinstance(text, str):
@@ -245,33 +294,93 @@ class LiveHub:
         self._built.pop(root, None)
         return root
 
-    def _meta(self, live: LiveSession, meta: dict) -> None:
+    def _meta(self, live: LiveSession, meta: dict) -> bool:
+        """Take the session's names from an event's meta; True when where it hangs (parent, origin) changed or
+        it is new."""
+        before = (live.parent_id, live.origin_id)
         live.origin_id = as_str(meta.get("originId")) or live.origin_id
         live.parent_id = as_str(meta.get("parentId")) or live.parent_id
         live.agent_id = as_str(meta.get("agentId")) or live.agent_id
         live.call_path = as_str(meta.get("callPath")) or live.call_path
+        if before[0] != live.parent_id:
+            if before[0]:
+                siblings = self._children.get(before[0], {})
+                siblings.pop(live.session_id, None)
+                if not siblings:
+                    self._children.pop(before[0], None)
+            if live.parent_id and live.parent_id != live.session_id:
+                self._children.setdefault(live.parent_id, {})[live.session_id] = None
+        return before != (live.parent_id, live.origin_id) or live.session_id not in self._root
 
     # grouping -------------------------------------------------------------------------------------------
-    def root_of(self, session_id: str) -> str:
+    def _place(self, live: LiveSession) -> None:
+        """Put a session that is new or changed parent (and the sub-agents below it) under its root.
+
+        A session hangs under its parent's root; one whose parent has not spoken yet under its origin, which
+        names the root (or under the parent's id); one that closes a cycle of parents is a root itself. Sessions
+        below it move with it: the walk stops at those already under the new root."""
+        sid = live.session_id
+        parent = live.parent_id
+        if not parent or parent == sid:
+            root = sid
+        elif parent in self.sessions:
+            root = self._root.get(parent, parent)
+            if self._below(parent, sid):
+                root = sid
+        else:
+            root = live.origin_id or parent
+        todo = [sid]
+        while todo:
+            current = todo.pop()
+            old = self._root.get(current)
+            if old == root and current != sid:
+                continue  # already there, and so is everything below it
+            if old != root:  # (sid itself is walked through anyway: its sub-agents may still have to move)
+                if old is not None:
+                    members = self._members.get(old, {})
+                    members.pop(current, None)
+                    if not members:
+                        self._members.pop(old, None)
+                    self._built.pop(old, None)
+                    if members:
+                        self.changed.add(old)
+                self._root[current] = root
+                self._members.setdefault(root, {})[current] = None
+            todo.extend(child for child in self._children.get(current, ()) if child != sid)
+        self._built.pop(root, None)
+
+    def _below(self, session_id: str, ancestor: str) -> bool:
+        """True when `ancestor` is reached going up the parents from session_id (a cycle if it is to be its
+        child). Only walked when both are under the same root already, else O(1)."""
+        roots_below = {self._root.get(c) for c in self._children.get(ancestor, ())}
+        roots_below.add(self._root.get(ancestor))
+        if self._root.get(session_id) not in roots_below:
+            return False
         seen = set()
-        current = self.sessions.get(session_id)
-        while current is not None and current.parent_id and current.parent_id not in seen:
-            seen.add(current.session_id)
-            parent = self.sessions.get(current.parent_id)
-            if parent is None:
-                # The parent has not spoken yet: group under the origin, which names the root.
-                return current.origin_id or current.parent_id
-            current = parent
-        return current.session_id if current is not None else session_id
+        current = session_id
+        while current and current not in seen:
+            if current == ancestor:
+                return True
+            seen.add(current)
+            live = self.sessions.get(current)
+            current = live.parent_id if live is not None else ""
+        return False
+
+    def root_of(self, session_id: str) -> str:
+        return self._root.get(session_id, session_id)
 
     def roots(self) -> list[str]:
-        return sorted({self.root_of(sid) for sid in self.sessions})
+        return sorted(self._members)
+
+    @property
+    def root_count(self) -> int:
+        return len(self._members)
 
     def children_of(self, session_id: str) -> list[LiveSession]:
-        return [s for s in self.sessions.values() if s.parent_id == session_id and s.session_id != session_id]
+        return [self.sessions[c] for c in self._children.get(session_id, ()) if c in self.sessions]
 
     def descendants(self, root: str) -> list[LiveSession]:
-        return [s for s in self.sessions.values() if self.root_of(s.session_id) == root]
+        return [self.sessions[s] for s in self._members.get(root, ())]
 
     def clock(self, root: str, wall_now: float) -> int:
         """"Now" for a live root in the session's own time: its newest timestamp, moved on by the wall time since.
@@ -302,8 +411,8 @@ class LiveHub:
             return self._build(root)
 
     def _build(self, root: str) -> Session:
-        tree = self._merged_tree(root, set())
-        seen = {root}
+        seen: set[str] = set()
+        tree = self._merged_tree(root, seen)
         for orphan in self.descendants(root):
             # A sub-agent whose parent has not spoken yet hangs off the root until the parent does.
             if orphan.session_id != root and orphan.parent_id not in self.sessions and orphan.parent_id != root:
@@ -315,21 +424,36 @@ class LiveHub:
         return session
 
     def _merged_tree(self, session_id: str, seen: set[str]) -> dict | None:
+        """The tree of a session with its pending entries and its sub-agents' trees (theirs merged likewise)
+        attached; None when `seen` has it already. Iterative: the family is listed top-down first, then each
+        session gets its children's finished trees, deepest first."""
         if session_id in seen:
             return None
         seen.add(session_id)
-        live = self.sessions.get(session_id)
-        if live is None or self._tree(live) is None:
-            tree = _placeholder(session_id, live)
-        else:
-            tree = _shallow_copy_tree(live.tree)
-        if live is not None:
-            _merge_pending(tree, live)
-        for child in self.children_of(session_id):
-            child_tree = self._merged_tree(child.session_id, seen)
-            if child_tree is not None:
-                _attach_child(tree, child, child_tree)
-        return tree
+        order = [session_id]
+        trees: dict[str, dict] = {}
+        taken: dict[str, list[str]] = {}  # session -> the sub-agents this walk attaches to it
+        i = 0
+        while i < len(order):
+            current = order[i]
+            i += 1
+            live = self.sessions.get(current)
+            if live is None or self._tree(live) is None:
+                tree = _placeholder(current, live)
+            else:
+                tree = _shallow_copy_tree(live.tree)
+            if live is not None:
+                _merge_pending(tree, live)
+            trees[current] = tree
+            for child in self._children.get(current, ()):
+                if child not in seen and child in self.sessions:
+                    seen.add(child)
+                    order.append(child)
+                    taken.setdefault(current, []).append(child)
+        for current in reversed(order):
+            for child in taken.get(current, ()):
+                _attach_child(trees[current], self.sessions[child], trees[child])
+        return trees[session_id]
 
 
 def _placeholder(session_id: str, live: LiveSession | None) -> dict:
@@ -424,30 +548,34 @@ def _short_repr(value: object) -> str:
 
 def _drop_pending_before(live: LiveSession, sequence: int | None) -> None:
     """A new tree contains every log/accounting entry sent before it; keep only those sent after it."""
-    if sequence is None:
-        live.pending_logs.clear()
-        live.pending_accounting.clear()
-        return
-    kept = [item for item in live.pending_logs if item[0] is not None and item[0] > sequence]
-    live.pending_logs.clear()
-    live.pending_logs.extend(kept)
-    live.pending_accounting[:] = [item for item in live.pending_accounting
-                                  if item[0] is not None and item[0] > sequence]
+    for items in (live.pending_logs, live.pending_accounting):
+        if sequence is None:
+            items.clear()
+            continue
+        kept = [item for item in items if item[0] is not None and item[0] > sequence]
+        if len(kept) != len(items):
+            items.clear()
+            items.extend(kept)
 
 
-def _add_pending(items, sequence: int | None, entry: dict, late: bool) -> bool:
-    """Add (sequence, entry) in sequence order; True when a bounded deque pushed its oldest entry out."""
-    full = isinstance(items, deque) and items.maxlen is not None and len(items) == items.maxlen
-    if full:
-        items.popleft()
-    if not late:
-        items.append((sequence, entry))
-        return full
-    i = len(items)
-    while i > 0 and items[i - 1][0] is not None and items[i - 1][0] > sequence:
-        i -= 1
-    items.insert(i, (sequence, entry))
+def _add_pending(items: deque, sequence: int | None, entry: dict) -> bool:
+    """Add (sequence, entry) in arrival order (O(1): late ones are put in place when shown);
+    True when the bounded deque pushed its oldest entry out."""
+    full = len(items) == items.maxlen
+    items.append((sequence, entry))
     return full
+
+
+def in_sequence_order(items: deque) -> list[dict]:
+    """Pending entries in sequence order; an unnumbered entry stays after the one that arrived before it."""
+    keyed = []
+    last = None
+    for position, (sequence, entry) in enumerate(items):
+        if sequence is not None:
+            last = sequence
+        keyed.append((last is not None, last if last is not None else 0, position, entry))
+    keyed.sort(key=lambda k: k[:3])
+    return [k[3] for k in keyed]
 
 
 def _status_text(kind: str, event: dict, live: LiveSession) -> str:
@@ -510,27 +638,37 @@ def _ops(tree: dict):
 
 
 def _merge_pending(tree: dict, live: LiveSession) -> None:
+    """Pending entries onto copies of their ops' lists: each op's list is copied once, not once per entry."""
     if not live.pending_logs and not live.pending_accounting:
         return
     ops = list(_ops(tree))
     by_path = {path: op for path, op in ops}
+    added: dict[tuple[int, str], tuple[dict, list]] = {}  # (id(op), "logs"/"accounting") -> (op, entries to add)
+
+    def append(op: dict, key: str, entry: dict) -> None:
+        slot = added.get((id(op), key))
+        if slot is None:
+            slot = added[id(op), key] = (op, [])
+        slot[1].append(entry)
+
     orphans = []
-    for _, entry in live.pending_logs:
+    for entry in in_sequence_order(live.pending_logs):
         path = as_str(entry.get("path"))
         op = by_path.get(path) or by_path.get(path.rsplit(".", 1)[-1]) if path else None
         if op is None:
             orphans.append(entry)
         else:
-            op["logs"] = [*as_list(op.get("logs")), entry]
+            append(op, "logs", entry)
     if live.pending_accounting:
         tree.pop("totals", None)  # the stored totals predate these entries: no mismatch to report until next tree
-    for _, entry in live.pending_accounting:
-        kind = entry.get("type")
-        target = next((op for _, op in reversed(ops) if op.get("kind") == kind), None)
-        if target is None and ops:
-            target = ops[-1][1]
-        if target is not None:
-            target["accounting"] = [*as_list(target.get("accounting")), entry]
+        last_of_kind = {op["kind"]: op for _, op in ops if isinstance(op.get("kind"), str)}
+        for entry in in_sequence_order(live.pending_accounting):
+            kind = entry.get("type")
+            target = (last_of_kind.get(kind) if isinstance(kind, str) else None) or (ops[-1][1] if ops else None)
+            if target is not None:
+                append(target, "accounting", entry)
+    for (_, key), (op, entries) in added.items():
+        op[key] = [*as_list(op.get(key)), *entries]
     if orphans:
         # Logs that name no op of the current tree: shown on a live system op, not lost.
         holder = {"opId": "live-logs", "kind": "system", "startedAt": orphans[0].get("timestamp"),

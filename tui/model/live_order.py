@@ -6,20 +6,26 @@ from __future__ import annotations
 from bisect import bisect_right, insort
 from collections import deque
 
+# A jump of the sequence further than this (either way) is not that many lost events: the producer restarted its
+# counter, or the number is garbage (±2**63). It is counted as a reset and numbering starts over from there.
+MAX_SEQUENCE_JUMP = 1_000_000
+
 
 class SeenSequences:
     """The sequence numbers seen so far, as sorted disjoint runs [start, end]: a stream in order is a single run,
     so memory grows with the number of holes, not of events.
 
     `missing` counts the numbers absent between the lowest and the highest seen: a late event fills its hole
-    (it was reordered, not lost) and a duplicate changes nothing."""
+    (it was reordered, not lost) and a duplicate changes nothing. A jump past MAX_SEQUENCE_JUMP is a reset
+    (`resets`): the numbers seen before are forgotten, the holes already counted stay counted."""
 
-    __slots__ = ("starts", "ends", "missing")
+    __slots__ = ("starts", "ends", "missing", "resets")
 
     def __init__(self) -> None:
         self.starts: list[int] = []
         self.ends: list[int] = []
         self.missing = 0
+        self.resets = 0
 
     @property
     def highest(self) -> int | None:
@@ -39,6 +45,11 @@ class SeenSequences:
         i = bisect_right(starts, n) - 1
         if i >= 0 and n <= ends[i]:
             return False
+        if n - ends[-1] > MAX_SEQUENCE_JUMP or starts[0] - n > MAX_SEQUENCE_JUMP:
+            self.resets += 1
+            starts[:] = [n]
+            ends[:] = [n]
+            return True
         if n > ends[-1]:
             self.missing += n - ends[-1] - 1
         elif n < starts[0]:
@@ -58,6 +69,35 @@ class SeenSequences:
             starts.insert(i + 1, n)
             ends.insert(i + 1, n)
         return True
+
+    def discard(self, n: int) -> None:
+        """Forget n (an event taken back), as if it had never been seen."""
+        starts, ends = self.starts, self.ends
+        i = bisect_right(starts, n) - 1
+        if i < 0 or n > ends[i]:
+            return
+        last = len(starts) - 1
+        if starts[i] == ends[i]:  # a run of its own: the holes on both sides become one, or the range shrinks
+            if last == 0:
+                pass
+            elif i == last:
+                self.missing -= n - ends[i - 1] - 1
+            elif i == 0:
+                self.missing -= starts[1] - n - 1
+            else:
+                self.missing += 1
+            del starts[i], ends[i]
+        elif n == ends[i]:
+            ends[i] = n - 1
+            self.missing += i != last
+        elif n == starts[i]:
+            starts[i] = n + 1
+            self.missing += i != 0
+        else:
+            starts.insert(i + 1, n + 1)
+            ends.insert(i + 1, ends[i])
+            ends[i] = n - 1
+            self.missing += 1
 
 
 class OrderedText:
