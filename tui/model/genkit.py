@@ -20,7 +20,7 @@ from pathlib import Path
 import orjson
 
 from tui.model.fields import as_dict, as_int, as_list, as_ms, as_str, one_line, type_name
-from tui.model.source_bytes import LoadError, read_source
+from tui.model.source_bytes import LoadError, open_regular, read_source
 
 FORMAT = "genkit-snapshots"
 EVENTS = ("turnEnd", "toolIterationEnd", "invocationEnd")  # SnapshotEvent 0, 1, 2 (iota order)
@@ -158,7 +158,7 @@ def _head_looks_like(path: str, head_bytes: int) -> bool:
     import zlib
 
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             head = fh.read(head_bytes)
     except OSError:
         return False

@@ -14,7 +14,7 @@ import orjson
 
 from tui.model.fields import one_line
 from tui.model.nodes import release_tree
-from tui.model.source_bytes import LoadError, document_limit
+from tui.model.source_bytes import LoadError, document_limit, open_regular
 
 SNAPSHOT = "snapshot"
 LEDGER = "ledger"
@@ -80,7 +80,7 @@ def ledger_parent(path: Path | str) -> str | None:
     Reads at most FIRST_LINE_BYTES: cheap enough to tell children from roots without loading the ledger.
     """
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:  # a FIFO named x.jsonl would block the browser's fill thread
             head = fh.read(FIRST_LINE_BYTES)
     except OSError:
         return None
