@@ -12,7 +12,7 @@ import zlib
 from pathlib import Path
 
 from tui.model.source_bytes import (
-    EMPTY_GZIP_MEMBERS, MEMBER_BYTES, NotRegularFileError, document_limit, max_gzip_members, open_regular,
+    EMPTY_GZIP_MEMBER_SIZE, EMPTY_GZIP_MEMBERS, MEMBER_BYTES, NotRegularFileError, document_limit, max_gzip_members, open_regular,
 )
 
 MAX_PAYLOAD_BYTES = 256 * 1024 * 1024
@@ -43,7 +43,7 @@ class Gunzip:
         self._fed = False
         self._members = 0
         self._done = False
-        self._full_members = 0  # members that started a decoder (capped: see source_bytes.max_gzip_members)
+        self._full_members = 0  # every member, counted against source_bytes.max_gzip_members
 
     def feed(self, chunk: bytes) -> None:
         data = chunk
@@ -51,7 +51,10 @@ class Gunzip:
             if not self._fed:  # at a member boundary: skip empty members at once, charge the others
                 skip = EMPTY_GZIP_MEMBERS.match(data)
                 if skip is not None:
-                    self._members += 1
+                    count = skip.end() // EMPTY_GZIP_MEMBER_SIZE
+                    self._members += count
+                    self._full_members += count
+                    self._check_members()
                     data = data[skip.end():]
                     continue
             self._fed = True
@@ -72,9 +75,7 @@ class Gunzip:
             if self._d.eof:
                 self._members += 1
                 self._full_members += 1
-                if self._full_members > max_gzip_members(self.max_bytes):
-                    raise PayloadError(f"more than {max_gzip_members(self.max_bytes):,} gzip members (one per "
-                                       f"{MEMBER_BYTES:,} bytes of the {self.max_bytes:,} byte cap)")
+                self._check_members()
                 data = self._d.unused_data
                 self._d = zlib.decompressobj(16 + zlib.MAX_WBITS)
                 self._fed = False
@@ -83,6 +84,11 @@ class Gunzip:
                     return
             else:
                 data = self._d.unconsumed_tail
+
+    def _check_members(self) -> None:
+        if self._full_members > max_gzip_members(self.max_bytes):
+            raise PayloadError(f"more than {max_gzip_members(self.max_bytes):,} gzip members (one per "
+                               f"{MEMBER_BYTES:,} bytes of the {self.max_bytes:,} byte cap)")
 
     def finish(self) -> bytes:
         if self._fed and not self._done:

@@ -23,10 +23,11 @@ _IN_STEP = 256 * 1024  # compressed bytes fed per call (an unconsumed tail is co
 _OUT_STEP = 1024 * 1024  # decompressed bytes produced per call (small: zlib's output buffer is copied once more)
 _FIRST_IN_STEP = 4096  # a member's first feed: a small member leaves at most this much to copy as unused_data
 _DEFLATE_MAX_RATIO = 1032  # deflate never expands more than this: a trailer stating more is lying
-MEMBER_BYTES = 16 * 1024  # one non-empty gzip member allowed per this many bytes of the limit...
+MEMBER_BYTES = 16 * 1024  # one gzip member allowed per this many bytes of the limit...
 MIN_MEMBERS = 1024  # ...and never fewer than this
 # Members holding nothing (gzip of b"" with no optional header fields, 20 bytes each): skipped by one C-level match
-EMPTY_GZIP_MEMBERS = re.compile(rb"(?:\x1f\x8b\x08\x00.{6}\x03\x00\x00{8})+", re.DOTALL)
+EMPTY_GZIP_MEMBER_SIZE = 20
+EMPTY_GZIP_MEMBERS = re.compile(rb"(?:\x1f\x8b\x08\x00.{6}\x03\x00\x00{8}){1,4096}", re.DOTALL)
 _SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*", re.IGNORECASE)
 _UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
 
@@ -165,9 +166,9 @@ def _read_capped(stream, limit: int) -> bytes:
 def gunzip(data: bytes, path: str, max_bytes: int | None = None) -> bytearray:
     """Decompress every gzip member of `data`, stopping with a LoadError past max_bytes.
 
-    A document may have one non-empty member per MEMBER_BYTES of max_bytes (65,536 under the default 1 GiB), so
-    that a million tiny members cannot cost seconds of CPU per load; runs of empty members (gzip of nothing) are
-    skipped by one regular-expression match, without starting a decoder."""
+    A document may have one member per MEMBER_BYTES of max_bytes (65,536 under the default 1 GiB), so that a
+    million tiny members cannot cost seconds of CPU per load; runs of empty members (gzip of nothing) are skipped
+    by regular-expression matches, without starting a decoder."""
     limit = document_limit() if max_bytes is None else max_bytes
     size = len(data)
     # The buffer is sized once from the size the gzip trailer states (a hint: it may lie, and covers only the
@@ -184,6 +185,11 @@ def gunzip(data: bytes, path: str, max_bytes: int | None = None) -> bytearray:
         skip = EMPTY_GZIP_MEMBERS.match(data, pos)
         if skip is not None:
             pos = skip.end()
+            members += (pos - skip.start()) // EMPTY_GZIP_MEMBER_SIZE
+            if members > max_members:
+                raise LoadError(path, _too_many_members(limit))
+            if EMPTY_GZIP_MEMBERS.match(data, pos):
+                continue  # a longer run than one match takes
             if data[pos:pos + 2] != GZIP_MAGIC:
                 break
         d = zlib.decompressobj(wbits=31)
@@ -223,7 +229,7 @@ def gunzip(data: bytes, path: str, max_bytes: int | None = None) -> bytearray:
 
 
 def max_gzip_members(limit: int) -> int:
-    """How many non-empty gzip members a document under `limit` may have: one per MEMBER_BYTES of the limit."""
+    """How many gzip members a document under `limit` may have: one per MEMBER_BYTES of the limit."""
     return max(MIN_MEMBERS, limit // MEMBER_BYTES)
 
 
