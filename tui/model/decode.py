@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import orjson
 
+from tui.model import json_load
 from tui.model.captures import Capture
 from tui.model.payload_refs import MAX_PAYLOAD_BYTES, PayloadError, gunzip_capped, read_ref
 from tui.model.sse import Reassembled, SseEvent, looks_like_sse, parse_sse, reassemble
@@ -205,7 +206,7 @@ def _try_json(view: DecodedView, body: bytes, text: str) -> str | None:
     # orjson turns integers past 64 bits into floats; keep them exact with the stdlib parser.
     if not _BIG_INT.search(body):
         try:
-            obj = orjson.loads(src)
+            obj = json_load.loads(src)
             view.pretty = orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode("utf-8")
             return None
         except orjson.JSONDecodeError as e:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import orjson
 
+from tui.model import json_load
 from tui.model.fields import as_dict, as_int, as_list, as_ms, as_str, one_line, type_name
 from tui.model.source_bytes import LoadError, open_regular, read_source
 
@@ -198,7 +199,7 @@ def load_dir(path: str, max_bytes: int) -> GenkitStore:
         try:
             data = read_source(file_path, budget)
             budget -= len(data)
-            value = orjson.loads(data)
+            value = json_load.loads(data)
         except LoadError as exc:
             store.problems.append(f"{name}: {exc.reason}")
             continue

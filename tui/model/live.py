@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import orjson
 
+from tui.model import json_load
 from tui.model.fields import as_dict, as_list, as_str, type_name
 from tui.model.live_order import OrderedText, SeenSequences
 from tui.model.gc_pause import paused_gc
@@ -126,7 +127,7 @@ class LiveHub:
         if meta is not None:
             return self._defer_tree(frame, meta, now)
         try:
-            event = orjson.loads(frame)
+            event = json_load.loads(frame)
         except orjson.JSONDecodeError as exc:
             event = _loads_without_bom(frame)
             if event is _BROKEN:
@@ -144,7 +145,7 @@ class LiveHub:
         if frame is not None:
             try:
                 with paused_gc():  # a big tree is millions of containers: see tui.model.gc_pause
-                    event = orjson.loads(frame)
+                    event = json_load.loads(frame)
             except orjson.JSONDecodeError as exc:
                 self.reject("malformed JSON", exc.args[0] if exc.args else str(exc))
                 return live.tree
@@ -365,7 +366,7 @@ def _tree_frame_meta(frame: bytes | str) -> dict | None:
     if not tail.endswith("}" if text else b"}"):
         return None
     try:
-        meta = orjson.loads(tail[:-1])
+        meta = json_load.loads(tail[:-1])
     except orjson.JSONDecodeError:
         return None
     if not isinstance(meta, dict) or not isinstance(meta.get("sessionId"), str) or not meta["sessionId"]:
@@ -412,7 +413,7 @@ def _loads_without_bom(frame: bytes | str) -> object:
     if stripped is None:
         return _BROKEN
     try:
-        return orjson.loads(stripped)
+        return json_load.loads(stripped)
     except orjson.JSONDecodeError:
         return _BROKEN
 

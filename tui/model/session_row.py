@@ -12,6 +12,7 @@ from pathlib import Path
 
 import orjson
 
+from tui.model import json_load
 from tui.model.fields import one_line
 from tui.model.nodes import release_tree
 from tui.model.source_bytes import LoadError, document_limit, open_regular
@@ -86,7 +87,7 @@ def ledger_parent(path: Path | str) -> str | None:
         return None
     line = head.split(b"\n", 1)[0]
     try:
-        record = orjson.loads(line)
+        record = json_load.loads(line)
     except orjson.JSONDecodeError:
         return None
     if not isinstance(record, dict) or record.get("recordType") != "session_start":

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 import orjson
 
+from tui.model import json_load
+
 _LINE_SPLIT = re.compile(r"\r\n|\r|\n")
 _FIELD_LINE = re.compile(r"(?m)^(?:event|data):")
 
@@ -265,7 +267,7 @@ def reassemble(events: list[SseEvent]) -> Reassembled | None:
         if not data or data[0] not in "{[":
             continue
         try:
-            obj = orjson.loads(data)
+            obj = json_load.loads(data)
         except orjson.JSONDecodeError:
             continue
         if not isinstance(obj, dict):

@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 
 import orjson
 
+from tui.model import json_load
 from tui.model.live import MAX_FRAME_BYTES
 from tui.sources.stream_access import check_listen_host, presented_token, token_matches
 
@@ -160,7 +161,7 @@ async def read_lines(reader: asyncio.StreamReader, on_frame: OnFrame, on_oversiz
 
 def _is_json(line: bytes) -> bool:
     try:
-        orjson.loads(line[3:] if line.startswith(UTF8_BOM) else line)
+        json_load.loads(line[3:] if line.startswith(UTF8_BOM) else line)
     except orjson.JSONDecodeError:
         return False
     return True
