@@ -44,7 +44,18 @@ class NotRegularFileError(OSError):
     reader that already copes with unreadable files copes with this one)."""
 
     def __init__(self, path: str, what: str) -> None:
-        super().__init__(errno.EINVAL, f"{NOT_REGULAR} ({what})", path)
+        super().__init__(errno.EINVAL, f"{NOT_REGULAR} ({what}): never opened", path)
+
+
+def _kind_of(mode: int) -> str:
+    return next((name for test, name in _FILE_KINDS if test(mode)), "an unknown kind of file")
+
+
+def not_regular_reason(mode: int) -> str:
+    """Why a file of this st_mode is never opened ("" for a regular file or a directory)."""
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return ""
+    return f"{NOT_REGULAR} ({_kind_of(mode)})"
 
 
 def open_regular(path: str | os.PathLike, *, follow_symlinks: bool = True):
@@ -59,8 +70,7 @@ def open_regular(path: str | os.PathLike, *, follow_symlinks: bool = True):
         if stat.S_ISDIR(mode):
             raise IsADirectoryError(errno.EISDIR, "is a directory", os.fsdecode(path))
         if not stat.S_ISREG(mode):
-            what = next((name for test, name in _FILE_KINDS if test(mode)), "an unknown kind of file")
-            raise NotRegularFileError(os.fsdecode(path), what)
+            raise NotRegularFileError(os.fsdecode(path), _kind_of(mode))
         if flags & getattr(os, "O_NONBLOCK", 0):  # regular files ignore it; cleared all the same for plain reads
             os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")

@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from tui.model.genkit import looks_like_genkit_dir
+from tui.model.source_bytes import NOT_REGULAR, not_regular_reason
 from tui.model.session_row import (
     EMPTY_REASON, GENKIT, LEDGER, SNAPSHOT, SessionRow, ledger_parent, session_id_from_name,
 )
@@ -97,6 +98,8 @@ def _list(folder: Path, suffixes: tuple[str, ...], kind: str) -> list[SessionRow
                 if not entry.is_file():
                     if entry.is_symlink():
                         append(_bad_link(entry, child(name), kind))  # dangling: shown broken, with the reason
+                    elif not entry.is_dir():  # a FIFO, a device or a socket: listed broken, never opened
+                        append(_not_regular(entry, child(name), kind))
                     continue
                 st = entry.stat()
             except OSError as exc:
@@ -113,6 +116,19 @@ def _list(folder: Path, suffixes: tuple[str, ...], kind: str) -> list[SessionRow
     return rows
 
 
+def _not_regular(entry: os.DirEntry, path: Path, kind: str) -> SessionRow:
+    """A row for a FIFO, device or socket named like a session file: listed broken with the reason, never opened
+    (a FIFO would block the loading thread for good, /dev/zero would never end)."""
+    try:
+        info = entry.stat(follow_symlinks=False)
+        mtime, reason = info.st_mtime, not_regular_reason(info.st_mode)
+    except OSError:
+        mtime, reason = 0.0, NOT_REGULAR
+    row = SessionRow(entry.path, path, kind, session_id_from_name(entry.name), mtime, 0, loaded=True)
+    row.broken = reason or NOT_REGULAR
+    return row
+
+
 def _bad_link(entry: os.DirEntry, path: Path, kind: str) -> SessionRow:
     """A row for a symbolic link that leads nowhere (dangling, or a loop): listed, marked broken, never opened."""
     try:
@@ -121,8 +137,9 @@ def _bad_link(entry: os.DirEntry, path: Path, kind: str) -> SessionRow:
         mtime = 0.0
     row = SessionRow(entry.path, path, kind, session_id_from_name(entry.name), mtime, 0, loaded=True)
     try:
-        os.stat(entry.path)
-        row.loaded = False  # it resolves after all (fixed meanwhile): load it like any file
+        reason = not_regular_reason(os.stat(entry.path).st_mode)
+        row.broken = reason  # a link to a FIFO or a device: never opened
+        row.loaded = bool(reason)  # otherwise it resolves after all (fixed meanwhile): load it like any file
     except OSError as exc:
         row.broken = ("symbolic link loop (the link points back to itself)" if exc.errno == errno.ELOOP
                       else "dangling symbolic link (its target does not exist)")
