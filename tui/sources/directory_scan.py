@@ -28,7 +28,8 @@ NOT_SNAPSHOT_DIRS = frozenset({LEDGER_DIR, "payloads"})
 
 
 def scan(sessions_dir: Path | str, *, peek_ledgers_max: int | None = None) -> list[SessionRow]:
-    """Every session file of the directory, newest mtime first. A missing directory gives an empty list."""
+    """Every session file of the directory, newest mtime first. A missing directory gives an empty list; one that
+    cannot be listed (or whose session/ cannot) gives one broken row saying why."""
     base = Path(sessions_dir)
     try:
         base = base.resolve()  # the watcher reports resolved paths: row keys must match them
@@ -38,7 +39,8 @@ def scan(sessions_dir: Path | str, *, peek_ledgers_max: int | None = None) -> li
     gc.disable()  # 100k small objects would trigger many useless collections: they roughly double the time
     try:
         rows = _list(base, (".json.gz", ".json"), SNAPSHOT)
-        ledgers = _list(base / LEDGER_DIR, (".jsonl",), LEDGER)
+        unlistable = len(rows) == 1 and rows[0].path == base  # said once: session/ is out of reach as well
+        ledgers = [] if unlistable else _list(base / LEDGER_DIR, (".jsonl",), LEDGER)
     finally:
         # The rows live as long as the listing and hold no cycles: out of the collector's reach, or its next
         # passes would scan all 100k of them (a quarter of a second) while the first rows are being shown.
@@ -85,8 +87,10 @@ def _list(folder: Path, suffixes: tuple[str, ...], kind: str) -> list[SessionRow
     rows: list[SessionRow] = []
     try:
         it = os.scandir(folder)
-    except OSError:  # missing, not a directory, no permission
+    except (FileNotFoundError, NotADirectoryError):  # no such directory: nothing to list, nothing to say
         return rows
+    except OSError as exc:  # there, but unreadable: one broken row says why, instead of rows silently missing
+        return [_unlistable(folder, kind, exc)]
     child = getattr(folder, "_make_child_relpath", folder.joinpath)  # pathlib's fast path where it exists
     append = rows.append
     with it:
@@ -114,6 +118,18 @@ def _list(folder: Path, suffixes: tuple[str, ...], kind: str) -> list[SessionRow
                 row.loaded = True
             append(row)
     return rows
+
+
+def _unlistable(folder: Path, kind: str, exc: OSError) -> SessionRow:
+    name = f"{folder.name}/"
+    why = "permission denied" if isinstance(exc, PermissionError) else (exc.strerror or str(exc))
+    what = "its ledgers are not listed" if kind == LEDGER else "no session in it can be listed"
+    try:
+        mtime = folder.stat().st_mtime
+    except OSError:
+        mtime = 0.0
+    return SessionRow(str(folder), folder, kind, name, mtime, 0, loaded=True,
+                      broken=f"cannot list the directory {name}: {why} ({what})")
 
 
 def _not_regular(entry: os.DirEntry, path: Path, kind: str) -> SessionRow:
