@@ -128,3 +128,20 @@ async def test_live_events_with_lone_surrogates_over_real_sockets(tmp_path):
             await until(lambda: hub.events == 3)
     assert hub.malformed == 0 and sum(hub.rejected.values()) == 0
     assert hub.sessions["s1"].status_line.endswith(f"last {FFFD}")
+
+
+def test_payload_body_with_a_big_integer_and_a_lone_surrogate():
+    """Integers past 64 bits send the body to the stdlib parser, which would keep the lone surrogate as a
+    character no terminal encoding can write: it is mended to U+FFFD first."""
+    view = decode_bytes(b'{"id": 12345678901234567890123, "content": "cut ' + HIGH + b'"}')
+    assert view.kind == "json", view.notes
+    assert "12345678901234567890123" in view.pretty and f"cut {FFFD}" in view.pretty
+    view.pretty.encode("utf-8")  # no lone surrogate left
+
+
+def test_tool_call_arguments_with_a_lone_surrogate():
+    from tui.model.op_captures import _pretty_args
+
+    lines = _pretty_args('{"query": "cut \\ud83d", "n": 12345678901234567890123}')
+    assert f'  "query": "cut {FFFD}",' in lines
+    "\n".join(lines).encode("utf-8")

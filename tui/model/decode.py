@@ -214,7 +214,7 @@ def _try_json(view: DecodedView, body: bytes, text: str) -> str | None:
         except (TypeError, ValueError, RecursionError):
             pass
     try:
-        obj = json.loads(src)
+        obj = json.loads(json_load.without_lone_surrogates(src) or src)  # U+FFFD, as everywhere else
         view.pretty = json.dumps(obj, indent=2, ensure_ascii=False)
         return None
     except (ValueError, RecursionError) as e:
