@@ -195,3 +195,13 @@ async def test_browser_finishes_filling_with_fifos_in_the_directory(tmp_path):
                 assert cells(screen, sid)[3] == "BROKEN" and cells(screen, sid)[2].startswith("not a regular file")
             assert cells(screen, "good")[3] == "ok"
             await pilot.press("q")
+
+
+def test_the_app_named_a_fifo_stops_with_a_message(tmp_path, capsys):
+    from tui.cli import app_parser
+    from tui.launch import build_app
+
+    pipe = fifo(tmp_path / "x.json.gz")
+    with rescued(pipe):
+        assert build_app(app_parser().parse_args([str(pipe)]), watch=False) == 2
+    assert "not a regular file" in capsys.readouterr().err

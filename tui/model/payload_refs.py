@@ -12,7 +12,8 @@ import zlib
 from pathlib import Path
 
 from tui.model.source_bytes import (
-    EMPTY_GZIP_MEMBER_SIZE, EMPTY_GZIP_MEMBERS, MEMBER_BYTES, NotRegularFileError, document_limit, max_gzip_members, open_regular,
+    EMPTY_GZIP_MEMBER_SIZE, EMPTY_GZIP_MEMBERS, MEMBER_BYTES, NotRegularFileError, document_limit, max_gzip_members,
+    open_regular,
 )
 
 MAX_PAYLOAD_BYTES = 256 * 1024 * 1024
@@ -33,7 +34,7 @@ class Gunzip:
     Garbage after at least one complete member is ignored with a warning, as gzip(1) does.
     """
 
-    __slots__ = ("max_bytes", "out", "warnings", "_d", "_fed", "_members", "_done", "_full_members")
+    __slots__ = ("max_bytes", "out", "warnings", "_d", "_fed", "_members", "_done")
 
     def __init__(self, max_bytes: int = MAX_PAYLOAD_BYTES) -> None:
         self.max_bytes = max_bytes
@@ -43,17 +44,15 @@ class Gunzip:
         self._fed = False
         self._members = 0
         self._done = False
-        self._full_members = 0  # every member, counted against source_bytes.max_gzip_members
 
     def feed(self, chunk: bytes) -> None:
         data = chunk
         while data and not self._done:
-            if not self._fed:  # at a member boundary: skip empty members at once, charge the others
+            if not self._fed:  # at a member boundary: runs of empty members skipped in C
                 skip = EMPTY_GZIP_MEMBERS.match(data)
                 if skip is not None:
                     count = skip.end() // EMPTY_GZIP_MEMBER_SIZE
                     self._members += count
-                    self._full_members += count
                     self._check_members()
                     data = data[skip.end():]
                     continue
@@ -74,7 +73,6 @@ class Gunzip:
                 )
             if self._d.eof:
                 self._members += 1
-                self._full_members += 1
                 self._check_members()
                 data = self._d.unused_data
                 self._d = zlib.decompressobj(16 + zlib.MAX_WBITS)
@@ -86,7 +84,7 @@ class Gunzip:
                 data = self._d.unconsumed_tail
 
     def _check_members(self) -> None:
-        if self._full_members > max_gzip_members(self.max_bytes):
+        if self._members > max_gzip_members(self.max_bytes):
             raise PayloadError(f"more than {max_gzip_members(self.max_bytes):,} gzip members (one per "
                                f"{MEMBER_BYTES:,} bytes of the {self.max_bytes:,} byte cap)")
 
