@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 import threading
 import time
 from pathlib import Path
@@ -205,6 +206,8 @@ class MonitorApp(HistoryRecorder, IdleCollector, App):
                 browser.upsert_rows(rows)
             if batch.removed:
                 browser.remove_paths(batch.removed)
+            if batch.complete:  # the directory came back: rows of files that went with the old one go
+                browser.remove_paths([key for key in list(browser._rows) if not os.path.lexists(key)])
         for path in batch.updated:
             resolved = safe_resolve(path)
             if self.file_screens(resolved):

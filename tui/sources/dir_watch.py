@@ -25,6 +25,9 @@ class DirChanges:
 
     updated: set[Path] = field(default_factory=set)
     removed: set[Path] = field(default_factory=set)
+    # The directory came back after it was removed (or renamed away, which reports no file as deleted): `updated`
+    # is all it holds now, and anything listed before whose file is gone should go.
+    complete: bool = False
 
 
 def is_session_file(path: Path, sessions_dir: Path) -> bool:
@@ -96,9 +99,7 @@ async def watch_sessions(sessions_dir: Path, on_changes: Callable[[DirChanges], 
                     return
                 await asyncio.sleep(REARM_POLL_S)
             say(f"{sessions_dir} is back: following it again")
-            present = _present(sessions_dir, extra)
-            if present.updated:
-                on_changes(present)  # written while it was gone, or before the new watch started
+            on_changes(_present(sessions_dir, extra))  # written while it was gone, or before the new watch started
         watching_ledgers = ledgers.is_dir()
         subdirs = _snapshot_subdirs(sessions_dir)  # Genkit snapshot directories are rows too
         paths = [sessions_dir, ledgers, *subdirs] if watching_ledgers else [sessions_dir, *subdirs]
@@ -127,7 +128,7 @@ async def watch_sessions(sessions_dir: Path, on_changes: Callable[[DirChanges], 
 
 def _present(sessions_dir: Path, files: frozenset[Path]) -> DirChanges:
     """Every session file now in the directory (and its session/ folder), as one batch of new files."""
-    out = DirChanges()
+    out = DirChanges(complete=True)
     for folder in (sessions_dir, sessions_dir / LEDGER_DIR):
         try:
             out.updated.update(p for p in folder.iterdir() if p in files or is_session_file(p, sessions_dir))
