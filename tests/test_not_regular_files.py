@@ -205,3 +205,28 @@ def test_the_app_named_a_fifo_stops_with_a_message(tmp_path, capsys):
     with rescued(pipe):
         assert build_app(app_parser().parse_args([str(pipe)]), watch=False) == 2
     assert "not a regular file" in capsys.readouterr().err
+
+
+def test_the_real_app_in_a_terminal_quits_when_a_fifo_appears(tmp_path):
+    """The whole program in a pseudo-terminal; a link to a FIFO appears in the sessions directory while it runs
+    (the watcher hands it to the loading thread), then Enter on its row and `q`. Before, the loading thread blocked
+    on the FIFO for good ("1 loading…"), Enter blocked the UI thread on it as well, and `q` never quit."""
+    from tests.ptyrun import run_in_pty
+
+    sessions = tmp_path / "sessions"
+    mkdirs(sessions)
+    put(sessions / "good.json.gz", snapshot_bytes(session(turn(1, op("tool", "ls")), agent="good")), gz=True)
+    pipe = fifo(tmp_path / "outside-pipe")
+    appear = threading.Timer(4.0, lambda: (sessions / "pipe.json.gz").symlink_to(pipe))
+    # filter to the FIFO's row, Enter (to the list), Enter (open it), then quit
+    keys = [(6.0, b"/"), (6.5, b"pipe"), (7.5, b"\r"), (8.5, b"\r"), (10.0, b"q"), (11.0, b"q"), (12.0, b"q")]
+    with rescued(pipe, after=30):
+        appear.start()
+        try:
+            out, status = run_in_pty(["--sessions-dir", str(sessions)], keys, timeout=40)
+        finally:
+            appear.cancel()
+    assert status == 0, out[-2000:]
+    import re
+
+    assert b"not a regular file" in re.sub(rb"\x1b\[[0-9;?]*[a-zA-Z]", b"", out)  # the row, or Enter's notice
