@@ -110,3 +110,25 @@ def test_tree_frame_meta_is_read_only_from_the_top_level_last_key():
     assert _tree_frame_meta(orjson.dumps({"type": "log", "meta": {"sessionId": "s1"}})) is None
     assert _tree_frame_meta(orjson.dumps({"type": "op_tree", "tree": tree, "meta": {"sequence": 1}})) is None
     assert _tree_frame_meta(tree_frame(tree)[:-1]) is None  # cut short
+
+
+def test_refused_and_cut_off_clients_are_not_malformed_frames():
+    """Origin refusals, descriptor refusals and memory-budget cut-offs are clients refused, not broken frames."""
+    hub = LiveHub()
+    for reason in ("origin refused", "too many clients", "over memory budget", "auth refused", "duplicate"):
+        hub.reject(reason, "x")
+    assert hub.malformed == 0
+    hub.reject("binary frame", "x")
+    assert hub.malformed == 1
+    assert hub.rejection_summary().index("binary frame") < hub.rejection_summary().index("origin refused")
+
+
+def test_a_live_log_of_a_step_op_lands_on_it_by_its_S_path():
+    """v2 step ops are `S<step>-<op>` (capital S, as the producer writes log paths): a log sent after the tree
+    finds its step op instead of staying an orphan."""
+    hub = LiveHub()
+    tree = session(steps=[{"id": "s0", "index": 0, "kind": "internal", "ops": [op("llm")]}], ended=None, success=None)
+    hub.feed(ev("op_tree", tree=tree, seq=1))
+    hub.feed(ev("log", entry={"timestamp": 5, "severity": "ERR", "message": "x", "path": "S0-1"}, seq=2))
+    s = hub.build("root")
+    assert s.turns[0].ops[0].path == "S0-1" and s.turns[0].ops[0].errors == 1

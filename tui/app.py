@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 import threading
 import time
 from pathlib import Path
@@ -94,14 +95,16 @@ class MonitorApp(HistoryRecorder, IdleCollector, App):
         if self.initial_document is not None:
             self.push_screen(self.session_screen(self.initial_document, self.initial_op))
             path = self.initial_document.path
-            watched = safe_resolve(Path(path)).parent if path != "-" else None
+            opened = (safe_resolve(Path(path)),) if path != "-" else ()  # followed wherever it sits (a ledger too)
+            watched = opened[0].parent if opened else None
         else:
             from tui.screens.browser import BrowserScreen
 
             self.push_screen(BrowserScreen(self.sessions_dir))
-            watched = self.sessions_dir
+            watched, opened = self.sessions_dir, ()
         if self.watch_files and watched is not None and watched.is_dir():
-            self.run_worker(watch_sessions(watched, self._dir_changed), group="watch", exit_on_error=False)
+            self.run_worker(watch_sessions(watched, self._dir_changed, files=opened, on_status=self._watch_status),
+                            group="watch", exit_on_error=False)
         for url in self.listen_urls:
             self.run_worker(self._stream(url, listen(
                 url, self.hub.feed, self._stream_status(url), on_oversized=self.hub.refuse_oversized,
@@ -215,10 +218,17 @@ class MonitorApp(HistoryRecorder, IdleCollector, App):
                 browser.upsert_rows(rows)
             if batch.removed:
                 browser.remove_paths(batch.removed)
+            if batch.complete:  # the directory came back: rows of files that went with the old one go
+                browser.remove_paths([key for key in list(browser._rows) if not os.path.lexists(key)])
         for path in batch.updated:
             resolved = safe_resolve(path)
             if self.file_screens(resolved):
                 self.reload(resolved)
+
+    def _watch_status(self, text: str) -> None:
+        """The watched directory went away or came back (tui.sources.dir_watch): say so."""
+        if not self.closing():
+            self.notify(text, title="following files", severity="warning", timeout=8)
 
     def file_screens(self, path: Path):
         """The session screens showing the file at `path` (resolved): the root view and its drill-downs."""

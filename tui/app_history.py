@@ -19,7 +19,7 @@ from tui.model.gc_pause import paused_gc
 from tui.model.history import History, Version, summary_of
 from tui.model.ledger import parse_records
 from tui.model.nodes import Session, release_tree
-from tui.model.source_bytes import LoadError
+from tui.model.source_bytes import LoadError, open_regular
 
 LIVE_HISTORY_SECONDS = 1.0
 LIVE_PREFIX = "live:"
@@ -105,7 +105,7 @@ class HistoryRecorder:
         if size is None:
             return
         try:
-            with path.open("rb") as f:
+            with open_regular(path) as f:
                 data = f.read(size)
         except OSError:
             return

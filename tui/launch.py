@@ -11,6 +11,25 @@ from tui.cli import default_sessions_dir
 from tui.cli_load import fail, load_or_fail
 
 
+def sessions_dir_problem(directory: Path) -> str:
+    """Why the sessions directory cannot be browsed ("" when it can, or does not exist: then the demo starts).
+
+    An unreadable directory is not an empty one: starting the demo would hide that the user's sessions are
+    there but cannot be read."""
+    try:
+        with os.scandir(directory) as it:
+            next(it, None)
+    except FileNotFoundError:
+        return ""
+    except NotADirectoryError:
+        return f"{directory}: not a directory (--sessions-dir names the directory that holds the sessions)"
+    except PermissionError:
+        return f"{directory}: permission denied (the sessions directory cannot be listed by this user)"
+    except OSError as exc:
+        return f"{directory}: cannot list the sessions directory: {exc.strerror or exc}"
+    return ""
+
+
 def has_sessions(directory: Path) -> bool:
     try:
         return (directory / "session").is_dir() or any(
@@ -47,6 +66,10 @@ def build_app(args: argparse.Namespace, *, watch: bool = True):
         reading = _InThread(_read_source(), args.path)
     sessions_dir = Path(args.sessions_dir).expanduser() if args.sessions_dir else default_sessions_dir()
     streaming = bool(args.listen or args.connect)
+    if args.path is None and not args.demo and not streaming:
+        problem = sessions_dir_problem(sessions_dir)
+        if problem:  # (with live streams the app starts all the same: the browser lists the problem as a row)
+            return fail(problem)
     demo = args.path is None and (args.demo or (not streaming and not has_sessions(sessions_dir)))
     from tui.app import MonitorApp
     from tui.sources.event_stream import check_listen, parse_url

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import orjson
 
+from tui.model import json_load
 from tui.model.captures import UNAVAILABLE, Capture
 from tui.model.payload_refs import MAX_PAYLOAD_BYTES, PayloadError, gunzip_capped, read_ref
 from tui.payloads import (
@@ -277,7 +278,7 @@ def _try_json(view: DecodedView, body: bytes, text: str) -> tuple[str | None, ob
     # orjson turns integers past 64 bits into floats; keep them exact with the stdlib parser.
     if not _BIG_INT.search(body):
         try:
-            obj = orjson.loads(src)
+            obj = json_load.loads(src)
             view.pretty = orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode("utf-8")
             return None, obj
         except orjson.JSONDecodeError as e:
@@ -285,7 +286,7 @@ def _try_json(view: DecodedView, body: bytes, text: str) -> tuple[str | None, ob
         except (TypeError, ValueError, RecursionError):
             pass
     try:
-        obj = json.loads(src)
+        obj = json.loads(json_load.without_lone_surrogates(src) or src)  # U+FFFD, as everywhere else
         view.pretty = json.dumps(obj, indent=2, ensure_ascii=False)
         return None, obj
     except (ValueError, RecursionError) as e:

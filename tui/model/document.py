@@ -8,6 +8,7 @@ from pathlib import Path
 
 import orjson
 
+from tui.model import json_load
 from tui.model.accounting_ledger import AccountingSummary, looks_like_accounting, summarise_accounting
 from tui.model.child_refs import link_child_refs
 from tui.model.fields import as_int, as_str, type_name
@@ -73,7 +74,7 @@ def load_bytes(data: bytes, path: str, sessions_dir: Path | None = None) -> Docu
 
 def _load_bytes(data: bytes, path: str, sessions_dir: Path | None) -> Document:
     try:
-        value = orjson.loads(data)
+        value = json_load.loads(data)
     except orjson.JSONDecodeError as exc:
         return _load_lines(data, path, sessions_dir, exc)
     if isinstance(value, dict) and is_ledger_record(value):

@@ -28,8 +28,9 @@ from pathlib import Path
 
 import orjson
 
+from tui.model import json_load
 from tui.model.fields import as_dict, as_int, as_list, as_ms, as_str, one_line, type_name
-from tui.model.source_bytes import LoadError, read_source
+from tui.model.source_bytes import LoadError, open_regular, read_source
 
 FORMAT = "genkit-snapshots"
 EVENTS = ("turnEnd", "toolIterationEnd", "invocationEnd")  # SnapshotEvent 0, 1, 2 (iota order)
@@ -202,7 +203,7 @@ def _head_looks_like(path: str, head_bytes: int) -> bool:
     import zlib
 
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             head = fh.read(head_bytes)
     except OSError:
         return False
@@ -245,7 +246,7 @@ def load_dir(path: str, max_bytes: int) -> GenkitStore:
         try:
             data = read_source(file_path, budget)
             budget -= len(data)
-            value = orjson.loads(data)
+            value = json_load.loads(data)
         except LoadError as exc:
             store.problems.append(f"{name}: {exc.reason}")
             continue

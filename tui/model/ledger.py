@@ -15,6 +15,7 @@ from pathlib import Path
 import orjson
 
 from tui.model import json_text
+from tui.model import json_load
 from tui.model.fields import as_dict, as_int, as_list, as_ms, as_str, type_name
 from tui.model.logs import LogEntry
 from tui.model.nodes import ORPHANS, Op, Session, Turn, begin_op
@@ -48,7 +49,7 @@ def parse_records(data: bytes) -> tuple[list[dict], list[str], int]:
         line_no += 1
         if line.strip():
             try:
-                record = orjson.loads(line)
+                record = json_load.loads(line)
             except orjson.JSONDecodeError as exc:
                 if not complete:
                     problems.append(f"line {line_no} is incomplete (still being written?): held back")

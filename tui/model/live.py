@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import orjson
 
+from tui.model import json_load
 from tui.model.fields import as_dict, as_list, as_str, type_name
 from tui.model.live_order import OrderedText, SeenSequences
 from tui.model.gc_pause import paused_gc
@@ -41,7 +42,10 @@ STATUS_EVENTS = {"turn_started", "progress", "status", "accounting_flush", "fina
 # Why frames were not applied, in the order they are listed on screen. "duplicate" frames repeat a
 # (session, sequence) already applied; the others are broken, or refused before they were read.
 REJECTIONS = ("malformed JSON", "not an object", "unknown type", "no session id", "no tree", "oversized",
-              "truncated", "duplicate", "auth refused")
+              "truncated", "binary frame", "duplicate", "auth refused", "origin refused", "too many clients",
+              "over memory budget")
+# Refused clients and repeats, not broken frames: left out of the malformed count.
+NOT_MALFORMED = frozenset({"duplicate", "auth refused", "origin refused", "too many clients", "over memory budget"})
 BOM = "\ufeff"
 
 
@@ -118,8 +122,8 @@ class LiveHub:
 
     @property
     def malformed(self) -> int:
-        """Frames refused as broken: every rejection but duplicates and refused clients."""
-        return sum(n for reason, n in self.rejected.items() if reason not in ("duplicate", "auth refused"))
+        """Frames refused as broken: every rejection but duplicates and refused or cut-off clients."""
+        return sum(n for reason, n in self.rejected.items() if reason not in NOT_MALFORMED)
 
     @property
     def last_malformed(self) -> str:
@@ -144,7 +148,7 @@ class LiveHub:
         if meta is not None:
             return self._defer_tree(frame, meta, now)
         try:
-            event = orjson.loads(frame)
+            event = json_load.loads(frame)
         except orjson.JSONDecodeError as exc:
             event = _loads_without_bom(frame)
             if event is _BROKEN:
@@ -171,7 +175,7 @@ class LiveHub:
             return True
         try:
             with paused_gc():  # a big tree is millions of containers: see tui.model.gc_pause
-                event = orjson.loads(frame)
+                event = json_load.loads(frame)
         except orjson.JSONDecodeError as exc:
             event, reason, detail = None, "malformed JSON", exc.args[0] if exc.args else str(exc)
         else:
@@ -489,7 +493,7 @@ def _tree_frame_meta(frame: bytes | str) -> dict | None:
     if not tail.endswith("}" if text else b"}"):
         return None
     try:
-        meta = orjson.loads(tail[:-1])
+        meta = json_load.loads(tail[:-1])
     except orjson.JSONDecodeError:
         return None
     if not isinstance(meta, dict) or not isinstance(meta.get("sessionId"), str) or not meta["sessionId"]:
@@ -536,7 +540,7 @@ def _loads_without_bom(frame: bytes | str) -> object:
     if stripped is None:
         return _BROKEN
     try:
-        return orjson.loads(stripped)
+        return json_load.loads(stripped)
     except orjson.JSONDecodeError:
         return _BROKEN
 
@@ -631,7 +635,7 @@ def _ops(tree: dict):
         for position, turn in enumerate(as_list(tree.get(key))):
             if isinstance(turn, dict):
                 index = turn.get("index", position)
-                prefix = f"s{index}" if key == "steps" else str(index)
+                prefix = f"S{index}" if key == "steps" else str(index)
                 for n, op in enumerate(as_list(turn.get("ops"))):
                     if isinstance(op, dict):
                         yield f"{prefix}-{n + 1}", op

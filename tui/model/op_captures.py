@@ -14,6 +14,7 @@ import os
 import re
 from collections.abc import Sequence
 
+from tui.model import json_load
 from tui.model.captures import Capture, captures_from_payload_refs, find_captures
 from tui.model.decode import DecodedView, PayloadError, decode_bytes, decode_capture, placeholder_note
 from tui.model.nodes import Op
@@ -161,7 +162,8 @@ def _pretty_args(args: str) -> list[str]:
     s = args.strip()
     if s[:1] in ("{", "["):
         try:
-            return split_lines(json.dumps(json.loads(s), indent=2, ensure_ascii=False))
+            return split_lines(json.dumps(json.loads(json_load.without_lone_surrogates(s) or s), indent=2,
+                                          ensure_ascii=False))
         except (ValueError, RecursionError):
             pass
     return split_lines(args) or ["(no arguments)"]

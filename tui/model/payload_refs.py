@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-import stat
 import zlib
 from pathlib import Path
 
-from tui.model.source_bytes import document_limit
+from tui.model.source_bytes import (
+    EMPTY_GZIP_MEMBER_SIZE, EMPTY_GZIP_MEMBERS, MEMBER_BYTES, NotRegularFileError, document_limit, max_gzip_members,
+    open_regular,
+)
 
 MAX_PAYLOAD_BYTES = 256 * 1024 * 1024
 _READ_CHUNK = 64 * 1024
@@ -46,6 +48,14 @@ class Gunzip:
     def feed(self, chunk: bytes) -> None:
         data = chunk
         while data and not self._done:
+            if not self._fed:  # at a member boundary: runs of empty members skipped in C
+                skip = EMPTY_GZIP_MEMBERS.match(data)
+                if skip is not None:
+                    count = skip.end() // EMPTY_GZIP_MEMBER_SIZE
+                    self._members += count
+                    self._check_members()
+                    data = data[skip.end():]
+                    continue
             self._fed = True
             room = self.max_bytes - len(self.out) + 1
             try:
@@ -63,6 +73,7 @@ class Gunzip:
                 )
             if self._d.eof:
                 self._members += 1
+                self._check_members()
                 data = self._d.unused_data
                 self._d = zlib.decompressobj(16 + zlib.MAX_WBITS)
                 self._fed = False
@@ -71,6 +82,11 @@ class Gunzip:
                     return
             else:
                 data = self._d.unconsumed_tail
+
+    def _check_members(self) -> None:
+        if self._members > max_gzip_members(self.max_bytes):
+            raise PayloadError(f"more than {max_gzip_members(self.max_bytes):,} gzip members (one per "
+                               f"{MEMBER_BYTES:,} bytes of the {self.max_bytes:,} byte cap)")
 
     def finish(self) -> bytes:
         if self._fed and not self._done:
@@ -123,20 +139,16 @@ def _resolve_inside(rel: object, sessions_dir: str | os.PathLike | None) -> Path
 
 
 def _open(target: Path, rel: str):
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
     try:
-        fd = os.open(target, flags)
+        return open_regular(target, follow_symlinks=False)  # never a FIFO or a device (it would block or never end)
     except FileNotFoundError:
         raise PayloadError(f"payload file not found: {rel}") from None
+    except NotRegularFileError as e:
+        raise PayloadError(f"payload path is {e.strerror}: {rel}") from None
+    except IsADirectoryError:
+        raise PayloadError(f"payload path is a directory, not a regular file: {rel}") from None
     except OSError as e:
         raise PayloadError(f"cannot open payload file {rel}: {e.strerror or e}") from None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise PayloadError(f"payload path is not a regular file: {rel}")
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
 
 
 def payload_limit() -> int:

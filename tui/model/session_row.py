@@ -12,9 +12,10 @@ from pathlib import Path
 
 import orjson
 
+from tui.model import json_load
 from tui.model.fields import one_line
 from tui.model.nodes import release_tree, user_turns
-from tui.model.source_bytes import LoadError, document_limit
+from tui.model.source_bytes import LoadError, document_limit, open_regular
 
 SNAPSHOT = "snapshot"
 LEDGER = "ledger"
@@ -85,13 +86,13 @@ def ledger_parent(path: Path | str) -> str | None:
     Reads at most FIRST_LINE_BYTES: cheap enough to tell children from roots without loading the ledger.
     """
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:  # a FIFO named x.jsonl would block the browser's fill thread
             head = fh.read(FIRST_LINE_BYTES)
     except OSError:
         return None
     line = head.split(b"\n", 1)[0]
     try:
-        record = orjson.loads(line)
+        record = json_load.loads(line)
     except orjson.JSONDecodeError:
         return None
     if not isinstance(record, dict) or record.get("recordType") != "session_start":

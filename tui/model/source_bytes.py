@@ -21,8 +21,62 @@ ENV_MAX_BYTES = "AIAGENT_MONITOR_MAX_BYTES"
 GZIP_MAGIC = b"\x1f\x8b"
 _IN_STEP = 256 * 1024  # compressed bytes fed per call (an unconsumed tail is copied: keep it small)
 _OUT_STEP = 1024 * 1024  # decompressed bytes produced per call (small: zlib's output buffer is copied once more)
+_FIRST_IN_STEP = 4096  # a member's first feed: a small member leaves at most this much to copy as unused_data
+_DEFLATE_MAX_RATIO = 1032  # deflate never expands more than this: a trailer stating more is lying
+MEMBER_BYTES = 16 * 1024  # one gzip member allowed per this many bytes of the limit...
+MIN_MEMBERS = 1024  # ...and never fewer than this
+# Members holding nothing (gzip of b"" with no optional header fields, 20 bytes each): skipped by one C-level match
+EMPTY_GZIP_MEMBER_SIZE = 20
+EMPTY_GZIP_MEMBERS = re.compile(rb"(?:\x1f\x8b\x08\x00.{6}\x03\x00\x00{8}){1,4096}", re.DOTALL)
 _SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*", re.IGNORECASE)
 _UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
+
+
+NOT_REGULAR = "not a regular file"
+_OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+               | getattr(os, "O_BINARY", 0))
+_FILE_KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
+               (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+class NotRegularFileError(OSError):
+    """The path names a FIFO, a device or a socket: refused before any byte is read (an OSError, so that every
+    reader that already copes with unreadable files copes with this one)."""
+
+    def __init__(self, path: str, what: str) -> None:
+        super().__init__(errno.EINVAL, f"{NOT_REGULAR} ({what}): never opened", path)
+
+
+def _kind_of(mode: int) -> str:
+    return next((name for test, name in _FILE_KINDS if test(mode)), "an unknown kind of file")
+
+
+def not_regular_reason(mode: int) -> str:
+    """Why a file of this st_mode is never opened ("" for a regular file or a directory)."""
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return ""
+    return f"{NOT_REGULAR} ({_kind_of(mode)})"
+
+
+def open_regular(path: str | os.PathLike, *, follow_symlinks: bool = True):
+    """A binary file object on the regular file at `path`; anything else raises before a byte is read.
+
+    NotRegularFileError for a FIFO, a device or a socket; IsADirectoryError for a directory; the usual OSErrors
+    (missing, permission, symlink loop; ELOOP for a symbolic link when follow_symlinks is False)."""
+    flags = _OPEN_FLAGS | (0 if follow_symlinks else getattr(os, "O_NOFOLLOW", 0))
+    fd = os.open(path, flags)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "is a directory", os.fsdecode(path))
+        if not stat.S_ISREG(mode):
+            raise NotRegularFileError(os.fsdecode(path), _kind_of(mode))
+        if flags & getattr(os, "O_NONBLOCK", 0):  # regular files ignore it; cleared all the same for plain reads
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 class LoadError(Exception):
@@ -73,17 +127,14 @@ def read_source(path: str, max_bytes: int | None = None) -> bytes | bytearray:
         if path == "-":
             data = _read_capped(sys.stdin.buffer, limit)
         else:
-            with open(path, "rb") as f:
+            with open_regular(path) as f:
                 info = os.fstat(f.fileno())
-                if stat.S_ISDIR(info.st_mode):
-                    raise LoadError(path, "is a directory, expected a snapshot or ledger file")
-                if stat.S_ISREG(info.st_mode) and info.st_size > limit:
+                if info.st_size > limit:
                     raise LoadError(path, f"{info.st_size:,} bytes on disk: larger than the {limit:,}-byte limit "
                                           "(--max-bytes)")
-                if stat.S_ISREG(info.st_mode):  # one read of the known size (+1: the file may be growing)
-                    data = f.read(min(info.st_size, limit) + 1)
-                else:
-                    data = _read_capped(f, limit)
+                data = f.read(min(info.st_size, limit) + 1)  # one read of the known size (+1: it may be growing)
+    except NotRegularFileError as exc:
+        raise LoadError(path, exc.strerror) from None
     except FileNotFoundError:
         raise LoadError(path, _missing_reason(path)) from None
     except PermissionError:
@@ -123,22 +174,42 @@ def _read_capped(stream, limit: int) -> bytes:
 
 
 def gunzip(data: bytes, path: str, max_bytes: int | None = None) -> bytearray:
-    """Decompress every gzip member of `data`, stopping with a LoadError past max_bytes."""
+    """Decompress every gzip member of `data`, stopping with a LoadError past max_bytes.
+
+    A document may have one member per MEMBER_BYTES of max_bytes (65,536 under the default 1 GiB), so that a
+    million tiny members cannot cost seconds of CPU per load; runs of empty members (gzip of nothing) are skipped
+    by regular-expression matches, without starting a decoder."""
     limit = document_limit() if max_bytes is None else max_bytes
+    size = len(data)
     # The buffer is sized once from the size the gzip trailer states (a hint: it may lie, and covers only the
-    # last member), never past the cap: growing it step by step would copy it, holding two copies at times.
-    stated = int.from_bytes(data[-4:], "little") if len(data) >= 18 else 0
-    out = bytearray(min(stated, limit + 1))
+    # last member), never past the cap nor past what the compressed bytes could possibly hold (deflate expands
+    # at most ~1032:1): a lying trailer costs no more memory than a true one. Growing the buffer step by step
+    # would copy it, holding two copies at times.
+    stated = int.from_bytes(data[-4:], "little") if size >= 18 else 0
+    out = bytearray(min(stated, limit + 1, size * _DEFLATE_MAX_RATIO))
     filled = 0
+    members, max_members = 0, max_gzip_members(limit)
     view = memoryview(data)
-    pos, size = 0, len(data)
+    pos = 0
     while True:  # one gzip member per turn
+        skip = EMPTY_GZIP_MEMBERS.match(data, pos)
+        if skip is not None:
+            pos = skip.end()
+            members += (pos - skip.start()) // EMPTY_GZIP_MEMBER_SIZE
+            if members > max_members:
+                raise LoadError(path, _too_many_members(limit))
+            if EMPTY_GZIP_MEMBERS.match(data, pos):
+                continue  # a longer run than one match takes
+            if data[pos:pos + 2] != GZIP_MAGIC:
+                break
         d = zlib.decompressobj(wbits=31)
+        step = _FIRST_IN_STEP  # small first: what follows a small member is copied into unused_data
         while not d.eof:
             if pos >= size:
                 raise LoadError(path, f"truncated gzip: the stream ends early after {filled:,} decompressed bytes")
-            chunk = view[pos:pos + _IN_STEP]
+            chunk = view[pos:pos + step]
             pos += len(chunk)
+            step = _IN_STEP
             while True:
                 try:
                     piece = d.decompress(chunk, _OUT_STEP)
@@ -158,7 +229,20 @@ def gunzip(data: bytes, path: str, max_bytes: int | None = None) -> bytearray:
                 if d.eof or (not chunk and len(piece) < _OUT_STEP):
                     break
         pos -= len(d.unused_data)
+        members += 1
+        if members > max_members:
+            raise LoadError(path, _too_many_members(limit))
         if data[pos:pos + 2] != GZIP_MAGIC:
             break  # trailing garbage after the last member is ignored, as gzip(1) does
     del out[filled:]
     return out
+
+
+def max_gzip_members(limit: int) -> int:
+    """How many gzip members a document under `limit` may have: one per MEMBER_BYTES of the limit."""
+    return max(MIN_MEMBERS, limit // MEMBER_BYTES)
+
+
+def _too_many_members(limit: int) -> str:
+    return (f"more than {max_gzip_members(limit):,} gzip members (one per {MEMBER_BYTES:,} bytes of the "
+            f"{limit:,}-byte limit, --max-bytes)")

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 
 import orjson
 
+from tui.model import json_load
 from tui.payloads import anthropic, gemini, ollama, openai_chat, openai_responses
 from tui.payloads.result import Builder, Reassembled, s
 from tui.payloads.sse import SseEvent
@@ -79,7 +80,7 @@ def reassemble_events(events: list[SseEvent]) -> Reassembled:
         if not data or data[0] not in "{[":
             continue
         try:
-            obj = orjson.loads(data)
+            obj = json_load.loads(data)
         except orjson.JSONDecodeError:
             continue
         if isinstance(obj, dict):

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 
 import orjson
 
+from tui.model import json_load
+
 _WS = " \t\r\n"
 _DECODER = json.JSONDecoder()
 
@@ -41,7 +43,7 @@ def _by_lines(text: str) -> JsonSequence | None:
         stripped = line.strip(_WS)
         if stripped:
             try:
-                value = orjson.loads(stripped)
+                value = json_load.loads(stripped)
             except orjson.JSONDecodeError:
                 return None
             start = pos + line.index(stripped[0])

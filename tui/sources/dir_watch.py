@@ -1,4 +1,11 @@
-"""Tail a sessions directory with watchfiles: which snapshot and ledger files appeared, changed or went away."""
+"""Tail a sessions directory with watchfiles: which snapshot and ledger files appeared, changed or went away.
+
+A watch on a directory that is deleted ends silently (inotify drops it, and watchfiles reports one last "deleted"
+for the directory itself): without care, tailing stops for good when the sessions directory is deleted and made
+again (a cleanup script, a test harness, a re-mounted volume). So a deleted watched directory ends the watch, the
+watcher waits for the directory to come back, reports everything in it as new, and watches it again; `on_status`
+tells the user both moments.
+"""
 
 from __future__ import annotations
 
@@ -18,6 +25,9 @@ class DirChanges:
 
     updated: set[Path] = field(default_factory=set)
     removed: set[Path] = field(default_factory=set)
+    # The directory came back after it was removed (or renamed away, which reports no file as deleted): `updated`
+    # is all it holds now, and anything listed before whose file is gone should go.
+    complete: bool = False
 
 
 def is_session_file(path: Path, sessions_dir: Path) -> bool:
@@ -44,11 +54,11 @@ def genkit_dir_of(path: Path, sessions_dir: Path) -> Path | None:
 NOT_SNAPSHOT_DIRS = frozenset({"session", "payloads"})
 
 
-def classify(raw: set[tuple[Change, str]], sessions_dir: Path) -> DirChanges:
+def classify(raw: set[tuple[Change, str]], sessions_dir: Path, files: frozenset[Path] = frozenset()) -> DirChanges:
     out = DirChanges()
     for change, name in raw:
         path = Path(name)
-        if not is_session_file(path, sessions_dir):
+        if path not in files and not is_session_file(path, sessions_dir):
             folder = genkit_dir_of(path, sessions_dir)
             if folder is not None and folder.is_dir():
                 out.updated.add(folder)
@@ -64,32 +74,68 @@ def classify(raw: set[tuple[Change, str]], sessions_dir: Path) -> DirChanges:
     return out
 
 
+REARM_POLL_S = 0.25  # how often a vanished sessions directory is looked for
+
+
 async def watch_sessions(sessions_dir: Path, on_changes: Callable[[DirChanges], None],
-                         stop: asyncio.Event | None = None, *, debounce_ms: int = 150) -> None:
+                         stop: asyncio.Event | None = None, *, debounce_ms: int = 150,
+                         files: tuple[Path, ...] = (), on_status: Callable[[str], None] | None = None) -> None:
     """Calls on_changes with each batch until cancelled (or `stop` is set).
 
     The two directories that hold session files are watched, not the whole tree: a recursive watch walks every
-    file when it starts, a quarter of a second per 100,000 files during which the event loop is held."""
+    file when it starts, a quarter of a second per 100,000 files during which the event loop is held. `files`
+    are reported too wherever they sit (a ledger opened from the command line, in a folder of its own)."""
     sessions_dir = sessions_dir.resolve()  # never created here: the monitor does not write into the sessions dir
     ledgers = sessions_dir / LEDGER_DIR
+    extra = frozenset(files)
+    say = on_status or (lambda _text: None)
+    gone = False  # the directory itself was deleted (maybe made again already)
     while True:
+        if gone or not sessions_dir.is_dir():
+            gone = False
+            say(f"{sessions_dir} was removed: waiting for it to come back")
+            while not sessions_dir.is_dir():
+                if stop is not None and stop.is_set():
+                    return
+                await asyncio.sleep(REARM_POLL_S)
+            say(f"{sessions_dir} is back: following it again")
+            on_changes(_present(sessions_dir, extra))  # written while it was gone, or before the new watch started
         watching_ledgers = ledgers.is_dir()
         subdirs = _snapshot_subdirs(sessions_dir)  # Genkit snapshot directories are rows too
         paths = [sessions_dir, ledgers, *subdirs] if watching_ledgers else [sessions_dir, *subdirs]
-        async for raw in awatch(*paths, stop_event=stop, debounce=debounce_ms, step=50, recursive=False):
-            batch = classify(raw, sessions_dir)
-            new_dir = any(change == Change.added and Path(name).parent == sessions_dir and Path(name).is_dir()
-                          and Path(name).name not in NOT_SNAPSHOT_DIRS for change, name in raw)
-            appeared = (not watching_ledgers and ledgers.is_dir()) or new_dir
-            if appeared and ledgers.is_dir() and not watching_ledgers:
-                # session/ was just created: what is already in it is new, then watch it too
-                batch.updated.update(p for p in ledgers.glob("*.jsonl") if is_session_file(p, sessions_dir))
-            if batch.updated or batch.removed:
-                on_changes(batch)
-            if appeared:
-                break
-        else:
-            return
+        watched = {str(p) for p in paths}
+        try:
+            async for raw in awatch(*paths, stop_event=stop, debounce=debounce_ms, step=50, recursive=False):
+                batch = classify(raw, sessions_dir, extra)
+                new_dir = any(change == Change.added and Path(name).parent == sessions_dir and Path(name).is_dir()
+                              and Path(name).name not in NOT_SNAPSHOT_DIRS for change, name in raw)
+                # a watched directory deleted: its watch is dead; session/ or the directory itself may come back
+                lost = any(change == Change.deleted and name in watched for change, name in raw)
+                gone = any(change == Change.deleted and name == str(sessions_dir) for change, name in raw)
+                ledgers_back = ledgers.is_dir() and (not watching_ledgers or lost)
+                if ledgers_back:
+                    # session/ was just created (again): what is already in it is new, then watch it too
+                    batch.updated.update(p for p in ledgers.glob("*.jsonl") if is_session_file(p, sessions_dir))
+                if batch.updated or batch.removed:
+                    on_changes(batch)
+                if ledgers_back or new_dir or lost:
+                    break
+            else:
+                return
+        except FileNotFoundError:  # a directory went away between the look and the watch: look again
+            await asyncio.sleep(REARM_POLL_S)
+
+
+def _present(sessions_dir: Path, files: frozenset[Path]) -> DirChanges:
+    """Every session file now in the directory (and its session/ folder), as one batch of new files."""
+    out = DirChanges(complete=True)
+    for folder in (sessions_dir, sessions_dir / LEDGER_DIR):
+        try:
+            out.updated.update(p for p in folder.iterdir() if p in files or is_session_file(p, sessions_dir))
+        except OSError:
+            continue
+    out.updated.update(_snapshot_subdirs(sessions_dir))  # maybe Genkit snapshot directories
+    return out
 
 
 def _snapshot_subdirs(sessions_dir: Path, limit: int = 256) -> list[Path]:

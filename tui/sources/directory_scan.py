@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from tui.model.genkit import looks_like_genkit_dir
+from tui.model.source_bytes import NOT_REGULAR, not_regular_reason
 from tui.model.session_row import (
     EMPTY_REASON, GENKIT, LEDGER, SNAPSHOT, SessionRow, ledger_parent, session_id_from_name,
 )
@@ -27,7 +28,8 @@ NOT_SNAPSHOT_DIRS = frozenset({LEDGER_DIR, "payloads"})
 
 
 def scan(sessions_dir: Path | str, *, peek_ledgers_max: int | None = None) -> list[SessionRow]:
-    """Every session file of the directory, newest mtime first. A missing directory gives an empty list."""
+    """Every session file of the directory, newest mtime first. A missing directory gives an empty list; one that
+    cannot be listed (or whose session/ cannot) gives one broken row saying why."""
     base = Path(sessions_dir)
     try:
         base = base.resolve()  # the watcher reports resolved paths: row keys must match them
@@ -37,7 +39,8 @@ def scan(sessions_dir: Path | str, *, peek_ledgers_max: int | None = None) -> li
     gc.disable()  # 100k small objects would trigger many useless collections: they roughly double the time
     try:
         rows = _list(base, (".json.gz", ".json"), SNAPSHOT)
-        ledgers = _list(base / LEDGER_DIR, (".jsonl",), LEDGER)
+        unlistable = len(rows) == 1 and rows[0].path == base  # said once: session/ is out of reach as well
+        ledgers = [] if unlistable else _list(base / LEDGER_DIR, (".jsonl",), LEDGER)
     finally:
         # The rows live as long as the listing and hold no cycles: out of the collector's reach, or its next
         # passes would scan all 100k of them (a quarter of a second) while the first rows are being shown.
@@ -84,8 +87,10 @@ def _list(folder: Path, suffixes: tuple[str, ...], kind: str) -> list[SessionRow
     rows: list[SessionRow] = []
     try:
         it = os.scandir(folder)
-    except OSError:  # missing, not a directory, no permission
+    except (FileNotFoundError, NotADirectoryError):  # no such directory: nothing to list, nothing to say
         return rows
+    except OSError as exc:  # there, but unreadable: one broken row says why, instead of rows silently missing
+        return [_unlistable(folder, kind, exc)]
     child = getattr(folder, "_make_child_relpath", folder.joinpath)  # pathlib's fast path where it exists
     append = rows.append
     with it:
@@ -97,6 +102,8 @@ def _list(folder: Path, suffixes: tuple[str, ...], kind: str) -> list[SessionRow
                 if not entry.is_file():
                     if entry.is_symlink():
                         append(_bad_link(entry, child(name), kind))  # dangling: shown broken, with the reason
+                    elif not entry.is_dir():  # a FIFO, a device or a socket: listed broken, never opened
+                        append(_not_regular(entry, child(name), kind))
                     continue
                 st = entry.stat()
             except OSError as exc:
@@ -113,6 +120,31 @@ def _list(folder: Path, suffixes: tuple[str, ...], kind: str) -> list[SessionRow
     return rows
 
 
+def _unlistable(folder: Path, kind: str, exc: OSError) -> SessionRow:
+    name = f"{folder.name}/"
+    why = "permission denied" if isinstance(exc, PermissionError) else (exc.strerror or str(exc))
+    what = "its ledgers are not listed" if kind == LEDGER else "no session in it can be listed"
+    try:
+        mtime = folder.stat().st_mtime
+    except OSError:
+        mtime = 0.0
+    return SessionRow(str(folder), folder, kind, name, mtime, 0, loaded=True,
+                      broken=f"cannot list the directory {name}: {why} ({what})")
+
+
+def _not_regular(entry: os.DirEntry, path: Path, kind: str) -> SessionRow:
+    """A row for a FIFO, device or socket named like a session file: listed broken with the reason, never opened
+    (a FIFO would block the loading thread for good, /dev/zero would never end)."""
+    try:
+        info = entry.stat(follow_symlinks=False)
+        mtime, reason = info.st_mtime, not_regular_reason(info.st_mode)
+    except OSError:
+        mtime, reason = 0.0, NOT_REGULAR
+    row = SessionRow(entry.path, path, kind, session_id_from_name(entry.name), mtime, 0, loaded=True)
+    row.broken = reason or NOT_REGULAR
+    return row
+
+
 def _bad_link(entry: os.DirEntry, path: Path, kind: str) -> SessionRow:
     """A row for a symbolic link that leads nowhere (dangling, or a loop): listed, marked broken, never opened."""
     try:
@@ -121,8 +153,9 @@ def _bad_link(entry: os.DirEntry, path: Path, kind: str) -> SessionRow:
         mtime = 0.0
     row = SessionRow(entry.path, path, kind, session_id_from_name(entry.name), mtime, 0, loaded=True)
     try:
-        os.stat(entry.path)
-        row.loaded = False  # it resolves after all (fixed meanwhile): load it like any file
+        reason = not_regular_reason(os.stat(entry.path).st_mode)
+        row.broken = reason  # a link to a FIFO or a device: never opened
+        row.loaded = bool(reason)  # otherwise it resolves after all (fixed meanwhile): load it like any file
     except OSError as exc:
         row.broken = ("symbolic link loop (the link points back to itself)" if exc.errno == errno.ELOOP
                       else "dangling symbolic link (its target does not exist)")

@@ -37,6 +37,7 @@ from urllib.parse import urlsplit
 
 import orjson
 
+from tui.model import json_load
 from tui.model.live import MAX_FRAME_BYTES
 from tui.sources.stream_access import listen_addresses, mask_token
 from tui.sources.stream_limits import DescriptorReserve, MemoryBudget
@@ -182,7 +183,7 @@ async def read_lines(reader: asyncio.StreamReader, on_frame: OnFrame, on_oversiz
 
 def _is_json(line: bytes) -> bool:
     try:
-        orjson.loads(line[3:] if line.startswith(UTF8_BOM) else line)
+        json_load.loads(line[3:] if line.startswith(UTF8_BOM) else line)
     except orjson.JSONDecodeError:
         return False
     return True
