@@ -72,7 +72,7 @@ def test_export_select_takes_step_paths():
 def test_join_log_path():
     assert join_log_path("1-5", "1-1") == "1-5.1-1"
     assert join_log_path("1-5", "1-5.1-1") == "1-5.1-1"  # already the full path: not joined twice
-    assert join_log_path("1-5", "1-5") == "1-5"
+    assert join_log_path("1-5", "1-5") == "1-5.1-5"  # op 1-5 of the sub-agent at 1-5: relative, joined
     assert join_log_path("", "1-1") == "1-1"
     assert join_log_path("1-5", "") == ""
     assert join_log_path("1-5", "1-50.1-1") == "1-5.1-50.1-1"  # a prefix of digits is not the sub-agent's path

@@ -27,8 +27,9 @@ class LogEntry:
 def join_log_path(prefix: str, path: str) -> str:
     """A log's `path` as the whole tree names it. The producer writes it relative to the tree of the session that
     logged it (inside the sub-agent of op `1-5`, `1-1`): joined with the sub-agent's op path it reads `1-5.1-1`,
-    not the root's own op `1-1`. A path that already starts with the prefix (live events, older files) is kept."""
-    if not prefix or not path or path == prefix or path.startswith(prefix + "."):
+    not the root's own op `1-1`. A path that already starts with the prefix and a dot (live events, older files) is
+    kept; one equal to the prefix is a relative path that happens to match (op `1-2` inside the sub-agent of `1-2`)."""
+    if not prefix or not path or path.startswith(prefix + "."):
         return path
     return f"{prefix}.{path}"
 
