@@ -16,6 +16,8 @@ import orjson
 from builders import ledger_line
 from tui.model.ascii_tree import render
 from tui.model.document import load
+from tui.model.export_json import op_dict
+from tui.model.op_facts import op_facts
 from tui.model.search import find_op_by_path, walk_ops
 from tui.model.summary import summarise
 
@@ -245,3 +247,26 @@ def test_a_v2_child_session_ref_opens_the_ledger_in_the_same_sessions_directory(
     assert outside_ref.child is None and "escapes" in outside_ref.child_ref["problem"]
     assert sneaky.child is None and "problem" not in sneaky.child_ref  # not a plain id: no file looked up
     assert "(sub-agent stored elsewhere)" in "\n".join(render(doc.root))
+
+
+def test_an_op_without_any_time_is_placed_at_its_record_and_its_duration_is_unknown(tmp_path):
+    """A ledger op with no startedAt, endedAt or durationMs sits at its turn_end record's time, but its duration
+    is not known: dump, export and the details say `-` and `at ... (record ts)`, never a made-up 0ms."""
+    ops = [{"opId": "t", "opIndex": 1, "kind": "tool", "status": "ok", "name": "read_file"},
+           {"opId": "d", "opIndex": 2, "kind": "tool", "status": "ok", "name": "grep", "durationMs": 250}]
+    p = tmp_path / "timeless.jsonl"
+    p.write_bytes(ledger_line("session_start", 1, "z") + ledger_line("turn_start", 2, "z", turn=1)
+                  + ledger_line("turn_end", 3, "z", turn=1, status="ok", ops=ops))
+    doc = load(str(p))
+    timeless, timed = doc.root.turns[0].ops
+    end = 1_779_793_203_000  # the turn_end record's ts
+    assert (timeless.started_at, timeless.ended_at) == (end, end)  # placed at the record's time
+    assert timeless.duration_ms is None  # ... but how long it ran is not known
+    assert timed.duration_ms == 250  # a durationMs alone is a real duration
+    facts = op_facts(timeless)
+    assert (facts.when, facts.when_source) == (end, "record")
+    assert op_facts(timed).when_source == ""
+    line = next(ln for ln in render(doc.root) if "read_file" in ln)
+    assert "0ms" not in line and "(record ts)" in line
+    op = op_dict(timeless)
+    assert op["durationMs"] is None and op["timeSource"] == "record"

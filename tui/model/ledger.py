@@ -260,6 +260,8 @@ class LedgerBuilder:
         if op.status == "failed":
             s.counts.failed += 1
         op.started_at, op.ended_at = op_times(node, op.status is not None, ts)
+        if all(node.get(key) is None for key in ("startedAt", "endedAt", "durationMs")) and op.started_at is not None:
+            op.ts_fallback, op.duration_unknown = op.started_at, op.status is not None  # the record's time stands in
         attrs = as_dict(node.get("attributes"))
         op.attributes = attrs
         op.name = as_str(node.get("name")) or as_str(attrs.get("name"))

@@ -170,7 +170,7 @@ class Op(_Timed):
         "raw", "op_id", "kind", "status", "started_at", "ended_at", "name", "provider", "model", "label",
         "error", "path", "turn", "child", "child_ref", "tokens_in", "tokens_out", "cache_read", "cache_write",
         "cost", "log_count", "warnings", "errors", "problems", "payload_refs", "attributes", "__weakref__",
-        "chars_in", "chars_out", "request_bytes", "response_bytes", "ts_fallback",
+        "chars_in", "chars_out", "request_bytes", "response_bytes", "ts_fallback", "duration_unknown",
     )
 
     def __init__(self, turn: Turn, path: str) -> None:
@@ -208,6 +208,13 @@ class Op(_Timed):
         self.request_bytes: int | None = None
         self.response_bytes: int | None = None
         self.ts_fallback: int | None = None
+        # a v3 ledger op with no startedAt, endedAt or durationMs sits at its turn_end record's time: its start and
+        # end are that stand-in, so its duration is not known (not 0ms)
+        self.duration_unknown = False
+
+    @property
+    def duration_ms(self) -> int | None:
+        return None if self.duration_unknown else _Timed.duration_ms.fget(self)
 
     @property
     def session(self) -> Session:
