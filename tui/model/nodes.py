@@ -256,7 +256,11 @@ def user_turns(session: Session) -> int:
     """A row's "Turns", the one definition the browser's file and live rows and the totals panel share: the
     session's own user turns, i.e. its `turns[]` entries with index >= 1 that are not system turns. Turn 0 (the
     producer's init/fin turn), the turns of sub-agents and v2 `steps[]` are not counted: that is what the producer
-    counts as turns used. A v2 tree that has only steps counts its `user` steps."""
+    counts as turns used. A v2 tree that has only steps counts its `user` steps. A Jules or Genkit session counts
+    its own way (`own_turns`): its turn 0 is a real one."""
+    own_turns = getattr(session, "own_turns", None)
+    if callable(own_turns):
+        return own_turns()
     users = steps = 0
     has_turns = False
     for turn in session.turns:
