@@ -17,6 +17,7 @@ from builders import ledger_line
 from tui.model.ascii_tree import render
 from tui.model.document import load
 from tui.model.export_json import op_dict
+from tui.model.insights import compute
 from tui.model.op_facts import op_facts
 from tui.model.search import find_op_by_path, walk_ops
 from tui.model.summary import summarise
@@ -270,3 +271,5 @@ def test_an_op_without_any_time_is_placed_at_its_record_and_its_duration_is_unkn
     assert "0ms" not in line and "(record ts)" in line
     op = op_dict(timeless)
     assert op["durationMs"] is None and op["timeSource"] == "record"
+    slowest = compute(doc.root).slowest  # an unknown duration is no 0ms in the insights either
+    assert [s.path for s in slowest] == ["1-2"]
