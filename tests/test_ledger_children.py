@@ -85,13 +85,14 @@ def test_a_fan_out_op_links_every_child_into_the_tree_and_the_totals(tmp_path):
     (tmp_path / "session").mkdir()
     for n, tokens in ((1, 100), (2, 20), (3, 3)):
         write_kid(tmp_path, n, tokens, cost=0.001 * n)
-    root = write_root(tmp_path, [session_op("fan", 1, [ref(1), ref(2), ref(3)])])
+    root = write_root(tmp_path, [session_op("fan", 1, [ref(1), ref(2, agentId="kid2"), ref(3)])])
     doc = load(str(root))
     ops = doc.root.turns[0].ops
     assert [op.path for op in ops] == ["1-1", "1-1#2", "1-1#3"]
     assert [op.child.id for op in ops] == [kid_id(1), kid_id(2), kid_id(3)]
     assert [(op.kind, op.op_id) for op in ops] == [("session", "fan"), ("session", "fan#2"), ("session", "fan#3")]
     assert [op.child_agent for op in ops] == ["kid1", "kid2", "kid3"]
+    assert [op.name for op in ops] == ["agent__kid"] * 3  # the same tool call, whether or not an entry names an agent
     t = doc.root.totals
     assert (t.tokensIn, t.tokensOut, t.cost, t.agentsRun) == (123, 3, 0.006, 4)
     assert doc.root.counts.sessions == 4 and doc.root.max_depth == 1

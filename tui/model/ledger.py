@@ -238,7 +238,9 @@ class LedgerBuilder:
         op.kind = "session"
         status = ref.get("status")
         op.status = status if status in ("ok", "failed") else beside.status if beside is not None else None
-        op.name = as_str(ref.get("agentId")) or (beside.name if beside is not None else "")
+        # a fan-out sibling is the same tool call as the op it stands beside: named like it (the child shows after
+        # the arrow), whether or not its entry names an agent; an orphan is named after its agent
+        op.name = (beside.name if beside is not None else "") or as_str(ref.get("agentId"))
         if beside is not None:
             op.provider = beside.provider
             op.started_at, op.ended_at = beside.started_at, beside.ended_at
