@@ -29,3 +29,20 @@ def test_a_direct_stream_names_no_router():
     stream = _chunk({"content": "hi"}).replace('"provider": "Anthropic", ', "") + "data: [DONE]\n\n"
     line, _ = describe(stream.encode(), "sse")
     assert "via" not in line
+
+
+def test_a_choice_that_only_refused_shows_its_refusal_not_no_text():
+    """n=2: choice 0 answers, choice 1 refuses (`delta.refusal`); the refusing choice has no "(no text)" filler."""
+    from tui.model.decode import decode_bytes
+    from tui.model.op_captures import _reassembled_lines
+
+    def chunk(choices: list) -> str:
+        return "data: " + json.dumps({"id": "c", "object": "chat.completion.chunk", "model": "gpt-4o",
+                                      "choices": choices}) + "\n\n"
+    stream = (chunk([{"index": 0, "delta": {"role": "assistant", "content": "Hello"}, "finish_reason": None},
+                     {"index": 1, "delta": {"role": "assistant", "refusal": "I can't."}, "finish_reason": None}])
+              + chunk([{"index": 0, "delta": {}, "finish_reason": "stop"},
+                       {"index": 1, "delta": {}, "finish_reason": "stop"}]) + "data: [DONE]\n\n")
+    lines = _reassembled_lines(decode_bytes(stream.encode(), "sse"))
+    assert lines[1:] == ["── text (choice 0, stop stop)", "Hello", "── text (choice 1, stop stop)",
+                         "── refusal (choice 1)", "I can't."]
