@@ -18,9 +18,11 @@ from tui.model.ascii_tree import render
 from tui.model.document import load
 from tui.model.export_json import op_dict
 from tui.model.insights import compute
+from tui.model.nodes import Op
 from tui.model.op_facts import op_facts
 from tui.model.search import find_op_by_path, walk_ops
 from tui.model.summary import summarise
+from tui.model.waterfall import Waterfall
 
 ROOT = "aaaaaaaa-0000-0000-0000-000000000000"
 
@@ -274,3 +276,6 @@ def test_an_op_without_any_time_is_placed_at_its_record_and_its_duration_is_unkn
     assert op["durationMs"] is None and op["timeSource"] == "record"
     slowest = compute(doc.root).slowest  # an unknown duration is no 0ms in the insights either
     assert [s.path for s in slowest] == ["1-2"]
+    wf = Waterfall(doc.root, now_ms=None)  # the waterfall draws it at the record's time, marked as guessed
+    status = {row.node.path: wf.status(row) for row in wf.rows if isinstance(row.node, Op)}
+    assert status == {"1-1": "inferred", "1-2": "ok"}
