@@ -16,8 +16,13 @@ import orjson
 from builders import ledger_line
 from tui.model.ascii_tree import render
 from tui.model.document import load
+from tui.model.export_json import op_dict
+from tui.model.insights import compute
+from tui.model.nodes import Op
+from tui.model.op_facts import op_facts
 from tui.model.search import find_op_by_path, walk_ops
 from tui.model.summary import summarise
+from tui.model.waterfall import Waterfall
 
 ROOT = "aaaaaaaa-0000-0000-0000-000000000000"
 
@@ -82,13 +87,14 @@ def test_a_fan_out_op_links_every_child_into_the_tree_and_the_totals(tmp_path):
     (tmp_path / "session").mkdir()
     for n, tokens in ((1, 100), (2, 20), (3, 3)):
         write_kid(tmp_path, n, tokens, cost=0.001 * n)
-    root = write_root(tmp_path, [session_op("fan", 1, [ref(1), ref(2), ref(3)])])
+    root = write_root(tmp_path, [session_op("fan", 1, [ref(1), ref(2, agentId="kid2"), ref(3)])])
     doc = load(str(root))
     ops = doc.root.turns[0].ops
     assert [op.path for op in ops] == ["1-1", "1-1#2", "1-1#3"]
     assert [op.child.id for op in ops] == [kid_id(1), kid_id(2), kid_id(3)]
     assert [(op.kind, op.op_id) for op in ops] == [("session", "fan"), ("session", "fan#2"), ("session", "fan#3")]
     assert [op.child_agent for op in ops] == ["kid1", "kid2", "kid3"]
+    assert [op.name for op in ops] == ["agent__kid"] * 3  # the same tool call, whether or not an entry names an agent
     t = doc.root.totals
     assert (t.tokensIn, t.tokensOut, t.cost, t.agentsRun) == (123, 3, 0.006, 4)
     assert doc.root.counts.sessions == 4 and doc.root.max_depth == 1
@@ -245,3 +251,31 @@ def test_a_v2_child_session_ref_opens_the_ledger_in_the_same_sessions_directory(
     assert outside_ref.child is None and "escapes" in outside_ref.child_ref["problem"]
     assert sneaky.child is None and "problem" not in sneaky.child_ref  # not a plain id: no file looked up
     assert "(sub-agent stored elsewhere)" in "\n".join(render(doc.root))
+
+
+def test_an_op_without_any_time_is_placed_at_its_record_and_its_duration_is_unknown(tmp_path):
+    """A ledger op with no startedAt, endedAt or durationMs sits at its turn_end record's time, but its duration
+    is not known: dump, export and the details say `-` and `at ... (record ts)`, never a made-up 0ms."""
+    ops = [{"opId": "t", "opIndex": 1, "kind": "tool", "status": "ok", "name": "read_file"},
+           {"opId": "d", "opIndex": 2, "kind": "tool", "status": "ok", "name": "grep", "durationMs": 250}]
+    p = tmp_path / "timeless.jsonl"
+    p.write_bytes(ledger_line("session_start", 1, "z") + ledger_line("turn_start", 2, "z", turn=1)
+                  + ledger_line("turn_end", 3, "z", turn=1, status="ok", ops=ops))
+    doc = load(str(p))
+    timeless, timed = doc.root.turns[0].ops
+    end = 1_779_793_203_000  # the turn_end record's ts
+    assert (timeless.started_at, timeless.ended_at) == (end, end)  # placed at the record's time
+    assert timeless.duration_ms is None  # ... but how long it ran is not known
+    assert timed.duration_ms == 250  # a durationMs alone is a real duration
+    facts = op_facts(timeless)
+    assert (facts.when, facts.when_source) == (end, "record")
+    assert op_facts(timed).when_source == ""
+    line = next(ln for ln in render(doc.root) if "read_file" in ln)
+    assert "0ms" not in line and "(record ts)" in line
+    op = op_dict(timeless)
+    assert op["durationMs"] is None and op["timeSource"] == "record"
+    slowest = compute(doc.root).slowest  # an unknown duration is no 0ms in the insights either
+    assert [s.path for s in slowest] == ["1-2"]
+    wf = Waterfall(doc.root, now_ms=None)  # the waterfall draws it at the record's time, marked as guessed
+    status = {row.node.path: wf.status(row) for row in wf.rows if isinstance(row.node, Op)}
+    assert status == {"1-1": "inferred", "1-2": "ok"}

@@ -63,6 +63,15 @@ class ForeignSession(Session):
         self.view = view
         self.info = info
 
+    def own_turns(self) -> int:
+        """Its Turns (tui.model.nodes.user_turns): a Genkit store's or conversation's main-timeline turns, else
+        every turn of the tree (a Jules session's turn 0 is its prompt, a real turn, not ai-agent's init turn)."""
+        sessions = getattr(self.info, "sessions", None)
+        if isinstance(sessions, list):
+            return sum(g.turns for g in sessions)
+        turns = getattr(self.info, "turns", None)
+        return turns if isinstance(turns, int) and not isinstance(turns, bool) else len(self.turns)
+
 
 class ForeignOp(Op):
     """A Jules activity or artifact, a Genkit snapshot or branch: `raw` is its JSON object as read."""

@@ -172,8 +172,7 @@ def compute(session: Session) -> Insights:
     for op in walk_ops(session):
         seq += 1
         _add_sizes(ins.sizes, op)
-        started, ended = op.started_at, op.ended_at
-        duration = ended - started if started is not None and ended is not None else None
+        duration = op.duration_ms  # None when unknown (no times, or a ledger op placed at its record's time)
         kind = op.kind
         failed = op.status == "failed"
         if kind == "llm":

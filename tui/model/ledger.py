@@ -239,7 +239,9 @@ class LedgerBuilder:
         op.kind = "session"
         status = ref.get("status")
         op.status = status if status in ("ok", "failed") else beside.status if beside is not None else None
-        op.name = as_str(ref.get("agentId")) or (beside.name if beside is not None else "")
+        # a fan-out sibling is the same tool call as the op it stands beside: named like it (the child shows after
+        # the arrow), whether or not its entry names an agent; an orphan is named after its agent
+        op.name = (beside.name if beside is not None else "") or as_str(ref.get("agentId"))
         if beside is not None:
             op.provider = beside.provider
             op.started_at, op.ended_at = beside.started_at, beside.ended_at
@@ -261,6 +263,8 @@ class LedgerBuilder:
         if op.status == "failed":
             s.counts.failed += 1
         op.started_at, op.ended_at = op_times(node, op.status is not None, ts)
+        if all(node.get(key) is None for key in ("startedAt", "endedAt", "durationMs")) and op.started_at is not None:
+            op.ts_fallback, op.duration_unknown = op.started_at, op.status is not None  # the record's time stands in
         attrs = as_dict(node.get("attributes"))
         op.attributes = attrs
         op.name = as_str(node.get("name")) or as_str(attrs.get("name"))

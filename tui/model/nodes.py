@@ -170,7 +170,7 @@ class Op(_Timed):
         "raw", "op_id", "kind", "status", "started_at", "ended_at", "name", "provider", "model", "label",
         "error", "path", "turn", "child", "child_ref", "tokens_in", "tokens_out", "cache_read", "cache_write",
         "cost", "log_count", "warnings", "errors", "problems", "payload_refs", "attributes", "__weakref__",
-        "chars_in", "chars_out", "request_bytes", "response_bytes", "ts_fallback",
+        "chars_in", "chars_out", "request_bytes", "response_bytes", "ts_fallback", "duration_unknown",
     )
 
     def __init__(self, turn: Turn, path: str) -> None:
@@ -208,6 +208,13 @@ class Op(_Timed):
         self.request_bytes: int | None = None
         self.response_bytes: int | None = None
         self.ts_fallback: int | None = None
+        # a v3 ledger op with no startedAt, endedAt or durationMs sits at its turn_end record's time: its start and
+        # end are that stand-in, so its duration is not known (not 0ms)
+        self.duration_unknown = False
+
+    @property
+    def duration_ms(self) -> int | None:
+        return None if self.duration_unknown else _Timed.duration_ms.fget(self)
 
     @property
     def session(self) -> Session:
@@ -249,7 +256,11 @@ def user_turns(session: Session) -> int:
     """A row's "Turns", the one definition the browser's file and live rows and the totals panel share: the
     session's own user turns, i.e. its `turns[]` entries with index >= 1 that are not system turns. Turn 0 (the
     producer's init/fin turn), the turns of sub-agents and v2 `steps[]` are not counted: that is what the producer
-    counts as turns used. A v2 tree that has only steps counts its `user` steps."""
+    counts as turns used. A v2 tree that has only steps counts its `user` steps. A Jules or Genkit session counts
+    its own way (`own_turns`): its turn 0 is a real one."""
+    own_turns = getattr(session, "own_turns", None)
+    if callable(own_turns):
+        return own_turns()
     users = steps = 0
     has_turns = False
     for turn in session.turns:

@@ -234,7 +234,7 @@ def _reassembled_lines(view: DecodedView) -> list[str]:
         if several:
             stop = r.stops.get(choice, "")
             out.append(f"{SECTION_PREFIX}text (choice {choice}{f', stop {stop}' if stop else ''})")
-            out.extend(split_lines(text) or ["(no text)"])
+            out.extend(split_lines(text) or ([] if refusal else ["(no text)"]))  # a refusal is that choice's answer
         elif text or not (thinking or calls or refusal or r.errors):
             out.append(f"{SECTION_PREFIX}text")
             out.extend(split_lines(text) or ["(no text)"])

@@ -41,7 +41,9 @@ def op_facts(op: Op) -> OpFacts:
         request = request if request is not None else ref_request
         response = response if response is not None else ref_response
     when, source = op.started_at, ""
-    if when is None:
+    if op.ts_fallback is not None and _from_ledger(op):  # no time of its own: the turn_end record's stands in
+        when, source = op.ts_fallback, "record"
+    elif when is None:
         ledger = _from_ledger(op)
         if op.ts_fallback is not None:
             when, source = op.ts_fallback, "record" if ledger else "accounting/log"

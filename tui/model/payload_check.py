@@ -66,6 +66,8 @@ def describe(data: bytes, fmt: str) -> tuple[str, bool]:
     if dialect:
         parts.append(dialect)
     r = view.reassembled
+    if r is not None and r.provider:  # a router's answer (OpenRouter): the provider it was routed to
+        parts.append(f"via {r.provider[:80]}")
     if r is not None and r.errors:
         shown = "; ".join(e[:200] for e in r.errors[:_MAX_ERRORS_SHOWN])
         more = f" (+{len(r.errors) - _MAX_ERRORS_SHOWN} more)" if len(r.errors) > _MAX_ERRORS_SHOWN else ""

@@ -169,8 +169,6 @@ def _fill(row: SessionRow) -> None:
         if s.status == "ok" and s.success is None and s.latest_status:
             row.status = one_line(s.latest_status, 20)  # a Jules session snapshotted while going: its state
         row.agent = row.agent or s.display_agent
-        sessions = getattr(doc.extra, "sessions", None)  # a Genkit store: the turns of every main timeline
-        row.turns = sum(g.turns for g in sessions) if sessions is not None else len(s.turns)
         row.mismatch = bool(getattr(doc.extra, "mismatch", None))
     release_tree(s)
 

@@ -146,7 +146,7 @@ class Waterfall:
             end = node.ended_at
             if end is not None and not low <= end <= high:
                 end = None
-            inferred = start is None
+            inferred = start is None or getattr(node, "duration_unknown", False)  # a ledger op at its record's time
             if start is None:
                 child = node.child if isinstance(node, Op) else None
                 if child is not None and child.started_at is not None and low <= child.started_at <= high:

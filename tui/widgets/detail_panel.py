@@ -152,7 +152,7 @@ def _op(b: DetailBuilder, op: Op) -> None:
     b.field("status", op.status or ("running" if op.running else "-"), "bold red" if op.failed else "")
     b.field("error", op.error, "bold red")
     facts = op_facts(op)
-    if op.started_at is None and facts.when is not None:
+    if facts.when_source and facts.when is not None:
         b.field("at", f"{fmt_ts(facts.when)} (no start recorded: {facts.when_source} ts)")
     else:
         b.field("started", fmt_ts(op.started_at))
