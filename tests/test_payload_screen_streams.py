@@ -38,6 +38,8 @@ async def test_anthropic_stream_thinking_blocks_text_and_tool():
         shown = visible(screen)
         assert shown[0].startswith("── Anthropic Messages stream · model claude-sonnet-4-5-20250929 · "
                                    "stop tool_use")
+        assert shown[1].startswith("── usage input_tokens=")  # usage on a heading of its own
+        shown = shown[:1] + shown[2:]
         assert shown[1:3] == ["── thinking (1 of 3)", "First, find the file. Then read it."]
         assert shown[3:5] == ["── thinking (2 of 3)", "[redacted thinking]"]
         i = shown.index("I'll look for the config.")
@@ -54,7 +56,9 @@ async def test_gemini_json_array_stored_as_http():
     async with app.run_test(size=(140, 40)) as pilot:
         screen = await settled(pilot)
         shown = visible(screen)
-        assert shown[0].startswith("── Google Gemini stream · model gemini-2.5-flash · stop STOP · usage")
+        assert shown[0] == "── Google Gemini stream · model gemini-2.5-flash · stop STOP"
+        assert shown[1].startswith("── usage ")
+        shown = shown[:1] + shown[2:]
         assert shown[1:4] == ["── thinking", "**Weighing the sources**", ""]
         assert "The capital of Greece is Athens (Αθήνα)." in shown
         i = shown.index("get_weather:")
@@ -71,8 +75,9 @@ async def test_ollama_ndjson_stored_as_http():
     async with app.run_test(size=(140, 40)) as pilot:
         screen = await settled(pilot)
         shown = visible(screen)
-        assert shown[0].startswith("── Ollama /api/chat stream · model qwen3:8b · stop stop · "
-                                   "usage prompt_eval_count=26")
+        assert shown[0] == "── Ollama /api/chat stream · model qwen3:8b · stop stop"
+        assert shown[1].startswith("── usage prompt_eval_count=26")
+        shown = shown[:1] + shown[2:]
         assert shown[1:3] == ["── thinking", "The user asks for weather; call the tool."]
         assert shown[3:5] == ["── text", "Checking the weather…"]
         assert shown[5:8] == ["── tool calls (1)", "get_weather:", "  {"]
@@ -89,7 +94,7 @@ async def test_openai_refusal_and_anthropic_error_mid_stream():
     app = PayloadApp(op_of(llm({"format": "sse", "encoding": "base64", "value": b64(ANTHROPIC_ERROR_MID_STREAM)})))
     async with app.run_test(size=(120, 30)) as pilot:
         shown = visible(await settled(pilot))
-        assert shown[1:3] == ["── errors (1)", "overloaded_error: Overloaded"]
+        assert shown[1:4] == ["── usage input_tokens=472, output_tokens=2", "── errors (1)", "overloaded_error: Overloaded"]
 
 
 async def test_base64_unavailable_shows_the_capture_bug():

@@ -28,7 +28,7 @@ except ImportError:  # pragma: no cover - older payload_refs
 __all__ = [
     "HexLines", "PayloadError", "SECTION_PREFIX", "VIEW_ORDER", "capture_label", "capture_message",
     "decode_with_notes", "default_capture", "file_extension", "op_captures", "payload_views", "reassembled_meta",
-    "save_name", "split_lines", "usable",
+    "save_name", "split_lines", "usable", "usage_line",
 ]
 
 VIEW_ORDER = ("text", "json", "events", "headers", "raw", "hex")
@@ -182,7 +182,7 @@ def _usage_text(usage: dict) -> str:
 
 
 def reassembled_meta(r: Reassembled) -> str:
-    """The heading line of a reassembled answer: dialect, model, routed provider, stop reason, usage."""
+    """The heading line of a reassembled answer: dialect, model, routed provider, stop reason (usage: usage_line)."""
     meta = [r.label if r.dialect != "unknown" else "stream dialect unknown"]
     if r.model:
         meta.append(f"model {r.model}")
@@ -192,11 +192,17 @@ def reassembled_meta(r: Reassembled) -> str:
         meta.append(f"stop {r.stop_reason}" + (f" ({r.stop_details})" if r.stop_details else ""))
     elif r.stop_details:
         meta.append(f"stop details {r.stop_details}")
-    if r.usage:
-        usage = _usage_text(r.usage)
-        if usage:
-            meta.append(f"usage {usage}")
     return " · ".join(meta)
+
+
+def usage_line(r: Reassembled) -> str:
+    """The usage of an answer as its own heading (`usage cost=0.0012, prompt_tokens=...`), cost first: on the
+    dialect's heading it ran past the screen's edge, where OpenRouter's cost was never seen."""
+    if not r.usage:
+        return ""
+    ordered = {k: v for k, v in r.usage.items() if k == "cost"} | {k: v for k, v in r.usage.items() if k != "cost"}
+    usage = _usage_text(ordered)
+    return f"usage {usage}" if usage else ""
 
 
 def _tool_lines(calls: list[ToolCall], several_choices: bool) -> list[str]:
@@ -216,6 +222,9 @@ def _reassembled_lines(view: DecodedView) -> list[str]:
     if r is None:
         return []
     out = [f"{SECTION_PREFIX}{reassembled_meta(r)}"]
+    usage = usage_line(r)
+    if usage:
+        out.append(f"{SECTION_PREFIX}{usage}")
     if r.errors:
         out.append(f"{SECTION_PREFIX}errors ({len(r.errors)})")
         out.extend(r.errors)
