@@ -609,3 +609,12 @@ def test_a_session_resource_with_its_zero_values_left_out_opens():
     out = summarise(doc)
     assert out["jules"]["state"] is None and out["counts"]["failedCommands"] == 0
     "\n".join(render(doc))
+
+
+def test_dump_names_an_activities_page_as_the_browser_does():
+    """A page has no session title: the dump's heading uses the tree's title (the first description here), as the
+    browser row and `dump --json` do, instead of "(untitled)"."""
+    page = {"activities": [{"name": "sessions/1/activities/a", "id": "a", "createTime": "2025-10-01T10:00:00Z",
+                            "originator": "agent", "description": "Cloned the repository"}]}
+    doc = load_bytes(orjson.dumps(page), "page.json")
+    assert next(iter(render(doc))) == f"Jules session: {doc.root.title}" and "Cloned the repository" in doc.root.title

@@ -16,15 +16,16 @@ def is_foreign(doc) -> bool:
 
 def render(doc, max_depth: int | None = None) -> Iterator[str]:
     if doc.format == jules.FORMAT:
-        yield from _jules_header(doc.extra)
+        yield from _jules_header(doc.extra, doc.root.title)
         yield "Timeline:"
     else:
         yield from _genkit_header(doc.extra)
     yield from _body(doc.root, "", max_depth)
 
 
-def _jules_header(snap: jules.JulesSnapshot) -> Iterator[str]:
-    yield f"Jules session: {one_line(snap.title, 120) or '(untitled)'}"
+def _jules_header(snap: jules.JulesSnapshot, tree_title: str = "") -> Iterator[str]:
+    # the tree's title: the snapshot's own, else its prompt, first user message or description (as the browser)
+    yield f"Jules session: {one_line(snap.title or tree_title, 120) or '(untitled)'}"
     parts = [f"id={one_line(snap.id, 80)}", f"state={one_line(snap.state, 40) or '?'}",
              f"created={snap.created_at or '-'}", f"updated={snap.updated_at or '-'}",
              f"dur={fmt_duration(snap.duration_ms)}"]
