@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import gzip
 import os
-from datetime import datetime, timezone
-from pathlib import Path
 
 import orjson
 

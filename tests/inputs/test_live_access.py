@@ -10,7 +10,6 @@ import stat
 import subprocess
 import sys
 
-import orjson
 import pytest
 from websockets.asyncio.client import connect as ws_connect
 from websockets.asyncio.server import serve

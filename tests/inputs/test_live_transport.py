@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import stat
 import subprocess
 import sys
-import tempfile
-from pathlib import Path
 
 import orjson
 import pytest

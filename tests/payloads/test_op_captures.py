@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import base64
 import gzip
 import hashlib
-import json
 import sys
 from pathlib import Path
 
@@ -22,7 +20,7 @@ from tui.payloads.op_captures import (  # noqa: E402
     save_name, split_lines,
 )
 from tui.formats.aiagent.snapshot import build_session  # noqa: E402
-from payloadfixtures import HTTP_REQ, SSE, b64, llm_op, tree
+from payloadfixtures import HTTP_REQ, SSE, b64, llm_op, tree  # noqa: E402
 
 
 def first_op(*ops: dict) -> Op:

@@ -10,7 +10,6 @@ import sys
 from tui.cli.dump import dump_parser, run_dump
 from tui.cli.export import export_parser
 from tui.cli.load import PROG, add_max_bytes, set_max_bytes
-from tui.inputs.sessions_dir import default_sessions_dir  # noqa: F401 (part of this module's interface)
 
 def app_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(

@@ -15,7 +15,7 @@ from tui.formats.aiagent.ledger import LedgerBuilder, is_ledger_record, parse_re
 from tui.formats.aiagent.snapshot import build_session
 from tui.inputs import json_load
 from tui.inputs.files import GZIP_MAGIC, LoadError, document_limit, read_source
-from tui.model.document import ACCOUNTING, GENKIT, JULES, LEDGER, SNAPSHOT, Document
+from tui.model.document import ACCOUNTING, LEDGER, SNAPSHOT, Document
 from tui.model.fields import as_int, as_str, type_name
 from tui.model.gc_pause import paused_gc, paused_gc_then_frozen
 

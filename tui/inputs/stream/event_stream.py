@@ -9,13 +9,13 @@ refused go to `on_rejected(reason, detail)` (the hub's `reject`); `on_status(tex
 the status bar.
 
 Listeners bind the addresses the URL's host resolves to, all of them loopback unless `allow_remote`
-(stream_access.listen_addresses). A WebSocket handshake with an `Origin` header (a web page: browsers always send
+(access.listen_addresses). A WebSocket handshake with an `Origin` header (a web page: browsers always send
 one) gets HTTP 403 unless that origin was allowed (--allow-origin). With a `token`, WebSocket clients must present
-it (`Authorization: Bearer` or `?token=`) or get HTTP 401, later and later after failures (stream_limits.AuthThrottle).
+it (`Authorization: Bearer` or `?token=`) or get HTTP 401, later and later after failures (limits.AuthThrottle).
 A Unix socket is created mode 0600 (only its owner can connect); a stale socket file of a dead monitor is replaced,
 a live one is left alone and reported.
 
-What clients may hold is bounded (stream_limits): every unfinished frame or line of every client together within
+What clients may hold is bounded (limits): every unfinished frame or line of every client together within
 a memory budget, and no client taken once fewer than FD_RESERVE descriptors would stay free. A WebSocket message is
 text, whole or in any number of fragments, up to `max_frame` bytes assembled; binary messages are refused and
 counted, invalid UTF-8 closes the connection (1007, as RFC 6455 says) and is counted, and permessage-deflate is not
@@ -48,8 +48,9 @@ from tui.inputs.stream.listeners import (
     _QUIET,
     _Clients,
     _Limits,
+    _reserved,
+    _ReservedSocket,
     _status,
-    tcp_listeners,
 )
 
 READ_CHUNK = 256 * 1024

@@ -1,6 +1,6 @@
 """The WebSocket side of the event stream (formats.md section 4): a listener that refuses web pages by Origin,
 slows down token guessing, refuses clients past the descriptor reserve and cuts off clients past the memory budget
-(stream_limits), and the message pump shared with `connect`, which assembles fragments itself and counts every
+(limits), and the message pump shared with `connect`, which assembles fragments itself and counts every
 message it does not apply (oversized, binary, invalid UTF-8, cut short). Split from event_stream, which holds the
 URLs, the Unix-socket transport and what both share; imported when a ws:// stream starts.
 """

@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from tui.formats.aiagent.history import Version, version_time
-from tui.model.format import fmt_bytes, fmt_cost, fmt_ts
+from tui.model.format import fmt_bytes, fmt_cost
 from tui.model.nodes import Session, release_tree
 from tui.model.search import find_op_by_path, find_session_by_prefix
 from tui.ui.widgets.totals_panel import TotalsPanel

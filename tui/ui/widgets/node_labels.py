@@ -11,7 +11,7 @@ from tui.model.nodes import Op, Session, Turn
 
 KIND_STYLE = {"llm": "bold cyan", "tool": "bold magenta", "session": "bold blue", "system": "dim", "?": "bold red"}
 KIND_TAG = {"llm": "LLM ", "tool": "TOOL", "session": "AGENT", "system": "SYS ", "?": "??? "}
-# Jules activity types and artifacts, Genkit snapshot events and branches (tui.formats.jules.tree, genkit_tree)
+# Jules activity types and artifacts, Genkit snapshot events and branches (tui.formats.jules.tree, tui.formats.genkit.tree)
 KIND_TAG.update({
     "planGenerated": "PLAN", "planApproved": "APPROVED", "progressUpdated": "PROGRESS", "agentMessaged": "REPLY",
     "userMessaged": "USER", "sessionCompleted": "DONE", "sessionFailed": "FAILED", "patch": "PATCH",

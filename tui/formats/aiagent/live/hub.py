@@ -115,7 +115,7 @@ class LiveHub:
         self.changed: set[str] = set()
         self._built: dict[str, Session] = {}
         self.gaps = 0  # sequence gaps over every session (kept as events arrive: no scan per tick)
-        self.resets = 0  # ... and jumps of a sequence too far to be gaps (live_order.MAX_SEQUENCE_JUMP)
+        self.resets = 0  # ... and jumps of a sequence too far to be gaps (live.order.MAX_SEQUENCE_JUMP)
         self._children: dict[str, dict[str, None]] = {}  # parent id -> its sub-agents' ids, in arrival order
         self._root: dict[str, str] = {}  # session id -> the root key it is shown under
         self._members: dict[str, dict[str, None]] = {}  # root key -> the sessions shown under it
