@@ -1,4 +1,4 @@
-"""Shared helpers of the live-stream tests: a listener run as a task, a short socket directory, waiting on a condition."""
+"""Shared helpers of the live-stream tests: a listener run as a task and stopped, a frame, the command line."""
 
 from __future__ import annotations
 
@@ -7,32 +7,18 @@ import contextlib
 import os
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import orjson
-import pytest
 
 from tui.formats.aiagent.live.hub import LiveHub
 from tui.inputs.stream.event_stream import listen
-
-from waiting import until  # noqa: F401 (the live tests' one way to wait)
 
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 TIMEOUT = 30
-
-
-@pytest.fixture
-def sock_dir(tmp_path):
-    """A directory short enough for a Unix socket path (108 bytes on Linux)."""
-    if len(str(tmp_path)) < 80:
-        yield tmp_path
-        return
-    with tempfile.TemporaryDirectory(prefix="aim-") as d:
-        yield Path(d)
 
 
 @contextlib.asynccontextmanager

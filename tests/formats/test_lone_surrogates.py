@@ -109,7 +109,8 @@ async def test_live_events_with_lone_surrogates_over_real_sockets(tmp_path):
     """Over WebSocket (a text frame) and a Unix socket (lines; the last one ends without its newline)."""
     from websockets.asyncio.client import connect as ws_connect
 
-    from livehelpers import listening, until
+    from livehelpers import listening
+    from waiting import until
 
     hub = LiveHub()
     async with listening("ws://127.0.0.1:0", hub) as (url, _):

@@ -15,13 +15,14 @@ from websockets.asyncio.client import connect as ws_connect
 from websockets.asyncio.server import serve
 from websockets.exceptions import InvalidStatus
 
-from livehelpers import ROOT, TIMEOUT, listening, sock_dir, stop, until  # noqa: F401 (sock_dir is a fixture)
 from tui.demo.files import write_snapshot
 from tui.demo.tree import make_tree
 from tui.formats.aiagent.live.hub import LiveHub
 from tui.inputs.stream.access import TOKEN_ENV, is_loopback, raise_fd_limit, token_from_env
 from tui.inputs.stream.event_stream import check_listen, connect, listen
-from livehelpers import event, monitor
+
+from livehelpers import ROOT, TIMEOUT, event, listening, monitor, stop
+from waiting import until
 
 
 def free_port() -> int:

@@ -9,8 +9,10 @@ import pytest
 
 from apphelpers import wait_for
 from builders import live_event, op, session, turn
-from tui.formats.aiagent.live.hub import MAX_PENDING_ACCOUNTING, LiveHub, in_sequence_order
+from tui.formats.aiagent.live.hub import LiveHub
+from tui.formats.aiagent.live.merge import in_sequence_order
 from tui.formats.aiagent.live.order import MAX_SEQUENCE_JUMP, SeenSequences
+from tui.formats.aiagent.live.session import MAX_PENDING_ACCOUNTING
 from tui.ui.app import MonitorApp
 
 

@@ -18,13 +18,14 @@ import pytest
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import InvalidStatus
 
-from rawclients import raw_unix, raw_ws, ws_frame, ws_header
-from livehelpers import event, monitor
-from livehelpers import ROOT, TIMEOUT, listening, sock_dir, stop, until  # noqa: F401 (sock_dir: fixture)
 from tui.formats.aiagent.live.hub import LiveHub
 from tui.inputs.stream.access import listen_addresses, mask_token, origin_allowed
 from tui.inputs.stream.event_stream import check_listen, connect, listen
 from tui.inputs.stream.limits import DescriptorReserve, MemoryBudget
+
+from livehelpers import ROOT, TIMEOUT, event, listening, monitor, stop
+from rawclients import raw_unix, raw_ws, ws_frame, ws_header
+from waiting import until
 
 MiB = 1024 * 1024
 

@@ -12,9 +12,11 @@ import pytest
 from websockets.asyncio.client import connect as ws_connect
 from websockets.asyncio.server import serve
 
+from livehelpers import listening, stop
 from rawclients import raw_unix, raw_ws, trickle, ws_frame
-from livehelpers import listening, sock_dir, stop, until  # noqa: F401 (sock_dir is a fixture)
-from tui.formats.aiagent.live.hub import LiveHub, in_sequence_order
+from waiting import until
+from tui.formats.aiagent.live.hub import LiveHub
+from tui.formats.aiagent.live.merge import in_sequence_order
 from tui.inputs.stream import event_stream
 from tui.inputs.stream.event_stream import connect, parse_url
 

@@ -20,7 +20,9 @@ from tui.formats.aiagent.replay import replay_events, send_events
 from tui.formats.load import load
 from tui.inputs.stream.event_stream import connect, listen, parse_url
 from tui.text.summary import summarise
-from livehelpers import ROOT, TIMEOUT, listening, sock_dir, stop, until  # noqa: F401 (sock_dir is a fixture)
+
+from livehelpers import ROOT, TIMEOUT, listening, stop
+from waiting import until
 
 
 # helpers ----------------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
-from tui.formats.aiagent.live.hub import MAX_PENDING_LOGS
+from tui.formats.aiagent.live.session import MAX_PENDING_LOGS
 from tui.model.document import Document
 from tui.model.fields import one_line
 from tui.model.foreign import view_of

@@ -3,7 +3,8 @@
 Events of many sessions arrive interleaved. Each session (by `meta.sessionId`) keeps the last tree it sent
 (`op_tree` / `snapshot`) plus what arrived since (`log`, `accounting`), which is merged into that tree: the next tree
 already contains them, so they are dropped then and nothing is counted twice. Sub-agents (`meta.parentId`) are
-merged into their parent's tree when a root is built for display.
+merged into their parent's tree when a root is built for display (what one session holds: live.session; the
+merging: live.merge; sequence order and gaps: live.order).
 
 Costs: a hub holds indexes (children by parent, sessions by root), so an event costs O(1) and a tick's rebuild
 costs O(the changed roots' families), whatever the number of sessions; every walk over parent links is iterative
@@ -15,11 +16,11 @@ from __future__ import annotations
 
 import time
 from collections import Counter, deque
-from dataclasses import dataclass, field
 
 import orjson
 
-from tui.formats.aiagent.live.order import OrderedText, SeenSequences
+from tui.formats.aiagent.live.merge import attach_child, merge_pending, placeholder_tree, shallow_copy_tree
+from tui.formats.aiagent.live.session import LiveSession
 from tui.formats.aiagent.snapshot import build_session
 from tui.inputs import json_load
 from tui.inputs.stream.limits import MAX_FRAME_BYTES
@@ -27,9 +28,6 @@ from tui.model.fields import as_dict, as_list, as_str, type_name
 from tui.model.gc_pause import paused_gc
 from tui.model.nodes import Session
 
-MAX_PENDING_LOGS = 5000  # logs kept per session between two trees; older ones are dropped from view
-MAX_PENDING_ACCOUNTING = 10_000  # ... and accounting entries
-MAX_TEXT = 64 * 1024  # streamed output/thinking kept per session
 # Tree frames at least this big are parsed only when their tree is shown: a producer sends a session's whole tree
 # again and again, and most are replaced by a newer one before the screen (a few times a second) needs them.
 LAZY_TREE_BYTES = 64 * 1024
@@ -47,60 +45,6 @@ REJECTIONS = ("malformed JSON", "not an object", "unknown type", "no session id"
 # Refused clients and repeats, not broken frames: left out of the malformed count.
 NOT_MALFORMED = frozenset({"duplicate", "auth refused", "origin refused", "too many clients", "over memory budget"})
 BOM = "\ufeff"
-
-
-@dataclass
-class LiveSession:
-    session_id: str
-    origin_id: str = ""
-    parent_id: str = ""
-    agent_id: str = ""
-    call_path: str = ""
-    tree: dict | None = None
-    events: int = 0  # valid events received (duplicates excluded)
-    seen: SeenSequences = field(default_factory=SeenSequences)
-    duplicates: int = 0
-    reordered: int = 0  # arrived after a higher sequence number of the same session (and applied in place)
-    tree_sequence: int | None = None  # the sequence number of the tree held
-    tree_frame: bytes | str | None = None  # a newer tree, still unparsed (see LAZY_TREE_BYTES)
-    tree_frame_sequence: int | None = None  # ... and its sequence number (given back if it fails to parse)
-    status_sequence: int | None = None  # ... and of the event that set status_line
-    status_line: str = ""
-    output_text: OrderedText = field(default_factory=lambda: OrderedText(MAX_TEXT))
-    thinking_text: OrderedText = field(default_factory=lambda: OrderedText(MAX_TEXT))
-    final_report: dict | None = None
-    flushed_entries: int = 0
-    pending_logs: deque = field(default_factory=lambda: deque(maxlen=MAX_PENDING_LOGS))  # (sequence, entry)
-    pending_accounting: deque = field(default_factory=lambda: deque(maxlen=MAX_PENDING_ACCOUNTING))
-    dropped_logs: int = 0
-    dropped_accounting: int = 0
-    updated: float = 0.0
-    finished: bool = False
-    last_ts: int = 0  # newest timestamp seen in this session's events (ms), and when it arrived (wall, s)
-    last_wall: float = 0.0
-    first_ts: int = 0
-
-    @property
-    def gaps(self) -> int:
-        """Sequence numbers missing between the lowest and highest received: events lost (or still on the way)."""
-        return self.seen.missing
-
-    @property
-    def resets(self) -> int:
-        """Jumps of the sequence too far to be lost events (a restarted or broken counter)."""
-        return self.seen.resets
-
-    @property
-    def last_sequence(self) -> int | None:
-        return self.seen.highest
-
-    @property
-    def output(self) -> str:
-        return str(self.output_text)
-
-    @property
-    def thinking(self) -> str:
-        return str(self.thinking_text)
 
 
 class LiveHub:
@@ -422,7 +366,7 @@ class LiveHub:
             if orphan.session_id != root and orphan.parent_id not in self.sessions and orphan.parent_id != root:
                 child_tree = self._merged_tree(orphan.session_id, seen)
                 if child_tree is not None:
-                    _attach_child(tree, orphan, child_tree)
+                    attach_child(tree, orphan, child_tree)
         session = build_session(tree)
         self._built[root] = session
         return session
@@ -443,11 +387,11 @@ class LiveHub:
             i += 1
             live = self.sessions.get(current)
             if live is None or self._tree(live) is None:
-                tree = _placeholder(current, live)
+                tree = placeholder_tree(current, live)
             else:
-                tree = _shallow_copy_tree(live.tree)
+                tree = shallow_copy_tree(live.tree)
             if live is not None:
-                _merge_pending(tree, live)
+                merge_pending(tree, live)
             trees[current] = tree
             for child in self._children.get(current, ()):
                 if child not in seen and child in self.sessions:
@@ -456,20 +400,8 @@ class LiveHub:
                     taken.setdefault(current, []).append(child)
         for current in reversed(order):
             for child in taken.get(current, ()):
-                _attach_child(trees[current], self.sessions[child], trees[child])
+                attach_child(trees[current], self.sessions[child], trees[child])
         return trees[session_id]
-
-
-def _placeholder(session_id: str, live: LiveSession | None) -> dict:
-    tree: dict = {"id": session_id, "traceId": session_id, "turns": []}
-    if live is None:
-        tree["sessionTitle"] = "(not seen yet: only its sub-agents have sent events)"
-        return tree
-    tree["sessionTitle"] = "(no tree received yet)"
-    for key, value in (("agentId", live.agent_id), ("callPath", live.call_path), ("startedAt", live.first_ts)):
-        if value:
-            tree[key] = value
-    return tree
 
 
 _TREE_PREFIXES = ('{"type":"op_tree"', '{"type": "op_tree"')
@@ -570,18 +502,6 @@ def _add_pending(items: deque, sequence: int | None, entry: dict) -> bool:
     return full
 
 
-def in_sequence_order(items: deque) -> list[dict]:
-    """Pending entries in sequence order; an unnumbered entry stays after the one that arrived before it."""
-    keyed = []
-    last = None
-    for position, (sequence, entry) in enumerate(items):
-        if sequence is not None:
-            last = sequence
-        keyed.append((last is not None, last if last is not None else 0, position, entry))
-    keyed.sort(key=lambda k: k[:3])
-    return [k[3] for k in keyed]
-
-
 def _status_text(kind: str, event: dict, live: LiveSession) -> str:
     if kind == "turn_started":
         retry = " (retry)" if event.get("isRetry") else ""
@@ -608,103 +528,3 @@ def _progress_text(p: dict) -> str:
         if isinstance(value, str) and value:
             parts.append(value)
     return ": ".join(parts[:2]) + (" — " + " · ".join(parts[2:]) if len(parts) > 2 else "")
-
-
-def _shallow_copy_tree(tree: dict) -> dict:
-    """Copies of the containers we mutate (turns, ops, logs, accounting); leaves are shared."""
-    out = dict(tree)
-    for key in ("turns", "steps"):
-        items = tree.get(key)
-        if isinstance(items, list):
-            out[key] = [_copy_turn(t) for t in items]
-    return out
-
-
-def _copy_turn(turn: object) -> object:
-    if not isinstance(turn, dict):
-        return turn
-    out = dict(turn)
-    ops = turn.get("ops")
-    if isinstance(ops, list):
-        out["ops"] = [dict(op) if isinstance(op, dict) else op for op in ops]
-    return out
-
-
-def _ops(tree: dict):
-    for key in ("turns", "steps"):
-        for position, turn in enumerate(as_list(tree.get(key))):
-            if isinstance(turn, dict):
-                index = turn.get("index", position)
-                prefix = f"S{index}" if key == "steps" else str(index)
-                for n, op in enumerate(as_list(turn.get("ops"))):
-                    if isinstance(op, dict):
-                        yield f"{prefix}-{n + 1}", op
-
-
-def _merge_pending(tree: dict, live: LiveSession) -> None:
-    """Pending entries onto copies of their ops' lists: each op's list is copied once, not once per entry."""
-    if not live.pending_logs and not live.pending_accounting:
-        return
-    ops = list(_ops(tree))
-    by_path = {path: op for path, op in ops}
-    added: dict[tuple[int, str], tuple[dict, list]] = {}  # (id(op), "logs"/"accounting") -> (op, entries to add)
-
-    def append(op: dict, key: str, entry: dict) -> None:
-        slot = added.get((id(op), key))
-        if slot is None:
-            slot = added[id(op), key] = (op, [])
-        slot[1].append(entry)
-
-    orphans = []
-    for entry in in_sequence_order(live.pending_logs):
-        path = as_str(entry.get("path"))
-        op = by_path.get(path) or by_path.get(path.rsplit(".", 1)[-1]) if path else None
-        if op is None:
-            orphans.append(entry)
-        else:
-            append(op, "logs", entry)
-    if live.pending_accounting:
-        tree.pop("totals", None)  # the stored totals predate these entries: no mismatch to report until next tree
-        last_of_kind = {op["kind"]: op for _, op in ops if isinstance(op.get("kind"), str)}
-        for entry in in_sequence_order(live.pending_accounting):
-            kind = entry.get("type")
-            target = (last_of_kind.get(kind) if isinstance(kind, str) else None) or (ops[-1][1] if ops else None)
-            if target is not None:
-                append(target, "accounting", entry)
-    for (_, key), (op, entries) in added.items():
-        op[key] = [*as_list(op.get(key)), *entries]
-    if orphans:
-        # Logs that name no op of the current tree: shown on a live system op, not lost.
-        holder = {"opId": "live-logs", "kind": "system", "startedAt": orphans[0].get("timestamp"),
-                  "attributes": {"label": "live logs (no op in the tree yet)"}, "logs": orphans, "accounting": []}
-        turns = tree.setdefault("turns", [])
-        if isinstance(turns, list):
-            turns.append({"id": "live", "index": len(turns), "attributes": {"label": "live"}, "ops": [holder]})
-
-
-def _attach_child(tree: dict, child: LiveSession, child_tree: dict) -> None:
-    keys = {child.session_id, as_str(child_tree.get("traceId")), as_str(child_tree.get("id"))} - {""}
-    session_ops = [op for _, op in _ops(tree) if op.get("kind") == "session"]
-    for op in session_ops:
-        current = op.get("childSession")
-        if isinstance(current, dict) and {as_str(current.get("traceId")), as_str(current.get("id"))} & keys:
-            op["childSession"] = child_tree
-            if current.get("totals") != child_tree.get("totals"):
-                tree.pop("totals", None)  # the parent's stored totals predate the newer child
-            return
-    for op in session_ops:  # a running sub-agent op the parent has not attached a child to yet
-        name = as_str(as_dict(op.get("attributes")).get("name"))
-        if "childSession" not in op and "endedAt" not in op and (not child.agent_id or child.agent_id in name):
-            op["childSession"] = child_tree
-            tree.pop("totals", None)
-            return
-    holder = {"opId": f"live-{child.session_id}", "kind": "session", "startedAt": child_tree.get("startedAt"),
-              "attributes": {"name": child.agent_id or child.session_id, "live": True}, "logs": [],
-              "accounting": [], "childSession": child_tree}
-    tree.pop("totals", None)
-    turns = tree.setdefault("turns", [])
-    if isinstance(turns, list):
-        turns.append({"id": f"live-{child.session_id}", "index": len(turns),
-                      "attributes": {"label": "live sub-agent"}, "ops": [holder]})
-
-
