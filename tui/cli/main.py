@@ -11,6 +11,7 @@ from tui.cli.dump import dump_parser, run_dump
 from tui.cli.export import export_parser
 from tui.cli.load import PROG, add_max_bytes, set_max_bytes
 
+
 def app_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG,
