@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
-from tui.app import MonitorApp
-from tui.gen import make_tree, write_snapshot
-from tui.model.document import load
+from tui.demo import make_tree, write_snapshot
+from tui.formats.load import load
 from tui.model.nodes import Op
 from tui.model.search import walk_ops
-from tui.screens.session import SessionScreen
+from tui.ui.app import MonitorApp
+from tui.ui.screens.session import SessionScreen
+
+from waiting import wait_for  # noqa: F401 (the app tests' one way to wait)
 
 SIZE = (160, 48)
 
@@ -28,17 +29,6 @@ def top(app: MonitorApp) -> SessionScreen:
     screen = app.screen
     assert isinstance(screen, SessionScreen), type(screen)
     return screen
-
-
-async def wait_for(pilot, predicate, timeout: float = 10.0) -> bool:
-    """Let the app run until `predicate()` holds; its value once `timeout` seconds have passed."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while loop.time() < deadline:
-        if predicate():
-            return True
-        await pilot.pause(0.05)
-    return predicate()
 
 
 async def drill_into_first_sub_agent(pilot) -> Op:

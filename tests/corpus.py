@@ -25,7 +25,7 @@ import orjson
 if __name__ == "__main__":  # run as a script: this checkout's tui, not an installed one
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tui.gen import make_tree, write_ledger, write_snapshot  # noqa: E402
+from tui.demo import make_tree, write_ledger, write_snapshot  # noqa: E402
 from tui.model.json_text import dumps  # noqa: E402
 
 # Every kind of terminal trouble in one string: Rich markup (style, closing tag, link), OSC title changes, screen

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from corpus import Case, build_corpus
-from tui.model import source_bytes
+from tui.inputs import files as source_bytes
 from tui.model.nodes import Op, Session, Turn
 from tui.model.search import walk_ops
 

@@ -50,6 +50,7 @@ def run_in_pty(args: list[str], keys: list[tuple[float, bytes]], *, cols: int = 
             done, code = os.waitpid(pid, os.WNOHANG)
             if done:
                 status = code
+                out += _drain(fd)  # what it wrote just before exiting may still be unread (seen on a busy machine)
                 break
             if now > timeout:
                 os.kill(pid, 9)
@@ -59,3 +60,17 @@ def run_in_pty(args: list[str], keys: list[tuple[float, bytes]], *, cols: int = 
             _, status = os.waitpid(pid, 0)
         os.close(fd)
     return bytes(out), os.waitstatus_to_exitcode(status)
+
+
+def _drain(fd: int) -> bytes:
+    """Everything left to read on the terminal once the child has exited (until EOF, EIO or 0.2 s of silence)."""
+    rest = bytearray()
+    while select.select([fd], [], [], 0.2)[0]:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        rest += chunk
+    return bytes(rest)

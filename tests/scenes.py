@@ -9,10 +9,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from tui.app import MonitorApp
-from tui.gen import make_tree, populate, write_snapshot
-from tui.model.document import load
+from tui.demo import make_tree, populate, write_snapshot
+from tui.formats.load import load
 from tui.model.search import walk_ops
+from tui.ui.app import MonitorApp
 
 BASE = Path("/tmp/aiagent-monitor-scenes")
 START_MS = 1_779_000_000_000  # a fixed date (2026-05-17)
@@ -106,7 +106,7 @@ async def open_waterfall(pilot) -> None:
 
 
 def jules_app() -> MonitorApp:
-    from tui.gen.jules import make_jules_snapshot, write_jules
+    from tui.demo.jules import make_jules_snapshot, write_jules
 
     target = BASE / "jules"
     if target.exists():
@@ -116,7 +116,7 @@ def jules_app() -> MonitorApp:
 
 
 def genkit_app() -> MonitorApp:
-    from tui.gen.genkit import make_genkit_snapshots, write_genkit_dir
+    from tui.demo.genkit import make_genkit_snapshots, write_genkit_dir
 
     target = BASE / "genkit"
     if target.exists():
@@ -146,7 +146,7 @@ async def genkit_branch(pilot) -> None:
 
 def history_stages() -> list[dict]:
     """The session of session_file() as it grew: four earlier stages, then the file itself."""
-    from tui.gen.timeline import event_times, tree_at
+    from tui.formats.aiagent.timeline import event_times, tree_at
 
     full = make_tree(154, ops=60, depth=3, fanout=1, started_at=START_MS)
     times = event_times(full)
@@ -155,8 +155,8 @@ def history_stages() -> list[dict]:
 
 async def record_history(pilot) -> None:
     """Record the stages as the versions the app saw, one a minute (fixed times: no wall clock on screen)."""
-    from tui.model.history import summary_of
-    from tui.model.snapshot import build_session
+    from tui.formats.aiagent.history import summary_of
+    from tui.formats.aiagent.snapshot import build_session
 
     await pilot.pause()
     app = pilot.app
@@ -195,7 +195,7 @@ def corpus_browser_app() -> MonitorApp:
     import os
 
     from corpus import build_corpus
-    from tui.model.source_bytes import set_document_limit
+    from tui.inputs.files import set_document_limit
 
     target = BASE / "corpus"
     if target.exists():

@@ -20,14 +20,14 @@ from keylag import LoopLag, key_latency, quantile
 
 
 async def main(folder: str, spawned: float, max_seconds: float) -> dict:
-    from tui import launch
-    from tui.cli import app_parser
+    from tui.cli import run as launch
+    from tui.cli.main import app_parser
 
     def since() -> float:
         return time.time() - spawned
 
     app = launch.build_app(app_parser().parse_args(["--sessions-dir", folder]), watch=False)
-    from tui.screens.browser import BrowserScreen
+    from tui.ui.screens.browser import BrowserScreen
 
     out: dict = {}
     async with app.run_test(size=(160, 48)) as pilot:

@@ -16,12 +16,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tui.gen import make_tree, write_snapshot  # noqa: E402
-from tui.gen.timeline import event_times, tree_at  # noqa: E402
+from tui.demo import make_tree, write_snapshot  # noqa: E402
+from tui.formats.aiagent.history import History, summary_of  # noqa: E402
+from tui.formats.aiagent.timeline import event_times, tree_at  # noqa: E402
+from tui.formats.load import load  # noqa: E402
 from tui.model.diff import diff_sessions  # noqa: E402
-from tui.model.document import load  # noqa: E402
 from tui.model.gc_pause import paused_gc  # noqa: E402
-from tui.model.history import History, summary_of  # noqa: E402
 from tui.model.nodes import release_tree  # noqa: E402
 
 

@@ -24,8 +24,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 LISTENER = r"""
 import asyncio, sys
-from tui.model.live import LiveHub
-from tui.sources.event_stream import listen
+from tui.formats.aiagent.live.hub import LiveHub
+from tui.inputs.stream.event_stream import listen
 
 async def main():
     hub = LiveHub()

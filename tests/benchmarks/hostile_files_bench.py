@@ -1,4 +1,4 @@
-"""Hostile files (issue 12, point 14): the numbers behind tests/test_hostile_gzip_and_tail.py.
+"""Hostile files (issue 12, point 14): the numbers behind tests/formats/test_hostile_gzip_and_tail.py.
 
     python tests/benchmarks/hostile_files_bench.py            # ~40 MB line case (a few seconds)
     python tests/benchmarks/hostile_files_bench.py --full     # the issue's 400 MB line case
@@ -59,7 +59,7 @@ START = u0.ru_utime + u0.ru_stime
 
 LOAD = USAGE + """
 import json, sys
-from tui.model.source_bytes import LoadError, read_source
+from tui.inputs.files import LoadError, read_source
 try:
     data = read_source(sys.argv[1])
     print(json.dumps({"result": f"{len(data):,} bytes", **usage(START)}))
@@ -70,8 +70,8 @@ except LoadError as exc:
 LINE = USAGE + """
 import json, os, sys
 from pathlib import Path
-from tui.model import source_bytes
-from tui.sources.ledger_tail import LedgerTail
+from tui.formats.aiagent.ledger_tail import LedgerTail
+from tui.inputs import files as source_bytes
 
 def rchar():
     with open("/proc/self/io", "rb") as f:

@@ -1,4 +1,4 @@
-"""The benchmark's inputs, made with the project's generator (tui.gen): big snapshots and a big directory."""
+"""The benchmark's inputs, made with the project's generator (tui.demo): big snapshots and a big directory."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def snapshot(data_dir: Path, ops: int) -> Path:
     """A gzipped v2 snapshot of about `ops` ops (reused when it is already in data_dir)."""
     path = data_dir / f"snapshot-{ops}ops-d{DEPTH}-p{PAYLOAD_BYTES}-c{CAPTURE_RATE}.json.gz"
     if not path.exists():  # in a child process, so that this one stays small (see common.run_timed)
-        code = ("import sys; from tui.gen import make_tree, write_snapshot; "
+        code = ("import sys; from tui.demo import make_tree, write_snapshot; "
                 f"write_snapshot(sys.argv[1], make_tree({ops}, ops={ops}, depth={DEPTH}, "
                 f"payload_bytes={PAYLOAD_BYTES}, capture_rate={CAPTURE_RATE}), name=sys.argv[2])")
         subprocess.run([PY, "-c", code, str(data_dir), path.name], check=True, cwd=ROOT, env=child_env())
@@ -32,7 +32,7 @@ def many_files(data_dir: Path, files: int) -> Path:
     marker = folder / ".complete"
     if marker.exists():
         return folder
-    from tui.gen import make_tree, write_snapshot
+    from tui.demo import make_tree, write_snapshot
 
     folder.mkdir(parents=True, exist_ok=True)
     variants = []

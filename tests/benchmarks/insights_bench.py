@@ -19,11 +19,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tui.gen import make_tree, write_snapshot  # noqa: E402
-from tui.model.document import load  # noqa: E402
-from tui.model.export import render  # noqa: E402
+from tui.demo import make_tree, write_snapshot  # noqa: E402
+from tui.formats.load import load  # noqa: E402
 from tui.model.insights import compute  # noqa: E402
-from tui.model.insights_text import render_text  # noqa: E402
+from tui.text.export import render  # noqa: E402
+from tui.text.insights_text import render_text  # noqa: E402
 
 
 def best(fn, repeat: int = 5) -> float:

@@ -28,11 +28,11 @@ HERE = Path(__file__).resolve().parent
 async def main(mode: str, url: str, args: list[str]) -> dict:
     import tempfile
 
-    from tui.app import MonitorApp
+    from tui.ui.app import MonitorApp
 
     empty = Path(tempfile.mkdtemp(prefix="bench-live-"))
     if mode == "scale":  # rows for the keys to move through, whatever the shape
-        from tui.gen import make_tree, write_snapshot
+        from tui.demo import make_tree, write_snapshot
 
         for seed in range(30):
             write_snapshot(empty, make_tree(seed, ops=5, depth=1), version=2)

@@ -15,7 +15,7 @@ import time
 
 import orjson
 
-from tui.sources.event_stream import parse_url
+from tui.inputs.stream.event_stream import parse_url
 
 
 def events(shape: str, n: int):

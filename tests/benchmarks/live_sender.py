@@ -14,9 +14,9 @@ import time
 
 import orjson
 
-from tui.gen import make_tree
-from tui.gen.timeline import event_times, tree_at
-from tui.sources.event_stream import parse_url
+from tui.demo import make_tree
+from tui.formats.aiagent.timeline import event_times, tree_at
+from tui.inputs.stream.event_stream import parse_url
 
 
 async def main(url: str, rate: int, seconds: float) -> None:

@@ -32,9 +32,9 @@ def _mounted_tree(app, old):
 
 
 async def main(path: str) -> dict:
-    from tui.cli import app_parser
-    from tui.launch import build_app
-    from tui.screens.session import SessionScreen
+    from tui.cli.main import app_parser
+    from tui.cli.run import build_app
+    from tui.ui.screens.session import SessionScreen
 
     t0 = time.perf_counter()
     app = build_app(app_parser().parse_args([path]), watch=False)  # as the command line starts it

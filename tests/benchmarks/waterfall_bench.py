@@ -21,11 +21,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tui.app import MonitorApp  # noqa: E402
-from tui.gen import make_tree, write_snapshot  # noqa: E402
-from tui.model.document import load  # noqa: E402
+from tui.demo import make_tree, write_snapshot  # noqa: E402
+from tui.formats.load import load  # noqa: E402
 from tui.model.waterfall import Waterfall, _all_nodes, _expandable, node_key  # noqa: E402
-from tui.screens.waterfall import WaterfallScreen  # noqa: E402
+from tui.ui.app import MonitorApp  # noqa: E402
+from tui.ui.screens.waterfall import WaterfallScreen  # noqa: E402
 
 
 CPU: list[float] = []

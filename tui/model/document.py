@@ -1,28 +1,34 @@
-"""Open any input the producer writes and say which format it is: the single entry point of the model."""
+"""A loaded input, whatever its format: the record every format reader hands over (the session tree, the format id,
+where its payload refs resolve, an accounting summary or a foreign store). Pure data, so that readers, renderings and
+the app all depend on it without depending on each other; the loaders are in tui.formats.load.
+"""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import orjson
-
-from tui.model import json_load
-from tui.model.accounting_ledger import AccountingSummary, looks_like_accounting, summarise_accounting
-from tui.model.child_refs import link_child_refs
-from tui.model.fields import as_int, as_str, type_name
-from tui.model.gc_pause import paused_gc, paused_gc_then_frozen
-from tui.model.ledger import LedgerBuilder, is_ledger_record, parse_records, sessions_dir_for_ledger
 from tui.model.nodes import Session
-from tui.model.snapshot import build_session
-from tui.model.source_bytes import GZIP_MAGIC, LoadError, document_limit, read_source
+from tui.model.totals import Totals
 
 SNAPSHOT = "aiagent-snapshot"
 LEDGER = "aiagent-ledger"
 ACCOUNTING = "aiagent-accounting"
-JULES = "jules-snapshot"  # the other snapshot systems of the seeds: tui.model.foreign_load
+JULES = "jules-snapshot"  # the other snapshot systems of the seeds: tui.formats.foreign_load
 GENKIT = "genkit-snapshots"
+
+
+@dataclass(slots=True)
+class AccountingSummary:
+    totals: Totals = field(default_factory=Totals)
+    entries: int = 0
+    llm: int = 0
+    tool: int = 0
+    failed: int = 0
+    other: int = 0
+
+    def counts(self) -> dict:
+        return {"entries": self.entries, "llm": self.llm, "tool": self.tool, "failed": self.failed}
 
 
 @dataclass
@@ -40,147 +46,3 @@ class Document:
     accounting: AccountingSummary | None = None
     problems: list[str] = field(default_factory=list)
     extra: object = None  # JulesSnapshot / GenkitStore for those formats
-
-
-def load(path: str, sessions_dir: str | Path | None = None, max_bytes: int | None = None) -> Document:
-    with paused_gc():
-        return _load(path, sessions_dir, max_bytes)
-
-
-def load_frozen(path: str, sessions_dir: str | Path | None = None, *, data: bytes | None = None) -> Document:
-    """load() for a long-lived process (the app), the result moved out of the collector's reach; `data`: the
-    file's content when it was read already."""
-    with paused_gc_then_frozen():
-        return _load(path, sessions_dir, None, data)
-
-
-def _load(path: str, sessions_dir: str | Path | None, max_bytes: int | None, data: bytes | None = None) -> Document:
-    if data is None and path != "-" and os.path.isdir(path):
-        from tui.model.foreign_load import load_dir
-
-        return load_dir(path, document_limit() if max_bytes is None else max_bytes)
-    if data is None:
-        data = read_source(path, max_bytes)
-    if sessions_dir is None and path != "-":
-        p = Path(path)
-        sessions_dir = sessions_dir_for_ledger(p) if p.suffix == ".jsonl" else p.resolve().parent
-    return _load_bytes(data, path, Path(sessions_dir) if sessions_dir is not None else None)
-
-
-def load_bytes(data: bytes, path: str, sessions_dir: Path | None = None) -> Document:
-    with paused_gc():
-        return _load_bytes(data, path, sessions_dir)
-
-
-def _load_bytes(data: bytes, path: str, sessions_dir: Path | None) -> Document:
-    try:
-        value = json_load.loads(data)
-    except orjson.JSONDecodeError as exc:
-        return _load_lines(data, path, sessions_dir, exc)
-    if isinstance(value, dict) and is_ledger_record(value):
-        return _ledger([value], [], path, sessions_dir)
-    if looks_like_accounting(value):
-        return _accounting([value], path)
-    return from_object(value, path, sessions_dir)
-
-
-def from_object(value: object, path: str, sessions_dir: Path | None = None) -> Document:
-    """A snapshot file, a live wire envelope or a bare SessionNode, already parsed."""
-    if not isinstance(value, dict):
-        return _foreign(value, path, sessions_dir, f"top level is {type_name(value)}, expected a snapshot object")
-    doc = Document(SNAPSHOT, path, sessions_dir=sessions_dir)
-    if "opTree" in value:
-        tree = value["opTree"]
-        doc.version = as_int(value.get("version"), 0) or None
-        doc.shape = f"file-v{doc.version}" if doc.version else "file"
-        _envelope_fields(doc, value)
-    elif isinstance(value.get("snapshot"), dict):
-        inner = value["snapshot"]
-        if "opTree" not in inner:
-            raise LoadError(path, "envelope has no snapshot.opTree")
-        tree = inner["opTree"]
-        doc.version = as_int(inner.get("version"), 0) or None
-        doc.shape = "envelope"
-        _envelope_fields(doc, value)
-    elif "turns" in value:
-        tree = value
-        doc.shape = "bare"
-    else:
-        keys = ", ".join(list(value)[:8]) or "none"
-        return _foreign(value, path, sessions_dir,
-                        f"not an ai-agent snapshot: no opTree, snapshot or turns (keys: {keys})")
-    if not isinstance(tree, dict):
-        raise LoadError(path, f"opTree is {type_name(tree)}, expected an object")
-    doc.root = build_session(tree)
-    link_child_refs(doc.root, sessions_dir)  # sub-agents a snapshot names by reference, from their v3 ledgers
-    return doc
-
-
-def _foreign(value: object, path: str, sessions_dir: Path | None, reason: str) -> Document:
-    """A Jules or Genkit snapshot; anything else is the LoadError `reason`."""
-    from tui.model.foreign_load import detect, from_value
-
-    fmt = detect(value)
-    if fmt is None:
-        raise LoadError(path, reason)
-    return from_value(fmt, value, path, sessions_dir)
-
-
-def _envelope_fields(doc: Document, value: dict) -> None:
-    doc.reason = as_str(value.get("reason"))
-    doc.session_id = as_str(value.get("sessionId"))
-    doc.origin_id = as_str(value.get("originId"))
-    ts = value.get("timestamp")
-    doc.timestamp = ts if isinstance(ts, int) and not isinstance(ts, bool) else None
-
-
-def _load_lines(data: bytes, path: str, sessions_dir: Path | None, first_error: Exception) -> Document:
-    records, problems, _ = parse_records(data)
-    if records and is_ledger_record(records[0]):
-        return _ledger(records, problems, path, sessions_dir)
-    if records and looks_like_accounting(records[0]):
-        return _accounting(records, path)
-    raise LoadError(path, _json_reason(data, first_error, path))
-
-
-def _json_reason(data: bytes, exc: Exception, path: str = "") -> str:
-    message = str(exc.args[0] if getattr(exc, "args", None) else exc)
-    lowered = message.lower()
-    head = bytes(data[:12])
-    if data.lstrip()[:1] not in (b"{", b"["):
-        if path.endswith(".gz") and data[:2] != GZIP_MAGIC:
-            return f"not gzip data and not JSON either (starts with {head!r})"
-        if "not valid utf-8" not in lowered:
-            return f"not JSON (starts with {head!r}): {message}"
-    if "not valid utf-8" in lowered:
-        return _utf8_reason(data)
-    if "depth limit" in lowered or "recursion" in lowered:
-        return "JSON nested deeper than 1,024 levels (sub-agents about 200 deep): refused"
-    if "unexpected end" in lowered or "eof" in lowered:
-        return f"invalid JSON: it ends early, the file is truncated or still being written ({message})"
-    return f"invalid JSON: {message}"
-
-
-def _utf8_reason(data: bytes) -> str:
-    try:
-        bytes(data).decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        return f"not UTF-8 text: invalid byte 0x{data[exc.start]:02x} at offset {exc.start:,} (line {line:,})"
-    return "not UTF-8 text (a string holds an unpaired surrogate escape)"
-
-
-def _ledger(records: list[dict], problems: list[str], path: str, sessions_dir: Path | None) -> Document:
-    builder = LedgerBuilder(sessions_dir)
-    if path != "-":
-        builder.visited.add(Path(path).resolve())
-    root = builder.build(records, problems)
-    doc = Document(LEDGER, path, root=root, sessions_dir=sessions_dir, shape="ledger", version=3)
-    doc.session_id = root.id
-    doc.origin_id = root.origin_id
-    doc.problems = list(problems)
-    return doc
-
-
-def _accounting(records: list[dict], path: str) -> Document:
-    return Document(ACCOUNTING, path, shape="accounting", accounting=summarise_accounting(records))

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 from tui.model.nodes import Op, Session
 
 if TYPE_CHECKING:
-    from tui.model.captures import Capture
+    from tui.model.capture import Capture
     from tui.model.logs import LogEntry
 
 

@@ -3,7 +3,7 @@
 `sse` frames server-sent events; `jsonseq` reads NDJSON and cut-off JSON arrays; one module per dialect
 (`anthropic`, `openai_chat`, `openai_responses`, `gemini`, `ollama`) feeds the common `result.Builder`; `detect`
 tells the dialect from the data's shapes and runs the right one; `requests` names the dialect of a request body.
-`tui.model.decode` turns capture bytes into views with these.
+`tui.payloads.decode` turns capture bytes into views with these.
 """
 
 from tui.payloads.detect import reassemble_events, reassemble_json, reassemble_values

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 
 import orjson
 
-from tui.model import json_load
+from tui.inputs import json_load
 from tui.payloads import anthropic, gemini, ollama, openai_chat, openai_responses
 from tui.payloads.result import Builder, Reassembled, s
 from tui.payloads.sse import SseEvent

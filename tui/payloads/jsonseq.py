@@ -10,8 +10,7 @@ from dataclasses import dataclass, field
 
 import orjson
 
-from tui.model import json_load
-
+from tui.inputs import json_load
 _WS = " \t\r\n"
 _DECODER = json.JSONDecoder()
 

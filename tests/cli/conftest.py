@@ -1,0 +1,1 @@
+"""Tests of tui/cli/ (shared helpers live at the top of tests/, on the path through pyproject's pythonpath)."""

@@ -1,0 +1,246 @@
+"""BrowserScreen under Pilot: listing, lazy filling, broken rows, filter, sort, open, window, watcher API."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable, Static
+
+import tui.catalog.scan as directory_scan
+from tui.catalog.session_row import row_from_entry
+from tui.ui.app import MonitorApp
+from tui.ui.screens.browser import BrowserScreen
+import tui.ui.screens.browser as browser
+
+from browserhelpers import SIZE, cells, ids, settle
+from scanfixtures import (
+    CHILD_LEDGER, EMPTY, GOOD_A, GOOD_B, NOT_JSON, ROOT_LEDGER, RUNNING, T0, TRUNCATED, make_sessions_dir,
+    orphaned_child_dir, session_node, write_snapshot,
+)
+
+ALL = [GOOD_A, GOOD_B, RUNNING, ROOT_LEDGER, EMPTY, TRUNCATED, NOT_JSON]
+
+
+def header(screen: BrowserScreen) -> str:
+    return str(screen.query_one("#browser-header", Static).render())
+
+
+def note(screen: BrowserScreen) -> str:
+    return str(screen.query_one("#browser-note", Static).render())
+
+
+@pytest.fixture
+def sessions(tmp_path) -> Path:
+    return make_sessions_dir(tmp_path / "sessions")
+
+
+async def test_lists_rows_and_broken_entries(sessions):
+    app = MonitorApp(sessions_dir=sessions)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, BrowserScreen)
+        await settle(pilot, screen)
+        assert ids(screen) == ALL  # newest first; tmp file, notes.txt and the child ledger are not rows
+        assert not any(".tmp-" in key for key in screen._rows)
+        assert "7 sessions" in header(screen) and "loading" not in header(screen)
+        empty = cells(screen, EMPTY)
+        assert empty[3] == "BROKEN" and empty[2] == "empty file (0 bytes)"
+        assert "truncated gzip" in cells(screen, TRUNCATED)[2]
+        assert cells(screen, NOT_JSON)[2].startswith("not JSON")
+        good = cells(screen, GOOD_A)
+        assert good[1:5] == ["web-research", "Cheapest flight to Athens", "ok", "1m35s"]
+        assert good[5:8] == ["1", "1500", "$0.5000!"]  # Turns: user turns (turn 0 is init); stored totals disagree: "!"
+        assert cells(screen, RUNNING)[3] == "● running" and cells(screen, RUNNING)[6] == "42.0k"
+        assert cells(screen, GOOD_B)[3] == "failed"
+        assert "\x1b" not in cells(screen, GOOD_B)[2]
+        assert cells(screen, ROOT_LEDGER)[1] == "ledger-root"
+
+
+async def test_child_ledger_found_late_is_dropped(sessions, monkeypatch):
+    monkeypatch.setattr(directory_scan, "PEEK_LEDGERS_MAX", 0)  # as in a directory with many ledgers
+    app = MonitorApp(sessions_dir=sessions)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await settle(pilot, screen)
+        assert CHILD_LEDGER not in ids(screen) and ids(screen) == ALL
+        assert "7 sessions" in header(screen)
+
+
+async def test_a_child_ledger_without_parent_session_id_is_not_a_session_row(tmp_path):
+    d = orphaned_child_dir(tmp_path / "sessions")
+    app = MonitorApp(sessions_dir=d)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await settle(pilot, screen)
+        assert ids(screen) == ["rrrr-0001"] and "1 session" in header(screen)
+        assert cells(screen, "rrrr-0001")[6] == "10"  # the root's tokens include the child's
+        child = d / "session" / "kkkk-0002.jsonl"  # rewritten, as a watcher would report it
+        screen.upsert_rows([row_from_entry(child, child.stat().st_mtime, child.stat().st_size, "ledger")])
+        await settle(pilot, screen)
+        assert ids(screen) == ["rrrr-0001"]
+
+
+async def test_filter_narrows_and_escape_clears(sessions):
+    app = MonitorApp(sessions_dir=sessions)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await settle(pilot, screen)
+        await pilot.press("slash")
+        assert screen.focused is screen.query_one("#browser-filter")
+        await pilot.press(*"bigq")
+        await pilot.pause(0.3)
+        assert ids(screen) == [GOOD_B]
+        assert "1 shown" in header(screen)
+        await pilot.press("escape")
+        await pilot.pause(0.3)
+        assert ids(screen) == ALL and screen.focused is screen.query_one(DataTable)
+        await pilot.press("ctrl+f", *"broken")
+        await pilot.pause(0.3)
+        assert ids(screen) == [EMPTY, TRUNCATED, NOT_JSON]
+        await pilot.press("enter")  # leaves the filter on and goes back to the table
+        assert screen.focused is screen.query_one(DataTable) and len(ids(screen)) == 3
+        screen.query_one("#browser-filter").value = "zzz-nothing"
+        await pilot.pause(0.3)
+        assert ids(screen) == [] and "no session matches" in note(screen)
+
+
+async def test_sort_keys_and_header_click(sessions):
+    app = MonitorApp(sessions_dir=sessions)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await settle(pilot, screen)
+        await pilot.press("s")  # agent, ascending; broken rows (no agent) last
+        assert ids(screen)[:4] == [GOOD_B, RUNNING, ROOT_LEDGER, GOOD_A]
+        await pilot.press("S")
+        assert ids(screen)[:4] == [GOOD_A, ROOT_LEDGER, RUNNING, GOOD_B]
+        await pilot.press("s", "s", "s", "s")  # status, duration, tokens, cost (descending)
+        assert screen._sort == "cost" and ids(screen)[:4] == [RUNNING, GOOD_A, GOOD_B, ROOT_LEDGER]
+        await pilot.press("s")  # back to started, newest first
+        assert ids(screen) == ALL
+        await pilot.click("#browser-table", offset=(23, 0))  # the Agent header
+        await pilot.pause()
+        assert screen._sort == "agent" and ids(screen)[0] == GOOD_B
+
+
+async def test_enter_opens_and_broken_rows_notify(sessions, monkeypatch):
+    app = MonitorApp(sessions_dir=sessions)
+    opened: list[str] = []
+    monkeypatch.setattr(app, "open_path", lambda path, op_path=None: opened.append(path))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await settle(pilot, screen)
+        notes: list[str] = []
+        monkeypatch.setattr(screen, "notify", lambda message, **kw: notes.append(message))
+        await pilot.press("down", "enter")  # GOOD_B
+        assert opened == [str(sessions.resolve() / f"{GOOD_B}.json.gz")]
+        table = screen.query_one(DataTable)
+        table.move_cursor(row=ALL.index(EMPTY))
+        await pilot.press("enter")
+        assert len(opened) == 1 and notes and "empty file (0 bytes)" in notes[0]
+
+
+async def test_windowed_table_grows_at_the_end(sessions, monkeypatch):
+    monkeypatch.setattr(browser, "PAGE", 3)
+    app = MonitorApp(sessions_dir=sessions)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await settle(pilot, screen)
+        assert ids(screen) == ALL[:3] and "showing 3 of 7" in note(screen)
+        await pilot.press("down", "down")
+        await pilot.pause()
+        assert ids(screen) == ALL[:6]
+        await pilot.press("ctrl+end")
+        await pilot.pause()
+        assert ids(screen) == ALL and not screen.query_one("#browser-note").display
+
+
+async def test_upsert_and_remove_keep_the_cursor(sessions):
+    app = MonitorApp(sessions_dir=sessions)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await settle(pilot, screen)
+        table = screen.query_one(DataTable)
+        table.move_cursor(row=2)  # RUNNING
+        new_id = "12345678-0000-4000-8000-00000000000a"
+        path = write_snapshot(sessions, new_id, session_node(new_id, "fresh", "New one", started=T0, duration=10),
+                              T0 / 1000 + 50)
+        st = path.stat()
+        screen.upsert_rows([row_from_entry(path, st.st_mtime, st.st_size, "snapshot")])
+        assert ids(screen)[0] == new_id and ids(screen)[table.cursor_row] == RUNNING
+        await settle(pilot, screen)
+        assert cells(screen, new_id)[1:3] == ["fresh", "New one"] and "8 sessions" in header(screen)
+        screen.remove_paths([str(sessions / f"{GOOD_A}.json.gz"), path])
+        await pilot.pause()
+        assert GOOD_A not in ids(screen) and ids(screen)[table.cursor_row] == RUNNING
+        assert "6 sessions" in header(screen)
+        child = sessions / "session" / f"{CHILD_LEDGER}.jsonl"  # as a watcher would report it
+        screen.upsert_rows([row_from_entry(child, child.stat().st_mtime, child.stat().st_size, "ledger")])
+        assert CHILD_LEDGER not in ids(screen) and "6 sessions" in header(screen)
+
+
+async def test_rescan_picks_up_new_files(sessions):
+    app = MonitorApp(sessions_dir=sessions)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await settle(pilot, screen)
+        (sessions / f"{GOOD_B}.json.gz").unlink()
+        await pilot.press("r")
+        await settle(pilot, screen)
+        assert GOOD_B not in ids(screen) and len(ids(screen)) == 6
+
+
+async def test_missing_directory_says_so(tmp_path):
+    app = MonitorApp(sessions_dir=tmp_path / "nowhere")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await settle(pilot, screen)
+        assert ids(screen) == [] and "0 sessions" in header(screen)
+        assert "directory not found" in note(screen)
+
+
+async def test_no_directory(tmp_path):
+    app = MonitorApp(sessions_dir=None)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await pilot.pause()
+        assert "no sessions directory" in header(screen) and "no sessions directory" in note(screen)
+
+
+async def test_untrusted_text_is_never_markup(sessions):
+    app = MonitorApp(sessions_dir=sessions)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await settle(pilot, screen)
+        row = row_from_entry(sessions / "evil.json.gz", T0 / 1000 + 99, 10, "snapshot")
+        row.loaded, row.status, row.agent, row.title = True, "ok", "[bold]agent[/bold]", "[link=x]t[/link]\x07"
+        screen.upsert_rows([row])
+        await pilot.pause()
+        assert cells(screen, "evil")[1:3] == ["[bold]agent[/bold]", "[link=x]t[/link]\\x07"]
+
+
+def test_visible_rows_load_first():
+    screen = BrowserScreen(None)
+    screen._pending = {"a", "b", "c", "d"}
+    screen._queue.extend(["a", "b", "c", "d"])
+    screen._priority.extend(["c", "x"])
+    assert [screen._next_pending() for _ in range(5)] == ["c", "a", "b", "d", None]
+
+
+async def test_a_fresh_listing_is_shown_newest_first_before_anything_loads(tmp_path, monkeypatch):
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for i in range(30):
+        sid = f"s{i:02d}"
+        node = session_node(sid, "agent", "title", started=T0, duration=10)
+        write_snapshot(folder, sid, node, T0 / 1000 + (i * 7919) % 30)  # mtimes in a shuffled order
+    monkeypatch.setattr(BrowserScreen, "_ensure_worker", lambda self: None)  # nothing gets loaded
+    app = MonitorApp(sessions_dir=folder)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        while not screen._scanned:
+            await pilot.pause(0.02)
+        assert len(screen._pending) == 30
+        assert screen._view == screen._compute_view()  # what a full sort gives
+        mtimes = [screen._rows[key].mtime for key in screen._view]
+        assert mtimes == sorted(mtimes, reverse=True)

@@ -1,0 +1,322 @@
+"""PayloadScreen and TextLines driven through App.run_test() + Pilot."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from textual.app import App
+
+if str(Path(__file__).resolve().parents[2]) not in sys.path:  # runnable without installing the package
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tui.ui.screens.payload import PayloadScreen  # noqa: E402
+from tui.ui.widgets.text_lines import MAX_CELLS, TextLines, inert_line  # noqa: E402
+
+from payloadfixtures import HTTP_REQ, SSE, b64, llm_op  # noqa: E402
+from payloadhelpers import PayloadApp, header, op_of, settled, status, visible
+
+
+def full_op() -> dict:
+    return llm_op(
+        {"messages": 1, "bytes": 100, "raw": {"format": "http", "encoding": "base64", "value": b64(HTTP_REQ)},
+         "sdk": {"format": "json", "encoding": "base64", "value": b64('{"sdkRequest": {"n": 1}}')}},
+        {"raw": {"format": "sse", "encoding": "base64", "value": b64(SSE)},
+         "sdk": {"format": "json", "encoding": "base64", "value": b64('{"sdkResponse": true}')}},
+    )
+
+
+async def test_sse_response_opens_on_reassembled_text_then_request_and_sdk():
+    app = PayloadApp(op_of(full_op()))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await settled(pilot)
+        c = screen.capture
+        assert (c.side, c.source, screen.view_name) == ("response", "raw", "text")
+        shown = visible(screen)
+        assert "Hello world" in shown and "line two" in shown and "pondering" in shown
+        assert "search:" in shown
+        assert "response" in header(screen) and "sse" in header(screen) and " text " in header(screen)
+        title = str(screen.query_one("#payload-title").render())
+        assert "1-1" in title and "llm" in title and "anthropic:claude-x" in title
+
+        await pilot.press("v")
+        assert screen.view_name == "events"
+        assert visible(screen)[0].startswith("message_start")
+
+        await pilot.press("r")
+        screen = await settled(pilot)
+        assert (screen.capture.side, screen.capture.source) == ("request", "raw")
+        shown = visible(screen)
+        assert shown[0] == "POST /v1/messages HTTP/1.1"
+        assert "Content-Type: application/json" in shown
+        assert '  "model": "claude-x",' in shown
+        assert "http" in header(screen)
+
+        await pilot.press("v")
+        assert screen.view_name == "headers"
+        assert visible(screen)[1] == "Host: api.anthropic.com"
+
+        await pilot.press("s")
+        screen = await settled(pilot)
+        assert (screen.capture.side, screen.capture.source) == ("request", "sdk")
+        assert '  "sdkRequest": {' in visible(screen)
+
+        await pilot.press("s")  # the plain payload summary {messages, bytes}
+        screen = await settled(pilot)
+        assert screen.capture.source == "payload"
+        assert '  "messages": 1,' in visible(screen)
+
+        await pilot.press("s", "r")  # back to raw, then the response side keeps the source
+        screen = await settled(pilot)
+        assert (screen.capture.side, screen.capture.source) == ("response", "raw")
+
+        await pilot.press("h")
+        assert screen.view_name == "hex"
+        assert visible(screen)[0].startswith("00000000  65 76 65 6e 74")  # "event"
+
+        await pilot.press("escape")
+        assert not isinstance(app.screen, PayloadScreen)
+
+
+async def test_unavailable_raw_shows_capture_failure():
+    op = op_of(llm_op(None, {"raw": "[unavailable]"}))
+    app = PayloadApp(op)
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = await settled(pilot)
+        shown = visible(screen)
+        assert shown[0] == "capture failure (capture bug in the producer: raw is [unavailable])"
+        assert "[unavailable]" in status(screen)
+        await pilot.press("v", "h", "y", "w", "r", "s")  # nothing to do: notifications, no crash
+        assert isinstance(app.screen, PayloadScreen)
+
+
+async def test_unavailable_raw_falls_back_to_sdk_with_note():
+    op = op_of(llm_op(None, {"raw": {"format": "sse", "encoding": "base64", "value": "[unavailable]"},
+                             "sdk": {"format": "json", "encoding": "base64", "value": b64('{"a": 1}')}}))
+    app = PayloadApp(op)
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = await settled(pilot)
+        assert screen.capture.source == "sdk"
+        assert visible(screen)[:3] == ["{", '  "a": 1', "}"]
+        assert "raw: capture bug" in status(screen)
+        await pilot.press("s")
+        screen = await settled(pilot)
+        assert "capture bug in the producer: raw is [unavailable]" in visible(screen)[0]
+
+
+async def test_not_captured_ref_and_missing_file(tmp_path):
+    op = op_of(llm_op(
+        {"raw": {"format": "http", "ref": {"path": "gone.gz", "compression": "gzip", "captured": True}}},
+        {"ref": {"path": "x.gz", "format": "sse", "captured": False}},
+    ))
+    app = PayloadApp(op, tmp_path)
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = await settled(pilot)
+        assert visible(screen)[0].startswith("not captured")
+        await pilot.press("r")
+        screen = await settled(pilot)
+        assert "payload file not found: gone.gz" in status(screen)
+        assert visible(screen)[0].startswith("cannot read this payload")
+
+
+async def test_no_captures_message():
+    app = PayloadApp(op_of({"opId": "o", "kind": "system", "attributes": {"label": "init"}}))
+    async with app.run_test(size=(100, 20)) as pilot:
+        screen = await settled(pilot)
+        assert visible(screen)[0] == "this op has no captured payloads"
+        await pilot.press("r", "s", "v")
+        assert isinstance(app.screen, PayloadScreen)
+
+
+async def test_ref_capture_read_from_gzip_file(tmp_path):
+    (tmp_path / "payloads").mkdir()
+    (tmp_path / "payloads" / "resp.sse.gz").write_bytes(gzip.compress(SSE.encode()))
+    ref = {"path": "payloads/resp.sse.gz", "format": "sse", "compression": "gzip", "captured": True,
+           "originalBytes": len(SSE.encode()), "sha256": "f" * 64, "truncated": True}
+    app = PayloadApp(op_of(llm_op(None, {"ref": ref})), tmp_path)
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = await settled(pilot)
+        assert "Hello world" in visible(screen)
+        assert "sha256 mismatch" in status(screen) and "truncated by producer" in status(screen)
+        assert "[ref]" in header(screen)
+
+
+async def test_ledger_op_payload_refs(tmp_path):
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "req.gz").write_bytes(gzip.compress(HTTP_REQ.encode()))
+    op = op_of({"opId": "l1", "kind": "llm"})
+    op.payload_refs = [{"kind": "llm_request", "format": "http", "path": "p/req.gz", "compression": "gzip"}]
+    app = PayloadApp(op, tmp_path)
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = await settled(pilot)
+        assert screen.capture.side == "request"
+        assert visible(screen)[0] == "POST /v1/messages HTTP/1.1"
+
+
+async def test_binary_opens_in_hex_and_save(tmp_path, monkeypatch):
+    data = bytes(range(256))
+    app = PayloadApp(op_of(llm_op(None, {"raw": {"encoding": "base64", "value": b64(data)}})))
+    monkeypatch.chdir(tmp_path)
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = await settled(pilot)
+        assert screen.view_name == "hex"
+        assert visible(screen)[0].startswith("00000000  00 01 02 03 04 05 06 07  08 09")
+        await pilot.press("w", "w")
+        assert (tmp_path / "op-7-response-raw.bin").read_bytes() == data
+        assert (tmp_path / "op-7-response-raw-1.bin").read_bytes() == data
+
+
+async def test_copy_current_view():
+    app = PayloadApp(op_of(full_op()))
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = await settled(pilot)
+        await pilot.press("y")
+        assert len(app.copied) == 1
+        assert app.copied[0] == "\n".join(screen.body.lines)
+        assert "Hello world\nline two" in app.copied[0]
+        await pilot.press("h", "y")
+        assert app.copied[1].startswith("00000000  65 76 65 6e 74")
+        assert app.copied[1].count("\n") == len(SSE.encode()) // 16 - (len(SSE.encode()) % 16 == 0)
+
+
+async def test_hostile_text_is_shown_literally():
+    evil = "before \x1b[31mRED\x1b[0m [bold]not bold[/bold] [link=http://x]x[/link] \x07\x9b bell\tend"
+    padding = "\n".join(f"ordinary line {i}" for i in range(200))  # keeps it text, not binary
+    app = PayloadApp(op_of({"opId": "t", "kind": "tool", "attributes": {"name": "fetch"},
+                            "request": {"payload": {"url": "[red]u[/red]", "q": "\x1b]52;c;aGk=\x07"}},
+                            "response": {"payload": evil + "\n" + padding}}))
+    async with app.run_test(size=(160, 30)) as pilot:
+        screen = await settled(pilot)
+        assert screen.view_name == "text"
+        line = visible(screen)[0]
+        assert "\x1b" not in line and "\x07" not in line and "\x9b" not in line
+        assert "\\x1b[31mRED\\x1b[0m" in line
+        assert "[bold]not bold[/bold]" in line and "[link=http://x]x[/link]" in line
+        assert "\\x07\\x9b bell" in line and "\t" not in line and re.search(r"bell +end", line)
+        await pilot.press("r")
+        screen = await settled(pilot)
+        shown = visible(screen)
+        assert '  "url": "[red]u[/red]",' in shown
+        assert any("\\u001b]52;c;aGk=" in ln or "\\x1b]52" in ln for ln in shown)
+        assert not any("\x1b" in ln for ln in shown)
+
+
+async def test_large_payload_does_not_block():
+    big = json.dumps({"messages": [{"role": "user", "content": "x" * 1000, "i": i} for i in range(20_000)]})
+    assert len(big) > 20_000_000
+    sse_big = "".join(
+        f'event: content_block_delta\ndata: {{"type":"content_block_delta","index":0,'
+        f'"delta":{{"type":"text_delta","text":"chunk {i} {"y" * 120}\\n"}}}}\n\n'
+        for i in range(100_000)
+    )
+    op = op_of(llm_op({"raw": {"format": "json", "encoding": "base64", "value": b64(big)}},
+                      {"raw": {"format": "sse", "encoding": "base64", "value": b64(sse_big)}}))
+    app = PayloadApp(op)
+    async with app.run_test(size=(120, 30)) as pilot:
+        t0 = time.monotonic()
+        await pilot.press("r")  # answered while the response may still be decoding in its thread
+        assert time.monotonic() - t0 < 3.0
+        screen = app.screen
+        assert isinstance(screen, PayloadScreen) and screen.capture.side == "request"
+        screen = await settled(pilot, timeout=60)
+        assert screen.body.line_count > 100_000
+        assert visible(screen)[0] == "── OpenAI Chat Completions request · 20000 messages"
+        assert visible(screen)[1] == "{"
+        await pilot.press("end")
+        await pilot.pause()
+        assert visible(screen)[-1].rstrip() == "}"
+        await pilot.press("r")
+        screen = await settled(pilot, timeout=60)
+        assert visible(screen)[0].startswith("── Anthropic Messages stream")
+        assert "chunk 0 " + "y" * 20 in visible(screen)[2]
+
+
+class LinesApp(App):
+    def __init__(self, lines) -> None:
+        super().__init__()
+        self.lines = lines
+
+    def compose(self):
+        yield TextLines(self.lines, id="tl")
+
+
+async def test_text_lines_million_lines_and_long_lines():
+    lines = [f"line {i}" for i in range(1_000_000)]
+    lines[3] = "z" * 100_000
+    app = LinesApp(lines)
+    async with app.run_test(size=(80, 24)) as pilot:
+        tl = app.query_one(TextLines)
+        tl.focus()
+        t0 = time.monotonic()
+        tl.set_lines(lines)
+        assert time.monotonic() - t0 < 0.5
+        assert tl.virtual_size.height == 1_000_000
+        assert tl.virtual_size.width == MAX_CELLS
+        await pilot.pause()
+        assert tl.render_line(0).text.startswith("line 0")
+        await pilot.press("down", "down", "pagedown")
+        assert tl.scroll_offset.y > 2
+        await pilot.press("end")
+        await pilot.pause()
+        assert tl.scroll_offset.y == tl.max_scroll_y == 1_000_000 - tl.scrollable_content_region.height
+        assert tl.render_line(tl.scrollable_content_region.height - 1).text.startswith("line 999999")
+        await pilot.press("home", "right", "right")
+        await pilot.pause()
+        assert tl.scroll_offset.x > 0
+        assert tl.search("line 99999") == [99999] + list(range(999990, 1_000_000))
+
+
+def test_inert_line():
+    text, width = inert_line("a\tb\x00\x1b[1m\u009b\x7f")
+    assert text == "a       b\\x00\\x1b[1m\\x9b\\x7f" and width == len(text)
+    text, width = inert_line("x" * 10_000)
+    assert width == MAX_CELLS and text.endswith("…")
+    text, width = inert_line("界" * 3000)
+    assert width <= MAX_CELLS and text.endswith("…")
+    assert inert_line("\ud83d") == ("\\ud83d", 6)
+    assert inert_line(None)[0] == "None"
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(pytest.main([__file__, "-q"]))
+
+
+async def test_save_is_private_and_never_follows_a_planted_link(tmp_path, monkeypatch):
+    data = bytes(range(256))
+    app = PayloadApp(op_of(llm_op(None, {"raw": {"encoding": "base64", "value": b64(data)}})))
+    monkeypatch.chdir(tmp_path)
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"keep me")
+    (tmp_path / "op-7-response-raw.bin").symlink_to(victim)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settled(pilot)
+        await pilot.press("w")
+        await pilot.pause()
+    saved = tmp_path / "op-7-response-raw-1.bin"
+    assert saved.read_bytes() == data and victim.read_bytes() == b"keep me"
+    assert (saved.stat().st_mode & 0o777) == 0o600
+
+
+async def test_save_to_the_temporary_directory_has_an_unpredictable_name(tmp_path, monkeypatch):
+    import tempfile
+
+    sessions, temp = tmp_path / "sessions", tmp_path / "temp"
+    sessions.mkdir()
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))  # where "the system's temporary directory" is, for this test
+    monkeypatch.chdir(sessions)  # the monitor never writes into the sessions directory
+    data = bytes(range(256))
+    app = PayloadApp(op_of(llm_op(None, {"raw": {"encoding": "base64", "value": b64(data)}})), sessions)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settled(pilot)
+        await pilot.press("w")
+        await pilot.pause()
+    saved = list(temp.iterdir())
+    assert len(saved) == 1 and saved[0].read_bytes() == data and list(sessions.iterdir()) == []
+    assert saved[0].name != "op-7-response-raw.bin" and saved[0].name.startswith("op-7-response-raw-")
+    assert (saved[0].stat().st_mode & 0o777) == 0o600

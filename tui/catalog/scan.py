@@ -1,0 +1,162 @@
+"""List a sessions directory fast: snapshots in `<dir>`, v3 ledgers in `<dir>/session/`. Nothing is decoded here.
+
+A real directory holds hundreds of thousands of snapshots, so the listing uses `os.scandir` (one stat per file for
+mtime and size) and never opens a snapshot. Summaries are filled later, one file at a time, by
+`tui.catalog.session_row.fill_row`.
+"""
+
+from __future__ import annotations
+
+import errno
+import gc
+import os
+from pathlib import Path
+
+from tui.formats.genkit.snapshot import looks_like_genkit_dir
+from tui.inputs.files import NOT_REGULAR, not_regular_reason
+from tui.catalog.session_row import (
+    EMPTY_REASON, GENKIT, LEDGER, SNAPSHOT, SessionRow, ledger_parent, session_id_from_name,
+)
+
+LEDGER_DIR = "session"
+# Up to this many ledgers, scan() reads each one's first line to drop sub-agent ledgers at once; above it, the
+# check is left to fill_row (which marks them kind="child") so that the listing stays instant.
+PEEK_LEDGERS_MAX = 2000
+# Subdirectories checked for Genkit snapshots (one listing and one file head each); a sessions directory has few.
+PEEK_DIRS_MAX = 200
+NOT_SNAPSHOT_DIRS = frozenset({LEDGER_DIR, "payloads"})
+
+
+def scan(sessions_dir: Path | str, *, peek_ledgers_max: int | None = None) -> list[SessionRow]:
+    """Every session file of the directory, newest mtime first. A missing directory gives an empty list; one that
+    cannot be listed (or whose session/ cannot) gives one broken row saying why."""
+    base = Path(sessions_dir)
+    try:
+        base = base.resolve()  # the watcher reports resolved paths: row keys must match them
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop, before Python 3.13
+        base = base.absolute()
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # 100k small objects would trigger many useless collections: they roughly double the time
+    try:
+        rows = _list(base, (".json.gz", ".json"), SNAPSHOT)
+        unlistable = len(rows) == 1 and rows[0].path == base  # said once: session/ is out of reach as well
+        ledgers = [] if unlistable else _list(base / LEDGER_DIR, (".jsonl",), LEDGER)
+    finally:
+        # The rows live as long as the listing and hold no cycles: out of the collector's reach, or its next
+        # passes would scan all 100k of them (a quarter of a second) while the first rows are being shown.
+        gc.freeze()
+        if gc_was_enabled:
+            gc.enable()
+    if len(ledgers) <= (PEEK_LEDGERS_MAX if peek_ledgers_max is None else peek_ledgers_max):
+        ledgers = [row for row in ledgers if row.size == 0 or not ledger_parent(row.path)]
+    rows.extend(ledgers)
+    rows.extend(_genkit_dirs(base))
+    rows.sort(key=lambda row: row.mtime, reverse=True)
+    return rows
+
+
+def _genkit_dirs(base: Path) -> list[SessionRow]:
+    """Subdirectories holding Genkit snapshot files: one row each (the whole directory opens as one document)."""
+    rows: list[SessionRow] = []
+    try:
+        it = os.scandir(base)
+    except OSError:
+        return rows
+    checked = 0
+    with it:
+        for entry in it:
+            name = entry.name
+            if name in NOT_SNAPSHOT_DIRS or name[0] == "." or ".tmp-" in name:
+                continue
+            try:
+                if not entry.is_dir():
+                    continue
+                checked += 1
+                if checked > PEEK_DIRS_MAX:
+                    break
+                if not looks_like_genkit_dir(entry.path):
+                    continue
+                st = entry.stat()
+            except OSError:
+                continue
+            rows.append(SessionRow(entry.path, base / name, GENKIT, name, st.st_mtime, st.st_size or 1))
+    return rows
+
+
+def _list(folder: Path, suffixes: tuple[str, ...], kind: str) -> list[SessionRow]:
+    rows: list[SessionRow] = []
+    try:
+        it = os.scandir(folder)
+    except (FileNotFoundError, NotADirectoryError):  # no such directory: nothing to list, nothing to say
+        return rows
+    except OSError as exc:  # there, but unreadable: one broken row says why, instead of rows silently missing
+        return [_unlistable(folder, kind, exc)]
+    child = getattr(folder, "_make_child_relpath", folder.joinpath)  # pathlib's fast path where it exists
+    append = rows.append
+    with it:
+        for entry in it:
+            name = entry.name
+            if not name.endswith(suffixes) or ".tmp-" in name or name[0] == ".":
+                continue
+            try:
+                if not entry.is_file():
+                    if entry.is_symlink():
+                        append(_bad_link(entry, child(name), kind))  # dangling: shown broken, with the reason
+                    elif not entry.is_dir():  # a FIFO, a device or a socket: listed broken, never opened
+                        append(_not_regular(entry, child(name), kind))
+                    continue
+                st = entry.stat()
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:
+                    append(_bad_link(entry, child(name), kind))
+                continue  # vanished between readdir and stat (a rename in progress)
+            path = child(name)
+            size = st.st_size
+            row = SessionRow(entry.path, path, kind, session_id_from_name(name), st.st_mtime, size)
+            if size == 0:
+                row.broken = EMPTY_REASON
+                row.loaded = True
+            append(row)
+    return rows
+
+
+def _unlistable(folder: Path, kind: str, exc: OSError) -> SessionRow:
+    name = f"{folder.name}/"
+    why = "permission denied" if isinstance(exc, PermissionError) else (exc.strerror or str(exc))
+    what = "its ledgers are not listed" if kind == LEDGER else "no session in it can be listed"
+    try:
+        mtime = folder.stat().st_mtime
+    except OSError:
+        mtime = 0.0
+    return SessionRow(str(folder), folder, kind, name, mtime, 0, loaded=True,
+                      broken=f"cannot list the directory {name}: {why} ({what})")
+
+
+def _not_regular(entry: os.DirEntry, path: Path, kind: str) -> SessionRow:
+    """A row for a FIFO, device or socket named like a session file: listed broken with the reason, never opened
+    (a FIFO would block the loading thread for good, /dev/zero would never end)."""
+    try:
+        info = entry.stat(follow_symlinks=False)
+        mtime, reason = info.st_mtime, not_regular_reason(info.st_mode)
+    except OSError:
+        mtime, reason = 0.0, NOT_REGULAR
+    row = SessionRow(entry.path, path, kind, session_id_from_name(entry.name), mtime, 0, loaded=True)
+    row.broken = reason or NOT_REGULAR
+    return row
+
+
+def _bad_link(entry: os.DirEntry, path: Path, kind: str) -> SessionRow:
+    """A row for a symbolic link that leads nowhere (dangling, or a loop): listed, marked broken, never opened."""
+    try:
+        mtime = entry.stat(follow_symlinks=False).st_mtime
+    except OSError:
+        mtime = 0.0
+    row = SessionRow(entry.path, path, kind, session_id_from_name(entry.name), mtime, 0, loaded=True)
+    try:
+        reason = not_regular_reason(os.stat(entry.path).st_mode)
+        row.broken = reason  # a link to a FIFO or a device: never opened
+        row.loaded = bool(reason)  # otherwise it resolves after all (fixed meanwhile): load it like any file
+    except OSError as exc:
+        row.broken = ("symbolic link loop (the link points back to itself)" if exc.errno == errno.ELOOP
+                      else "dangling symbolic link (its target does not exist)")
+    return row

@@ -1,0 +1,211 @@
+"""One line of the sessions browser: what a directory listing knows about a file, then its loaded summary.
+
+Pure model code (no textual): `row_from_entry` builds a row from the listing alone (name, mtime, size), and
+`fill_row` loads the document and fills the summary. `fill_row` never raises: a file that cannot be read becomes a
+row with `broken` set to the one-line reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+from tui.inputs import json_load
+from tui.inputs.files import LoadError, document_limit, open_regular
+from tui.model.fields import one_line
+from tui.model.nodes import release_tree, user_turns
+
+SNAPSHOT = "snapshot"
+LEDGER = "ledger"
+CHILD = "child"  # a v3 ledger of a sub-agent: embedded in its root's tree, not a session of its own
+JULES = "jules"  # a Jules SessionSnapshot file
+GENKIT = "genkit"  # Genkit session snapshots: a JSON array, or a directory of snapshot files
+FOREIGN_KINDS = {"jules-snapshot": JULES, "genkit-snapshots": GENKIT}
+
+# The browser loads every file in the background: keep one pathological file from taking all the memory.
+ROW_MAX_BYTES = 512 * 1024 * 1024
+FIRST_LINE_BYTES = 64 * 1024
+EMPTY_REASON = "empty file (0 bytes)"
+# session_start.headendId: where a session came from. A person starts a root; the producer starts a sub-agent.
+ROOT_HEADENDS = frozenset({"cli", "api", "web", "embed", "slack"})
+CHILD_HEADENDS = frozenset({"sub-agent", "tool_output", "history_compaction"})
+_SUFFIXES = (".json.gz", ".jsonl", ".json", ".gz")
+SUMMARY_FIELDS = ("started_at", "agent", "title", "status", "duration_ms", "turns", "tokens", "cost", "mismatch")
+
+
+@dataclass(slots=True)
+class SessionRow:
+    key: str  # absolute path: unique and stable across rescans
+    path: Path
+    kind: str  # "snapshot" | "ledger" | "child"
+    session_id: str  # from the file name
+    mtime: float  # seconds since the epoch
+    size: int
+    loaded: bool = False
+    broken: str = ""  # why the file cannot be shown; "" when fine
+    started_at: int | None = None  # ms since the epoch
+    agent: str = ""
+    title: str = ""
+    status: str = ""  # "running" | "ok" | "failed" ("" until loaded)
+    duration_ms: int | None = None
+    turns: int | None = None
+    tokens: int | None = None  # tokensIn + tokensOut
+    cost: float | None = None
+    mismatch: bool = False  # stored totals disagree with the recomputed ones
+
+    @property
+    def started_or_mtime_ms(self) -> int:
+        """When the session started; the file's mtime until it is loaded (or when the start is unknown)."""
+        return self.started_at if self.started_at is not None else int(self.mtime * 1000)
+
+
+def session_id_from_name(name: str) -> str:
+    for suffix in _SUFFIXES:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def row_from_entry(path: Path | str, mtime: float, size: int, kind: str) -> SessionRow:
+    """A row from the directory listing alone: nothing is opened."""
+    p = Path(path)
+    row = SessionRow(key=str(p), path=p, kind=kind, session_id=session_id_from_name(p.name), mtime=mtime, size=size)
+    if size == 0:
+        row.broken = EMPTY_REASON
+        row.loaded = True
+    return row
+
+
+def ledger_parent(path: Path | str) -> str | None:
+    """Whom a ledger's session belongs under, from its session_start (its first line): "" for a root, None when
+    unknown, else the parentSessionId; a sub-agent written without one (older producers: about 3% of them) gives
+    its originId (the root's id) or "?". Its parent's childSessions link it into the root's tree all the same.
+
+    Reads at most FIRST_LINE_BYTES: cheap enough to tell children from roots without loading the ledger.
+    """
+    try:
+        with open_regular(path) as fh:  # a FIFO named x.jsonl would block the browser's fill thread
+            head = fh.read(FIRST_LINE_BYTES)
+    except OSError:
+        return None
+    line = head.split(b"\n", 1)[0]
+    try:
+        record = json_load.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(record, dict) or record.get("recordType") != "session_start":
+        return None
+    parent = record.get("parentSessionId")
+    if isinstance(parent, str) and parent:
+        return parent
+    return _implied_parent(record)
+
+
+def _implied_parent(start: dict) -> str:
+    """A session_start without parentSessionId: "" for a root; for a sub-agent, its originId or "?".
+
+    A sub-agent is started by a headend that is not a person's entry point (sub-agent, tool_output,
+    history_compaction); without a headendId, a session whose originId (its root's id) is not its own id.
+    """
+    headend, origin, session_id = start.get("headendId"), start.get("originId"), start.get("sessionId")
+    origin = origin if isinstance(origin, str) else ""
+    if isinstance(headend, str) and headend:
+        if headend in ROOT_HEADENDS:
+            return ""
+        if headend in CHILD_HEADENDS:
+            return origin if origin and origin != session_id else "?"
+    if origin and isinstance(session_id, str) and session_id and origin != session_id:
+        return origin
+    return ""
+
+
+def fill_row(row: SessionRow) -> SessionRow:
+    """Load the row's document and fill the summary in place (returns the same row). Never raises."""
+    if row.loaded:
+        return row
+    try:
+        _fill(row)
+    except LoadError as exc:
+        row.broken = one_line(exc.reason or "cannot be read")
+    except MemoryError:
+        row.broken = "too large to load (out of memory)"
+    except RecursionError:
+        row.broken = "nested too deeply to load"
+    except Exception as exc:  # noqa: BLE001 - a bad file must never take the browser down
+        row.broken = one_line(f"cannot load: {type(exc).__name__}: {exc}")
+    row.loaded = True
+    return row
+
+
+def _fill(row: SessionRow) -> None:
+    from tui.formats.load import load  # the document model is heavy: import on first use
+    from tui.model.document import ACCOUNTING  # the document model is heavy: import on first use
+
+    if row.size == 0:
+        row.broken = EMPTY_REASON
+        return
+    if row.kind == LEDGER and ledger_parent(row.path):
+        row.kind = CHILD
+        return
+    doc = load(str(row.path), max_bytes=min(document_limit(), ROW_MAX_BYTES))
+    s = doc.root
+    if doc.format == ACCOUNTING or s is None:
+        row.broken = "an accounting ledger, not a session"
+        return
+    row.started_at = s.started_at
+    row.agent = one_line(s.agent_id or s.call_path or "", 80)
+    title = s.title or (s.error or "" if s.status == "failed" else "")
+    row.title = one_line(title, 200)
+    row.status = s.status
+    row.duration_ms = s.duration_ms
+    row.turns = user_turns(s)  # the one definition of Turns (tui.model.nodes), shared with live rows and Totals
+    row.tokens = s.totals.tokensIn + s.totals.tokensOut
+    row.cost = s.totals.cost
+    row.mismatch = bool(s.mismatch)
+    if doc.format in FOREIGN_KINDS:  # Jules / Genkit: no tokens or cost; the kind shows in the Id column
+        row.kind = FOREIGN_KINDS[doc.format]
+        row.tokens = row.cost = None
+        if s.status == "ok" and s.success is None and s.latest_status:
+            row.status = one_line(s.latest_status, 20)  # a Jules session snapshotted while going: its state
+        row.agent = row.agent or s.display_agent
+        row.mismatch = bool(getattr(doc.extra, "mismatch", None))
+    release_tree(s)
+
+
+def matches(row: SessionRow, needle: str) -> bool:
+    """Case-insensitive filter on agent, title, session id and status (needle already lower-cased)."""
+    if not needle:
+        return True
+    status = "broken" if row.broken else row.status
+    return (
+        needle in row.session_id.lower()
+        or needle in row.agent.lower()
+        or needle in row.title.lower()
+        or needle in status.lower()  # a Jules state such as "inProgress"
+        or needle in row.kind
+        or (bool(row.broken) and needle in row.broken.lower())
+    )
+
+
+def sort_value(row: SessionRow, column: str):
+    """The value a browser column sorts by; None when not known (the browser sorts those last either way)."""
+    if column == "started":
+        return row.started_or_mtime_ms
+    if column == "id":
+        return row.session_id.lower()
+    if row.broken:
+        return "broken" if column == "status" else None
+    if column in ("agent", "title", "status"):
+        value = getattr(row, column)
+        return value.lower() if value else None
+    return {"duration": row.duration_ms, "turns": row.turns, "tokens": row.tokens, "cost": row.cost}.get(column)
+
+
+def carry_summary(old: SessionRow, new: SessionRow) -> None:
+    """Copy a loaded row's summary into its not-yet-loaded successor (same file, rewritten), so the list keeps
+    showing the last known values until the new content is loaded."""
+    if old.status and not old.broken and not new.loaded:
+        for name in SUMMARY_FIELDS:
+            setattr(new, name, getattr(old, name))

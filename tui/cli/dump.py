@@ -1,0 +1,83 @@
+"""`aiagent-monitor dump PATH [--json] [--insights] [--payloads] [--depth N]`: the session tree as text, or the JSON
+summary (the dump contract of tui.text.summary). Never imports textual.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from tui.cli.load import PROG, add_max_bytes, load_or_fail
+
+
+def dump_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=f"{PROG} dump", description="Print a session tree as text, or its summary as JSON.")
+    p.add_argument("path", help="a snapshot (.json.gz/.json), a v3 ledger (.jsonl), accounting.jsonl, a Jules snapshot, "
+                   "Genkit snapshots (a JSON array or a directory), or - for stdin")
+    p.add_argument("--json", action="store_true", help="print one JSON object: format, root, totals, counts, maxDepth")
+    p.add_argument("--sessions-dir", metavar="DIR", help="where ref payloads and child ledgers resolve")
+    p.add_argument("--depth", type=int, metavar="N", help="text mode: do not expand sub-agents deeper than N")
+    p.add_argument("--insights", action="store_true",
+                   help="print the insights (failed ops, fatal logs, slowest ops, cost by model/agent/tool, cache "
+                        "share, retries, tool error rate, final report) instead of the tree; with --json, add them "
+                        "as \"insights\"")
+    p.add_argument("--payloads", action="store_true",
+                   help="text mode: also read every captured payload and list, under its op, each LLM capture's "
+                        "format and dialect, errors mid-stream, unknown dialects, [unavailable] capture bugs and those "
+                        "that cannot be read (invalid base64, refs outside the sessions directory, missing or corrupt "
+                        "files, sha256 mismatches)")
+    add_max_bytes(p)
+    return p
+
+
+def run_dump(args: argparse.Namespace) -> int:
+    import gc
+
+    from tui.model.json_text import dumps_for  # escapes what a terminal would obey when stdout is one
+
+    gc.disable()  # a one-shot command over acyclic parsed JSON: the collector would only re-scan it
+    from tui.model.document import GENKIT, JULES
+    from tui.model.fields import printable
+    from tui.text.ascii_tree import render
+    from tui.text.summary import summarise
+
+    doc, rc = load_or_fail(args.path, args.sessions_dir)
+    if doc is None:
+        return rc
+    out = sys.stdout
+    try:
+        if args.insights and not args.json and doc.root is not None:
+            from tui.model.insights import compute
+            from tui.text.insights_text import render_text
+
+            out.write(printable(render_text(compute(doc.root)), keep_newlines=True))
+        elif args.json:
+            summary = summarise(doc)
+            if args.insights:  # opt-in: ~5% of the dump of a 20,000-op file, and ~100x the output
+                from tui.model.insights import compute
+
+                summary["insights"] = compute(doc.root).as_dict() if doc.root is not None else None
+            out.buffer.write(dumps_for(out, summary) + b"\n")
+        elif doc.root is None:
+            out.buffer.write(dumps_for(out, summarise(doc), indent=True) + b"\n")
+        elif doc.format in (JULES, GENKIT):
+            from tui.text.foreign_text import render as render_foreign
+
+            out.write("\n".join(printable(line) for line in render_foreign(doc, max_depth=args.depth)))
+            out.write("\n")
+        else:
+            notes = None
+            if args.payloads:
+                from tui.payloads.check import payload_problems
+
+                def notes(op, where=doc.sessions_dir):
+                    return payload_problems(op, where)
+            # every field is made inert where the line is built; this is the last line of defence
+            out.write("\n".join(printable(line) for line in render(doc.root, max_depth=args.depth, op_notes=notes)))
+            out.write("\n")
+        out.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    return 0

@@ -1,0 +1,63 @@
+"""What every command shares: --max-bytes, and loading the input document or saying in one line on stderr why not
+(exit 2).
+
+Imports neither textual nor the app, so that the non-interactive commands stay light.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+PROG = "aiagent-monitor"
+
+
+def fail(message: str, prog: str = PROG) -> int:
+    """One line on stderr, exit status 2. The message may quote a file name or content: made inert first."""
+    from tui.model.fields import one_line
+
+    print(f"{prog}: {one_line(message, 2000)}", file=sys.stderr)
+    return 2
+
+
+def load_or_fail(path: str, sessions_dir: str | None = None, *, needs_tree: str | None = None, prog: str = PROG,
+                 loader=None):
+    """A command's input document: (document, 0), or (None, 2) after one line on stderr when it cannot be loaded.
+
+    needs_tree, for commands that need a session tree, ends the refusal of an accounting ledger (" to compare").
+    loader, when given, loads instead of tui.formats.load.load (the app reads the file while textual imports).
+    """
+    from tui.formats.load import load
+    from tui.inputs.files import LoadError
+
+    try:
+        doc = loader() if loader is not None else load(path, sessions_dir=sessions_dir)
+    except LoadError as exc:
+        return None, fail(str(exc), prog)
+    except MemoryError:
+        return None, fail(f"{path}: out of memory while loading", prog)
+    except RecursionError:
+        return None, fail(f"{path}: nested too deeply to load", prog)
+    if needs_tree is not None and doc.root is None:
+        return None, fail(f"{path}: an accounting ledger has no session tree{needs_tree}", prog)
+    return doc, 0
+
+
+def size(text: str) -> int:
+    """argparse type for --max-bytes: 1073741824, 512M, 1GiB (named so that its errors read "invalid size")."""
+    from tui.inputs.files import parse_size
+
+    return parse_size(text)
+
+
+def add_max_bytes(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--max-bytes", type=size, metavar="N",
+                   help="refuse documents larger than N bytes once decompressed, e.g. 512M or 2G (default 1G, or "
+                        "$AIAGENT_MONITOR_MAX_BYTES): a guard against gzip bombs")
+
+
+def set_max_bytes(max_bytes: int | None) -> None:
+    if max_bytes is not None:
+        from tui.inputs.files import set_document_limit
+
+        set_document_limit(max_bytes)

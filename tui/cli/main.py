@@ -1,0 +1,94 @@
+"""Command line: `aiagent-monitor [PATH]` runs the app (tui.cli.run); `dump`, `export`, `replay`, `generate`, `diff`
+(one module each in tui/cli/) never import textual."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from tui.cli.dump import dump_parser, run_dump
+from tui.cli.export import export_parser
+from tui.cli.load import PROG, add_max_bytes, set_max_bytes
+
+
+def app_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        description="Watch ai-agent sessions live and take them apart afterwards.",
+        epilog=(
+            "commands (each has --help):\n"
+            f"  {PROG} dump PATH [--json]        the session tree as text, or a JSON summary\n"
+            f"  {PROG} dump PATH --insights      failed ops, fatal logs, slowest ops, cost by model/agent/tool...\n"
+            f"  {PROG} export PATH [--format F]  a Markdown (or JSON) report of a session or one sub-agent\n"
+            f"  {PROG} replay PATH --to URL      send a saved session as a live event stream\n"
+            f"  {PROG} generate DIR              write realistic demo sessions into DIR\n"
+            f"  {PROG} diff A B [--json]         what changed between two sessions (ops, status, cost, tokens)\n"
+            "\nWith no PATH the sessions browser opens on --sessions-dir (default: $AI_AGENT_SESSIONS_DIR or\n"
+            "~/.ai-agent/sessions); with no data there, the built-in demo starts."
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("path", nargs="?", help="a snapshot (.json.gz/.json), a v3 ledger (.jsonl), a Jules snapshot, "
+                   "Genkit snapshots (a JSON array or a directory) or - for stdin")
+    p.add_argument("--sessions-dir", metavar="DIR", help="the sessions directory to browse and tail")
+    p.add_argument("--op", metavar="OP_PATH",
+                   help="open PATH with this op (e.g. 1-2.3-1, or S0-1 for a v2 step op) selected")
+    p.add_argument("--demo", action="store_true", help="run on a temporary directory of generated sessions")
+    p.add_argument("--listen", metavar="URL", action="append", default=[],
+                   help="accept pushed events: ws://HOST:PORT[/path] or unix:PATH (repeatable)")
+    p.add_argument("--connect", metavar="URL", action="append", default=[],
+                   help="subscribe to an event stream: ws://HOST:PORT[/path] or unix:PATH (repeatable)")
+    p.add_argument("--allow-remote", action="store_true",
+                   help="let --listen bind a non-loopback address (other machines can push events; use --token)")
+    p.add_argument("--allow-origin", metavar="ORIGIN", action="append", default=[],
+                   help="let web pages from ORIGIN (exactly, e.g. http://localhost:8080; * for any) push events to a "
+                        "ws:// --listen; without it a handshake carrying an Origin header is refused (repeatable)")
+    p.add_argument("--token", metavar="TOKEN",
+                   help="required from WebSocket producers of --listen (Authorization: Bearer TOKEN or ?token=TOKEN)"
+                        " and sent to --connect servers; default $AIAGENT_MONITOR_TOKEN, which keeps it out of ps")
+    add_max_bytes(p)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    from_command_line = argv is None
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "dump":
+        args = dump_parser().parse_args(argv[1:])
+        set_max_bytes(args.max_bytes)
+        rc = run_dump(args)
+        if from_command_line:
+            # Freeing a few million parsed objects one by one at interpreter exit costs more than the dump itself.
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(rc)
+        return rc
+    if argv and argv[0] == "export":
+        from tui.cli.export import run_export
+
+        args = export_parser().parse_args(argv[1:])
+        set_max_bytes(args.max_bytes)
+        rc = run_export(args)
+        if from_command_line:  # as for dump: skip freeing the parsed tree object by object
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(rc)
+        return rc
+    if argv and argv[0] == "replay":
+        from tui.cli.replay import main as replay_main
+
+        return replay_main(argv[1:])
+    if argv and argv[0] == "diff":
+        from tui.cli.diff import main as diff_main
+
+        return diff_main(argv[1:])
+    if argv and argv[0] == "generate":
+        from tui.cli.generate import main as gen_main
+
+        return gen_main(argv[1:])
+    args = app_parser().parse_args(argv)
+    set_max_bytes(args.max_bytes)
+    from tui.cli.run import run_app
+
+    return run_app(args)

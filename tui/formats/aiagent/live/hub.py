@@ -1,0 +1,530 @@
+"""Live sessions assembled from ai-agent's `onEvent` stream (formats.md section 4).
+
+Events of many sessions arrive interleaved. Each session (by `meta.sessionId`) keeps the last tree it sent
+(`op_tree` / `snapshot`) plus what arrived since (`log`, `accounting`), which is merged into that tree: the next tree
+already contains them, so they are dropped then and nothing is counted twice. Sub-agents (`meta.parentId`) are
+merged into their parent's tree when a root is built for display (what one session holds: live.session; the
+merging: live.merge; sequence order and gaps: live.order).
+
+Costs: a hub holds indexes (children by parent, sessions by root), so an event costs O(1) and a tick's rebuild
+costs O(the changed roots' families), whatever the number of sessions; every walk over parent links is iterative
+(chains of sub-agents thousands deep); what waits between two trees is bounded (MAX_PENDING_LOGS,
+MAX_PENDING_ACCOUNTING) and kept in arrival order, sorted once when shown.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter, deque
+
+import orjson
+
+from tui.formats.aiagent.live.merge import attach_child, merge_pending, placeholder_tree, shallow_copy_tree
+from tui.formats.aiagent.live.session import LiveSession
+from tui.formats.aiagent.snapshot import build_session
+from tui.inputs import json_load
+from tui.inputs.stream.limits import MAX_FRAME_BYTES
+from tui.model.fields import as_dict, as_list, as_str, type_name
+from tui.model.gc_pause import paused_gc
+from tui.model.nodes import Session
+
+# Tree frames at least this big are parsed only when their tree is shown: a producer sends a session's whole tree
+# again and again, and most are replaced by a newer one before the screen (a few times a second) needs them.
+LAZY_TREE_BYTES = 64 * 1024
+TREE_EVENTS = {"op_tree", "snapshot"}
+KNOWN_EVENTS = TREE_EVENTS | {
+    "log", "accounting", "accounting_flush", "turn_started", "progress", "status", "output", "thinking",
+    "final_report", "handoff",
+}
+STATUS_EVENTS = {"turn_started", "progress", "status", "accounting_flush", "final_report", "handoff"}
+# Why frames were not applied, in the order they are listed on screen. "duplicate" frames repeat a
+# (session, sequence) already applied; the others are broken, or refused before they were read.
+REJECTIONS = ("malformed JSON", "not an object", "unknown type", "no session id", "no tree", "oversized",
+              "truncated", "binary frame", "duplicate", "auth refused", "origin refused", "too many clients",
+              "over memory budget")
+# Refused clients and repeats, not broken frames: left out of the malformed count.
+NOT_MALFORMED = frozenset({"duplicate", "auth refused", "origin refused", "too many clients", "over memory budget"})
+BOM = "\ufeff"
+
+
+class LiveHub:
+    """Everything received from every stream; `changed` names the root sessions to redraw."""
+
+    def __init__(self) -> None:
+        self.sessions: dict[str, LiveSession] = {}
+        self.rejected: Counter[str] = Counter()  # by reason (REJECTIONS)
+        self.last_rejected = ""
+        self.events = 0
+        self.reordered = 0
+        self.changed: set[str] = set()
+        self._built: dict[str, Session] = {}
+        self.gaps = 0  # sequence gaps over every session (kept as events arrive: no scan per tick)
+        self.resets = 0  # ... and jumps of a sequence too far to be gaps (live.order.MAX_SEQUENCE_JUMP)
+        self._children: dict[str, dict[str, None]] = {}  # parent id -> its sub-agents' ids, in arrival order
+        self._root: dict[str, str] = {}  # session id -> the root key it is shown under
+        self._members: dict[str, dict[str, None]] = {}  # root key -> the sessions shown under it
+
+    @property
+    def malformed(self) -> int:
+        """Frames refused as broken: every rejection but duplicates and refused or cut-off clients."""
+        return sum(n for reason, n in self.rejected.items() if reason not in NOT_MALFORMED)
+
+    @property
+    def last_malformed(self) -> str:
+        return self.last_rejected
+
+    @property
+    def oversized(self) -> int:
+        return self.rejected["oversized"]
+
+    def rejection_summary(self) -> str:
+        """"malformed JSON ×3, duplicate ×1" in the order of REJECTIONS ("" when nothing was rejected)."""
+        order = [*REJECTIONS, *sorted(set(self.rejected) - set(REJECTIONS))]
+        return ", ".join(f"{reason} ×{self.rejected[reason]:,}" for reason in order if self.rejected[reason])
+
+    # input ----------------------------------------------------------------------------------------------
+    def feed(self, frame: bytes | str, now: float | None = None) -> str | None:
+        """One frame (a JSON event). Returns the root key it touched, or None for a rejected frame."""
+        if len(frame) > MAX_FRAME_BYTES:
+            self.refuse_oversized(len(frame))
+            return None
+        meta = _tree_frame_meta(frame) if len(frame) >= LAZY_TREE_BYTES else None
+        if meta is not None:
+            return self._defer_tree(frame, meta, now)
+        try:
+            event = json_load.loads(frame)
+        except orjson.JSONDecodeError as exc:
+            event = _loads_without_bom(frame)
+            if event is _BROKEN:
+                return self.reject("malformed JSON", exc.args[0] if exc.args else str(exc))
+        return self.apply(event, now)
+
+    def _defer_tree(self, frame: bytes | str, meta: dict, now: float | None) -> str | None:
+        """An op_tree frame kept as it came: counted and ordered now, parsed when shown (it may be replaced by a
+        newer tree before)."""
+        return self.apply({"type": "op_tree", "meta": meta}, now, deferred=frame)
+
+    def _tree(self, live: LiveSession) -> dict | None:
+        """The newest tree of a session, parsing a deferred frame first (a broken one counts as malformed)."""
+        self._settle_frame(live)
+        return live.tree
+
+    def _settle_frame(self, live: LiveSession) -> bool:
+        """Parse a deferred tree frame; False when it was broken. A broken frame is counted as malformed and gives
+        its sequence number back (a valid resend is not a duplicate), and the logs and accounting sent before it
+        stay (they were dropped only once its tree is known to contain them)."""
+        frame, sequence = live.tree_frame, live.tree_frame_sequence
+        live.tree_frame = live.tree_frame_sequence = None
+        if frame is None:
+            return True
+        try:
+            with paused_gc():  # a big tree is millions of containers: see tui.model.gc_pause
+                event = json_load.loads(frame)
+        except orjson.JSONDecodeError as exc:
+            event, reason, detail = None, "malformed JSON", exc.args[0] if exc.args else str(exc)
+        else:
+            reason, detail = "no tree", "op_tree event without a tree object"
+        tree = _tree_of(event) if isinstance(event, dict) else None
+        if tree is None:
+            del frame
+            self._unsee(live, sequence)
+            self.reject(reason, detail)
+            return False
+        live.tree = tree
+        live.finished = "endedAt" in tree
+        live.tree_sequence = sequence
+        _drop_pending_before(live, sequence)
+        stamp = _event_time("op_tree", event, tree)
+        if stamp > live.last_ts:
+            live.last_ts, live.last_wall = stamp, live.updated
+        return True
+
+    def _unsee(self, live: LiveSession, sequence: int | None) -> None:
+        """Take back an event that turned out broken: its sequence number is free again, it is not counted."""
+        live.events -= 1
+        self.events -= 1
+        if sequence is not None:
+            before = live.seen.missing
+            live.seen.discard(sequence)
+            self.gaps += live.seen.missing - before
+
+    def refuse_oversized(self, size: int) -> None:
+        self.reject("oversized", f"frame of {size:,} bytes refused (limit {MAX_FRAME_BYTES:,})")
+
+    def reject(self, reason: str, detail: str = "") -> None:
+        """Count a frame (or a client) that was not applied, and why."""
+        self.rejected[reason] += 1
+        self.last_rejected = (f"{reason}: {detail}" if detail else reason)[:300]
+        return None
+
+    def apply(self, event: object, now: float | None = None, deferred: bytes | str | None = None) -> str | None:
+        """One parsed event; `deferred`: the unparsed frame of a tree event whose meta alone was read."""
+        now = time.time() if now is None else now
+        if not isinstance(event, dict):
+            return self.reject("not an object", f"event is {type_name(event)}, expected an object")
+        kind = event.get("type")
+        if not isinstance(kind, str) or kind not in KNOWN_EVENTS:
+            return self.reject("unknown type", f"unknown event type {_short_repr(kind)}")
+        meta = as_dict(event.get("meta"))
+        tree = _tree_of(event) if kind in TREE_EVENTS else None
+        if kind in TREE_EVENTS and tree is None and deferred is None:
+            return self.reject("no tree", f"{kind} event without a tree object")
+        session_id = as_str(meta.get("sessionId")) or (as_str(tree.get("traceId")) if tree else "")
+        if not session_id:
+            return self.reject("no session id", f"{kind} event without meta.sessionId")
+        sequence = meta.get("sequence")
+        if not isinstance(sequence, int) or isinstance(sequence, bool):
+            sequence = None
+        live = self.sessions.get(session_id)
+        if live is None:
+            live = self.sessions[session_id] = LiveSession(session_id)
+        late = False
+        if sequence is not None:
+            highest = live.seen.highest
+            if sequence in live.seen and sequence == live.tree_frame_sequence and live.tree_frame is not None:
+                self._settle_frame(live)  # a resend of a tree still unparsed: the first one may be broken
+            missing, resets = live.seen.missing, live.seen.resets
+            if not live.seen.add(sequence):
+                live.duplicates += 1
+                return self.reject("duplicate", f"{_short_repr(session_id)} sequence {sequence} again")
+            self.gaps += live.seen.missing - missing
+            self.resets += live.seen.resets - resets
+            late = highest is not None and sequence < highest
+            if late:
+                live.reordered += 1
+                self.reordered += 1
+        if self._meta(live, meta):
+            self._place(live)
+        live.updated = now
+        live.events += 1
+        stamp = _event_time(kind, event, tree)
+        if stamp > live.last_ts:
+            live.last_ts, live.last_wall = stamp, now
+        if stamp and (not live.first_ts or stamp < live.first_ts):
+            live.first_ts = stamp
+        self.events += 1
+        older_status = late and live.status_sequence is not None and sequence < live.status_sequence
+        if kind in TREE_EVENTS:
+            newest = max((n for n in (live.tree_sequence, live.tree_frame_sequence) if n is not None), default=None)
+            if not (late and newest is not None and sequence < newest):
+                # (an older tree than the one held has nothing the newer one lacks)
+                if deferred is not None:
+                    live.tree_frame, live.tree_frame_sequence = deferred, sequence
+                    # Pending logs and accounting are dropped once this frame parses (_settle_frame).
+                else:
+                    live.tree, live.tree_frame, live.tree_frame_sequence = tree, None, None
+                    live.finished = "endedAt" in tree
+                    live.tree_sequence = sequence
+                    _drop_pending_before(live, sequence)
+        elif kind in ("log", "accounting"):
+            entry = event.get("entry")
+            in_tree = sequence is not None and live.tree_sequence is not None and sequence < live.tree_sequence
+            if isinstance(entry, dict) and not in_tree:  # a late entry the tree held already contains
+                if kind == "log":
+                    if _add_pending(live.pending_logs, sequence, entry):
+                        live.dropped_logs += 1
+                elif _add_pending(live.pending_accounting, sequence, entry):
+                    live.dropped_accounting += 1
+        elif kind in ("output", "thinking"):
+            text = event.get("text")
+            if isinstance(text, str):
+                (live.output_text if kind == "output" else live.thinking_text).add(text, sequence)
+        elif kind == "accounting_flush":
+            live.flushed_entries += len(as_list(as_dict(event.get("payload")).get("entries")))
+        elif kind in ("final_report", "handoff"):
+            report = event.get("report")
+            live.final_report = report if isinstance(report, dict) else {"content": report}
+        if kind in STATUS_EVENTS and not older_status:
+            live.status_line = _status_text(kind, event, live)
+            live.status_sequence = sequence
+        root = self.root_of(session_id)
+        self.changed.add(root)
+        self._built.pop(root, None)
+        return root
+
+    def _meta(self, live: LiveSession, meta: dict) -> bool:
+        """Take the session's names from an event's meta; True when where it hangs (parent, origin) changed or
+        it is new."""
+        before = (live.parent_id, live.origin_id)
+        live.origin_id = as_str(meta.get("originId")) or live.origin_id
+        live.parent_id = as_str(meta.get("parentId")) or live.parent_id
+        live.agent_id = as_str(meta.get("agentId")) or live.agent_id
+        live.call_path = as_str(meta.get("callPath")) or live.call_path
+        if before[0] != live.parent_id:
+            if before[0]:
+                siblings = self._children.get(before[0], {})
+                siblings.pop(live.session_id, None)
+                if not siblings:
+                    self._children.pop(before[0], None)
+            if live.parent_id and live.parent_id != live.session_id:
+                self._children.setdefault(live.parent_id, {})[live.session_id] = None
+        return before != (live.parent_id, live.origin_id) or live.session_id not in self._root
+
+    # grouping -------------------------------------------------------------------------------------------
+    def _place(self, live: LiveSession) -> None:
+        """Put a session that is new or changed parent (and the sub-agents below it) under its root.
+
+        A session hangs under its parent's root; one whose parent has not spoken yet under its origin, which
+        names the root (or under the parent's id); one that closes a cycle of parents is a root itself. Sessions
+        below it move with it: the walk stops at those already under the new root."""
+        sid = live.session_id
+        parent = live.parent_id
+        if not parent or parent == sid:
+            root = sid
+        elif parent in self.sessions:
+            root = self._root.get(parent, parent)
+            if self._below(parent, sid):
+                root = sid
+        else:
+            root = live.origin_id or parent
+        todo = [sid]
+        while todo:
+            current = todo.pop()
+            old = self._root.get(current)
+            if old == root and current != sid:
+                continue  # already there, and so is everything below it
+            if old != root:  # (sid itself is walked through anyway: its sub-agents may still have to move)
+                if old is not None:
+                    members = self._members.get(old, {})
+                    members.pop(current, None)
+                    if not members:
+                        self._members.pop(old, None)
+                    self._built.pop(old, None)
+                    if members:
+                        self.changed.add(old)
+                self._root[current] = root
+                self._members.setdefault(root, {})[current] = None
+            todo.extend(child for child in self._children.get(current, ()) if child != sid)
+        self._built.pop(root, None)
+
+    def _below(self, session_id: str, ancestor: str) -> bool:
+        """True when `ancestor` is reached going up the parents from session_id (a cycle if it is to be its
+        child). Only walked when both are under the same root already, else O(1)."""
+        roots_below = {self._root.get(c) for c in self._children.get(ancestor, ())}
+        roots_below.add(self._root.get(ancestor))
+        if self._root.get(session_id) not in roots_below:
+            return False
+        seen = set()
+        current = session_id
+        while current and current not in seen:
+            if current == ancestor:
+                return True
+            seen.add(current)
+            live = self.sessions.get(current)
+            current = live.parent_id if live is not None else ""
+        return False
+
+    def root_of(self, session_id: str) -> str:
+        return self._root.get(session_id, session_id)
+
+    def roots(self) -> list[str]:
+        return sorted(self._members)
+
+    @property
+    def root_count(self) -> int:
+        return len(self._members)
+
+    def children_of(self, session_id: str) -> list[LiveSession]:
+        return [self.sessions[c] for c in self._children.get(session_id, ()) if c in self.sessions]
+
+    def descendants(self, root: str) -> list[LiveSession]:
+        return [self.sessions[s] for s in self._members.get(root, ())]
+
+    def clock(self, root: str, wall_now: float) -> int:
+        """"Now" for a live root in the session's own time: its newest timestamp, moved on by the wall time since.
+
+        A replay of an old session then shows running durations as they were, not months long."""
+        family = [s for s in self.descendants(root) if s.last_ts]
+        if not family:
+            return int(wall_now * 1000)
+        newest = max(family, key=lambda s: s.last_ts)
+        estimate = newest.last_ts + max(0.0, wall_now - newest.last_wall) * 1000
+        return int(min(estimate, max(wall_now * 1000, newest.last_ts)))
+
+    def counters(self, root: str) -> tuple[int, int]:
+        """Events received and sequence gaps over a root and its sub-agents."""
+        family = self.descendants(root)
+        return sum(s.events for s in family), sum(s.gaps for s in family)
+
+    # building -------------------------------------------------------------------------------------------
+    def build(self, root: str) -> Session:
+        """The display tree of a root: its tree with pending logs/accounting and live sub-agents merged in.
+
+        Sessions that sent no tree yet (only logs, status...) and roots not seen yet whose sub-agents spoke get
+        a placeholder tree, so what they sent is on screen rather than waiting invisibly."""
+        cached = self._built.get(root)
+        if cached is not None:
+            return cached
+        with paused_gc():
+            return self._build(root)
+
+    def _build(self, root: str) -> Session:
+        seen: set[str] = set()
+        tree = self._merged_tree(root, seen)
+        for orphan in self.descendants(root):
+            # A sub-agent whose parent has not spoken yet hangs off the root until the parent does.
+            if orphan.session_id != root and orphan.parent_id not in self.sessions and orphan.parent_id != root:
+                child_tree = self._merged_tree(orphan.session_id, seen)
+                if child_tree is not None:
+                    attach_child(tree, orphan, child_tree)
+        session = build_session(tree)
+        self._built[root] = session
+        return session
+
+    def _merged_tree(self, session_id: str, seen: set[str]) -> dict | None:
+        """The tree of a session with its pending entries and its sub-agents' trees (theirs merged likewise)
+        attached; None when `seen` has it already. Iterative: the family is listed top-down first, then each
+        session gets its children's finished trees, deepest first."""
+        if session_id in seen:
+            return None
+        seen.add(session_id)
+        order = [session_id]
+        trees: dict[str, dict] = {}
+        taken: dict[str, list[str]] = {}  # session -> the sub-agents this walk attaches to it
+        i = 0
+        while i < len(order):
+            current = order[i]
+            i += 1
+            live = self.sessions.get(current)
+            if live is None or self._tree(live) is None:
+                tree = placeholder_tree(current, live)
+            else:
+                tree = shallow_copy_tree(live.tree)
+            if live is not None:
+                merge_pending(tree, live)
+            trees[current] = tree
+            for child in self._children.get(current, ()):
+                if child not in seen and child in self.sessions:
+                    seen.add(child)
+                    order.append(child)
+                    taken.setdefault(current, []).append(child)
+        for current in reversed(order):
+            for child in taken.get(current, ()):
+                attach_child(trees[current], self.sessions[child], trees[child])
+        return trees[session_id]
+
+
+_TREE_PREFIXES = ('{"type":"op_tree"', '{"type": "op_tree"')
+_TREE_PREFIXES_B = tuple(p.encode() for p in _TREE_PREFIXES)
+
+
+def _tree_frame_meta(frame: bytes | str) -> dict | None:
+    """The meta of an op_tree frame whose `type` comes first and `meta` last (as producers write them), read
+    without parsing the tree; None for any other frame (it is parsed whole).
+
+    A `"meta":` preceded by `{` or `,` is a key (quotes inside strings are escaped); what follows the last one
+    parses as an object followed by exactly one `}` only when it is the top-level object's last key."""
+    text = isinstance(frame, str)
+    if not frame.startswith(_TREE_PREFIXES if text else _TREE_PREFIXES_B):
+        return None
+    key = '"meta":' if text else b'"meta":'
+    at = frame.rfind(key)
+    if at <= 0 or frame[at - 1:at].strip() not in (("{", ",", "") if text else (b"{", b",", b"")):
+        return None
+    tail = frame[at + len(key):].rstrip()
+    if not tail.endswith("}" if text else b"}"):
+        return None
+    try:
+        meta = json_load.loads(tail[:-1])
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(meta, dict) or not isinstance(meta.get("sessionId"), str) or not meta["sessionId"]:
+        return None
+    return meta
+
+
+def _event_time(kind: str, event: dict, tree: dict | None) -> int:
+    if tree is not None:
+        stamps = [tree.get("startedAt"), tree.get("endedAt")]
+        turns = as_list(tree.get("turns"))
+        if turns and isinstance(turns[-1], dict):
+            stamps.append(turns[-1].get("startedAt"))
+            ops = as_list(turns[-1].get("ops"))
+            if ops and isinstance(ops[-1], dict):
+                stamps.extend([ops[-1].get("startedAt"), ops[-1].get("endedAt")])
+    elif kind in ("log", "accounting"):
+        stamps = [as_dict(event.get("entry")).get("timestamp")]
+    elif kind in ("progress", "status"):
+        stamps = [as_dict(event.get("event")).get("timestamp")]
+    else:
+        stamps = [as_dict(event.get("report")).get("ts"), as_dict(event.get("payload")).get("timestamp")]
+    return max((int(v) for v in stamps if isinstance(v, (int, float)) and not isinstance(v, bool)), default=0)
+
+
+def _tree_of(event: dict) -> dict | None:
+    if event.get("type") == "op_tree":
+        tree = event.get("tree")
+    else:
+        payload = as_dict(event.get("payload"))
+        tree = as_dict(payload.get("snapshot")).get("opTree")
+    return tree if isinstance(tree, dict) else None
+
+
+_BROKEN = object()
+
+
+def _loads_without_bom(frame: bytes | str) -> object:
+    """A frame that starts with a UTF-8 byte order mark (some encoders write one) parsed without it."""
+    if isinstance(frame, str):
+        stripped = frame[1:] if frame.startswith(BOM) else None
+    else:
+        stripped = frame[3:] if frame.startswith(b"\xef\xbb\xbf") else None
+    if stripped is None:
+        return _BROKEN
+    try:
+        return json_load.loads(stripped)
+    except orjson.JSONDecodeError:
+        return _BROKEN
+
+
+def _short_repr(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _drop_pending_before(live: LiveSession, sequence: int | None) -> None:
+    """A new tree contains every log/accounting entry sent before it; keep only those sent after it."""
+    for items in (live.pending_logs, live.pending_accounting):
+        if sequence is None:
+            items.clear()
+            continue
+        kept = [item for item in items if item[0] is not None and item[0] > sequence]
+        if len(kept) != len(items):
+            items.clear()
+            items.extend(kept)
+
+
+def _add_pending(items: deque, sequence: int | None, entry: dict) -> bool:
+    """Add (sequence, entry) in arrival order (O(1): late ones are put in place when shown);
+    True when the bounded deque pushed its oldest entry out."""
+    full = len(items) == items.maxlen
+    items.append((sequence, entry))
+    return full
+
+
+def _status_text(kind: str, event: dict, live: LiveSession) -> str:
+    if kind == "turn_started":
+        retry = " (retry)" if event.get("isRetry") else ""
+        final = " (final turn)" if event.get("isFinalTurn") else ""
+        return f"turn {event.get('turn')} started, attempt {event.get('attempt')}{retry}{final}"
+    if kind in ("progress", "status"):
+        return _progress_text(as_dict(event.get("event")))
+    if kind == "accounting_flush":
+        return f"accounting flushed ({live.flushed_entries} entries)"
+    return f"{kind.replace('_', ' ')} received"
+
+
+def _progress_text(p: dict) -> str:
+    kind = as_str(p.get("type"), "progress")
+    who = as_str(p.get("agentId")) or as_str(p.get("callPath"))
+    tool = as_dict(p.get("tool"))
+    parts = [kind.replace("_", " ")]
+    if who:
+        parts.append(who)
+    if tool.get("name"):
+        parts.append(f"tool {as_str(tool.get('name'))}")
+    for key in ("message", "status", "error"):
+        value = p.get(key)
+        if isinstance(value, str) and value:
+            parts.append(value)
+    return ": ".join(parts[:2]) + (" — " + " · ".join(parts[2:]) if len(parts) > 2 else "")

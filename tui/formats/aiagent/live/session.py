@@ -1,0 +1,68 @@
+"""What the hub keeps of one live session: its last tree (or the newer frame not parsed yet), the log and accounting
+entries that arrived since, streamed text, sequence bookkeeping and status. Bounded: MAX_PENDING_LOGS,
+MAX_PENDING_ACCOUNTING, MAX_TEXT."""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+from tui.formats.aiagent.live.order import OrderedText, SeenSequences
+
+MAX_PENDING_LOGS = 5000  # logs kept per session between two trees; older ones are dropped from view
+MAX_PENDING_ACCOUNTING = 10_000  # ... and accounting entries
+MAX_TEXT = 64 * 1024  # streamed output/thinking kept per session
+
+
+@dataclass
+class LiveSession:
+    session_id: str
+    origin_id: str = ""
+    parent_id: str = ""
+    agent_id: str = ""
+    call_path: str = ""
+    tree: dict | None = None
+    events: int = 0  # valid events received (duplicates excluded)
+    seen: SeenSequences = field(default_factory=SeenSequences)
+    duplicates: int = 0
+    reordered: int = 0  # arrived after a higher sequence number of the same session (and applied in place)
+    tree_sequence: int | None = None  # the sequence number of the tree held
+    tree_frame: bytes | str | None = None  # a newer tree, still unparsed (see LAZY_TREE_BYTES)
+    tree_frame_sequence: int | None = None  # ... and its sequence number (given back if it fails to parse)
+    status_sequence: int | None = None  # ... and of the event that set status_line
+    status_line: str = ""
+    output_text: OrderedText = field(default_factory=lambda: OrderedText(MAX_TEXT))
+    thinking_text: OrderedText = field(default_factory=lambda: OrderedText(MAX_TEXT))
+    final_report: dict | None = None
+    flushed_entries: int = 0
+    pending_logs: deque = field(default_factory=lambda: deque(maxlen=MAX_PENDING_LOGS))  # (sequence, entry)
+    pending_accounting: deque = field(default_factory=lambda: deque(maxlen=MAX_PENDING_ACCOUNTING))
+    dropped_logs: int = 0
+    dropped_accounting: int = 0
+    updated: float = 0.0
+    finished: bool = False
+    last_ts: int = 0  # newest timestamp seen in this session's events (ms), and when it arrived (wall, s)
+    last_wall: float = 0.0
+    first_ts: int = 0
+
+    @property
+    def gaps(self) -> int:
+        """Sequence numbers missing between the lowest and highest received: events lost (or still on the way)."""
+        return self.seen.missing
+
+    @property
+    def resets(self) -> int:
+        """Jumps of the sequence too far to be lost events (a restarted or broken counter)."""
+        return self.seen.resets
+
+    @property
+    def last_sequence(self) -> int | None:
+        return self.seen.highest
+
+    @property
+    def output(self) -> str:
+        return str(self.output_text)
+
+    @property
+    def thinking(self) -> str:
+        return str(self.thinking_text)

@@ -1,0 +1,381 @@
+"""Replay a saved session as the live event stream that produced it (formats.md section 4), and send it.
+
+`replay_events` rebuilds, for the root and every sub-agent, the events ai-agent's `onEvent` would have emitted:
+turn starts, progress, logs, accounting, `op_tree` trees cut at instants of the session's lifetime (with its
+sub-agents as stubs: they send their own), the final report, and as each session's last event its complete tree,
+so a receiver ends up holding exactly the saved tree.
+`send_events` pushes them to a monitor (`ws://` or `unix:`), timed by the recorded timestamps. No textual here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterable
+
+from tui.formats.aiagent.timeline import tree_at
+from tui.inputs.stream.event_stream import parse_url
+from tui.model.document import LEDGER, Document
+from tui.model.fields import as_dict, as_list
+from tui.model.json_text import dumps
+from tui.model.logs import LogEntry
+from tui.model.nodes import Op, Session
+
+MAX_GAP_S = 5.0  # never wait longer than this between two events, whatever the recording says
+_KINDS = {"llm", "tool", "session", "system"}
+# Order of events that share a timestamp: a tree after the logs/accounting it already contains.
+_PRIO = {"turn_started": 0, "progress": 1, "log": 2, "accounting": 3, "op_tree": 4, "final_report": 5}
+_LAST = 9
+
+
+def replay_events(doc: Document, *, max_tree_events: int = 40) -> list[tuple[int, dict]]:
+    """(timestamp_ms, event) pairs of every session of `doc`, sorted by time (each session's in its own order)."""
+    if doc.root is None:
+        raise ValueError(f"{doc.path}: {doc.format} has no session tree to replay")
+    raw = doc.root.raw
+    if doc.format == LEDGER or not isinstance(raw, dict) or ("turns" not in raw and "steps" not in raw):
+        tree = session_dict(doc.root)
+    else:
+        tree = doc.root.raw
+    root_id = _sid(tree) or "root"
+    keyed: list[tuple[int, int, int, int, dict]] = []
+    sid_of: dict[int, str] = {}
+    used: set[str] = set()
+    for n, (node, parent) in enumerate(_sessions(tree)):
+        sid = root_id if n == 0 else _sid(node) or f"{root_id}-sub{n}"
+        if sid in used:
+            sid = f"{sid}-{n}"
+        used.add(sid)
+        sid_of[id(node)] = sid
+        parent_id = sid_of.get(id(parent)) if parent is not None else None
+        meta = {
+            "agentId": node.get("agentId"), "callPath": node.get("callPath"), "sessionId": sid,
+            "parentId": parent_id, "originId": root_id, "isMaster": parent is None,
+        }
+        for seq, (ts, prio, event) in enumerate(_session_events(node, meta, max_tree_events), 1):
+            event["meta"] = {**meta, "isFinal": event.pop("_final", False), "sequence": seq, "source": "replay"}
+            keyed.append((ts, prio, n, seq, event))
+    keyed.sort(key=lambda k: k[:4])
+    return [(k[0], k[4]) for k in keyed]
+
+
+def _sid(node: dict) -> str:
+    for key in ("traceId", "id"):
+        value = node.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def _sessions(tree: dict):
+    """(session node, parent session node) for the root and every sub-agent, parents first."""
+    queue: list[tuple[dict, dict | None]] = [(tree, None)]
+    for node, parent in queue:
+        yield node, parent
+        for op in _own_ops(node):
+            child = op.get("childSession")
+            if op.get("kind") == "session" and isinstance(child, dict):
+                queue.append((child, node))
+
+
+def _own_ops(node: dict):
+    for key in ("turns", "steps"):
+        for turn in as_list(node.get(key)):
+            if isinstance(turn, dict):
+                for op in as_list(turn.get("ops")):
+                    if isinstance(op, dict):
+                        yield op
+
+
+def _ms(value: object) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return int(value)
+
+
+def _session_events(node: dict, meta: dict, max_tree_events: int) -> list[tuple[int, int, dict]]:
+    out: list[tuple[int, int, dict]] = []
+    agent, call_path = meta["agentId"], meta["callPath"]
+    start = _ms(node.get("startedAt"))
+    end = _ms(node.get("endedAt"))
+
+    def progress(ts: int | None, kind: str, tool: dict | None = None, message: str | None = None) -> None:
+        if ts is None:
+            return
+        p: dict = {"type": kind, "callPath": call_path, "agentId": agent, "timestamp": ts}
+        if tool is not None:
+            p["tool"] = tool
+        if message:
+            p["message"] = message
+        prio = -1 if kind == "agent_started" else _PRIO["progress"]  # before its first turn starts
+        out.append((ts, prio, {"type": "progress", "event": p}))
+
+    progress(start, "agent_started")
+    for turn in as_list(node.get("turns")):
+        if not isinstance(turn, dict) or _ms(turn.get("startedAt")) is None:
+            continue
+        final = any(isinstance(op, dict) and as_dict(op.get("attributes")).get("isFinalTurn") is True
+                    for op in as_list(turn.get("ops")))
+        out.append((_ms(turn["startedAt"]), _PRIO["turn_started"],
+                    {"type": "turn_started", "turn": turn.get("index"), "attempt": 1, "isRetry": False,
+                     "isFinalTurn": final}))
+    report = node.get("finalReport") if isinstance(node.get("finalReport"), dict) else None
+    for op in _own_ops(node):
+        attrs = op.get("attributes") if isinstance(op.get("attributes"), dict) else {}
+        if op.get("kind") in ("tool", "session"):
+            tool = {"name": attrs.get("name"), "provider": attrs.get("provider")}
+            progress(_ms(op.get("startedAt")), "tool_started", tool)
+            progress(_ms(op.get("endedAt")), "tool_finished", tool, attrs.get("error") or op.get("status"))
+            if report is None and attrs.get("name") == "agent__final_report" and "endedAt" in op:
+                report = _tool_report(op)
+        for entry in as_list(op.get("logs")):
+            if isinstance(entry, dict):
+                out.append((_ms(entry.get("timestamp")) or _ms(op.get("startedAt")) or start or 0, _PRIO["log"],
+                            {"type": "log", "entry": entry}))
+        for entry in as_list(op.get("accounting")):
+            if isinstance(entry, dict):
+                ts = _ms(entry.get("timestamp")) or _ms(op.get("endedAt")) or start or 0
+                out.append((ts, _PRIO["accounting"], {"type": "accounting", "entry": entry}))
+    if end is not None:
+        failed = node.get("success") is False
+        progress(end, "agent_failed" if failed else "agent_finished",
+                 message=node.get("error") if failed and isinstance(node.get("error"), str) else None)
+    last = max([ts for ts, _, _ in out] + [end or 0, start or 0])
+    if report is not None:
+        out.append((last, _PRIO["final_report"], {"type": "final_report", "report": report, "_final": True}))
+    own = [t for t in _own_times(node) if (start is None or t >= start) and t < last]
+    instants = _spread(own, max(0, max_tree_events - 1))
+    stubbed = _with_child_stubs(node) if instants else node
+    for t in instants:
+        out.append((t, _PRIO["op_tree"], {"type": "op_tree", "tree": tree_at(stubbed, t)}))
+    out.append((last, _LAST, {"type": "op_tree", "tree": node, "_final": end is not None}))
+    out.sort(key=lambda e: (e[0], e[1]))
+    return out
+
+
+_STUB_KEYS = ("id", "traceId", "agentId", "callPath", "sessionTitle", "startedAt", "endedAt", "success", "error")
+
+
+def _with_child_stubs(node: dict) -> dict:
+    """The session with each sub-agent reduced to its identity and times: the trees a session sends while it
+    runs carry its own turns and ops, since every sub-agent sends trees of its own that the receiver attaches
+    by id (repeating them would make a deep session's stream quadratic in its size). The last tree is whole."""
+    out = dict(node)
+    for key in ("turns", "steps"):
+        items = node.get(key)
+        if isinstance(items, list):
+            out[key] = [_turn_with_stubs(turn) for turn in items]
+    return out
+
+
+def _turn_with_stubs(turn: object) -> object:
+    if not isinstance(turn, dict) or not isinstance(turn.get("ops"), list):
+        return turn
+    ops = []
+    for op in turn["ops"]:
+        child = op.get("childSession") if isinstance(op, dict) and op.get("kind") == "session" else None
+        if isinstance(child, dict):  # the sub-agents _sessions() replays
+            op = {**op, "childSession": {k: child[k] for k in _STUB_KEYS if k in child} | {"turns": []}}
+        ops.append(op)
+    return {**turn, "ops": ops}
+
+
+def _own_times(node: dict) -> list[int]:
+    """The instants of a session's own turns and ops (its sub-agents send trees of their own)."""
+    times = set()
+    for key in ("turns", "steps"):
+        for turn in as_list(node.get(key)):
+            if isinstance(turn, dict) and _ms(turn.get("startedAt")) is not None:
+                times.add(_ms(turn["startedAt"]))
+    for op in _own_ops(node):
+        for field in ("startedAt", "endedAt"):
+            if _ms(op.get(field)) is not None:
+                times.add(_ms(op[field]))
+    return sorted(times)
+
+
+def _spread(times: list[int], n: int) -> list[int]:
+    """n instants spread evenly over `times`, the first one included (a receiver gets a tree at once)."""
+    if n <= 0 or not times:
+        return []
+    if len(times) <= n:
+        return times
+    if n == 1:
+        return times[:1]
+    return sorted({times[round(i * (len(times) - 1) / (n - 1))] for i in range(n)})
+
+
+def _tool_report(op: dict) -> dict:
+    request = op.get("request") if isinstance(op.get("request"), dict) else {}
+    params = request.get("payload") if isinstance(request.get("payload"), dict) else {}
+    response = op.get("response") if isinstance(op.get("response"), dict) else {}
+    content = params.get("report_content")
+    if not isinstance(content, str):
+        content = response.get("payload")
+    return {"format": params.get("report_format") or "markdown", "content": content, "ts": _ms(op.get("endedAt"))}
+
+
+# v3 ledgers -> SessionNode dicts ----------------------------------------------------------------------------
+
+
+def session_dict(s: Session) -> dict:
+    """A SessionNode dict for a normalised Session (used for v3 ledgers): same totals and counts once rebuilt.
+
+    Each op's token/cost accounting becomes one `llm` accounting entry; turn warnings/errors and session errors
+    become logs on an op of the same session (a session without any op cannot carry them).
+    """
+    node: dict = {"id": s.id, "traceId": s.trace_id or s.id, "agentId": s.agent_id, "callPath": s.call_path,
+                  "sessionTitle": s.title, "turns": []}
+    if s.started_at is not None:
+        node["startedAt"] = s.started_at
+    if s.latest_status:
+        node["latestStatus"] = s.latest_status
+    if s.ended_at is not None:
+        node["endedAt"] = s.ended_at
+    if s.success is not None:
+        node["success"] = s.success
+    if s.error:
+        node["error"] = s.error
+    if isinstance(s.final_report, dict):
+        node["finalReport"] = s.final_report
+    all_ops: list[dict] = []
+    homeless: list[dict] = []
+    for turn in s.turns:
+        t: dict = {"id": turn.id or f"turn-{turn.index}", "index": turn.index, "ops": []}
+        if turn.started_at is not None:
+            t["startedAt"] = turn.started_at
+        if turn.ended_at is not None:
+            t["endedAt"] = turn.ended_at
+        attrs = dict(as_dict(turn.raw.get("attributes"))) if turn.raw is not None else {}
+        if turn.status:
+            attrs["status"] = turn.status
+        if attrs:
+            t["attributes"] = attrs
+        if turn.step_kind:
+            t["kind"] = turn.step_kind
+        t["ops"] = [_op_dict(op) for op in turn.ops]
+        extra = [_log_dict(entry) for entry in turn.extra_logs]
+        if t["ops"]:
+            t["ops"][-1]["logs"].extend(extra)
+        else:
+            homeless.extend(extra)
+        all_ops.extend(t["ops"])
+        node.setdefault("steps" if turn.kind == "step" else "turns", []).append(t)
+    homeless.extend(_log_dict(entry) for entry in s.extra_logs)
+    if homeless and all_ops:
+        all_ops[-1]["logs"].extend(homeless)
+    return node
+
+
+def _op_dict(op: Op) -> dict:
+    raw = op.raw if isinstance(op.raw, dict) else {}
+    kind = op.kind if op.kind in _KINDS else raw.get("kind")
+    attrs = {**op.attributes}
+    for key, value in (("name", op.name), ("provider", op.provider), ("model", op.model)):
+        if value and key not in attrs:
+            attrs[key] = value
+    if op.error and "error" not in attrs:
+        attrs["error"] = op.error
+    out: dict = {"opId": op.op_id, "kind": kind, "attributes": attrs, "logs": list(as_list(raw.get("logs"))),
+                 "accounting": []}
+    if op.started_at is not None:
+        out["startedAt"] = op.started_at
+    if op.ended_at is not None:
+        out["endedAt"] = op.ended_at
+    if op.status is not None:
+        out["status"] = op.status
+    if isinstance(raw.get("accounting"), list):  # a snapshot op: its own entries (regrouped, costs round apart)
+        out["accounting"] = list(raw["accounting"])
+    elif op.tokens_in or op.tokens_out or op.cache_read or op.cache_write or op.cost:
+        out["accounting"].append({
+            "type": "llm", "timestamp": op.ended_at or op.started_at, "status": op.status or "ok",
+            "provider": op.provider, "model": op.model, "costUsd": op.cost,
+            "tokens": {"inputTokens": op.tokens_in, "outputTokens": op.tokens_out,
+                       "cacheReadInputTokens": op.cache_read, "cacheWriteInputTokens": op.cache_write,
+                       "totalTokens": op.tokens_in + op.tokens_out + op.cache_read + op.cache_write},
+        })
+    if op.payload_refs is not None:
+        out["payloadRefs"] = op.payload_refs
+    if op.child is not None:
+        out["childSession"] = session_dict(op.child)
+    elif op.child_ref is not None:
+        out["childSessionRef"] = op.child_ref
+    return out
+
+
+def _log_dict(entry: LogEntry) -> dict:
+    out: dict = {"severity": entry.severity, "message": entry.message, "path": entry.path}
+    if entry.ts is not None:
+        out["timestamp"] = entry.ts
+    return out
+
+
+# sending ----------------------------------------------------------------------------------------------------
+
+
+async def send_events(events: Iterable[tuple[int, dict]], url: str, *, speed: float = 1.0,
+                      token: str | None = None) -> int:
+    """Send `events` to `url` (ws://HOST:PORT[/path] or unix:PATH), paced by their timestamps / speed.
+
+    speed 0 sends as fast as possible; a gap is never longer than MAX_GAP_S. Returns the number of events sent.
+    A `token` goes to ws:// monitors as `Authorization: Bearer TOKEN`. Connection errors (refused, no such
+    socket) propagate as OSError.
+    """
+    if speed < 0:
+        raise ValueError("speed must be >= 0")
+    target = parse_url(url)
+    if target[0] == "ws":
+        return await _send_ws(events, url, speed, token)
+    return await _send_unix(events, target[1], speed)
+
+
+class _Pacer:
+    def __init__(self, speed: float) -> None:
+        self.speed = speed
+        self.last_ts: int | None = None
+        self.due = time.monotonic()
+
+    async def wait(self, ts: int) -> None:
+        if self.speed == 0:
+            return
+        if self.last_ts is not None and ts > self.last_ts:
+            self.due += min((ts - self.last_ts) / 1000 / self.speed, MAX_GAP_S)
+        self.last_ts = ts if self.last_ts is None else max(ts, self.last_ts)
+        delay = self.due - time.monotonic()
+        if delay > 0:
+            await asyncio.sleep(delay)
+
+
+async def _send_ws(events: Iterable[tuple[int, dict]], url: str, speed: float, token: str | None) -> int:
+    from websockets.asyncio.client import connect
+
+    pacer = _Pacer(speed)
+    sent = 0
+    headers = {"Authorization": f"Bearer {token}"} if token else None
+    async with connect(url, max_size=None, compression=None, open_timeout=10, additional_headers=headers) as ws:
+        for ts, event in events:
+            await pacer.wait(ts)
+            await ws.send(dumps(event), text=True)
+            sent += 1
+    return sent
+
+
+async def _send_unix(events: Iterable[tuple[int, dict]], path: str, speed: float) -> int:
+    _, writer = await asyncio.open_unix_connection(path)
+    pacer = _Pacer(speed)
+    sent = 0
+    try:
+        for ts, event in events:
+            await pacer.wait(ts)
+            writer.write(dumps(event) + b"\n")
+            sent += 1
+            if speed or writer.transport.get_write_buffer_size() > 1 << 20:
+                await writer.drain()
+        await writer.drain()
+    finally:
+        writer.close()
+        try:
+            await writer.wait_closed()
+        except OSError:
+            pass
+    return sent

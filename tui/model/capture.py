@@ -1,0 +1,25 @@
+"""One captured payload of an operation (a request or a response body), as every producer's reader describes it.
+
+The record lives here, below both the format readers (Jules and Genkit trees attach captures to their ops) and the
+payload decoders (`tui.payloads.captures` finds them in ai-agent ops; `tui.payloads.decode` reads them), so that
+neither of those two sibling packages has to import the other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(slots=True)
+class Capture:
+    side: str  # "request" | "response"
+    source: str  # "raw" | "sdk" | "payload" | "reasoning"
+    format: str  # "http" | "sse" | "json" | "jsonrpc" | "text" | "" (unknown)
+    state: str  # "inline" | "ref" | "unavailable" | "not_captured" | "invalid" | "plain"
+    value: str | None = None
+    ref: dict | None = None
+    plain: object = None
+    note: str = ""
+    truncated: bool = False
+    size: int | None = None
+    encoding: str = "base64"  # "base64" | "text": how `value` becomes bytes (state "inline" only)

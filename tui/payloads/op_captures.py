@@ -1,0 +1,355 @@
+"""The captures of one op and the named views a payload screen offers for each (pure: no Textual).
+
+`op_captures(op)` finds the captures of a snapshot op (`find_captures(op.raw)`) or a v3 ledger op
+(`captures_from_payload_refs(op.payload_refs)`). `decode_with_notes` reads and decodes one capture, collecting
+every problem worth telling a person (producer flags, integrity warnings, decoder notes). `payload_views` turns a
+DecodedView into named line lists: "text", "events", "headers", "raw", "hex". Lines are plain strings: the
+widget makes them inert and styles them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Sequence
+
+from tui.inputs import json_load
+from tui.model.nodes import Op
+from tui.payloads import Reassembled, ToolCall
+from tui.payloads.captures import Capture, captures_from_payload_refs, find_captures
+from tui.payloads.decode import DecodedView, PayloadError, decode_bytes, decode_capture, placeholder_note
+
+try:  # integrity warnings (sha256 / size mismatches) when the reader offers them
+    from tui.payloads.refs import read_ref_checked
+except ImportError:  # pragma: no cover - older payload_refs
+    read_ref_checked = None
+
+__all__ = [
+    "HexLines", "PayloadError", "SECTION_PREFIX", "VIEW_ORDER", "capture_label", "capture_message",
+    "decode_with_notes", "default_capture", "file_extension", "op_captures", "payload_views", "reassembled_meta",
+    "save_name", "split_lines", "usable", "usage_line",
+]
+
+VIEW_ORDER = ("text", "json", "events", "headers", "raw", "hex")
+SECTION_PREFIX = "── "  # lines starting with this are section headings (the widget may style them)
+USABLE_STATES = frozenset({"inline", "ref", "plain"})
+_MAX_EVENT_NAME = 28
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def op_captures(op: Op) -> list[Capture]:
+    """Captures of an op, request side first: ledger payloadRefs, else the snapshot op's request/response."""
+    if op is None:
+        return []
+    view = getattr(op, "view", None)  # Jules / Genkit ops know their own payloads (tui.model.foreign)
+    if view is not None:
+        return view.captures(op)
+    if op.payload_refs is not None:
+        return captures_from_payload_refs(op.payload_refs)
+    if op.raw is None:
+        return []
+    return find_captures(op.raw)
+
+
+def usable(c: Capture) -> bool:
+    """True when the capture has bytes that can be read (possibly failing later with a PayloadError)."""
+    return c.state in USABLE_STATES
+
+
+def default_capture(captures: list[Capture], side: str | None = None) -> int | None:
+    """Index of the most readable capture: response side first (or `side`), raw/sdk before the plain payload."""
+    sides = (side,) if side else ("response", "request")
+    for s in sides:
+        on_side = [i for i, c in enumerate(captures) if c.side == s]
+        if not on_side:
+            continue
+        for pick in (lambda c: c.state in ("inline", "ref"), lambda c: c.state == "plain", lambda c: True):
+            for i in on_side:
+                if pick(captures[i]):
+                    return i
+    if side is None and captures:
+        return 0
+    return None
+
+
+def capture_label(c: Capture) -> str:
+    return f"{c.side}/{c.source}"
+
+
+def capture_message(c: Capture) -> list[str]:
+    """Lines explaining why a capture has no bytes to show (unavailable, not captured, invalid)."""
+    if c.state == "unavailable":
+        return [
+            f"capture failure (capture bug in the producer: {c.source} is [unavailable])",
+            "",
+            "The producer stored the placeholder \"[unavailable]\" (as is, or base64-encoded like any body) "
+            "instead of the payload bytes.",
+            *([f"note: {c.note}"] if c.note else []),
+        ]
+    if c.state == "not_captured":
+        return [
+            f"not captured: the producer stored nothing for this {c.side} ({c.source}) payload (captured: false)",
+        ]
+    if c.state == "invalid":
+        return [f"invalid capture: {c.note or 'malformed capture entry'}"]
+    return [f"capture state {c.state!r}: {c.note}"]
+
+
+def _dedupe(items: list[str]) -> list[str]:
+    seen: set[str] = set()
+    out = []
+    for item in items:
+        if item and item not in seen:
+            seen.add(item)
+            out.append(item)
+    return out
+
+
+def decode_with_notes(c: Capture, sessions_dir: str | os.PathLike | None) -> tuple[DecodedView, list[str]]:
+    """Read and decode a capture; returns the view and notes for the status line. Raises PayloadError."""
+    notes: list[str] = [n.strip() for n in (c.note or "").split(";")]
+    if c.state == "ref" and read_ref_checked is not None:
+        data, warnings = read_ref_checked(c.ref, sessions_dir)
+        notes.extend(warnings)
+        view = decode_bytes(data, c.format)
+    else:
+        view = decode_capture(c, sessions_dir)
+    if c.truncated:
+        notes.append("truncated by producer")
+    notes.extend(view.notes)
+    return view, _dedupe(notes)
+
+
+class HexLines(Sequence):
+    """`hexdump -C` lines of a DecodedView, built on demand (a 50 MB payload would be 3 M lines)."""
+
+    __slots__ = ("_view",)
+
+    def __init__(self, view: DecodedView) -> None:
+        self._view = view
+
+    def __len__(self) -> int:
+        return self._view.line_count_hex()
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            start, stop, step = index.indices(len(self))
+            if step == 1:
+                return self._view.hex_lines(start, max(0, stop - start))
+            return [self[i] for i in range(start, stop, step)]
+        n = len(self)
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError(index)
+        return self._view.hex_lines(index, 1)[0]
+
+
+def split_lines(text: str) -> list[str]:
+    """Split on LF only (a payload may hold form feeds or U+2028 that must stay visible), dropping CR of CRLF."""
+    if not text:
+        return []
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    if "\r" in text:
+        lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+    return lines
+
+
+def _pretty_args(args: str) -> list[str]:
+    s = args.strip()
+    if s[:1] in ("{", "["):
+        try:
+            return split_lines(json.dumps(json.loads(json_load.without_lone_surrogates(s) or s), indent=2,
+                                          ensure_ascii=False))
+        except (ValueError, RecursionError):
+            pass
+    return split_lines(args) or ["(no arguments)"]
+
+
+def _usage_text(usage: dict) -> str:
+    """`k=v` pairs, one level of nesting flattened (`prompt_tokens_details.cached_tokens=5`, `cost=0.0012`)."""
+    out = []
+    for k, v in usage.items():
+        if isinstance(v, dict):
+            out.extend(f"{k}.{k2}={v2}" for k2, v2 in v.items()
+                       if v2 is not None and not isinstance(v2, (dict, list)))
+        elif v is not None and not isinstance(v, list):
+            out.append(f"{k}={v}")
+    return ", ".join(out)
+
+
+def reassembled_meta(r: Reassembled) -> str:
+    """The heading line of a reassembled answer: dialect, model, routed provider, stop reason (usage: usage_line)."""
+    meta = [r.label if r.dialect != "unknown" else "stream dialect unknown"]
+    if r.model:
+        meta.append(f"model {r.model}")
+    if r.provider:
+        meta.append(f"via {r.provider}")
+    if r.stop_reason:
+        meta.append(f"stop {r.stop_reason}" + (f" ({r.stop_details})" if r.stop_details else ""))
+    elif r.stop_details:
+        meta.append(f"stop details {r.stop_details}")
+    return " · ".join(meta)
+
+
+def usage_line(r: Reassembled) -> str:
+    """The usage of an answer as its own heading (`usage cost=0.0012, prompt_tokens=...`), cost first: on the
+    dialect's heading it ran past the screen's edge, where OpenRouter's cost was never seen."""
+    if not r.usage:
+        return ""
+    ordered = {k: v for k, v in r.usage.items() if k == "cost"} | {k: v for k, v in r.usage.items() if k != "cost"}
+    usage = _usage_text(ordered)
+    return f"usage {usage}" if usage else ""
+
+
+def _tool_lines(calls: list[ToolCall], several_choices: bool) -> list[str]:
+    out = [f"{SECTION_PREFIX}tool calls ({len(calls)})"]
+    for tc in calls:
+        label = tc.name or "(unnamed tool)"
+        extra = [x for x in (tc.kind and f"{tc.kind} tool", tc.id, several_choices and f"choice {tc.choice}") if x]
+        suffix = f" [{', '.join(extra)}]" if extra else ""
+        out.append(f"{label}{suffix}:")
+        out.extend(f"  {ln}" for ln in _pretty_args(tc.arguments))
+    return out
+
+
+def _reassembled_lines(view: DecodedView) -> list[str]:
+    """Thinking blocks apart, text (per choice when several), refusal, tool calls, citations, search results."""
+    r = view.reassembled
+    if r is None:
+        return []
+    out = [f"{SECTION_PREFIX}{reassembled_meta(r)}"]
+    usage = usage_line(r)
+    if usage:
+        out.append(f"{SECTION_PREFIX}{usage}")
+    if r.errors:
+        out.append(f"{SECTION_PREFIX}errors ({len(r.errors)})")
+        out.extend(r.errors)
+    if r.dialect == "unknown":
+        return out
+    thinking = r.thinking_blocks
+    for i, block in enumerate(thinking, 1):
+        out.append(f"{SECTION_PREFIX}thinking" + (f" ({i} of {len(thinking)})" if len(thinking) > 1 else ""))
+        out.extend(split_lines(block) or ["(empty)"])
+    choices = r.choices
+    calls = r.tool_calls
+    several = len(choices) > 1
+    for choice in choices:
+        text = r.text_of(choice)
+        refusal = "".join(b.text for b in r.blocks if b.kind == "refusal" and b.choice == choice)
+        if several:
+            stop = r.stops.get(choice, "")
+            out.append(f"{SECTION_PREFIX}text (choice {choice}{f', stop {stop}' if stop else ''})")
+            out.extend(split_lines(text) or ([] if refusal else ["(no text)"]))  # a refusal is that choice's answer
+        elif text or not (thinking or calls or refusal or r.errors):
+            out.append(f"{SECTION_PREFIX}text")
+            out.extend(split_lines(text) or ["(no text)"])
+        if refusal:
+            out.append(f"{SECTION_PREFIX}refusal" + (f" (choice {choice})" if several else ""))
+            out.extend(split_lines(refusal))
+    if calls:
+        out.extend(_tool_lines(calls, several))
+    for kind, title in (("citation", "citations"), ("search_result", "search results")):
+        blocks = r.of_kind(kind)
+        if blocks:
+            out.append(f"{SECTION_PREFIX}{title} ({len(blocks)})")
+            out.extend(ln for b in blocks for ln in (split_lines(b.text) or [""]))
+    return out
+
+
+def _body_lines(view: DecodedView, kind: str) -> list[str]:
+    """The best form of a body (or whole capture) whose kind is `kind`."""
+    note = placeholder_note(view.data)
+    if note:
+        return [note, "", "The producer recorded a placeholder string instead of the payload bytes."]
+    if kind in ("sse", "ndjson") or (kind == "json" and view.reassembled is not None):
+        lines = _reassembled_lines(view)
+        r = view.reassembled
+        if r is not None and r.dialect != "unknown":
+            return lines
+        n = len(view.events)
+        what = ("event" if kind == "sse" else "JSON value") + ("" if n == 1 else "s")
+        unknown = [f"{SECTION_PREFIX}stream dialect unknown: {n} {what} (see the events view)"]
+        return [*unknown, *lines[1:], *(split_lines(view.pretty) or ["(empty event stream)"])]
+    if kind in ("json", "text"):
+        head = [f"{SECTION_PREFIX}{view.request.line}"] if view.request is not None else []
+        return [*head, *(split_lines(view.pretty) or ["(empty)"])]
+    if kind == "binary":
+        return ["(binary body: see the hex view)"]
+    return ["(empty body)"]
+
+
+def _header_lines(view: DecodedView) -> list[str]:
+    out = [view.start_line] if view.start_line else []
+    out.extend(f"{name}: {value}" for name, value in view.headers)
+    return out
+
+
+def _event_lines(view: DecodedView) -> list[str]:
+    width = min(_MAX_EVENT_NAME, max((len(e.event) for e in view.events), default=0))
+    width = max(width, len("message"))
+    return [f"{(e.event or 'message'):<{width}}  {e.data}" for e in view.events]
+
+
+def _raw_lines(view: DecodedView) -> Sequence[str] | None:
+    if view.kind == "binary":
+        return None
+    try:
+        text = view.data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return split_lines(text)
+
+
+def payload_views(capture: Capture | None, decoded: DecodedView) -> list[tuple[str, Sequence[str]]]:
+    """Named views of a decoded capture, most readable first (the first one is what the screen opens on).
+
+    text: an LLM stream or answer reassembled (dialect, thinking, text, tool calls), a request named then pretty
+    JSON, other JSON pretty, HTTP start line + headers + best body; json: the pretty JSON of an answer whose text
+    view shows the message; events: one line per SSE event, NDJSON line or array chunk; headers: HTTP start line
+    + headers; raw: bytes as text (absent when they are not UTF-8: hex says it all); hex: lazy hexdump lines.
+    """
+    views: list[tuple[str, Sequence[str]]] = []
+    kind = decoded.kind
+    if kind == "empty":
+        return [("text", ["(empty payload: 0 bytes)"])]
+    if kind == "http":
+        text = _header_lines(decoded)
+        body_kind = decoded.body_kind or "empty"
+        if body_kind != "empty" or text:
+            text = [*text, ""] if text else text
+        text.extend(_body_lines(decoded, body_kind))
+        views.append(("text", text))
+    elif kind != "binary":
+        views.append(("text", _body_lines(decoded, kind)))
+    body_kind = decoded.body_kind if kind == "http" else kind
+    if body_kind == "json" and decoded.reassembled is not None and decoded.pretty:
+        views.append(("json", split_lines(decoded.pretty)))  # the text view shows the message; this, all of it
+    if decoded.events:
+        views.append(("events", _event_lines(decoded)))
+    if kind == "http":
+        views.append(("headers", _header_lines(decoded) or ["(no headers)"]))
+    if kind in ("json", "text") and views and decoded.pretty_is_stored and decoded.request is None \
+            and decoded.reassembled is None and not placeholder_note(decoded.data):
+        views.append(("raw", views[0][1]))  # the same lines: a 100 MB payload is not held twice
+    else:
+        raw = _raw_lines(decoded)
+        if raw is not None:
+            views.append(("raw", raw))
+    views.append(("hex", HexLines(decoded)))
+    return views
+
+
+def file_extension(capture: Capture | None, decoded: DecodedView | None) -> str:
+    fmt = (capture.format if capture is not None else "") or (decoded.kind if decoded is not None else "")
+    return {"sse": "sse", "http": "http", "json": "json", "jsonrpc": "json", "sdk": "json", "text": "txt",
+            "ndjson": "ndjson"}.get(fmt, "bin")
+
+
+def save_name(op: Op, capture: Capture, decoded: DecodedView | None) -> str:
+    """`<opId or path>-<side>-<source>.<ext>`, made safe as a file name."""
+    stem = _UNSAFE_NAME.sub("_", op.op_id or op.path or "op").strip("._") or "op"
+    return f"{stem[:80]}-{capture.side}-{capture.source}.{file_extension(capture, decoded)}"

@@ -1,0 +1,50 @@
+"""The `dump --json` contract: one JSON object other tools depend on."""
+
+from __future__ import annotations
+
+from tui.model.document import ACCOUNTING, GENKIT, JULES, Document
+from tui.model.nodes import Session
+
+
+def summarise(doc: Document) -> dict:
+    if doc.format == ACCOUNTING:
+        acc = doc.accounting
+        assert acc is not None
+        return {
+            "format": ACCOUNTING,
+            "root": None,
+            "totals": acc.totals.as_dict(),
+            "storedTotals": None,
+            "totalsMismatch": False,
+            "counts": acc.counts(),
+            "maxDepth": 0,
+        }
+    if doc.format in (JULES, GENKIT):
+        from tui.text.foreign_text import summarise as foreign_summary
+
+        return foreign_summary(doc, root_fields)
+    root = doc.root
+    assert root is not None
+    stored = root.stored_totals.as_dict() if root.stored_totals is not None and doc.format != "aiagent-ledger" else None
+    return {
+        "format": doc.format,
+        "root": root_fields(root),
+        "totals": root.totals.as_dict(),
+        "storedTotals": stored,
+        "totalsMismatch": bool(root.mismatch) if stored is not None else False,
+        "counts": root.counts.as_dict(),
+        "maxDepth": root.max_depth,
+    }
+
+
+def root_fields(s: Session) -> dict:
+    return {
+        "traceId": s.trace_id or None,
+        "agentId": s.agent_id or None,
+        "callPath": s.call_path or None,
+        "title": s.title,
+        "success": s.success,
+        "error": s.error,
+        "startedAt": s.started_at,
+        "endedAt": s.ended_at,
+    }

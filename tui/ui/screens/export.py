@@ -1,0 +1,124 @@
+"""`x` on the session screen: ask for a format and a file name, then hand them back to the screen to write.
+
+A name that already exists is overwritten only after a y at the overwrite prompt (Enter and Escape there mean no: a
+trace id "README" must not silently replace ./README.md); a symbolic link, or a place inside the sessions directory
+(the producer's), is refused with the reason. When the current directory is the sessions directory, the name
+offered is in the home directory instead."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, RadioButton, RadioSet, Static
+
+from tui.model.fields import one_line
+from tui.model.nodes import Session
+from tui.text.export import FORMATS, RefusedTarget, check_target, default_filename
+
+
+class ConfirmOverwrite(ModalScreen[bool]):
+    """"PATH exists: overwrite it?" y overwrites; n, Enter and Escape keep the file."""
+
+    CSS_PATH = "export.tcss"
+    BINDINGS = [Binding("y", "answer(True)", "Overwrite"), Binding("n", "answer(False)", "Keep it"),
+                Binding("enter", "answer(False)", "Keep it", show=False),
+                Binding("escape", "answer(False)", "Keep it", show=False)]
+
+    def __init__(self, path: str) -> None:
+        super().__init__()
+        self.path = path
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="export-box"):
+            yield Static(Text(f"{one_line(self.path, 200)} exists. Overwrite it? y = overwrite · n/Enter/Escape = "
+                              f"no"), id="export-confirm")
+
+    def action_answer(self, overwrite: bool) -> None:
+        self.dismiss(overwrite)
+
+
+class ExportScreen(ModalScreen[tuple[str, str, bool] | None]):
+    """Dismisses with (format, path, overwrite), or None when cancelled; `overwrite` is True only when the user
+    said y to replacing an existing file."""
+
+    CSS_PATH = "export.tcss"
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, session: Session, fmt: str = "markdown", sessions_dir: Path | None = None) -> None:
+        super().__init__()
+        self.session = session
+        self.fmt = fmt
+        self.sessions_dir = sessions_dir
+
+    def _default_path(self) -> str:
+        name = default_filename(self.session, self.fmt)
+        if self.sessions_dir is not None:
+            try:
+                check_target(Path(name), sessions_dirs=(self.sessions_dir,))
+            except RefusedTarget:
+                return f"~/{name}"  # the current directory is the producer's: offer the home directory
+            except OSError:
+                pass
+        return f"./{name}"
+
+    def compose(self) -> ComposeResult:
+        s = self.session
+        where = f" (sub-agent at {s.path_prefix})" if s.parent_op is not None else ""
+        with Vertical(id="export-box"):
+            yield Static(Text(f"Export {one_line(s.display_agent, 50)}{where}: {s.counts.ops:,} ops"),
+                         id="export-title")
+            with RadioSet(id="export-format"):
+                yield RadioButton("Markdown report", value=self.fmt == "markdown", id="fmt-markdown")
+                yield RadioButton("JSON (normalised model)", value=self.fmt == "json", id="fmt-json")
+            yield Input(value=self._default_path(), id="export-path",
+                        placeholder="file to write")
+            yield Static(Text("Enter writes the file · Escape cancels · Tab moves between format and file name"),
+                         id="export-hint")
+
+    def on_mount(self) -> None:
+        self.query_one("#export-path", Input).focus()
+
+    @on(RadioSet.Changed, "#export-format")
+    def _format_changed(self, event: RadioSet.Changed) -> None:
+        fmt = "json" if event.pressed.id == "fmt-json" else "markdown"
+        if fmt == self.fmt:
+            return
+        field = self.query_one("#export-path", Input)
+        old_ext, new_ext = FORMATS[self.fmt], FORMATS[fmt]
+        if field.value.endswith(old_ext):
+            field.value = field.value[: -len(old_ext)] + new_ext
+        self.fmt = fmt
+
+    @on(Input.Submitted, "#export-path")
+    def _submitted(self, event: Input.Submitted) -> None:
+        path = event.value.strip()
+        if not path:
+            self.notify("give a file name", severity="warning")
+            return
+        try:
+            check_target(Path(path), sessions_dirs=(self.sessions_dir,))
+        except OSError as exc:
+            self.notify(str(exc), title="not written", severity="error", timeout=10, markup=False)
+            return
+        if not os.path.lexists(os.path.expanduser(path)):
+            self.dismiss((self.fmt, path, False))
+            return
+        fmt = self.fmt
+
+        def answered(overwrite: bool | None) -> None:
+            if overwrite:
+                self.dismiss((fmt, path, True))
+            else:
+                self.notify(f"{path} kept: give another name", title="not written", markup=False)
+
+        self.app.push_screen(ConfirmOverwrite(path), answered)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,180 @@
+"""The waterfall screen (`w` on a session screen): where the wall time of the session shown there went.
+
+It follows the session screen underneath: once a second it checks whether that screen got a newer tree (live
+streams, reloaded files) and rebuilds, keeping folds, cursor and zoom; a running session's open bars grow with the
+clock in between. `o` (or Enter on an op) goes back with that op selected in the tree.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Static
+
+from tui.model.fields import one_line
+from tui.model.format import fmt_duration
+from tui.model.nodes import Op, Session, Turn
+from tui.model.waterfall import Row, Waterfall, fit, fmt_offset, node_key
+from tui.ui.widgets.footer import Footer
+from tui.ui.widgets.node_labels import KIND_TAG
+from tui.ui.widgets.waterfall import KIND_COLOR, StatusLines, WaterfallView
+
+if TYPE_CHECKING:
+    from tui.ui.widgets.op_tree import OpTree
+
+
+class SessionView(Protocol):
+    """What the waterfall needs of the screen it was opened from (a SessionScreen; typed here by what it offers, so
+    that the session screen can open the waterfall without the two modules importing each other)."""
+
+    session: Session
+    tree: OpTree
+
+    def action_errors_only(self) -> None: ...
+
+    def show_node(self, node: object) -> None: ...
+
+POLL_S = 1.0
+_STATUS_STYLE = {"failed": "bold red", "running": "bold yellow", "inferred": "italic dim", "ok": "green"}
+_STATUS_TEXT = {"failed": "✗ failed", "running": "● running", "inferred": "~ times partly missing", "ok": "ok"}
+
+
+class WaterfallScreen(Screen):
+    CSS_PATH = "waterfall.tcss"
+    BINDINGS = [
+        Binding("escape", "back", "Back"),
+        Binding("o", "jump", "Show in tree"),
+    ]
+
+    def __init__(self, origin: SessionView, select: object | None = None) -> None:
+        super().__init__()
+        self.origin = origin
+        self.session: Session = origin.session
+        self.model = Waterfall(self.session, now_ms=self._now())
+        self._select = select
+
+    def _now(self) -> int | None:
+        return self.origin.tree.clock() if self.session.running else None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="wf-title")
+        yield WaterfallView(self.model, id="wf-view")
+        yield StatusLines(id="wf-status")
+        yield Footer()
+
+    @property
+    def view(self) -> WaterfallView:
+        return self.query_one(WaterfallView)
+
+    def on_mount(self) -> None:
+        view = self.view
+        view.border_title = "Waterfall"
+        view.focus()
+        index = self.model.index_of(self._select) if isinstance(self._select, (Turn, Op)) else None
+        view.set_model(self.model, cursor=index or 0)
+        self._update_title()
+        self.set_interval(POLL_S, self.poll)
+
+    # following the session screen -------------------------------------------------------------------------
+    def poll(self) -> None:
+        """Rebuild if the session screen holds a newer tree; otherwise let running bars grow."""
+        session = self.origin.session
+        if session is not self.session:
+            self.rebuild(session)
+        elif session.running:
+            view = self.view
+            fitted = view.fitted
+            self.model.advance(self._now())
+            view.set_window(fit(self.model.total) if fitted else view.window)
+            self._update_title()
+
+    def rebuild(self, session: Session) -> None:
+        view = self.view
+        old = self.model
+        row = view.row
+        key = node_key(row.node) if row is not None else None
+        fitted = view.fitted
+        self.session = session
+        self.model = Waterfall(session, now_ms=self._now(), previous=old)
+        index = self.model.index_of_key(key) if key is not None else None
+        window = None if fitted else view.window
+        view.set_model(self.model, cursor=index if index is not None else view.cursor, window=window)
+        self._update_title()
+
+    # showing ------------------------------------------------------------------------------------------------
+    def _update_title(self) -> None:
+        session = self.session
+        text = Text()
+        text.append(" ◆ Waterfall ", style="bold blue")
+        text.append(one_line(session.display_agent, 60), style="bold")
+        if session.parent_op is not None:
+            text.append(f"  [{one_line(session.parent_op.path, 40)}]", style="dim")
+        text.append(f"  wall {fmt_duration(round(self.model.total))}", style="dim")
+        text.append(f"  {session.counts.ops:,} ops", style="dim")
+        if session.running:
+            text.append("  ● running", style="bold yellow")
+        self.query_one("#wf-title", Static).update(text)
+
+    @on(WaterfallView.Highlighted)
+    def _highlighted(self, event: WaterfallView.Highlighted) -> None:
+        self.query_one("#wf-status", StatusLines).show(self.describe(event.row))
+
+    def describe(self, row: Row | None) -> Text:
+        """The status line: the selected row's name, times and share of the wall time, then the window."""
+        text = Text()
+        model = self.model
+        if row is not None:
+            node = row.node
+            text.append(" ")
+            if isinstance(node, Op):
+                tag = KIND_TAG.get(node.kind, node.kind).strip()
+                text.append(tag + " ", style=f"bold {KIND_COLOR.get(node.kind, 'white')}")
+            text.append(one_line(row.name, 70), style="bold")
+            if isinstance(node, Op):
+                text.append(f"  {one_line(node.path, 30)}", style="dim")
+            start, end = model.span(row)
+            text.append(f"  start +{fmt_offset(start, 1)}  took {fmt_offset(end - start, 1)}")
+            text.append(f"  {model.share(row) * 100:.1f}% of the wall time")
+            status = model.status(row)
+            text.append(f"  {_STATUS_TEXT[status]}", style=_STATUS_STYLE[status])
+        window = self.view.window
+        zoom = model.total / window.span if window.span else 1.0
+        text.append(f"\n window {fmt_offset(window.start, 1)} – {fmt_offset(window.end, 1)}", style="dim")
+        text.append(f"  ×{zoom:,.1f}" if zoom < 100 else f"  ×{zoom:,.0f}", style="dim")
+        view = self.view
+        text.append(f"  row {view.cursor + 1:,}/{len(model.rows):,}", style="dim")
+        return text
+
+    # leaving --------------------------------------------------------------------------------------------------
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def action_jump(self) -> None:
+        row = self.view.row
+        if row is not None:
+            self.go_to(row.node)
+
+    @on(WaterfallView.Jump)
+    def _jump(self, event: WaterfallView.Jump) -> None:
+        self.go_to(event.row.node)
+
+    def go_to(self, node: object) -> None:
+        """Back to the session screen with `node` selected in its tree (errors-only is lifted if it hides it)."""
+        origin = self.origin
+        if origin not in self.app.screen_stack:
+            self.app.pop_screen()
+            return
+        while self.app.screen is not origin:
+            self.app.pop_screen()
+        if isinstance(node, Session):
+            return
+        tree = origin.tree
+        if not tree.reveal(node) and tree.keep is not None:
+            origin.action_errors_only()
+            tree.reveal(node)
+        origin.show_node(node)

@@ -1,0 +1,137 @@
+"""One-line Rich labels for opTree nodes. Untrusted text is appended as plain text, never parsed as markup."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from tui.model.fields import one_line
+from tui.model.foreign import view_of
+from tui.model.format import fmt_cost, fmt_duration, fmt_path, fmt_tokens
+from tui.model.nodes import Op, Session, Turn
+
+KIND_STYLE = {"llm": "bold cyan", "tool": "bold magenta", "session": "bold blue", "system": "dim", "?": "bold red"}
+KIND_TAG = {"llm": "LLM ", "tool": "TOOL", "session": "AGENT", "system": "SYS ", "?": "??? "}
+# Jules activity types and artifacts, Genkit snapshot events and branches (tui.formats.jules.tree, tui.formats.genkit.tree)
+KIND_TAG.update({
+    "planGenerated": "PLAN", "planApproved": "APPROVED", "progressUpdated": "PROGRESS", "agentMessaged": "REPLY",
+    "userMessaged": "USER", "sessionCompleted": "DONE", "sessionFailed": "FAILED", "patch": "PATCH",
+    "media": "MEDIA", "turnEnd": "TURN END", "toolIterationEnd": "TOOLS END", "invocationEnd": "INVOKE END",
+    "branch": "BRANCH", "activity": "ACTIVITY",
+})
+KIND_STYLE.update({
+    "planGenerated": "bold green", "planApproved": "green", "progressUpdated": "cyan", "agentMessaged": "bold cyan",
+    "userMessaged": "bold yellow", "sessionCompleted": "bold green", "sessionFailed": "bold red",
+    "patch": "bold blue", "media": "blue", "turnEnd": "bold cyan", "toolIterationEnd": "bold magenta",
+    "invocationEnd": "bold green", "branch": "bold yellow", "activity": "cyan",
+})
+
+
+def live_duration(started: int | None, ended: int | None, now_ms: int | None) -> int | None:
+    if started is None:
+        return None
+    if ended is not None:
+        return ended - started
+    return max(0, now_ms - started) if now_ms is not None else None
+
+
+def status_text(status: str | None, running: bool) -> Text:
+    if running:
+        return Text("● running", style="bold yellow")
+    if status == "failed":
+        return Text("✗ FAILED", style="bold white on red")
+    if status == "ok":
+        return Text("ok", style="green")
+    return Text(status or "-", style="dim")
+
+
+def session_label(s: Session, now_ms: int | None = None) -> Text:
+    text = Text()
+    text.append("◆ ", style="bold blue")
+    text.append(one_line(s.display_agent, 60), style="bold")
+    if s.title:
+        text.append(f"  {one_line(s.title, 60)}", style="italic")
+    text.append("  ")
+    text.append_text(_session_status(s))
+    text.append(f"  {fmt_duration(live_duration(s.started_at, s.ended_at, now_ms))}", style="dim")
+    t = s.totals
+    if view_of(s) is None:  # Jules and Genkit record no tokens or cost
+        text.append(f"  {fmt_tokens(t.tokensIn)}→{fmt_tokens(t.tokensOut)} {fmt_cost(t.costUsd)}", style="dim")
+    if s.problems:
+        text.append("  BROKEN", style="bold red")
+    return text
+
+
+def _session_status(s: Session) -> Text:
+    status = s.status
+    if status == "running":
+        return Text("● running", style="bold yellow")
+    if status == "failed":
+        return Text("✗ failed", style="bold red")
+    if s.success is None and s.latest_status and view_of(s) is not None:
+        # a Jules session snapshotted while still going: its own state word, not "ok"
+        return Text(one_line(s.latest_status, 30), style="yellow")
+    return Text("ok", style="green")
+
+
+def turn_label(t: Turn, now_ms: int | None = None) -> Text:
+    text = Text()
+    text.append(one_line(t.title, 60), style="bold" if not t.system else "dim bold")
+    text.append(f"  {len(t.ops)} ops", style="dim")
+    running = t.running and t.session.running
+    dur = live_duration(t.started_at, t.ended_at, now_ms if running else None)
+    text.append(f"  {fmt_duration(dur)}", style="dim")
+    if running:
+        text.append("  ● running", style="bold yellow")
+    elif t.status == "failed":
+        text.append("  ✗ failed", style="bold red")
+    for log in t.extra_logs:
+        if log.severity in ("ERR", "FATAL"):
+            text.append("  ERR", style="bold red")
+            break
+    if t.problems:
+        text.append("  BROKEN", style="bold red")
+    return text
+
+
+def op_label(op: Op, now_ms: int | None = None) -> Text:
+    text = Text()
+    text.append(f"{fmt_path(op.path)} ", style="dim")
+    text.append(KIND_TAG.get(op.kind, op.kind), style=KIND_STYLE.get(op.kind, ""))
+    text.append(" ")
+    target = op.target
+    text.append(one_line(target, 60) if target else "-", style="bold red" if op.failed else "")
+    agent = op.child_agent
+    if agent and agent != target:
+        text.append(f" → {one_line(agent, 40)}", style="blue")
+    if op.child_ref is not None and op.child is None:
+        text.append(" (stored elsewhere)", style="dim italic")
+    text.append("  ")
+    running = op.running and op.session.running
+    text.append_text(status_text(op.status, running))
+    if op.error:
+        text.append(f" {one_line(op.error, 40)}", style="red")
+    dur = live_duration(op.started_at, op.ended_at, now_ms if running else None)
+    text.append(f"  {fmt_duration(dur)}", style="dim")
+    if op.tokens_in or op.tokens_out:
+        text.append(f"  {fmt_tokens(op.tokens_in)}→{fmt_tokens(op.tokens_out)}", style="dim")
+    if op.cost:
+        text.append(f" {fmt_cost(op.cost)}", style="dim")
+    if op.errors:
+        text.append(f"  {op.errors} ERR", style="bold red")
+    if op.warnings:
+        text.append(f"  {op.warnings} WRN", style="yellow")
+    if op.problems:
+        text.append("  BROKEN: " + one_line("; ".join(op.problems), 60), style="bold red")
+    if op.child is not None and op.child.problems:
+        text.append("  BROKEN sub-agent: " + one_line("; ".join(op.child.problems), 60), style="bold red")
+    return text
+
+
+def label_for(node: object, now_ms: int | None = None) -> Text:
+    if isinstance(node, Op):
+        return op_label(node, now_ms)
+    if isinstance(node, Turn):
+        return turn_label(node, now_ms)
+    if isinstance(node, Session):
+        return session_label(node, now_ms)
+    return Text(str(node))
