@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 
-from tui.model.document import load
-from tui.model.export_json import export
-from tui.model.export_markdown import render as markdown
+from tui.formats.load import load
+from tui.text.export_json import export
+from tui.text.export_markdown import render as markdown
 from tui.model.nodes import user_turns
-from tui.model.session_row import fill_row, row_from_entry
+from tui.catalog.session_row import fill_row, row_from_entry
 
 
 def _msg(role: str, text: str) -> dict:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from tui.model.payload_check import describe
+from tui.payloads.check import describe
 
 
 def _chunk(delta: dict, finish: str | None = None, **extra) -> str:
@@ -33,8 +33,8 @@ def test_a_direct_stream_names_no_router():
 
 def test_a_choice_that_only_refused_shows_its_refusal_not_no_text():
     """n=2: choice 0 answers, choice 1 refuses (`delta.refusal`); the refusing choice has no "(no text)" filler."""
-    from tui.model.decode import decode_bytes
-    from tui.model.op_captures import _reassembled_lines
+    from tui.payloads.decode import decode_bytes
+    from tui.payloads.op_captures import _reassembled_lines
 
     def chunk(choices: list) -> str:
         return "data: " + json.dumps({"id": "c", "object": "chat.completion.chunk", "model": "gpt-4o",
