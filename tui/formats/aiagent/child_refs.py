@@ -14,6 +14,7 @@ from pathlib import Path
 from tui.formats.aiagent.ledger import LedgerBuilder, child_ledger_path
 from tui.inputs.files import LoadError
 from tui.model.nodes import Op, Session
+from tui.model.search import walk_ops
 
 REF_KEY = "childSessionRef"
 
@@ -41,15 +42,7 @@ def link_child_refs(root: Session, sessions_dir: Path | None) -> None:
 
 
 def _ref_ops(root: Session) -> list[Op]:
-    """Ops holding a childSessionRef (not a childSessionSummary), in tree order; an iterative walk."""
-    found: list[Op] = []
-    stack = [root]
-    while stack:
-        session = stack.pop()
-        for turn in session.turns:
-            for op in turn.ops:
-                if op.child is not None:
-                    stack.append(op.child)
-                elif op.child_ref is not None and op.raw is not None and op.raw.get(REF_KEY) is op.child_ref:
-                    found.append(op)
-    return found
+    """Ops holding a childSessionRef (not a childSessionSummary), in tree order (collected before any is attached)."""
+    return [op for op in walk_ops(root)
+            if op.child is None and op.child_ref is not None and op.raw is not None
+            and op.raw.get(REF_KEY) is op.child_ref]
