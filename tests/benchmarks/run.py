@@ -5,7 +5,7 @@
 
 Generates its inputs with the project's generator, measures each thing as the median of several runs (with the
 spread), each next to its reference measured in the same run, prints a Markdown table (the README's
-Performance section) and writes everything to a JSON file. Sections: open, screen, browser, live, scaling.
+Performance section) and writes everything to a JSON file. Sections: open, screen, browser, live, hostile, scaling.
 """
 
 from __future__ import annotations
@@ -23,13 +23,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import browser_bench  # noqa: E402
+import hostile_bench  # noqa: E402
 import inputs  # noqa: E402
 import live_bench  # noqa: E402
 import open_bench  # noqa: E402
 import screen_bench  # noqa: E402
 from common import Row, fmt_mb, fmt_s, machine, markdown_table  # noqa: E402
 
-SECTIONS = ("open", "screen", "browser", "live", "scaling")
+SECTIONS = ("open", "screen", "browser", "live", "hostile", "scaling")
 TARGET_OPS = 20_000  # the size the Open and First screen targets are judged at
 NAV_OPS = 100_000  # "at 100,000 ops, scrolling and drill-down stay instant"
 
@@ -144,6 +145,11 @@ def main(argv: list[str] | None = None) -> int:
             sc = [live_bench.scale(shape, p["live_sessions"], args.port) for shape in live_bench.SHAPES]
             report["sections"]["live"]["scale"] = sc
             rows += live_bench.scale_rows(sc)
+        if "hostile" in sections:
+            step("hostile: lying gzip trailer, a million gzip members, a never-ending line, held frames, guessed tokens")
+            hostile = hostile_bench.measure(args.quick)
+            report["sections"]["hostile"] = hostile
+            rows += hostile_bench.rows(hostile)
         if "scaling" in sections:
             rows += scaling_rows(open_results, screen_results)
     finally:
