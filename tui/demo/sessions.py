@@ -57,7 +57,7 @@ class _SessionBuilder(_LlmOps, _ToolOutputOps, _SystemOps):
         budget = plan.budget
 
         # turn 0: system init; it stays open until the session ends (the final-report and fin ops close it)
-        t0 = {"id": self.uid(s.t), "index": 0, "startedAt": s.t,
+        t0: dict[str, Any] = {"id": self.uid(s.t), "index": 0, "startedAt": s.t,
               "attributes": {"system": True, "label": "init"}, "ops": []}
         turns.append(t0)
         t0["ops"].append(self.system_op(s, 0, f"{prefix}0-1", "init"))

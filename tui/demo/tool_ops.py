@@ -82,13 +82,13 @@ class _ToolOps(_LogBuilder):
                 "view": {"units": "%", "min": 0, "max": 100},
             }
         if name == "bigquery__execute_sql":
-            rows = ["account_id,n,total"]
+            lines = ["account_id,n,total"]
             n = 20
             while n < size:
                 r = f"acc-{rng.randint(10000, 99999)},{rng.randint(1, 500)},{rng.randint(10, 90000)}.{rng.randint(0, 99):02d}"
-                rows.append(r)
+                lines.append(r)
                 n += len(r) + 1
-            return "\n".join(rows)
+            return "\n".join(lines)
         if name == "web__fetch":
             return f"# {sentence(rng, 20, 60)}\n\n{text(rng, size)}\n\n## Details\n\n{text(rng, size // 4)}"
         return text(rng, max(20, size))

@@ -13,6 +13,7 @@ its op is a ``session`` op):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -34,6 +35,8 @@ def tool_output_ops(n_chunks: int) -> int:
 
 
 class _ToolOutputOps(_ToolOps, _UsageBuilder):
+    session: Callable[..., Any]  # _SessionBuilder's, the class this one is mixed into
+
     def tool_output_params(self) -> tuple[dict[str, Any], str]:
         """The llm's call (the handle of the stored output, what to extract from it, sometimes a mode) and the
         mode the extraction runs in."""

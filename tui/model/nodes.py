@@ -49,6 +49,10 @@ class _Timed:
 
     @property
     def duration_ms(self) -> int | None:
+        return self.timed_duration_ms()
+
+    def timed_duration_ms(self) -> int | None:
+        """The duration from the two times alone (a subclass's duration_ms may know better and still call this)."""
         if self.started_at is None or self.ended_at is None:
             return None
         return self.ended_at - self.started_at
@@ -214,7 +218,7 @@ class Op(_Timed):
 
     @property
     def duration_ms(self) -> int | None:
-        return None if self.duration_unknown else _Timed.duration_ms.fget(self)
+        return None if self.duration_unknown else _Timed.timed_duration_ms(self)
 
     @property
     def session(self) -> Session:

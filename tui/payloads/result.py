@@ -144,7 +144,7 @@ class Builder:
 
     def __init__(self, dialect: str = "", streamed: bool = True) -> None:
         self.r = Reassembled(dialect, streamed)
-        self.by_key: dict[object, Block] = _Keys()
+        self.by_key: _Keys = _Keys()  # Block values, plus a dialect's own set_plain bookkeeping
         self.hit = False
 
     def block(self, key: object, kind: str, choice: int = 0) -> Block:

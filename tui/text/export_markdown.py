@@ -13,7 +13,7 @@ from tui.model.format import fmt_cost, fmt_duration, fmt_tokens, fmt_ts
 from tui.model.insights import Insights, Usage, compute
 from tui.model.logs import LogEntry, op_logs
 from tui.model.nodes import Op, Session, Turn, user_turns
-from tui.model.op_facts import facts_parts, op_facts
+from tui.model.op_facts import OpFacts, facts_parts, op_facts
 from tui.model.search import walk_ops
 from tui.model.trampoline import flatten
 from tui.text import markdown_safe as md
@@ -176,7 +176,7 @@ def _in_time_order(items):
     return sorted(items, key=lambda x: (x.started_at is None, x.started_at or 0))
 
 
-def _ops_in_time_order(ops: list[Op]) -> list[tuple[Op, object]]:
+def _ops_in_time_order(ops: list[Op]) -> list[tuple[Op, OpFacts]]:
     """Ops with their facts, in time order; an op without a start sits at its stand-in time (record/accounting)."""
     pairs = [(op, op_facts(op)) for op in ops]
     return sorted(pairs, key=lambda p: (p[1].when is None, p[1].when or 0))

@@ -21,12 +21,13 @@ from tui.model.diff import diff_sessions
 from tui.model.document import Document
 from tui.model.gc_pause import paused_gc
 from tui.model.nodes import Session, release_tree
+from tui.ui.host import AppMixin
 
 LIVE_HISTORY_SECONDS = 1.0
 LIVE_PREFIX = "live:"
 
 
-class HistoryRecorder:
+class HistoryRecorder(AppMixin):
     """Mixed into MonitorApp (which provides hub, session_screens, call_from_thread, run_worker, notify)."""
 
     def init_history(self) -> None:

@@ -16,10 +16,12 @@ from __future__ import annotations
 import gc
 import time
 
+from tui.ui.host import AppMixin
+
 QUIET_SECONDS = 0.4  # no key, click or scroll for this long: the user is reading, not waiting
 
 
-class IdleCollector:
+class IdleCollector(AppMixin):
     """Mixed into MonitorApp (which provides set_timer and closing)."""
 
     _last_input = 0.0

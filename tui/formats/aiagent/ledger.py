@@ -256,7 +256,8 @@ class LedgerBuilder:
         prefix = f"{s.path_prefix}." if s.path_prefix else ""
         index = as_int(node.get("opIndex"), position + 1) if isinstance(node, dict) else position + 1
         op = Op(t, f"{prefix}{t.index}-{index}")
-        if begin_op(op, node, s.counts) is None:
+        node = begin_op(op, node, s.counts)  # the same object, now known to be a dict
+        if node is None:
             return op
         status = node.get("status")
         op.status = status if isinstance(status, str) and status != "running" else None

@@ -137,7 +137,8 @@ def _op(t: Turn, node: object, path: str, walk: _Walk) -> Op:
     op = Op(t, path)
     s = t.session
     counts = s.counts
-    if begin_op(op, node, counts) is None:
+    node = begin_op(op, node, counts)  # the same object, now known to be a dict
+    if node is None:
         return op
     problems = op.problems
     status = node.get("status")

@@ -109,7 +109,7 @@ def new_messages(snap: Snapshot) -> list:
 
 def _name_turn(turn: Turn) -> None:
     """The user's message(s) of the turn: the messages this turn's snapshots added since the turn began."""
-    snaps = [op.info for op in turn.ops if isinstance(op.info, Snapshot)]
+    snaps = [op.info for op in turn.ops if isinstance(op, ForeignOp) and isinstance(op.info, Snapshot)]
     if not snaps:
         return
     first, last = snaps[0], snaps[-1]

@@ -524,8 +524,8 @@ def _compare(snap: JulesSnapshot) -> list[str]:
             if as_int(stored, -1) != mine:
                 out.append(f"activityCounts.{key}: stored {stored!r}, recomputed {mine}")
     if snap.stored_insights is not None:
-        mine = snap.insights.as_dict()
-        for key, value in mine.items():
+        recomputed = snap.insights.as_dict()
+        for key, value in recomputed.items():
             if value is None or key not in snap.stored_insights:
                 continue
             stored = snap.stored_insights[key]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import gc
+import operator
 from itertools import zip_longest
 import threading
 import time
@@ -32,6 +33,7 @@ from tui.catalog.session_row import (
 )
 from tui.catalog.scan import scan
 from tui.inputs.paths import safe_resolve
+from tui.ui.host import host
 from tui.ui.widgets.footer import Footer
 
 PAGE = 1000  # rows in the table at once (adding 1,000 takes some 30 ms on 2 cores; 100k would take seconds)
@@ -334,7 +336,7 @@ class BrowserScreen(Screen):
     def _compute_view(self, listing_order: bool = False) -> list[str]:
         if listing_order and not self._filter and self._sort == "started" and self._desc:
             return list(self._rows)  # a fresh listing, nothing loaded: its order (newest file first) is this one
-        started = SessionRow.started_or_mtime_ms.fget
+        started = operator.attrgetter("started_or_mtime_ms")
         rows = sorted(self._rows.values(), key=started, reverse=True)
         if self._filter:
             rows = [row for row in rows if matches(row, self._filter)]
@@ -524,7 +526,7 @@ class BrowserScreen(Screen):
         if marked is None or key is None or key == marked:
             self.notify("mark a session with m, then press d on another to compare them", severity="warning")
             return
-        self.app.diff_paths(str(self._rows[marked].path), str(self._rows[key].path))
+        host(self.app).diff_paths(str(self._rows[marked].path), str(self._rows[key].path))
 
     @on(DataTable.RowSelected, "#browser-table")
     def _row_selected(self, event: DataTable.RowSelected) -> None:
@@ -535,4 +537,4 @@ class BrowserScreen(Screen):
             self.notify(f"{printable(row.session_id)}: {row.broken}", title="cannot open", severity="error",
                         markup=False)
             return
-        self.app.open_path(str(row.path))
+        host(self.app).open_path(str(row.path))

@@ -21,6 +21,7 @@ from tui.model.json_text import dumps
 from tui.model.logs import log_count, logs_under
 from tui.model.nodes import Op, Session, Turn
 from tui.model.search import ErrorFilter, find, find_op_by_path, find_session_by_prefix, newest_op
+from tui.ui.host import host
 from tui.ui.screens.session_history import HistoryView
 from tui.ui.widgets.detail_panel import DetailPanel
 from tui.ui.widgets.footer import Footer
@@ -127,7 +128,7 @@ class SessionScreen(HistoryView, Screen):
         self.query_one("#detail").border_title = "Details"
         self.tree.border_title = Text(getattr(view_of(self.session), "tree_title", "opTree"))
         if self.live_root is not None:
-            hub, root = self.app.hub, self.live_root
+            hub, root = host(self.app).hub, self.live_root
             self.tree.clock = lambda: hub.clock(root, time.time())
             self.query_one(TotalsPanel).clock = self.tree.clock
         self.query_one("#search").display = False
@@ -177,7 +178,7 @@ class SessionScreen(HistoryView, Screen):
             self.session = session
             return
         if self.history_holds():  # an older version is on screen: it stays
-            self._update_live_panel()
+            self.update_live_panel()
             return
         self.replace_session(session)
         self.update_live_panel()

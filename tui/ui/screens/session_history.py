@@ -13,10 +13,11 @@ from tui.formats.aiagent.history import Version, version_time
 from tui.model.format import fmt_bytes, fmt_cost
 from tui.model.nodes import Session, release_tree
 from tui.model.search import find_op_by_path, find_session_by_prefix
+from tui.ui.host import SessionScreenMixin, host
 from tui.ui.widgets.totals_panel import TotalsPanel
 
 
-class HistoryView:
+class HistoryView(SessionScreenMixin):
     """Mixed into SessionScreen (which provides doc, session, live_root, tree, replace_session, _status)."""
 
     viewing: Version | None = None  # the older version on screen; None = the live (newest) view
@@ -97,7 +98,7 @@ class HistoryView:
             return
         from tui.ui.screens.diff import DiffScreen
 
-        history, key, prefix = self.app.history, self.history_key, self.session.path_prefix
+        history, key, prefix = host(self.app).history, self.history_key, self.session.path_prefix
         current = self.viewing or versions[-1]
         self.app.push_screen(DiffScreen(
             None, versions=versions, a=versions[0], b=current, load_version=lambda v: history.session(key, v),
@@ -225,7 +226,7 @@ class HistoryView:
             banner.set_class(False, "viewing")
             banner.display = len(versions) >= 2
             if banner.display:
-                stored = self.app.history.stored_bytes(self.history_key)
+                stored = host(self.app).history.stored_bytes(self.history_key)
                 banner.update(Text(f" history: {len(versions):,} versions kept ({fmt_bytes(stored)} of distinct "
                                    "content) · [ steps back · D compares two", style="dim"))
             return
