@@ -16,6 +16,8 @@ from __future__ import annotations
 import gc
 import time
 
+from tui.ui.textual_compat import release_style_memo
+
 QUIET_SECONDS = 0.4  # no key, click or scroll for this long: the user is reading, not waiting
 
 
@@ -41,14 +43,6 @@ class IdleCollector:
             self.set_timer(QUIET_SECONDS - quiet + 0.01, self._collect_if_idle)
             return
         self._collect_pending = False
-        _release_textual_style_memo()
+        release_style_memo()
         gc.collect()
 
-
-def _release_textual_style_memo() -> None:
-    try:
-        from textual._styles_cache import StylesCache
-
-        StylesCache.get_inner_outer.cache_clear()
-    except (ImportError, AttributeError):  # another textual: nothing of ours to undo
-        pass
