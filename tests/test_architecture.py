@@ -62,3 +62,75 @@ def test_no_test_module_imports_another():
             last = name.rsplit(".", 1)[-1]
             assert not last.startswith("test_") and not name.startswith("tests."), \
                 f"{path.relative_to(ROOT)} imports {name}"
+
+
+def textual_privates_of(names: list[str]) -> set[str]:
+    """The private names (`_x`, not dunders) of the Textual classes `names` and their Textual bases: class
+    attributes, and the `self._x = ...` a class sets in its own body."""
+    import importlib
+    import inspect
+
+    found: set[str] = set()
+    for dotted in names:
+        module, _, attr = dotted.rpartition(".")
+        try:
+            obj = getattr(importlib.import_module(module), attr)
+        except (ImportError, AttributeError):
+            continue
+        if not inspect.isclass(obj):
+            continue
+        for cls in obj.__mro__:
+            if not cls.__module__.startswith("textual"):
+                continue
+            found |= {n for n in vars(cls) if n.startswith("_") and not n.endswith("__")}
+            tree = ast.parse(Path(inspect.getsourcefile(cls)).read_text())
+            body = next((n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == cls.__name__), None)
+            for node in ast.walk(body) if body is not None else ():
+                if (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
+                        and isinstance(node.value, ast.Name) and node.value.id == "self"
+                        and node.attr.startswith("_") and not node.attr.endswith("__")):
+                    found.add(node.attr)
+    return found
+
+
+def private_textual_uses(path: Path) -> list[str]:
+    """Where a module reaches into Textual's private API: a private Textual module imported, the `__watchers`
+    store named, or a private name of a Textual class it imports read, set or overridden."""
+    tree = ast.parse(path.read_text())
+    imported: list[str] = []
+    uses: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "textual":
+            if any(part.startswith("_") for part in node.module.split(".")):
+                uses.append(f"line {node.lineno}: imports {node.module}")
+            imported += [f"{node.module}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Import):
+            uses += [f"line {node.lineno}: imports {a.name}" for a in node.names
+                     if a.name.split(".")[0] == "textual" and any(p.startswith("_") for p in a.name.split("."))]
+        elif isinstance(node, ast.Constant) and node.value == "__watchers":
+            uses.append(f"line {node.lineno}: names __watchers")
+    private = textual_privates_of(imported)  # of anything the module may hold (a TreeNode, an App)
+    by_name = {name.rpartition(".")[2]: name for name in imported}
+    bases = [by_name[b.id] for n in ast.walk(tree) if isinstance(n, ast.ClassDef)
+             for b in (base.value if isinstance(base, ast.Subscript) else base for base in n.bases)  # Tree[Node]
+             if isinstance(b, ast.Name) and b.id in by_name]
+    inherited = textual_privates_of(bases)  # what `self` holds: our own `self._cache` is not LRUCache's
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            on_self = isinstance(node.value, ast.Name) and node.value.id == "self"
+            if node.attr in (inherited if on_self else private):
+                uses.append(f"line {node.lineno}: .{node.attr}")
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in inherited:
+            uses.append(f"line {node.lineno}: overrides {node.name}")
+    return uses
+
+
+def test_only_textual_compat_touches_textual_privates():
+    """Textual's private API changes without notice: every use sits in tui/ui/textual_compat.py, whose test
+    (tests/ui/test_textual_compat.py) pins the version and checks that each private name still exists."""
+    compat = ROOT / "tui" / "ui" / "textual_compat.py"
+    assert compat.exists()
+    assert private_textual_uses(compat), "the check no longer sees the compat module's own private uses"
+    offenders = {str(path.relative_to(ROOT)): uses for path in sorted((ROOT / "tui").rglob("*.py"))
+                 if path != compat and (uses := private_textual_uses(path))}
+    assert offenders == {}

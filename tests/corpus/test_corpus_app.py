@@ -42,15 +42,7 @@ def row_of(screen: BrowserScreen, name: str):
 
 def all_tree_nodes(tree) -> list:
     """Expand everything (sub-agents inline too) and return every node."""
-    out, stack = [], [tree.root]
-    while stack:
-        node = stack.pop()
-        out.append(node)
-        tree._populate(node)
-        if node.allow_expand and not node.is_expanded:
-            node.expand()
-        stack.extend(node.children)
-    return out
+    return tree.expand_all()
 
 
 def assert_not_styled_by_data(text: Text, where: str) -> None:

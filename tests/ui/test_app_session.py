@@ -188,7 +188,7 @@ async def test_drilling_down_and_back_leaves_nothing_behind(tmp_path):
     cached lines: after a few dozen drill-downs the full garbage collections stalled the UI."""
     import gc
 
-    from textual.widgets._footer import FooterKey
+    from tui.ui.textual_compat import FooterKey
 
     app = session_app(deep_snapshot(tmp_path), watch=False)
     async with app.run_test(size=SIZE) as pilot:

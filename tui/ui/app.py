@@ -28,6 +28,7 @@ from tui.model.nodes import release_tree, user_turns
 from tui.ui.app_history import HistoryRecorder
 from tui.ui.idle_collect import IdleCollector
 from tui.ui.preload import preload
+from tui.ui.textual_compat import app_is_exiting
 
 LIVE_APPLY_SECONDS = 0.25  # live updates are batched and applied this often
 REJECTION_NOTICE_SECONDS = 5.0  # at most one "rejected so far" notification this often
@@ -298,7 +299,7 @@ class MonitorApp(HistoryRecorder, IdleCollector, App):
     def closing(self) -> bool:
         """True once the app has begun to shut down: its screens are losing their widgets, so timers and
         workers still delivering (a last live tick, a directory change) must not touch them."""
-        return self._exit or not self._running
+        return app_is_exiting(self)
 
     def _live_tick(self) -> None:
         # Rebuilding a big tree (parse, merge, build, redraw) can take a good part of a second: spend about a

@@ -17,6 +17,7 @@ import gc
 import time
 
 from tui.ui.host import AppMixin
+from tui.ui.textual_compat import release_style_memo
 
 QUIET_SECONDS = 0.4  # no key, click or scroll for this long: the user is reading, not waiting
 
@@ -43,14 +44,6 @@ class IdleCollector(AppMixin):
             self.set_timer(QUIET_SECONDS - quiet + 0.01, self._collect_if_idle)
             return
         self._collect_pending = False
-        _release_textual_style_memo()
+        release_style_memo()
         gc.collect()
 
-
-def _release_textual_style_memo() -> None:
-    try:
-        from textual._styles_cache import StylesCache
-
-        StylesCache.get_inner_outer.cache_clear()
-    except (ImportError, AttributeError):  # another textual: nothing of ours to undo
-        pass

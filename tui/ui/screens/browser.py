@@ -12,7 +12,6 @@ import collections
 import dataclasses
 import gc
 import operator
-from itertools import zip_longest
 import threading
 import time
 from pathlib import Path
@@ -23,7 +22,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
-from textual.widgets._data_table import DuplicateKey, Row, RowKey
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from tui.model.fields import one_line, printable
@@ -34,6 +32,7 @@ from tui.catalog.session_row import (
 from tui.catalog.scan import scan
 from tui.inputs.paths import safe_resolve
 from tui.ui.host import host
+from tui.ui.textual_compat import UnmeasuredRowsTable
 from tui.ui.widgets.footer import Footer
 
 PAGE = 1000  # rows in the table at once (adding 1,000 takes some 30 ms on 2 cores; 100k would take seconds)
@@ -84,34 +83,9 @@ def row_cells(row: SessionRow) -> tuple:
     )
 
 
-class SessionTable(DataTable):
+class SessionTable(UnmeasuredRowsTable):
     """A DataTable whose columns all have fixed widths and whose rows are one line high, so new rows need no
     measuring: skipping it halves the cost of showing a page of rows (textual is pinned, see pyproject)."""
-
-    def _update_dimensions(self, new_rows) -> None:
-        super()._update_dimensions(())
-
-    def add_keyed_rows(self, rows: list[tuple[str, tuple]]) -> None:
-        """add_row for many one-line rows at once: what add_row does per row (including re-validating the
-        cursor and checking for idle, most of its cost) is done once for the batch."""
-        if not rows:
-            return
-        columns = self.ordered_columns
-        first = self.row_count == 0
-        for key, cells in rows:
-            row_key = RowKey(key)
-            if row_key in self._row_locations:
-                raise DuplicateKey(f"The row key {row_key!r} already exists.")
-            self._row_locations[row_key] = self.row_count
-            self._data[row_key] = {column.key: cell for column, cell in zip_longest(columns, cells)}
-            self.rows[row_key] = Row(row_key, 1, None, False)
-            self._new_rows.add(row_key)
-        self._require_update_dimensions = True
-        self.cursor_coordinate = self.cursor_coordinate
-        if first and len(self.columns) > 0 and self.show_cursor and self.cursor_type != "none":
-            self._highlight_cursor()
-        self._update_count += 1
-        self.check_idle()
 
 
 class FilterInput(Input):

@@ -418,22 +418,13 @@ class SessionScreen(HistoryView, Screen):
         tree.keep = None if tree.keep is not None else ErrorFilter()
         tree.reset_tree()
         if tree.keep is not None:
-            self._expand_all_errors()
+            self.tree.expand_all()
             self._status("errors only: failed ops, ops with ERR logs and broken nodes (e to show all)")
         else:
             self._status("")
         if current is not None:
             tree.reveal(current)
 
-    def _expand_all_errors(self) -> None:
-        tree = self.tree
-        stack = [tree.root]
-        while stack:
-            node = stack.pop()
-            tree._populate(node)
-            if node.allow_expand and not node.is_expanded:
-                node.expand()
-            stack.extend(node.children)
 
     def action_copy(self) -> None:
         node = self.tree.cursor_node

@@ -9,12 +9,10 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.widgets import Footer as TextualFooter
 
-_WATCHERS = "__watchers"  # where textual.reactive keeps the watchers of an object
+from tui.ui.textual_compat import drop_closed_watchers
 
 
 class Footer(TextualFooter):
     def compose(self) -> ComposeResult:
-        watchers = getattr(self, _WATCHERS, {}).get("compact")
-        if watchers:
-            watchers[:] = [(node, callback) for node, callback in watchers if not (node._closing or node._closed)]
+        drop_closed_watchers(self, "compact")
         yield from super().compose()

@@ -6,14 +6,13 @@ import time
 from collections.abc import Callable
 
 from rich.text import Text
-from textual import events
 from textual.binding import Binding
 from textual.message import Message
-from textual.scroll_view import ScrollView
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from tui.model.nodes import Op, Session, Turn
+from tui.ui.textual_compat import QuietTree, attach_children, label_width, rebuild_tree_lines, unlink_tree_nodes
 from tui.ui.widgets.node_labels import label_for
 
 Node = Session | Turn | Op
@@ -23,7 +22,7 @@ def wall_clock_ms() -> int:
     return int(time.time() * 1000)
 
 
-class OpTree(Tree[Node]):
+class OpTree(QuietTree[Node]):
     """Children are added when a node is first expanded, so a 20,000-op session opens as fast as a small one."""
 
     BINDINGS = [
@@ -58,24 +57,20 @@ class OpTree(Tree[Node]):
         self._populated.clear()
         self.root.set_label(label_for(self.session, self.now_ms()))
         self.root.data = self.session
-        self._populate(self.root)
+        self.populate(self.root)
         self.root.expand()
         # Expand the user turns of a small session so the first screen shows ops, not just turn headers.
         if len(self.root.children) <= 12:
             for child in self.root.children:
                 if isinstance(child.data, Turn) and not child.data.system and len(child.data.ops) <= 40:
-                    self._populate(child)
+                    self.populate(child)
                     child.expand()
 
     def on_unmount(self) -> None:
         # TreeNodes point at their parent and their tree: cycles, so a closed drill-down's thousands of nodes,
         # labels and cached lines waited for a full collection, which then stalled the UI for ~0.4 s. Cutting
         # the links lets reference counting free them as the screen closes.
-        for node in self._tree_nodes.values():
-            node._children = []
-            node._parent = None
-        self._tree_nodes.clear()
-        self._clear_line_cache()
+        unlink_tree_nodes(self)
         self._populated.clear()
 
     def now_ms(self) -> int:
@@ -100,24 +95,30 @@ class OpTree(Tree[Node]):
             return data.child is not None and bool(data.child.turns)
         return True
 
-    def _populate(self, node: TreeNode[Node]) -> None:
+    def populate(self, node: TreeNode[Node]) -> None:
+        """Build `node`'s children (once; expanding a node does it too). It stays collapsed."""
         if node.id in self._populated or node.data is None:
             return
         self._populated.add(node.id)
         now = self.now_ms()
-        # TreeNode.add invalidates the whole tree per child: with the thousands of turns of a big session that
-        # is much of the time a drill-down takes, so children are attached in one go (textual is pinned).
-        children = node._children
-        for item in self.children_of(node.data):
-            child = self._add_node(node, label_for(item, now), item)
-            child._allow_expand = self.expandable(item)
-            children.append(child)
-        node._updates += 1
-        self._invalidate()
+        attach_children(self, node, self.children_of(node.data), lambda item: label_for(item, now), self.expandable)
+
+    def expand_all(self) -> list[TreeNode[Node]]:
+        """Build and expand every node (sub-agents inline too, as far as the filter `keep` lets through);
+        returns every node of the tree."""
+        nodes, stack = [], [self.root]
+        while stack:
+            node = stack.pop()
+            nodes.append(node)
+            self.populate(node)
+            if node.allow_expand and not node.is_expanded:
+                node.expand()
+            stack.extend(node.children)
+        return nodes
 
     def on_tree_node_expanded(self, event: Tree.NodeExpanded[Node]) -> None:
         if event.node.id not in self._populated:
-            self._populate(event.node)
+            self.populate(event.node)
 
     def process_label(self, label) -> Text:
         # Tree splits every label into lines and keeps the first (a copy per node); ours are one line already.
@@ -125,25 +126,9 @@ class OpTree(Tree[Node]):
             return label
         return super().process_label(label)
 
-    # Tree rebuilds its list of lines (one object per line: thousands for a big session) on every style change
-    # (focus, a screen on top) and resize, though neither changes which lines there are: redraw them instead.
-    def notify_style_update(self) -> None:
-        ScrollView.notify_style_update(self)
-        self._redraw_lines()
-
-    def _on_resize(self, event: events.Resize) -> None:
-        event.prevent_default()  # instead of Tree's
-        self._line_cache.grow(event.size.height)
-        self._redraw_lines()
-
-    def _redraw_lines(self) -> None:
-        self._line_cache.clear()
-        self._updates += 1
-        self.refresh()
-
     def get_label_width(self, node: TreeNode[Node]) -> int:
         # Tree re-measures every visible line on each change: use the cached label, not a fresh render.
-        return node._label.cell_len + 2
+        return label_width(node)
 
     # keys -------------------------------------------------------------------------------------------------
     def action_open_node(self) -> None:
@@ -156,10 +141,10 @@ class OpTree(Tree[Node]):
         if node is None:
             return
         if node.allow_expand and not node.is_expanded:
-            self._populate(node)
+            self.populate(node)
             node.expand()
         elif node.children:
-            self._tree_lines
+            rebuild_tree_lines(self)
             self.move_cursor(node.children[0])
 
     def action_collapse_node(self) -> None:
@@ -194,14 +179,14 @@ class OpTree(Tree[Node]):
             return False
         node = self.root
         for data in chain:
-            self._populate(node)
+            self.populate(node)
             if not node.is_expanded:
                 node.expand()
             found = next((child for child in node.children if child.data is data), None)
             if found is None:
                 return False
             node = found
-        self._tree_lines  # rebuild now: a node's line number is only known after a build
+        rebuild_tree_lines(self)  # a node's line number is only known after a build
         self.move_cursor(node)
         self.scroll_to_node(node, animate=False)
         return True
@@ -255,13 +240,13 @@ class TreeState:
             if key == self.cursor:
                 cursor_node = node
             if key in wanted:
-                tree._populate(node)
+                tree.populate(node)
                 if not node.is_expanded:
                     node.expand()
                 stack.extend(node.children)
             elif node.is_expanded:
                 node.collapse()
-        tree._tree_lines
+        rebuild_tree_lines(tree)
         if cursor_node is not None:
             tree.move_cursor(cursor_node)
         tree.scroll_to(y=self.scroll_y, animate=False, immediate=True)

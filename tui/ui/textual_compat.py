@@ -1,0 +1,179 @@
+"""Every use of Textual's private API, in one place.
+
+A few speed-ups and one leak fix need Textual internals (a DataTable that skips measuring rows, a Tree that
+attaches a node's children in one go, a Footer that drops dead watchers). Private names change without notice, so
+they live here and nowhere else (tests/test_architecture.py checks that), Textual is pinned in pyproject.toml, and
+tests/ui/test_textual_compat.py checks the pin and that every name listed in PRIVATE_NAMES still exists: a Textual
+upgrade fails there, loudly, instead of somewhere in a screen."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from itertools import zip_longest
+from typing import Any, Generic, TypeVar
+
+from rich.text import Text
+from textual import events
+from textual.app import App
+from textual.scroll_view import ScrollView
+from textual.widgets import DataTable, Tree
+from textual.widgets._footer import FooterKey  # not exported publicly; tests count them to catch the leak
+from textual.widgets.data_table import DuplicateKey, Row, RowKey
+from textual.widgets.tree import TreeNode
+
+__all__ = [
+    "FooterKey", "PRIVATE_NAMES", "QuietTree", "UnmeasuredRowsTable", "app_is_exiting", "attach_children",
+    "drop_closed_watchers", "label_width", "rebuild_tree_lines", "release_style_memo", "unlink_tree_nodes",
+]
+
+T = TypeVar("T")
+
+# (module, object in it or "", private attribute): what this module relies on. Instance attributes are checked
+# on a live object by the test; the rest with getattr on the class or module.
+PRIVATE_NAMES: list[tuple[str, str, str]] = [
+    ("textual.app", "App", "_exit"),
+    ("textual.app", "App", "_running"),
+    ("textual.reactive", "", "__watchers"),  # the attribute name Reactive stores watchers under (a string)
+    ("textual.dom", "DOMNode", "_closing"),
+    ("textual.dom", "DOMNode", "_closed"),
+    ("textual._styles_cache", "StylesCache", "get_inner_outer"),
+    ("textual.widgets._footer", "FooterKey", ""),
+    ("textual.widgets._data_table", "DataTable", "_update_dimensions"),
+    ("textual.widgets._data_table", "DataTable", "_row_locations"),
+    ("textual.widgets._data_table", "DataTable", "_data"),
+    ("textual.widgets._data_table", "DataTable", "_new_rows"),
+    ("textual.widgets._data_table", "DataTable", "_require_update_dimensions"),
+    ("textual.widgets._data_table", "DataTable", "_highlight_cursor"),
+    ("textual.widgets._data_table", "DataTable", "_update_count"),
+    ("textual.widgets._tree", "Tree", "_tree_lines"),
+    ("textual.widgets._tree", "Tree", "_tree_nodes"),
+    ("textual.widgets._tree", "Tree", "_add_node"),
+    ("textual.widgets._tree", "Tree", "_invalidate"),
+    ("textual.widgets._tree", "Tree", "_line_cache"),
+    ("textual.widgets._tree", "Tree", "_clear_line_cache"),
+    ("textual.widgets._tree", "Tree", "_updates"),
+    ("textual.widgets._tree", "Tree", "_on_resize"),
+    ("textual.widgets._tree", "TreeNode", "_children"),
+    ("textual.widgets._tree", "TreeNode", "_parent"),
+    ("textual.widgets._tree", "TreeNode", "_allow_expand"),
+    ("textual.widgets._tree", "TreeNode", "_updates"),
+    ("textual.widgets._tree", "TreeNode", "_label"),
+]
+
+
+# app ----------------------------------------------------------------------------------------------------------
+def app_is_exiting(app: App) -> bool:
+    """`App._exit` (set by exit()) and `App._running` (cleared as the app stops): Textual has no public "is
+    shutting down", and timers and workers still delivering must not touch screens that are losing widgets."""
+    return bool(app._exit or not app._running)
+
+
+def drop_closed_watchers(obj: Any, reactive_name: str) -> None:
+    """Textual's Reactive keeps an object's watchers in its `__watchers` attribute and only prunes closed nodes
+    when the reactive changes. Footer's `compact` never changes, so every FooterKey ever composed stayed alive
+    (28 widgets per screen change): drop the watchers of closing/closed nodes (`_closing`, `_closed`)."""
+    watchers = getattr(obj, "__watchers", {}).get(reactive_name)
+    if watchers:
+        watchers[:] = [(node, callback) for node, callback in watchers if not (node._closing or node._closed)]
+
+
+def release_style_memo() -> None:
+    """`textual._styles_cache.StylesCache.get_inner_outer` is an lru_cache holding Style objects of closed
+    widgets; clearing it before an idle collection lets those be freed."""
+    try:
+        from textual._styles_cache import StylesCache
+
+        StylesCache.get_inner_outer.cache_clear()
+    except (ImportError, AttributeError):  # another textual: nothing of ours to undo
+        pass
+
+
+# DataTable ------------------------------------------------------------------------------------------------
+class UnmeasuredRowsTable(DataTable):
+    """A DataTable for fixed-width columns and one-line rows: it overrides the private `_update_dimensions` to
+    measure no rows, and adds rows by filling `_row_locations`, `_data`, `rows`, `_new_rows` itself."""
+
+    def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
+        super()._update_dimensions(())
+
+    def add_keyed_rows(self, rows: list[tuple[str, tuple]]) -> None:
+        """add_row for many one-line rows at once: what add_row does per row (including re-validating the
+        cursor and checking for idle, most of its cost) is done once for the batch (mirrors DataTable.add_row's
+        private bookkeeping: `_row_locations`, `_data`, `_new_rows`, `_require_update_dimensions`,
+        `_highlight_cursor`, `_update_count`)."""
+        if not rows:
+            return
+        columns = self.ordered_columns
+        first = self.row_count == 0
+        for key, cells in rows:
+            row_key = RowKey(key)
+            if row_key in self._row_locations:
+                raise DuplicateKey(f"The row key {row_key!r} already exists.")
+            self._row_locations[row_key] = self.row_count
+            self._data[row_key] = {column.key: cell for column, cell in zip_longest(columns, cells)}
+            self.rows[row_key] = Row(row_key, 1, None, False)
+            self._new_rows.add(row_key)
+        self._require_update_dimensions = True
+        self.cursor_coordinate = self.cursor_coordinate
+        if first and len(self.columns) > 0 and self.show_cursor and self.cursor_type != "none":
+            self._highlight_cursor()
+        self._update_count += 1
+        self.check_idle()
+
+
+# Tree -----------------------------------------------------------------------------------------------------
+class QuietTree(Tree[T], Generic[T]):
+    """Tree rebuilds its list of lines (one object per line: thousands for a big session) on every style change
+    (focus, a screen on top) and resize, though neither changes which lines there are: redraw them instead. Uses
+    the private `_on_resize` handler, `_line_cache` and `_updates`."""
+
+    def notify_style_update(self) -> None:
+        ScrollView.notify_style_update(self)
+        self.redraw_lines()
+
+    def _on_resize(self, event: events.Resize) -> None:
+        event.prevent_default()  # instead of Tree's
+        self._line_cache.grow(event.size.height)
+        self.redraw_lines()
+
+    def redraw_lines(self) -> None:
+        self._line_cache.clear()
+        self._updates += 1
+        self.refresh()
+
+
+def attach_children(tree: Tree[T], node: TreeNode[T], items: Iterable[T], label: Callable[[T], Text],
+                    expandable: Callable[[T], bool]) -> None:
+    """TreeNode.add invalidates the whole tree per child: with the thousands of turns of a big session that is
+    much of the time a drill-down takes, so children are attached in one go, through `Tree._add_node`,
+    `TreeNode._children`, `_allow_expand`, `_updates` and `Tree._invalidate`."""
+    children = node._children
+    for item in items:
+        child = tree._add_node(node, label(item), item)
+        child._allow_expand = expandable(item)
+        children.append(child)
+    node._updates += 1
+    tree._invalidate()
+
+
+def rebuild_tree_lines(tree: Tree) -> None:
+    """Reading `Tree._tree_lines` rebuilds the line list now: a node's line number (for move_cursor and
+    scroll_to_node) is only known after a build, and Tree builds lazily."""
+    tree._tree_lines
+
+
+def label_width(node: TreeNode) -> int:
+    """The cell width of a node's cached label (`TreeNode._label`) plus the guide: Tree re-measures every
+    visible line on each change, and a fresh render per line is what this avoids."""
+    return node._label.cell_len + 2
+
+
+def unlink_tree_nodes(tree: Tree) -> None:
+    """TreeNodes point at their parent and their tree: cycles, so a closed drill-down's thousands of nodes
+    waited for a full collection. Cutting `_children`/`_parent` of every node in `Tree._tree_nodes` (and the
+    `_clear_line_cache`) lets reference counting free them as the screen closes."""
+    for node in tree._tree_nodes.values():
+        node._children = []
+        node._parent = None
+    tree._tree_nodes.clear()
+    tree._clear_line_cache()
