@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 
-from .conversation import _history, tool_definitions
+from .conversation import _history, per_message_bytes, tool_definitions
 from .framing import _pieces, _split_n
 from .llm_types import ToolCall, Usage
 
@@ -40,8 +40,7 @@ def anthropic_request_body(
     stream: bool = True,
 ) -> dict[str, Any]:
     defs = tool_definitions(tools, "anthropic")
-    fixed = len(system) + sum(len(d["description"]) + 160 for d in defs) + len(user_prompt) + 200
-    per_msg = max(12, (target_bytes - fixed) // max(1, n_messages))
+    per_msg = per_message_bytes(target_bytes, n_messages, system, user_prompt, [d["description"] for d in defs], 160)
     messages: list[dict[str, Any]] = []
     for role, txt, tname, cid in _history(rng, n_messages, per_msg, user_prompt, [t["name"] for t in tools]):
         if role == "user":

@@ -23,6 +23,15 @@ def tool_definitions(tools: list[dict[str, Any]], dialect: str) -> list[dict[str
     ]
 
 
+def per_message_bytes(target_bytes: int, n_messages: int, system: str, user_prompt: str,
+                      tool_descriptions: list[str], per_tool: int) -> int:
+    """What each history message may take for a request body to come out near `target_bytes`: the system prompt,
+    the user prompt, the tool definitions (`per_tool` bytes of JSON around each description) and 200 bytes of
+    envelope come off first. One budget for every provider's body builder."""
+    fixed = len(system) + sum(len(d) + per_tool for d in tool_descriptions) + len(user_prompt) + 200
+    return max(12, (target_bytes - fixed) // max(1, n_messages))
+
+
 def _history(rng: random.Random, n_messages: int, per_msg: int, user_prompt: str, tool_names: list[str]):
     """Yield (role, text, tool_name, call_id) tuples for a conversation of ``n_messages`` messages."""
     out = [("user", user_prompt, None, None)]

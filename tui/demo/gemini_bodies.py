@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from .conversation import _history
+from .conversation import _history, per_message_bytes
 from .framing import _pieces
 from .llm_types import ToolCall, Usage
 from .prose import rand_id
@@ -41,8 +41,7 @@ def gemini_request_body(
     thinking: bool,
 ) -> dict[str, Any]:
     decls = [{"name": t["name"], "description": t["description"], "parameters": t["schema"]} for t in tools]
-    fixed = len(system) + sum(len(d["description"]) + 160 for d in decls) + len(user_prompt) + 200
-    per_msg = max(12, (target_bytes - fixed) // max(1, n_messages))
+    per_msg = per_message_bytes(target_bytes, n_messages, system, user_prompt, [d["description"] for d in decls], 160)
     contents: list[dict[str, Any]] = []
     for role, txt, tname, _cid in _history(rng, n_messages, per_msg, user_prompt, [t["name"] for t in tools]):
         if role == "user":

@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from .conversation import _history, tool_definitions
+from .conversation import _history, per_message_bytes, tool_definitions
 from .framing import _pieces, _split_n
 from .llm_types import ToolCall, Usage
 
@@ -39,8 +39,8 @@ def openai_request_body(
     stream: bool = True,
 ) -> dict[str, Any]:
     defs = tool_definitions(tools, "openai")
-    fixed = len(system) + sum(len(d["function"]["description"]) + 180 for d in defs) + len(user_prompt) + 200
-    per_msg = max(12, (target_bytes - fixed) // max(1, n_messages))
+    per_msg = per_message_bytes(target_bytes, n_messages, system, user_prompt,
+                                [d["function"]["description"] for d in defs], 180)
     messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
     for role, txt, tname, cid in _history(rng, n_messages, per_msg, user_prompt, [t["name"] for t in tools]):
         if role == "user":
