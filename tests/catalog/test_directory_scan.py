@@ -7,7 +7,7 @@ import os
 import orjson
 
 from tui.catalog.scan import scan
-from tui.catalog.session_row import CHILD, LEDGER, SNAPSHOT, fill_row, ledger_parent, matches, row_from_entry
+from tui.catalog.session_row import RowKind, fill_row, ledger_parent, matches, row_from_entry
 from scanfixtures import CHILD_LEDGER, EMPTY, GOOD_A, GOOD_B, NOT_JSON, ROOT_LEDGER, RUNNING, T0, TRUNCATED, iso, ledger_records, make_sessions_dir, orphaned_child_dir
 
 
@@ -18,7 +18,7 @@ def test_scan_lists_sessions_newest_first_and_skips_tmp_and_children(tmp_path):
     assert ids == [GOOD_A, GOOD_B, RUNNING, ROOT_LEDGER, EMPTY, TRUNCATED, NOT_JSON]
     assert all(".tmp-" not in row.key for row in rows)
     by_id = {row.session_id: row for row in rows}
-    assert by_id[GOOD_A].kind == SNAPSHOT and by_id[ROOT_LEDGER].kind == LEDGER
+    assert by_id[GOOD_A].kind == RowKind.SNAPSHOT and by_id[ROOT_LEDGER].kind == RowKind.LEDGER
     assert by_id[GOOD_A].key == str(d.resolve() / f"{GOOD_A}.json.gz") == str(by_id[GOOD_A].path)
     assert by_id[EMPTY].broken == "empty file (0 bytes)" and by_id[EMPTY].loaded
     assert not by_id[GOOD_A].loaded and by_id[GOOD_A].status == ""
@@ -34,10 +34,10 @@ def test_scan_leaves_child_detection_to_fill_row_for_many_ledgers(tmp_path):
     d = make_sessions_dir(tmp_path / "sessions")
     rows = scan(d, peek_ledgers_max=0)
     child = next(row for row in rows if row.session_id == CHILD_LEDGER)
-    assert child.kind == LEDGER
-    assert fill_row(child).kind == CHILD and child.loaded and not child.broken
+    assert child.kind == RowKind.LEDGER
+    assert fill_row(child).kind == RowKind.CHILD and child.loaded and not child.broken
     root = next(row for row in rows if row.session_id == ROOT_LEDGER)
-    assert fill_row(root).kind == LEDGER
+    assert fill_row(root).kind == RowKind.LEDGER
 
 
 def test_fill_row_summaries(tmp_path):
@@ -54,7 +54,7 @@ def test_fill_row_summaries(tmp_path):
     r = rows[RUNNING]
     assert r.status == "running" and r.duration_ms is None and r.tokens == 42_000
     led = rows[ROOT_LEDGER]
-    assert led.kind == LEDGER and led.agent == "ledger-root" and led.status == "ok"
+    assert led.kind == RowKind.LEDGER and led.agent == "ledger-root" and led.status == "ok"
     assert led.tokens == 10 and led.cost == 0.001 and led.duration_ms == 5000
 
 
@@ -64,10 +64,10 @@ def test_fill_row_broken_files_never_raise(tmp_path):
     assert rows[EMPTY].broken == "empty file (0 bytes)"
     assert "truncated gzip" in rows[TRUNCATED].broken
     assert rows[NOT_JSON].broken.startswith("not JSON")
-    gone = row_from_entry(d / "gone.json.gz", 0.0, 10, SNAPSHOT)
+    gone = row_from_entry(d / "gone.json.gz", 0.0, 10, RowKind.SNAPSHOT)
     assert fill_row(gone).broken.startswith("no such file")
     (d / "list.json").write_bytes(b"[1, 2]")
-    assert "expected a snapshot object" in fill_row(row_from_entry(d / "list.json", 0.0, 6, SNAPSHOT)).broken
+    assert "expected a snapshot object" in fill_row(row_from_entry(d / "list.json", 0.0, 6, RowKind.SNAPSHOT)).broken
 
 
 def test_ledger_parent_reads_only_the_first_line(tmp_path):
@@ -86,9 +86,9 @@ def test_a_child_ledger_without_parent_session_id_is_no_root_row(tmp_path):
     rows = scan(d)
     assert [row.session_id for row in rows] == ["rrrr-0001"]
     row = fill_row(rows[0])
-    assert row.kind == LEDGER and row.agent == "boss" and row.tokens == 10  # the child's 7 + 3 tokens count
+    assert row.kind == RowKind.LEDGER and row.agent == "boss" and row.tokens == 10  # the child's 7 + 3 tokens count
     many = {row.session_id: row for row in scan(d, peek_ledgers_max=0)}  # too many to peek: fill_row decides
-    assert fill_row(many["kkkk-0002"]).kind == CHILD and fill_row(many["rrrr-0001"]).kind == LEDGER
+    assert fill_row(many["kkkk-0002"]).kind == RowKind.CHILD and fill_row(many["rrrr-0001"]).kind == RowKind.LEDGER
 
 
 def test_ledger_parent_without_parent_session_id(tmp_path):
@@ -109,9 +109,9 @@ def test_ledger_parent_without_parent_session_id(tmp_path):
 
 
 def test_row_from_entry_and_matches(tmp_path):
-    row = row_from_entry(tmp_path / "abc.json.gz", 12.5, 3, SNAPSHOT)
+    row = row_from_entry(tmp_path / "abc.json.gz", 12.5, 3, RowKind.SNAPSHOT)
     assert row.session_id == "abc" and row.started_or_mtime_ms == 12_500 and not row.loaded
-    assert row_from_entry(tmp_path / "x.jsonl", 0, 1, LEDGER).session_id == "x"
+    assert row_from_entry(tmp_path / "x.jsonl", 0, 1, RowKind.LEDGER).session_id == "x"
     row.agent, row.title, row.status = "web-research", "Flights", "ok"
     assert matches(row, "web") and matches(row, "flig") and matches(row, "abc") and matches(row, "ok")
     assert not matches(row, "failed")

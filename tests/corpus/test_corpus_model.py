@@ -10,7 +10,7 @@ from corpusfix import (  # noqa: F401 - fixtures
     assert_inert, case_names, corpus, node_at, other_user, problems_of, small_cap,
 )
 from tui.catalog.scan import scan
-from tui.catalog.session_row import LEDGER, SNAPSHOT, fill_row, row_from_entry
+from tui.catalog.session_row import RowKind, fill_row, row_from_entry
 from tui.formats.load import load
 from tui.inputs.files import LoadError
 from tui.model.fields import one_line, printable
@@ -36,7 +36,7 @@ def test_browser_row_of_a_broken_file_carries_the_reason(corpus, small_cap, name
     directory, cases = corpus
     with other_user():
         rows = {row.path.name: row for row in scan(directory)}
-        row = rows.get(name.rsplit("/", 1)[-1]) or row_from_entry(directory / name, 0.0, 1, SNAPSHOT)
+        row = rows.get(name.rsplit("/", 1)[-1]) or row_from_entry(directory / name, 0.0, 1, RowKind.SNAPSHOT)
         fill_row(row)
     assert cases[name].reason in row.broken
     assert_inert(row.broken, name)
@@ -103,7 +103,7 @@ def test_broken_rows_do_not_stop_the_others(corpus, small_cap):
             assert not row.broken, f"{name}: {row.broken}"
             assert row.status in ("ok", "failed", "running"), name
     assert sum(1 for row in rows if row.broken) == sum(1 for c in cases.values() if c.kind == "broken")
-    assert all(row.kind in (SNAPSHOT, LEDGER) for row in rows)
+    assert all(row.kind in (RowKind.SNAPSHOT, RowKind.LEDGER) for row in rows)
 
 
 def test_one_line_labels_flatten_tabs_and_line_breaks_to_spaces():

@@ -12,7 +12,7 @@ import time
 from corpus import session, snapshot_bytes, turn, op
 from apphelpers import wait_for
 from browserhelpers import settle
-from tui.catalog.session_row import SNAPSHOT, fill_row, row_from_entry
+from tui.catalog.session_row import RowKind, fill_row, row_from_entry
 from tui.formats.load import load
 from tui.inputs.files import LoadError
 from tui.ui.app import MonitorApp
@@ -61,7 +61,7 @@ def test_loads_racing_a_writer_get_a_document_or_a_reason(tmp_path):
                 reason = next((r for r in EXPECTED if r in exc.reason), None)
                 assert reason, exc.reason
                 outcomes[reason] = outcomes.get(reason, 0) + 1
-            row = fill_row(row_from_entry(path, 0.0, 1, SNAPSHOT))
+            row = fill_row(row_from_entry(path, 0.0, 1, RowKind.SNAPSHOT))
             assert row.status == "ok" or any(r in row.broken for r in EXPECTED), row.broken
     finally:
         stop.set()

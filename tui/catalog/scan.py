@@ -15,7 +15,7 @@ from pathlib import Path
 from tui.formats.genkit.snapshot import looks_like_genkit_dir
 from tui.inputs.files import NOT_REGULAR, not_regular_reason
 from tui.catalog.session_row import (
-    EMPTY_REASON, GENKIT, LEDGER, SNAPSHOT, SessionRow, ledger_parent, session_id_from_name,
+    EMPTY_REASON, RowKind, SessionRow, ledger_parent, session_id_from_name,
 )
 
 LEDGER_DIR = "session"
@@ -38,9 +38,9 @@ def scan(sessions_dir: Path | str, *, peek_ledgers_max: int | None = None) -> li
     gc_was_enabled = gc.isenabled()
     gc.disable()  # 100k small objects would trigger many useless collections: they roughly double the time
     try:
-        rows = _list(base, (".json.gz", ".json"), SNAPSHOT)
+        rows = _list(base, (".json.gz", ".json"), RowKind.SNAPSHOT)
         unlistable = len(rows) == 1 and rows[0].path == base  # said once: session/ is out of reach as well
-        ledgers = [] if unlistable else _list(base / LEDGER_DIR, (".jsonl",), LEDGER)
+        ledgers = [] if unlistable else _list(base / LEDGER_DIR, (".jsonl",), RowKind.LEDGER)
     finally:
         # The rows live as long as the listing and hold no cycles: out of the collector's reach, or its next
         # passes would scan all 100k of them (a quarter of a second) while the first rows are being shown.
@@ -79,7 +79,7 @@ def _genkit_dirs(base: Path) -> list[SessionRow]:
                 st = entry.stat()
             except OSError:
                 continue
-            rows.append(SessionRow(entry.path, base / name, GENKIT, name, st.st_mtime, st.st_size or 1))
+            rows.append(SessionRow(entry.path, base / name, RowKind.GENKIT, name, st.st_mtime, st.st_size or 1))
     return rows
 
 
@@ -123,7 +123,7 @@ def _list(folder: Path, suffixes: tuple[str, ...], kind: str) -> list[SessionRow
 def _unlistable(folder: Path, kind: str, exc: OSError) -> SessionRow:
     name = f"{folder.name}/"
     why = "permission denied" if isinstance(exc, PermissionError) else (exc.strerror or str(exc))
-    what = "its ledgers are not listed" if kind == LEDGER else "no session in it can be listed"
+    what = "its ledgers are not listed" if kind == RowKind.LEDGER else "no session in it can be listed"
     try:
         mtime = folder.stat().st_mtime
     except OSError:

@@ -14,15 +14,28 @@ import orjson
 
 from tui.inputs import json_load
 from tui.inputs.files import LoadError, document_limit, open_regular
+from tui.model.document import ACCOUNTING, GENKIT, JULES
 from tui.model.fields import one_line
 from tui.model.nodes import release_tree, user_turns
 
-SNAPSHOT = "snapshot"
-LEDGER = "ledger"
-CHILD = "child"  # a v3 ledger of a sub-agent: embedded in its root's tree, not a session of its own
-JULES = "jules"  # a Jules SessionSnapshot file
-GENKIT = "genkit"  # Genkit session snapshots: a JSON array, or a directory of snapshot files
-FOREIGN_KINDS = {"jules-snapshot": JULES, "genkit-snapshots": GENKIT}
+
+
+class RowKind:
+    """The kinds of browser row: the one vocabulary of the scan, the app's directory watch and live rows, and the
+    browser's tags. Plain strings (a row's `kind` is shown, filtered on and sorted like any text); a namespace so
+    that they are not mistaken for the format ids of tui.model.document (SNAPSHOT there is "aiagent-snapshot")."""
+
+    SNAPSHOT = "snapshot"  # an ai-agent SessionNode snapshot (.json.gz / .json)
+    LEDGER = "ledger"  # a v3 ledger of a root session (.jsonl)
+    CHILD = "child"  # a v3 ledger of a sub-agent: embedded in its root's tree, not a session of its own
+    JULES = "jules"  # a Jules SessionSnapshot file
+    GENKIT = "genkit"  # Genkit session snapshots: a JSON array, or a directory of snapshot files
+    LIVE = "live"  # a session streamed to the monitor (--listen / --connect): no file behind it
+    ALL = (SNAPSHOT, LEDGER, CHILD, JULES, GENKIT, LIVE)
+
+
+LIVE_PREFIX = "live:"  # a live row's key and path: LIVE_PREFIX + the root session id
+FOREIGN_KINDS = {JULES: RowKind.JULES, GENKIT: RowKind.GENKIT}  # format id -> row kind
 
 # The browser loads every file in the background: keep one pathological file from taking all the memory.
 ROW_MAX_BYTES = 512 * 1024 * 1024
@@ -39,7 +52,7 @@ SUMMARY_FIELDS = ("started_at", "agent", "title", "status", "duration_ms", "turn
 class SessionRow:
     key: str  # absolute path: unique and stable across rescans
     path: Path
-    kind: str  # "snapshot" | "ledger" | "child"
+    kind: str  # one of RowKind.ALL
     session_id: str  # from the file name
     mtime: float  # seconds since the epoch
     size: int
@@ -141,13 +154,12 @@ def fill_row(row: SessionRow) -> SessionRow:
 
 def _fill(row: SessionRow) -> None:
     from tui.formats.load import load  # the document model is heavy: import on first use
-    from tui.model.document import ACCOUNTING  # the document model is heavy: import on first use
 
     if row.size == 0:
         row.broken = EMPTY_REASON
         return
-    if row.kind == LEDGER and ledger_parent(row.path):
-        row.kind = CHILD
+    if row.kind == RowKind.LEDGER and ledger_parent(row.path):
+        row.kind = RowKind.CHILD
         return
     doc = load(str(row.path), max_bytes=min(document_limit(), ROW_MAX_BYTES))
     s = doc.root

@@ -12,7 +12,7 @@ from textual import events, work
 from textual.app import App
 from textual.binding import Binding
 
-from tui.catalog.session_row import SessionRow, row_from_entry
+from tui.catalog.session_row import LIVE_PREFIX, RowKind, SessionRow, row_from_entry
 from tui.formats.aiagent.ledger_tail import LedgerTail
 from tui.formats.aiagent.live.hub import LiveHub
 from tui.formats.genkit.snapshot import looks_like_genkit_dir
@@ -35,7 +35,6 @@ REJECTION_NOTICE_SECONDS = 5.0  # at most one "rejected so far" notification thi
 LIVE_APPLY_SHARE = 4  # ... or, when applying takes longer, after 4 times as long as it took
 LIVE_APPLY_BUDGET = 0.05  # s of rebuilding per batch: roots changed past it wait for the next batch (100,000
 # new sessions arriving at once are shown over a few seconds instead of freezing the keys for them)
-LIVE_PREFIX = "live:"
 # The collector's generations: a full collection scans every live widget, style and cache of the UI (some 30 ms
 # on 2 cores, more with the garbage of a closed screen); by default one follows every 10th middle-generation pass,
 # which opening a screen on a big session triggers several times. Every 100th keeps drill-downs under 100 ms.
@@ -210,11 +209,11 @@ class MonitorApp(HistoryRecorder, IdleCollector, App):
                     st = path.stat()
                 except OSError:
                     continue
-                kind = "ledger" if path.suffix == ".jsonl" else "snapshot"
+                kind = RowKind.LEDGER if path.suffix == ".jsonl" else RowKind.SNAPSHOT
                 if path.is_dir():  # a Genkit snapshot directory (tui.inputs.watch.genkit_dir_of)
                     if not looks_like_genkit_dir(path):
                         continue
-                    kind = "genkit"
+                    kind = RowKind.GENKIT
                 rows.append(row_from_entry(path, st.st_mtime, st.st_size or 1, kind))
             if rows:
                 browser.upsert_rows(rows)
@@ -397,7 +396,7 @@ class MonitorApp(HistoryRecorder, IdleCollector, App):
     def live_row(self, root: str, session) -> SessionRow:
         events, gaps = self.hub.counters(root)
         live = self.hub.sessions.get(root)
-        row = SessionRow(key=LIVE_PREFIX + root, path=Path(LIVE_PREFIX + root), kind="live", session_id=root,
+        row = SessionRow(key=LIVE_PREFIX + root, path=Path(LIVE_PREFIX + root), kind=RowKind.LIVE, session_id=root,
                          mtime=(live.updated if live and live.updated else time.time()), size=0, loaded=True)
         row.started_at = session.started_at
         row.agent = session.display_agent

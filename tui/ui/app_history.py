@@ -17,6 +17,7 @@ from tui.formats.aiagent.history import History, Version, summary_of
 from tui.formats.aiagent.ledger import parse_records
 from tui.formats.load import load
 from tui.inputs.files import LoadError, open_regular
+from tui.catalog.session_row import LIVE_PREFIX
 from tui.model.diff import diff_sessions
 from tui.model.document import Document
 from tui.model.gc_pause import paused_gc
@@ -24,7 +25,6 @@ from tui.model.nodes import Session, release_tree
 from tui.ui.host import AppMixin
 
 LIVE_HISTORY_SECONDS = 1.0
-LIVE_PREFIX = "live:"
 
 
 class HistoryRecorder(AppMixin):

@@ -27,7 +27,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from tui.model.fields import one_line, printable
 from tui.model.format import fmt_cost, fmt_duration, fmt_tokens, fmt_ts
 from tui.catalog.session_row import (
-    CHILD, LEDGER, SessionRow, carry_summary, fill_row, ledger_parent, matches, sort_value,
+    RowKind, SessionRow, carry_summary, fill_row, ledger_parent, matches, sort_value,
 )
 from tui.catalog.scan import scan
 from tui.inputs.paths import safe_resolve
@@ -48,8 +48,8 @@ SORT_CYCLE = ("started", "agent", "status", "duration", "tokens", "cost")
 TEXT_SORTS = {"agent", "title", "status", "id"}  # these sort ascending first; the numbers descending
 STATUS_STYLE = {"running": ("● running", "bold yellow"), "failed": ("failed", "red"), "ok": ("ok", "green")}
 PENDING = Text("…", style="dim")
-KIND_TAG = {"ledger": ("v3 ", "cyan"), "live": ("live ", "bold yellow"), "jules": ("jules ", "bold magenta"),
-            "genkit": ("genkit ", "bold green")}
+KIND_TAG = {RowKind.LEDGER: ("v3 ", "cyan"), RowKind.LIVE: ("live ", "bold yellow"),
+            RowKind.JULES: ("jules ", "bold magenta"), RowKind.GENKIT: ("genkit ", "bold green")}
 
 
 def row_cells(row: SessionRow) -> tuple:
@@ -210,11 +210,11 @@ class BrowserScreen(Screen):
                 prev = old.get(row.key)
                 if prev is not None and prev.loaded and prev.mtime == row.mtime and prev.size == row.size:
                     row = prev  # unchanged since it was loaded
-                if row.kind != CHILD:
+                if row.kind != RowKind.CHILD:
                     fresh[row.key] = row
-            fresh.update((key, row) for key, row in old.items() if row.kind == "live")  # not files: a scan keeps them
+            fresh.update((key, row) for key, row in old.items() if row.kind == RowKind.LIVE)  # not files: kept
         else:  # the first scan of 100,000s of files: nothing to carry over
-            fresh = {row.key: row for row in rows if row.kind != CHILD}
+            fresh = {row.key: row for row in rows if row.kind != RowKind.CHILD}
         self._rows = fresh
         self._scanned = True
         waiting = [key for key, row in fresh.items() if not row.loaded]
@@ -275,7 +275,7 @@ class BrowserScreen(Screen):
             current = self._rows.get(row.key)
             if current is None or current.mtime != row.mtime or current.size != row.size:
                 continue  # rescanned or rewritten meanwhile: the newer row is queued
-            if row.kind == CHILD:
+            if row.kind == RowKind.CHILD:
                 del self._rows[row.key]
                 self._view_stale = True
                 continue
@@ -415,7 +415,7 @@ class BrowserScreen(Screen):
         """
         reorder = False
         for row in rows:
-            if row.kind == CHILD or (row.kind == LEDGER and not row.loaded and ledger_parent(row.path)):
+            if row.kind == RowKind.CHILD or (row.kind == RowKind.LEDGER and not row.loaded and ledger_parent(row.path)):
                 reorder |= self._rows.pop(row.key, None) is not None  # a sub-agent's ledger: not a session
                 continue
             old = self._rows.get(row.key)
