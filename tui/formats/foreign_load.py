@@ -7,20 +7,20 @@ from pathlib import Path
 from tui.formats.genkit import snapshot as genkit
 from tui.formats.jules import snapshot as jules
 from tui.inputs.files import LoadError
-from tui.model.document import Document
+from tui.model.document import GENKIT, JULES, Document
 
 
 def detect(value: object) -> str | None:
     """The foreign format of parsed JSON that is not an ai-agent snapshot, or None."""
     if genkit.looks_like_genkit(value):
-        return genkit.FORMAT
+        return GENKIT
     if jules.looks_like_jules(value):
-        return jules.FORMAT
+        return JULES
     return None
 
 
 def from_value(fmt: str, value: object, path: str, sessions_dir: Path | None) -> Document:
-    if fmt == genkit.FORMAT:
+    if fmt == GENKIT:
         store = genkit.from_value(value)
         if not store.snapshots:
             raise LoadError(path, "no Genkit snapshots: " + ("; ".join(store.problems[:3]) or "the array is empty"))
@@ -32,7 +32,7 @@ def from_value(fmt: str, value: object, path: str, sessions_dir: Path | None) ->
     if not isinstance(value, dict):
         raise LoadError(path, "a Jules snapshot must be a JSON object")
     snap = jules.parse(value)
-    doc = Document(jules.FORMAT, path, root=build_tree(snap), sessions_dir=sessions_dir, shape="jules")
+    doc = Document(JULES, path, root=build_tree(snap), sessions_dir=sessions_dir, shape="jules")
     doc.session_id = snap.id
     doc.extra = snap
     doc.problems = list(snap.problems)
@@ -48,7 +48,7 @@ def load_dir(path: str, max_bytes: int) -> Document:
 def _genkit_document(store: genkit.GenkitStore, path: str, sessions_dir: Path | None) -> Document:
     from tui.formats.genkit.tree import build_tree
 
-    doc = Document(genkit.FORMAT, path, root=build_tree(store), sessions_dir=sessions_dir, shape=store.shape)
+    doc = Document(GENKIT, path, root=build_tree(store), sessions_dir=sessions_dir, shape=store.shape)
     doc.session_id = store.sessions[0].session_id if len(store.sessions) == 1 else ""
     doc.extra = store
     doc.problems = list(store.problems) + [p for g in store.sessions for p in g.problems]

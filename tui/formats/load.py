@@ -11,11 +11,11 @@ import orjson
 
 from tui.formats.aiagent.accounting import looks_like_accounting, summarise_accounting
 from tui.formats.aiagent.child_refs import link_child_refs
-from tui.formats.aiagent.ledger import LedgerBuilder, is_ledger_record, parse_records, sessions_dir_for_ledger
+from tui.formats.aiagent.ledger import is_ledger_record, ledger_document, parse_records, sessions_dir_for_ledger
 from tui.formats.aiagent.snapshot import build_session
 from tui.inputs import json_load
 from tui.inputs.files import GZIP_MAGIC, LoadError, document_limit, read_source
-from tui.model.document import ACCOUNTING, LEDGER, SNAPSHOT, Document
+from tui.model.document import ACCOUNTING, SNAPSHOT, Document
 from tui.model.fields import as_int, as_str, type_name
 from tui.model.gc_pause import paused_gc, paused_gc_then_frozen
 
@@ -55,7 +55,7 @@ def _load_bytes(data: bytes, path: str, sessions_dir: Path | None) -> Document:
     except orjson.JSONDecodeError as exc:
         return _load_lines(data, path, sessions_dir, exc)
     if isinstance(value, dict) and is_ledger_record(value):
-        return _ledger([value], [], path, sessions_dir)
+        return ledger_document([value], path, sessions_dir, [])
     if looks_like_accounting(value):
         return _accounting([value], path)
     return from_object(value, path, sessions_dir)
@@ -114,7 +114,7 @@ def _envelope_fields(doc: Document, value: dict) -> None:
 def _load_lines(data: bytes, path: str, sessions_dir: Path | None, first_error: Exception) -> Document:
     records, problems, _ = parse_records(data)
     if records and is_ledger_record(records[0]):
-        return _ledger(records, problems, path, sessions_dir)
+        return ledger_document(records, path, sessions_dir, problems)
     if records and looks_like_accounting(records[0]):
         return _accounting(records, path)
     raise LoadError(path, _json_reason(data, first_error, path))
@@ -145,18 +145,6 @@ def _utf8_reason(data: bytes) -> str:
         line = data.count(b"\n", 0, exc.start) + 1
         return f"not UTF-8 text: invalid byte 0x{data[exc.start]:02x} at offset {exc.start:,} (line {line:,})"
     return "not UTF-8 text (a string holds an unpaired surrogate escape)"
-
-
-def _ledger(records: list[dict], problems: list[str], path: str, sessions_dir: Path | None) -> Document:
-    builder = LedgerBuilder(sessions_dir)
-    if path != "-":
-        builder.visited.add(Path(path).resolve())
-    root = builder.build(records, problems)
-    doc = Document(LEDGER, path, root=root, sessions_dir=sessions_dir, shape="ledger", version=3)
-    doc.session_id = root.id
-    doc.origin_id = root.origin_id
-    doc.problems = list(problems)
-    return doc
 
 
 def _accounting(records: list[dict], path: str) -> Document:

@@ -6,17 +6,14 @@ from collections.abc import Iterator
 
 from tui.formats.genkit import snapshot as genkit
 from tui.formats.jules import snapshot as jules
+from tui.model.document import JULES
 from tui.model.fields import one_line
 from tui.model.format import fmt_duration, fmt_ts
 from tui.model.nodes import Op, Session
 
 
-def is_foreign(doc) -> bool:
-    return doc.format in (jules.FORMAT, genkit.FORMAT)
-
-
 def render(doc, max_depth: int | None = None) -> Iterator[str]:
-    if doc.format == jules.FORMAT:
+    if doc.format == JULES:
         yield from _jules_header(doc.extra, doc.root.title)
         yield "Timeline:"
     else:
@@ -116,7 +113,7 @@ def summarise(doc, root_fields) -> dict:
         "storedTotals": None,
         "totalsMismatch": False,
     }
-    if doc.format == jules.FORMAT:
+    if doc.format == JULES:
         snap: jules.JulesSnapshot = doc.extra
         commands = snap.commands
         out["counts"] = {

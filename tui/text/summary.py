@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tui.model.document import ACCOUNTING, GENKIT, JULES, Document
+from tui.model.document import ACCOUNTING, GENKIT, JULES, LEDGER, Document
 from tui.model.nodes import Session
 
 
@@ -25,7 +25,7 @@ def summarise(doc: Document) -> dict:
         return foreign_summary(doc, root_fields)
     root = doc.root
     assert root is not None
-    stored = root.stored_totals.as_dict() if root.stored_totals is not None and doc.format != "aiagent-ledger" else None
+    stored = root.stored_totals.as_dict() if root.stored_totals is not None and doc.format != LEDGER else None
     return {
         "format": doc.format,
         "root": root_fields(root),

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import orjson
 
-from tui.formats.aiagent.ledger import LedgerBuilder
+from tui.formats.aiagent.ledger import ledger_session
 from tui.formats.aiagent.snapshot import build_session
 from tui.formats.aiagent.tree_store import DIGEST_SIZE, TreeStore
 from tui.model.format import fmt_ts
@@ -176,10 +176,7 @@ class History:
         with paused_gc():  # like loading: a big tree is millions of new objects the collector would re-scan
             source = version.source
             if isinstance(source, LedgerPrefix):
-                builder = LedgerBuilder(source.sessions_dir)
-                if source.path != "-":
-                    builder.visited.add(Path(source.path).resolve())
-                return builder.build(source.records[: source.count], [])
+                return ledger_session(source.records[: source.count], source.path, source.sessions_dir)
             with self._lock:
                 timeline = self._timelines.get(key)
                 if timeline is None or source not in timeline.store.blobs:

@@ -17,6 +17,7 @@ import orjson
 from tui.inputs import json_load
 from tui.inputs.files import LoadError, read_source
 from tui.model import json_text
+from tui.model.document import LEDGER, Document
 from tui.model.fields import as_dict, as_int, as_list, as_ms, as_str, type_name
 from tui.model.logs import LogEntry
 from tui.model.nodes import ORPHANS, Op, Session, Turn, begin_op
@@ -349,6 +350,27 @@ class LedgerBuilder:
         if not resolved.is_relative_to(self.sessions_dir):
             raise LoadError(ledger_path, "ledgerPath escapes the sessions directory: refused")
         return resolved
+
+
+def ledger_session(records: list[dict], path: str, sessions_dir: Path | None,
+                   problems: list[str] | None = None) -> Session:
+    """The session tree of a v3 ledger's records (the file at `path`, "-" for stdin), its child ledgers read from
+    `sessions_dir`; `problems` (the file's unreadable lines) go on the root. The one way a ledger becomes a tree:
+    loading a file, tailing one, and rebuilding a kept version of one."""
+    builder = LedgerBuilder(sessions_dir)
+    if path != "-":
+        builder.visited.add(Path(path).resolve())  # a child ledger naming its root is a loop, not a child
+    return builder.build(records, problems or [])
+
+
+def ledger_document(records: list[dict], path: str, sessions_dir: Path | None, problems: list[str], *,
+                    problems_in_tree: bool = True) -> Document:
+    """A v3 ledger as a Document: its tree (ledger_session), ids and `problems`. A tailed ledger keeps its reading
+    problems (lines held back while they are written) off the tree: `problems_in_tree=False`."""
+    root = ledger_session(records, path, sessions_dir, problems if problems_in_tree else None)
+    doc = Document(LEDGER, path, root=root, sessions_dir=sessions_dir, shape="ledger", version=3)
+    doc.session_id, doc.origin_id, doc.problems = root.id, root.origin_id, list(problems)
+    return doc
 
 
 def sessions_dir_for_ledger(path: Path) -> Path:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tui.formats.aiagent.ledger import LedgerBuilder, parse_records, sessions_dir_for_ledger
+from tui.formats.aiagent.ledger import ledger_document, parse_records, sessions_dir_for_ledger
 from tui.inputs.files import document_limit, open_regular
-from tui.model.document import LEDGER, Document
+from tui.model.document import Document
 
 _SCAN_CHUNK = 4 * 1024 * 1024  # bytes looked at per read while searching a newline
 # An unterminated last line up to this size is tried as a record (a writer may leave out the final newline);
@@ -90,12 +90,7 @@ class LedgerTail:
         return got
 
     def document(self) -> Document:
-        builder = LedgerBuilder(self.sessions_dir)
-        builder.visited.add(self.path.resolve())
-        root = builder.build(self.records, [])
-        doc = Document(LEDGER, str(self.path), root=root, sessions_dir=self.sessions_dir, shape="ledger", version=3)
-        doc.session_id, doc.origin_id, doc.problems = root.id, root.origin_id, list(self.problems)
-        return doc
+        return ledger_document(self.records, str(self.path), self.sessions_dir, self.problems, problems_in_tree=False)
 
 
 def _find_newlines(f, start: int, end: int) -> tuple[int, int, int]:

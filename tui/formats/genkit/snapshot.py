@@ -32,7 +32,6 @@ from tui.inputs import json_load
 from tui.inputs.files import LoadError, open_regular, read_source
 from tui.model.fields import as_dict, as_int, as_list, as_ms, as_str, one_line, type_name
 
-FORMAT = "genkit-snapshots"
 EVENTS = ("turnEnd", "toolIterationEnd", "invocationEnd")  # SnapshotEvent 0, 1, 2 (iota order)
 _EVENT_KEYS = {name.lower(): name for name in EVENTS}
 _SUFFIXES = (".json", ".json.gz")

@@ -23,7 +23,6 @@ from datetime import datetime, timezone
 
 from tui.model.fields import as_dict, as_int, as_list, as_ms, as_str, type_name
 
-FORMAT = "jules-snapshot"
 ACTIVITY_TYPES = ("planGenerated", "planApproved", "progressUpdated", "sessionCompleted", "sessionFailed",
                   "userMessaged", "agentMessaged")
 _REST_MESSAGE_KEYS = {"userMessaged": "userMessage", "agentMessaged": "agentMessage"}
