@@ -21,7 +21,7 @@ from tui.model.op_facts import op_facts
 from tui.model.search import find_op_by_path, walk_ops
 from tui.model.waterfall import Waterfall
 from tui.text.ascii_tree import render
-from tui.text.export_json import op_dict
+from tui.model.session_dicts import export_op
 from tui.text.summary import summarise
 
 ROOT = "aaaaaaaa-0000-0000-0000-000000000000"
@@ -272,7 +272,7 @@ def test_an_op_without_any_time_is_placed_at_its_record_and_its_duration_is_unkn
     assert op_facts(timed).when_source == ""
     line = next(ln for ln in render(doc.root) if "read_file" in ln)
     assert "0ms" not in line and "(record ts)" in line
-    op = op_dict(timeless)
+    op = export_op(timeless)
     assert op["durationMs"] is None and op["timeSource"] == "record"
     slowest = compute(doc.root).slowest  # an unknown duration is no 0ms in the insights either
     assert [s.path for s in slowest] == ["1-2"]

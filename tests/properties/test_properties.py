@@ -3,7 +3,7 @@
 1. Loading anything never raises but LoadError, and every view of what loaded works (summary, text tree, search,
    logs, the captures of every op).
 2. Totals and counts equal a naive recomputation from the spec (naive_model.py).
-3. parse -> replay -> LiveHub gives what the file gives; session_dict -> reload is stable.
+3. parse -> replay -> LiveHub gives what the file gives; session_node -> reload is stable.
 4. A LiveHub fed a damaged stream never raises, and every frame is either taken or counted as rejected.
 
 Profiles: the default is quick (whole file well under 30 s); HYPOTHESIS_PROFILE=thorough hunts for minutes.
@@ -42,7 +42,8 @@ from tui.payloads.op_captures import (
 from tui.model.search import (
     ErrorFilter, find, find_op_by_path, find_session_by_prefix, newest_op, walk_ops,
 )
-from tui.formats.aiagent.replay import replay_events, session_dict
+from tui.formats.aiagent.replay import replay_events
+from tui.model.session_dicts import session_node
 from tui.inputs.files import LoadError
 from tui.text.summary import summarise
 
@@ -356,12 +357,12 @@ def loaded_ledger(tree: dict):
 
 
 def assert_session_dict_round_trip(doc) -> None:
-    first = session_dict(doc.root)
+    first = session_node(doc.root)
     again = from_object(orjson.loads(encode(first)), "round-trip")
     assert again.root.totals.as_dict() == doc.root.totals.as_dict()
     assert again.root.counts.as_dict() == doc.root.counts.as_dict()
     assert again.root.max_depth == doc.root.max_depth
-    assert session_dict(again.root) == first
+    assert session_node(again.root) == first
 
 
 @given(session_trees(v2=False))

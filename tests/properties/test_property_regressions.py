@@ -146,13 +146,13 @@ def test_session_dict_round_trip_keeps_logs_steps_turn_status_and_payload_refs(t
     import orjson
     from builders import ledger_line
 
-    from tui.formats.aiagent.replay import session_dict
+    from tui.model.session_dicts import session_node
 
     steps = [{"id": "s1", "index": 1, "kind": "advisors", "ops": [op("tool")]}]
     tree = session(turn(0, op("llm", logs=[{"severity": "ERR", "message": "x", "timestamp": 1}]), system=True),
                    steps=steps)
     doc = from_object({"opTree": tree}, "tree.json")
-    again = from_object(orjson.loads(orjson.dumps(session_dict(doc.root))), "again").root
+    again = from_object(orjson.loads(orjson.dumps(session_node(doc.root))), "again").root
     assert again.counts.as_dict() == doc.root.counts.as_dict()
     assert [t.title for t in again.turns] == ["Turn 0 (init)", "Step 1 (advisors)"]
 
@@ -160,10 +160,10 @@ def test_session_dict_round_trip_keeps_logs_steps_turn_status_and_payload_refs(t
     failed_op = {"opId": "o1", "opIndex": 1, "kind": "llm", "status": "failed", "payloadRefs": refs}
     ledger = ledger_doc(tmp_path, ledger_line("session_start", 1, "s1"), ledger_line("turn_start", 2, "s1", turn=1),
                         ledger_line("turn_end", 3, "s1", turn=1, status="failed", ops=[failed_op]))
-    first = session_dict(ledger.root)
+    first = session_node(ledger.root)
     again = from_object(orjson.loads(orjson.dumps(first)), "again").root
     assert again.turns[0].status == "failed" and again.turns[0].ops[0].payload_refs == refs
-    assert session_dict(again) == first
+    assert session_node(again) == first
 
 
 def test_a_tree_event_without_a_tree_is_refused_not_also_counted_as_received():
@@ -180,14 +180,14 @@ def test_session_dict_keeps_the_accounting_entries_so_the_rounded_cost_survives(
     import orjson
 
     from builders import llm_acc
-    from tui.formats.aiagent.replay import session_dict
+    from tui.model.session_dicts import session_node
 
     # in entry order these add up to 1.3907500000000002 (1.3908); summed per op first, to 1.39075 (1.3907)
     costs = [0.09386, 0.02835, 0.83577, 0.43277]
     tree = session(turn(1, op("llm", accounting=[llm_acc(1, 1, cost=c) for c in costs[:2]]),
                         op("llm", accounting=[llm_acc(1, 1, cost=c) for c in costs[2:]])))
     doc = from_object({"opTree": tree}, "cost.json")
-    again = from_object(orjson.loads(orjson.dumps(session_dict(doc.root))), "again").root
+    again = from_object(orjson.loads(orjson.dumps(session_node(doc.root))), "again").root
     assert again.totals.as_dict() == doc.root.totals.as_dict()
 
 

@@ -18,11 +18,9 @@ from tui.inputs.stream.event_stream import parse_url
 from tui.model.document import LEDGER, Document
 from tui.model.fields import as_dict, as_list
 from tui.model.json_text import dumps
-from tui.model.logs import LogEntry
-from tui.model.nodes import Op, Session
+from tui.model.session_dicts import session_node
 
 MAX_GAP_S = 5.0  # never wait longer than this between two events, whatever the recording says
-_KINDS = {"llm", "tool", "session", "system"}
 # Order of events that share a timestamp: a tree after the logs/accounting it already contains.
 _PRIO = {"turn_started": 0, "progress": 1, "log": 2, "accounting": 3, "op_tree": 4, "final_report": 5}
 _LAST = 9
@@ -34,7 +32,7 @@ def replay_events(doc: Document, *, max_tree_events: int = 40) -> list[tuple[int
         raise ValueError(f"{doc.path}: {doc.format} has no session tree to replay")
     raw = doc.root.raw
     if doc.format == LEDGER or not isinstance(raw, dict) or ("turns" not in raw and "steps" not in raw):
-        tree = session_dict(doc.root)
+        tree = session_node(doc.root)  # a v3 ledger: the SessionNode it stands for
     else:
         tree = doc.root.raw
     root_id = _sid(tree) or "root"
@@ -213,101 +211,6 @@ def _tool_report(op: dict) -> dict:
     if not isinstance(content, str):
         content = response.get("payload")
     return {"format": params.get("report_format") or "markdown", "content": content, "ts": _ms(op.get("endedAt"))}
-
-
-# v3 ledgers -> SessionNode dicts ----------------------------------------------------------------------------
-
-
-def session_dict(s: Session) -> dict:
-    """A SessionNode dict for a normalised Session (used for v3 ledgers): same totals and counts once rebuilt.
-
-    Each op's token/cost accounting becomes one `llm` accounting entry; turn warnings/errors and session errors
-    become logs on an op of the same session (a session without any op cannot carry them).
-    """
-    node: dict = {"id": s.id, "traceId": s.trace_id or s.id, "agentId": s.agent_id, "callPath": s.call_path,
-                  "sessionTitle": s.title, "turns": []}
-    if s.started_at is not None:
-        node["startedAt"] = s.started_at
-    if s.latest_status:
-        node["latestStatus"] = s.latest_status
-    if s.ended_at is not None:
-        node["endedAt"] = s.ended_at
-    if s.success is not None:
-        node["success"] = s.success
-    if s.error:
-        node["error"] = s.error
-    if isinstance(s.final_report, dict):
-        node["finalReport"] = s.final_report
-    all_ops: list[dict] = []
-    homeless: list[dict] = []
-    for turn in s.turns:
-        t: dict = {"id": turn.id or f"turn-{turn.index}", "index": turn.index, "ops": []}
-        if turn.started_at is not None:
-            t["startedAt"] = turn.started_at
-        if turn.ended_at is not None:
-            t["endedAt"] = turn.ended_at
-        attrs = dict(as_dict(turn.raw.get("attributes"))) if turn.raw is not None else {}
-        if turn.status:
-            attrs["status"] = turn.status
-        if attrs:
-            t["attributes"] = attrs
-        if turn.step_kind:
-            t["kind"] = turn.step_kind
-        t["ops"] = [_op_dict(op) for op in turn.ops]
-        extra = [_log_dict(entry) for entry in turn.extra_logs]
-        if t["ops"]:
-            t["ops"][-1]["logs"].extend(extra)
-        else:
-            homeless.extend(extra)
-        all_ops.extend(t["ops"])
-        node.setdefault("steps" if turn.kind == "step" else "turns", []).append(t)
-    homeless.extend(_log_dict(entry) for entry in s.extra_logs)
-    if homeless and all_ops:
-        all_ops[-1]["logs"].extend(homeless)
-    return node
-
-
-def _op_dict(op: Op) -> dict:
-    raw = op.raw if isinstance(op.raw, dict) else {}
-    kind = op.kind if op.kind in _KINDS else raw.get("kind")
-    attrs = {**op.attributes}
-    for key, value in (("name", op.name), ("provider", op.provider), ("model", op.model)):
-        if value and key not in attrs:
-            attrs[key] = value
-    if op.error and "error" not in attrs:
-        attrs["error"] = op.error
-    out: dict = {"opId": op.op_id, "kind": kind, "attributes": attrs, "logs": list(as_list(raw.get("logs"))),
-                 "accounting": []}
-    if op.started_at is not None:
-        out["startedAt"] = op.started_at
-    if op.ended_at is not None:
-        out["endedAt"] = op.ended_at
-    if op.status is not None:
-        out["status"] = op.status
-    if isinstance(raw.get("accounting"), list):  # a snapshot op: its own entries (regrouped, costs round apart)
-        out["accounting"] = list(raw["accounting"])
-    elif op.tokens_in or op.tokens_out or op.cache_read or op.cache_write or op.cost:
-        out["accounting"].append({
-            "type": "llm", "timestamp": op.ended_at or op.started_at, "status": op.status or "ok",
-            "provider": op.provider, "model": op.model, "costUsd": op.cost,
-            "tokens": {"inputTokens": op.tokens_in, "outputTokens": op.tokens_out,
-                       "cacheReadInputTokens": op.cache_read, "cacheWriteInputTokens": op.cache_write,
-                       "totalTokens": op.tokens_in + op.tokens_out + op.cache_read + op.cache_write},
-        })
-    if op.payload_refs is not None:
-        out["payloadRefs"] = op.payload_refs
-    if op.child is not None:
-        out["childSession"] = session_dict(op.child)
-    elif op.child_ref is not None:
-        out["childSessionRef"] = op.child_ref
-    return out
-
-
-def _log_dict(entry: LogEntry) -> dict:
-    out: dict = {"severity": entry.severity, "message": entry.message, "path": entry.path}
-    if entry.ts is not None:
-        out["timestamp"] = entry.ts
-    return out
 
 
 # sending ----------------------------------------------------------------------------------------------------
