@@ -262,7 +262,7 @@ async def test_binary_messages_are_refused_and_counted():
             await ws.send(event(1).encode())  # bytes: a binary frame
             await ws.send(event(2))  # the connection stays usable
         await until(lambda: hub.events == 1 and hub.rejected["binary frame"] == 1)
-    assert hub.sessions["s1"].last_sequence == 2
+    assert hub.sessions["s1"].seen.highest == 2
 
 
 # descriptors kept in reserve -----------------------------------------------------------------------------------

@@ -31,7 +31,6 @@ class RowKind:
     JULES = "jules"  # a Jules SessionSnapshot file
     GENKIT = "genkit"  # Genkit session snapshots: a JSON array, or a directory of snapshot files
     LIVE = "live"  # a session streamed to the monitor (--listen / --connect): no file behind it
-    ALL = (SNAPSHOT, LEDGER, CHILD, JULES, GENKIT, LIVE)
 
 
 LIVE_PREFIX = "live:"  # a live row's key and path: LIVE_PREFIX + the root session id
@@ -52,7 +51,7 @@ SUMMARY_FIELDS = ("started_at", "agent", "title", "status", "duration_ms", "turn
 class SessionRow:
     key: str  # absolute path: unique and stable across rescans
     path: Path
-    kind: str  # one of RowKind.ALL
+    kind: str  # a RowKind
     session_id: str  # from the file name
     mtime: float  # seconds since the epoch
     size: int

@@ -12,7 +12,6 @@ from tui.model.nodes import Op, Session
 from tui.model.search import walk_ops
 from tui.model.totals import TOTAL_KEYS, Totals
 
-USAGE_KEYS = ("tokensIn", "tokensOut", "tokensCacheRead", "tokensCacheWrite", "costUsd")
 _OP_USAGE = (("tokensIn", "tokens_in"), ("tokensOut", "tokens_out"), ("tokensCacheRead", "cache_read"),
              ("tokensCacheWrite", "cache_write"), ("costUsd", "cost"))
 ADDED, REMOVED, STATUS, RENAMED, CHANGED = "added", "removed", "status", "renamed", "changed"
@@ -59,7 +58,7 @@ class OpDelta:
     renamed: bool = False  # same path, another kind or target (also set when the status changed too)
     target_before: str = ""
     kind_before: str = ""
-    usage: dict = field(default_factory=dict)  # USAGE_KEYS -> delta
+    usage: dict = field(default_factory=dict)  # usage key (tokensIn, ... costUsd: _OP_USAGE) -> delta
     logs: int = 0
     duration_before: int | None = None
     duration_after: int | None = None

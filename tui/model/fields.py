@@ -29,10 +29,6 @@ def as_str(value: object, default: str = "") -> str:
     return value if isinstance(value, str) else default
 
 
-def as_opt_str(value: object) -> str | None:
-    return value if isinstance(value, str) else None
-
-
 # orjson reads integers past 64 bits as floats (1e29): int() of those makes integers no JSON writer takes back.
 _INT_LIMIT = 2.0**63
 # datetime's range (years 1 to 9999): a "time" outside it cannot be shown, so it is not a time.

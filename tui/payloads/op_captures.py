@@ -19,11 +19,7 @@ from tui.model.nodes import Op
 from tui.payloads import Reassembled, ToolCall
 from tui.payloads.captures import Capture, captures_from_payload_refs, find_captures
 from tui.payloads.decode import DecodedView, PayloadError, decode_bytes, decode_capture, placeholder_note
-
-try:  # integrity warnings (sha256 / size mismatches) when the reader offers them
-    from tui.payloads.refs import read_ref_checked
-except ImportError:  # pragma: no cover - older payload_refs
-    read_ref_checked = None
+from tui.payloads.refs import read_ref_checked
 
 __all__ = [
     "HexLines", "PayloadError", "SECTION_PREFIX", "VIEW_ORDER", "capture_label", "capture_message",
@@ -109,7 +105,7 @@ def _dedupe(items: list[str]) -> list[str]:
 def decode_with_notes(c: Capture, sessions_dir: str | os.PathLike | None) -> tuple[DecodedView, list[str]]:
     """Read and decode a capture; returns the view and notes for the status line. Raises PayloadError."""
     notes: list[str] = [n.strip() for n in (c.note or "").split(";")]
-    if c.state == "ref" and read_ref_checked is not None:
+    if c.state == "ref":
         data, warnings = read_ref_checked(c.ref, sessions_dir)
         notes.extend(warnings)
         view = decode_bytes(data, c.format)

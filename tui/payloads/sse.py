@@ -71,8 +71,3 @@ def parse_sse(text: str) -> list[SseEvent]:
     if pending:
         events.append(SseEvent(name, "\n".join(data), last_id))
     return events
-
-
-def comment_count(text: str) -> int:
-    """How many comment lines (`:` ...) the stream holds: keep-alives a person may want to know about."""
-    return sum(1 for line in _LINE_SPLIT.split(text) if line.startswith(":"))

@@ -44,7 +44,6 @@ class Artifact:
     failed: bool = False
     patch: str = ""
     commit_message: str = ""
-    base_commit: str = ""
     files: list[tuple[str, str, int, int]] = field(default_factory=list)  # (path, change, additions, deletions)
     mime: str = ""
     data_chars: int = 0
@@ -428,11 +427,9 @@ def _artifact(node: object, problems: list[str]) -> Artifact:
         return Artifact("broken", node)
     kind = node.get("type")
     body = node
-    rest_shape = False
     if not isinstance(kind, str):
         kind = next((k for k in ("bashOutput", "changeSet", "media") if isinstance(node.get(k), dict)), "unknown")
         body = as_dict(node.get(kind))
-        rest_shape = True
     art = Artifact(kind, node)
     if kind == "bashOutput":
         art.command = _text(body.get("command"))
@@ -443,7 +440,6 @@ def _artifact(node: object, problems: list[str]) -> Artifact:
         patch = as_dict(body.get("gitPatch"))
         art.patch = _text(patch.get("unidiffPatch"))
         art.commit_message = _text(patch.get("suggestedCommitMessage"))
-        art.base_commit = as_str(patch.get("baseCommitId"))
         art.files = parse_unidiff(art.patch)
     elif kind == "media":
         art.mime = as_str(body.get("format")) or as_str(body.get("mimeType"))  # SDK `format`, REST `mimeType`

@@ -27,14 +27,6 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def check_listen_host(url: str, host: str, allow_remote: bool) -> None:
-    """ValueError unless `host` is loopback or remote clients were allowed with --allow-remote."""
-    if allow_remote or is_loopback(host):
-        return
-    raise ValueError(f"{url}: listening on {host} would accept events from other machines; "
-                     f"use ws://127.0.0.1:PORT, or pass --allow-remote (with --token) to accept remote producers")
-
-
 def listen_addresses(url: str, host: str, port: int, allow_remote: bool) -> list[str]:
     """The addresses `host` resolves to, to bind all of them; ValueError when one is not loopback (unless
     allow_remote) or the name does not resolve. `x.localhost` is whatever the resolver says it is."""

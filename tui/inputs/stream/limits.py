@@ -107,7 +107,6 @@ class AuthThrottle:
         self.start, self.cap = start, cap
         self._failures: dict[str, tuple[int, float]] = {}  # address -> (failures, when the last one was)
         self._locks: dict[str, asyncio.Lock] = {}
-        self.delayed = 0  # attempts made to wait
 
     def delay(self, address: str) -> float:
         failures, last = self._failures.get(address, (0, 0.0))
@@ -126,7 +125,6 @@ class AuthThrottle:
         async with lock:
             wait = self.delay(address)
             if wait:
-                self.delayed += 1
                 await asyncio.sleep(wait)
             yield
 

@@ -70,10 +70,6 @@ class LiveHub:
         return sum(n for reason, n in self.rejected.items() if reason not in NOT_MALFORMED)
 
     @property
-    def last_malformed(self) -> str:
-        return self.last_rejected
-
-    @property
     def oversized(self) -> int:
         return self.rejected["oversized"]
 
@@ -131,7 +127,6 @@ class LiveHub:
             self.reject(reason, detail)
             return False
         live.tree = tree
-        live.finished = "endedAt" in tree
         live.tree_sequence = sequence
         _drop_pending_before(live, sequence)
         stamp = _event_time("op_tree", event, tree)
@@ -213,7 +208,6 @@ class LiveHub:
                     # Pending logs and accounting are dropped once this frame parses (_settle_frame).
                 else:
                     live.tree, live.tree_frame, live.tree_frame_sequence = tree, None, None
-                    live.finished = "endedAt" in tree
                     live.tree_sequence = sequence
                     _drop_pending_before(live, sequence)
         elif kind in ("log", "accounting"):

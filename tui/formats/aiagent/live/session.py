@@ -40,7 +40,6 @@ class LiveSession:
     dropped_logs: int = 0
     dropped_accounting: int = 0
     updated: float = 0.0
-    finished: bool = False
     last_ts: int = 0  # newest timestamp seen in this session's events (ms), and when it arrived (wall, s)
     last_wall: float = 0.0
     first_ts: int = 0
@@ -54,10 +53,6 @@ class LiveSession:
     def resets(self) -> int:
         """Jumps of the sequence too far to be lost events (a restarted or broken counter)."""
         return self.seen.resets
-
-    @property
-    def last_sequence(self) -> int | None:
-        return self.seen.highest
 
     @property
     def output(self) -> str:
