@@ -284,39 +284,3 @@ def test_inert_line():
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__, "-q"]))
-
-
-async def test_save_is_private_and_never_follows_a_planted_link(tmp_path, monkeypatch):
-    data = bytes(range(256))
-    app = PayloadApp(op_of(llm_op(None, {"raw": {"encoding": "base64", "value": b64(data)}})))
-    monkeypatch.chdir(tmp_path)
-    victim = tmp_path / "victim"
-    victim.write_bytes(b"keep me")
-    (tmp_path / "op-7-response-raw.bin").symlink_to(victim)
-    async with app.run_test(size=(120, 30)) as pilot:
-        await settled(pilot)
-        await pilot.press("w")
-        await pilot.pause()
-    saved = tmp_path / "op-7-response-raw-1.bin"
-    assert saved.read_bytes() == data and victim.read_bytes() == b"keep me"
-    assert (saved.stat().st_mode & 0o777) == 0o600
-
-
-async def test_save_to_the_temporary_directory_has_an_unpredictable_name(tmp_path, monkeypatch):
-    import tempfile
-
-    sessions, temp = tmp_path / "sessions", tmp_path / "temp"
-    sessions.mkdir()
-    temp.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(temp))  # where "the system's temporary directory" is, for this test
-    monkeypatch.chdir(sessions)  # the monitor never writes into the sessions directory
-    data = bytes(range(256))
-    app = PayloadApp(op_of(llm_op(None, {"raw": {"encoding": "base64", "value": b64(data)}})), sessions)
-    async with app.run_test(size=(120, 30)) as pilot:
-        await settled(pilot)
-        await pilot.press("w")
-        await pilot.pause()
-    saved = list(temp.iterdir())
-    assert len(saved) == 1 and saved[0].read_bytes() == data and list(sessions.iterdir()) == []
-    assert saved[0].name != "op-7-response-raw.bin" and saved[0].name.startswith("op-7-response-raw-")
-    assert (saved[0].stat().st_mode & 0o777) == 0o600
