@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
-from tui.cli.load import fail, load_or_fail
+from tui.cli.load import add_sessions_dir, fail, load_or_fail, stdout_gone
 
 PROG = "aiagent-monitor diff"
 
@@ -22,7 +21,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("b", help="the second (newer) session")
     p.add_argument("--json", action="store_true",
                    help="print one JSON object: before, after, delta {totals, counts, durationMs}, ops, unchanged")
-    p.add_argument("--sessions-dir", metavar="DIR", help="where ref payloads and child ledgers resolve")
+    add_sessions_dir(p)
     return p
 
 
@@ -51,6 +50,5 @@ def main(argv: list[str]) -> int:
                 out.write(line + "\n")
         out.flush()
     except BrokenPipeError:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        stdout_gone()
     return 0

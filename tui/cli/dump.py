@@ -5,10 +5,9 @@ summary (the dump contract of tui.text.summary). Never imports textual.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
-from tui.cli.load import PROG, add_max_bytes, load_or_fail
+from tui.cli.load import PROG, add_max_bytes, add_sessions_dir, load_or_fail, stdout_gone
 
 
 def dump_parser() -> argparse.ArgumentParser:
@@ -16,7 +15,7 @@ def dump_parser() -> argparse.ArgumentParser:
     p.add_argument("path", help="a snapshot (.json.gz/.json), a v3 ledger (.jsonl), accounting.jsonl, a Jules snapshot, "
                    "Genkit snapshots (a JSON array or a directory), or - for stdin")
     p.add_argument("--json", action="store_true", help="print one JSON object: format, root, totals, counts, maxDepth")
-    p.add_argument("--sessions-dir", metavar="DIR", help="where ref payloads and child ledgers resolve")
+    add_sessions_dir(p)
     p.add_argument("--depth", type=int, metavar="N", help="text mode: do not expand sub-agents deeper than N")
     p.add_argument("--insights", action="store_true",
                    help="print the insights (failed ops, fatal logs, slowest ops, cost by model/agent/tool, cache "
@@ -78,6 +77,5 @@ def run_dump(args: argparse.Namespace) -> int:
             out.write("\n")
         out.flush()
     except BrokenPipeError:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        stdout_gone()
     return 0

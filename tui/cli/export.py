@@ -8,11 +8,10 @@ written (one line on stderr).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
-from tui.cli.load import PROG, add_max_bytes, fail, load_or_fail
+from tui.cli.load import PROG, add_max_bytes, add_sessions_dir, fail, load_or_fail, stdout_gone
 
 
 def export_parser() -> argparse.ArgumentParser:
@@ -26,7 +25,7 @@ def export_parser() -> argparse.ArgumentParser:
     which.add_argument("--op", metavar="OP_PATH", help="export the sub-agent of this op (e.g. 1-2.3-1, S0-1)")
     which.add_argument("--session", metavar="PREFIX",
                        help="export the sub-agent with this op path, id or trace id prefix, or agent id")
-    p.add_argument("--sessions-dir", metavar="DIR", help="where ref payloads and child ledgers resolve")
+    add_sessions_dir(p)
     add_max_bytes(p)
     return p
 
@@ -54,8 +53,7 @@ def run_export(args: argparse.Namespace) -> int:
             sys.stdout.buffer.write(data)
             sys.stdout.flush()
         except BrokenPipeError:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
+            stdout_gone()
         return 0
     from tui.inputs.sessions_dir import default_sessions_dir
 

@@ -7,6 +7,7 @@ Imports neither textual nor the app, so that the non-interactive commands stay l
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 PROG = "aiagent-monitor"
@@ -54,6 +55,17 @@ def add_max_bytes(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-bytes", type=size, metavar="N",
                    help="refuse documents larger than N bytes once decompressed, e.g. 512M or 2G (default 1G, or "
                         "$AIAGENT_MONITOR_MAX_BYTES): a guard against gzip bombs")
+
+
+def add_sessions_dir(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--sessions-dir", metavar="DIR", help="where ref payloads and child ledgers resolve")
+
+
+def stdout_gone() -> None:
+    """The reader of stdout went away (`| head`): stdout becomes /dev/null, so the flush at exit cannot raise
+    BrokenPipeError again and the command ends quietly, as Unix tools do."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
 
 
 def set_max_bytes(max_bytes: int | None) -> None:

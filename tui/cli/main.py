@@ -51,30 +51,29 @@ def app_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _exit_now(rc: int, from_command_line: bool) -> int:
+    """End a one-shot command (dump, export) at once when run from the command line: freeing a few million parsed
+    objects one by one at interpreter exit costs more than the command itself. Called from Python: return rc."""
+    if from_command_line:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(rc)
+    return rc
+
+
 def main(argv: list[str] | None = None) -> int:
     from_command_line = argv is None
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "dump":
         args = dump_parser().parse_args(argv[1:])
         set_max_bytes(args.max_bytes)
-        rc = run_dump(args)
-        if from_command_line:
-            # Freeing a few million parsed objects one by one at interpreter exit costs more than the dump itself.
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(rc)
-        return rc
+        return _exit_now(run_dump(args), from_command_line)
     if argv and argv[0] == "export":
         from tui.cli.export import run_export
 
         args = export_parser().parse_args(argv[1:])
         set_max_bytes(args.max_bytes)
-        rc = run_export(args)
-        if from_command_line:  # as for dump: skip freeing the parsed tree object by object
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(rc)
-        return rc
+        return _exit_now(run_export(args), from_command_line)
     if argv and argv[0] == "replay":
         from tui.cli.replay import main as replay_main
 

@@ -280,6 +280,16 @@ def user_turns(session: Session) -> int:
 KINDS = frozenset({"llm", "tool", "session", "system"})
 
 
+def begin_session(parent_op: Op | None, prefix: str, depth: int) -> Session:
+    """A new session where it sits (its op, path prefix and depth), counted once as a session and as an agent
+    run: what every ai-agent reader (snapshots, ledgers) starts a session with."""
+    s = Session()
+    s.parent_op, s.depth, s.path_prefix = parent_op, depth, prefix
+    s.counts.sessions = 1
+    s.totals.agentsRun = 1
+    return s
+
+
 def begin_op(op: Op, node: object, counts: Counts) -> dict | None:
     """The fields every op reader shares (snapshots and ledgers): id and kind, counted; None if not an object."""
     counts.ops += 1

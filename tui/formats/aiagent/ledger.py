@@ -20,7 +20,7 @@ from tui.model import json_text
 from tui.model.document import LEDGER, Document
 from tui.model.fields import as_dict, as_int, as_list, as_ms, as_str, type_name
 from tui.model.logs import LogEntry
-from tui.model.nodes import ORPHANS, Op, Session, Turn, begin_op
+from tui.model.nodes import ORPHANS, Op, Session, Turn, begin_op, begin_session
 from tui.model.totals import Totals
 from tui.model.trampoline import drive
 
@@ -83,10 +83,7 @@ class LedgerBuilder:
         return drive(self._build(records, problems, parent_op, prefix, depth))
 
     def _build(self, records: list[dict], problems: list[str], parent_op: Op | None, prefix: str, depth: int):
-        s = Session()
-        s.parent_op, s.depth, s.path_prefix = parent_op, depth, prefix
-        s.counts.sessions = 1
-        s.totals.agentsRun = 1
+        s = begin_session(parent_op, prefix, depth)
         s.problems.extend(problems)
         turns: dict[int, Turn] = {}
         ends: dict[int, tuple[dict, int | None]] = {}

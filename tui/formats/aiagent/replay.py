@@ -13,7 +13,7 @@ import asyncio
 import time
 from collections.abc import Iterable
 
-from tui.formats.aiagent.timeline import tree_at
+from tui.formats.aiagent.timeline import ms, tree_at
 from tui.inputs.stream.event_stream import parse_url
 from tui.model.document import LEDGER, Document
 from tui.model.fields import as_dict, as_list
@@ -85,17 +85,11 @@ def _own_ops(node: dict):
                         yield op
 
 
-def _ms(value: object) -> int | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return int(value)
-
-
 def _session_events(node: dict, meta: dict, max_tree_events: int) -> list[tuple[int, int, dict]]:
     out: list[tuple[int, int, dict]] = []
     agent, call_path = meta["agentId"], meta["callPath"]
-    start = _ms(node.get("startedAt"))
-    end = _ms(node.get("endedAt"))
+    start = ms(node.get("startedAt"))
+    end = ms(node.get("endedAt"))
 
     def progress(ts: int | None, kind: str, tool: dict | None = None, message: str | None = None) -> None:
         if ts is None:
@@ -110,11 +104,11 @@ def _session_events(node: dict, meta: dict, max_tree_events: int) -> list[tuple[
 
     progress(start, "agent_started")
     for turn in as_list(node.get("turns")):
-        if not isinstance(turn, dict) or _ms(turn.get("startedAt")) is None:
+        if not isinstance(turn, dict) or ms(turn.get("startedAt")) is None:
             continue
         final = any(isinstance(op, dict) and as_dict(op.get("attributes")).get("isFinalTurn") is True
                     for op in as_list(turn.get("ops")))
-        out.append((_ms(turn["startedAt"]), _PRIO["turn_started"],
+        out.append((ms(turn["startedAt"]), _PRIO["turn_started"],
                     {"type": "turn_started", "turn": turn.get("index"), "attempt": 1, "isRetry": False,
                      "isFinalTurn": final}))
     report = node.get("finalReport") if isinstance(node.get("finalReport"), dict) else None
@@ -122,17 +116,17 @@ def _session_events(node: dict, meta: dict, max_tree_events: int) -> list[tuple[
         attrs = op.get("attributes") if isinstance(op.get("attributes"), dict) else {}
         if op.get("kind") in ("tool", "session"):
             tool = {"name": attrs.get("name"), "provider": attrs.get("provider")}
-            progress(_ms(op.get("startedAt")), "tool_started", tool)
-            progress(_ms(op.get("endedAt")), "tool_finished", tool, attrs.get("error") or op.get("status"))
+            progress(ms(op.get("startedAt")), "tool_started", tool)
+            progress(ms(op.get("endedAt")), "tool_finished", tool, attrs.get("error") or op.get("status"))
             if report is None and attrs.get("name") == "agent__final_report" and "endedAt" in op:
                 report = _tool_report(op)
         for entry in as_list(op.get("logs")):
             if isinstance(entry, dict):
-                out.append((_ms(entry.get("timestamp")) or _ms(op.get("startedAt")) or start or 0, _PRIO["log"],
+                out.append((ms(entry.get("timestamp")) or ms(op.get("startedAt")) or start or 0, _PRIO["log"],
                             {"type": "log", "entry": entry}))
         for entry in as_list(op.get("accounting")):
             if isinstance(entry, dict):
-                ts = _ms(entry.get("timestamp")) or _ms(op.get("endedAt")) or start or 0
+                ts = ms(entry.get("timestamp")) or ms(op.get("endedAt")) or start or 0
                 out.append((ts, _PRIO["accounting"], {"type": "accounting", "entry": entry}))
     if end is not None:
         failed = node.get("success") is False
@@ -183,12 +177,12 @@ def _own_times(node: dict) -> list[int]:
     times = set()
     for key in ("turns", "steps"):
         for turn in as_list(node.get(key)):
-            if isinstance(turn, dict) and _ms(turn.get("startedAt")) is not None:
-                times.add(_ms(turn["startedAt"]))
+            if isinstance(turn, dict) and ms(turn.get("startedAt")) is not None:
+                times.add(ms(turn["startedAt"]))
     for op in _own_ops(node):
         for field in ("startedAt", "endedAt"):
-            if _ms(op.get(field)) is not None:
-                times.add(_ms(op[field]))
+            if ms(op.get(field)) is not None:
+                times.add(ms(op[field]))
     return sorted(times)
 
 
@@ -210,7 +204,7 @@ def _tool_report(op: dict) -> dict:
     content = params.get("report_content")
     if not isinstance(content, str):
         content = response.get("payload")
-    return {"format": params.get("report_format") or "markdown", "content": content, "ts": _ms(op.get("endedAt"))}
+    return {"format": params.get("report_format") or "markdown", "content": content, "ts": ms(op.get("endedAt"))}
 
 
 # sending ----------------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Generator
 
 from tui.model.fields import as_dict, as_ms, as_opt_bool, ms_field, str_field, type_name
-from tui.model.nodes import Op, Session, Turn, begin_op
+from tui.model.nodes import Op, Session, Turn, begin_op, begin_session
 from tui.model.totals import Totals, llm_entry_usage, mismatched_keys, stored_totals
 from tui.model.trampoline import drive
 
@@ -34,12 +34,7 @@ def build_session(node: object, *, parent_op: Op | None = None, prefix: str = ""
 
 
 def _session(node: object, parent_op: Op | None, prefix: str, depth: int, walk: _Walk) -> SessionWalk:
-    s = Session()
-    s.parent_op = parent_op
-    s.depth = depth
-    s.path_prefix = prefix
-    s.counts.sessions = 1
-    s.totals.agentsRun = 1
+    s = begin_session(parent_op, prefix, depth)
     if not isinstance(node, dict):
         s.problems.append(f"session is {type_name(node)}, expected an object")
         s.id = "?"

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import math
 
+from tui.model.totals import TOTAL_KEYS
+
 __all__ = ["TOTALS_KEYS", "compute_totals"]
 
-TOTALS_KEYS = ("tokensIn", "tokensOut", "tokensCacheRead", "tokensCacheWrite", "costUsd", "toolsRun", "agentsRun")
+TOTALS_KEYS = TOTAL_KEYS  # the SessionNode totals keys: one definition, tui.model.totals
 
 
 def compute_totals(node: dict) -> dict:

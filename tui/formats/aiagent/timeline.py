@@ -11,7 +11,7 @@ from tui.model.trampoline import drive
 
 from tui.formats.aiagent.snapshot_totals import TOTALS_KEYS, compute_totals
 
-__all__ = ["event_times", "tree_at"]
+__all__ = ["event_times", "ms", "tree_at"]
 
 # Fields an op only has once it has finished.
 _OP_END_FIELDS = ("endedAt", "status", "response", "error")
@@ -20,7 +20,8 @@ _OP_END_ATTRIBUTES = ("latency", "size", "error")
 _SESSION_END_FIELDS = ("endedAt", "success", "error", "finalReport")
 
 
-def _ms(value: object) -> int | None:
+def ms(value: object) -> int | None:
+    """A SessionNode time (ms, a JSON number) as int; None for anything else (bool included)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     return int(value)
@@ -30,12 +31,12 @@ def _started_by(node: object, t_ms: int) -> bool:
     """True when the node had started at t (nodes without a usable startedAt are kept)."""
     if not isinstance(node, dict):
         return True
-    start = _ms(node.get("startedAt"))
+    start = ms(node.get("startedAt"))
     return start is None or start <= t_ms
 
 
 def _ended_by(node: dict, t_ms: int) -> bool:
-    end = _ms(node.get("endedAt"))
+    end = ms(node.get("endedAt"))
     return end is not None and end <= t_ms
 
 
@@ -44,7 +45,7 @@ def _entries_by(entries: object, t_ms: int) -> object:
         return entries
     out = []
     for entry in entries:
-        ts = _ms(entry.get("timestamp")) if isinstance(entry, dict) else None
+        ts = ms(entry.get("timestamp")) if isinstance(entry, dict) else None
         if ts is None or ts <= t_ms:
             out.append(entry)
     return out
@@ -136,7 +137,7 @@ def _entries_by_ts(chunks: object, t_ms: int) -> list:
         return []
     out = []
     for chunk in chunks:
-        ts = _ms(chunk.get("ts")) if isinstance(chunk, dict) else None
+        ts = ms(chunk.get("ts")) if isinstance(chunk, dict) else None
         if ts is None or ts <= t_ms:
             out.append(chunk)
     return out
@@ -149,7 +150,7 @@ def event_times(tree: dict) -> list[int]:
     stack = [tree]
     while stack:
         node = stack.pop()
-        end = _ms(node.get("endedAt"))
+        end = ms(node.get("endedAt"))
         if end is not None:
             times.add(end)
         for key in ("turns", "steps"):
@@ -159,7 +160,7 @@ def event_times(tree: dict) -> list[int]:
             for turn in items:
                 if not isinstance(turn, dict):
                     continue
-                start = _ms(turn.get("startedAt"))
+                start = ms(turn.get("startedAt"))
                 if start is not None:
                     times.add(start)
                 ops = turn.get("ops")
@@ -169,7 +170,7 @@ def event_times(tree: dict) -> list[int]:
                     if not isinstance(op, dict):
                         continue
                     for field in ("startedAt", "endedAt"):
-                        value = _ms(op.get(field))
+                        value = ms(op.get(field))
                         if value is not None:
                             times.add(value)
                     child = op.get("childSession")
