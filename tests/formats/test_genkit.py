@@ -259,7 +259,7 @@ def test_a_snapshot_directory_is_one_row_and_its_files_report_the_directory(tmp_
     from watchfiles import Change
 
     from tui.catalog.scan import scan
-    from tui.catalog.session_row import fill_row
+    from tui.catalog.session_row import RowKind, fill_row
     from tui.inputs.watch import classify
 
     sessions = tmp_path / "sessions"
@@ -271,7 +271,7 @@ def test_a_snapshot_directory_is_one_row_and_its_files_report_the_directory(tmp_
     rows = scan(sessions)
     assert [(r.kind, r.session_id) for r in rows] == [("genkit", "chat")]
     row = fill_row(rows[0])
-    assert not row.broken and row.kind == "genkit" and row.turns == 5 and row.cost is None
+    assert not row.broken and row.kind == RowKind.GENKIT and row.turns == 5 and row.cost is None
     file = store / "new.json"
     batch = classify({(Change.added, str(file)), (Change.added, str(sessions / "payloads" / "x" / "b.json")),
                       (Change.added, str(store / "x.json.tmp-1-2"))}, sessions)

@@ -26,11 +26,8 @@ def paused_gc_then_frozen():
     """paused_gc, and what exists at the end (a freshly loaded document) is moved out of the collector's reach
     before it comes back on: otherwise its next passes scan every new container (a tenth of a second per 20,000
     ops). Parsed JSON has no cycles, and trees are released explicitly (nodes.release_tree)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if was_enabled:
-            gc.enable()
+    with paused_gc():
+        try:
+            yield
+        finally:
+            gc.freeze()  # before the collector comes back on
