@@ -165,7 +165,8 @@ class LiveHub:
             return self.reject("not an object", f"event is {type_name(event)}, expected an object")
         kind = event.get("type")
         if kind == "bridge":
-            return self._bridge_report(event)
+            self._bridge_report(event)
+            return None
         if not isinstance(kind, str) or kind not in KNOWN_EVENTS:
             return self.reject("unknown type", f"unknown event type {_short_repr(kind)}")
         meta = as_dict(event.get("meta"))
@@ -250,9 +251,9 @@ class LiveHub:
         buffer full while the monitor was away. Counted over every bridge; not a session's event."""
         dropped = event.get("dropped")
         if not isinstance(dropped, int) or isinstance(dropped, bool) or dropped < 0:
-            return self.reject("unknown type", f"bridge event with dropped={_short_repr(dropped)}, expected a count")
+            self.reject("unknown type", f"bridge event with dropped={_short_repr(dropped)}, expected a count")
+            return
         self.bridge_dropped += min(dropped, 2**53)
-        return None
 
     def _meta(self, live: LiveSession, meta: dict) -> bool:
         """Take the session's names from an event's meta; True when where it hangs (parent, origin) changed or
