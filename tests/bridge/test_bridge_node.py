@@ -114,6 +114,11 @@ async def test_no_monitor_the_agent_lives_on_and_exits_0_counting_drops(tmp_path
     assert time.monotonic() - started < 15  # its reconnect timers do not keep the process alive
     rc, stats, err = await _agent("ws://127.0.0.1:9", events_file, CLOSE_MS="300")  # nothing listens on port 9
     assert rc == 0 and stats["sent"] == 0, err
+    rc, stats, err = await _agent("", events_file, CLOSE_MS="300", AIAGENT_MONITOR_URL="")  # no address at all
+    assert rc == 0 and stats["dropped"] == len(events) + 1 and stats["buffered"] == 0, err
+    assert "not a monitor address" in err
+    rc, stats, err = await _agent("ws://[::1", events_file, CLOSE_MS="300")  # a broken one
+    assert rc == 0 and stats["sent"] == 0, err
 
 
 # A first monitor in its own process, killed like a monitor that quits: a plain Unix socket server writing what it

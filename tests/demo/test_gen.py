@@ -6,7 +6,6 @@ import base64
 import gzip
 import hashlib
 import json
-import os
 import re
 import subprocess
 import sys

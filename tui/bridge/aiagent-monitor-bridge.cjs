@@ -212,6 +212,7 @@ function createBridge(url, options) {
   let timer = null;
   let closing = false;
   let lastFailure = '';
+  const valid = /^unix:./.test(where) || /^wss?:\/\/./.test(where);
 
   const status = (text) => { try { onStatus(text); } catch (_) { /* never into the agent */ } };
 
@@ -255,7 +256,7 @@ function createBridge(url, options) {
   };
 
   const connect = () => {
-    if (closing || !where) return;
+    if (closing || !valid) return;
     let t = null;
     const onOpen = () => {
       delay = FIRST_DELAY_MS;
@@ -276,12 +277,8 @@ function createBridge(url, options) {
       schedule();
     };
     try {
-      if (where.startsWith('unix:')) t = openUnix(where.slice(5), onOpen, onClose, onDrain);
-      else if (/^wss?:\/\//.test(where)) t = openWs(where, token, onOpen, onClose, onDrain);
-      else {
-        status(`not a monitor address: ${where} (unix:PATH or ws://HOST:PORT)`);
-        return;
-      }
+      t = where.startsWith('unix:') ? openUnix(where.slice(5), onOpen, onClose, onDrain)
+        : openWs(where, token, onOpen, onClose, onDrain);
       transport = t;
     } catch (err) {
       onClose(err && err.message ? err.message : String(err));
@@ -290,6 +287,7 @@ function createBridge(url, options) {
 
   function onEvent(event, meta) {
     try {
+      if (!valid) { drop(1); return; } // nowhere to send it: counted, not kept
       let line;
       try {
         line = JSON.stringify(meta === undefined ? event : Object.assign({}, event, { meta }));
@@ -352,6 +350,8 @@ function createBridge(url, options) {
     };
   }
 
+  if (!valid) status(`not a monitor address: "${where}" (unix:PATH or ws://HOST:PORT, or set AIAGENT_MONITOR_URL); `
+    + 'events are counted as dropped');
   connect();
   return { onEvent, close, stats };
 }
