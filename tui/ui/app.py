@@ -390,6 +390,7 @@ class MonitorApp(HistoryRecorder, IdleCollector, App):
             parts.append(f"{hub.reordered:,} reordered")
         if hub.rejected:
             parts.append(f"rejected: {hub.rejection_summary()}")
+        parts.extend([f"{hub.bridge_dropped:,} dropped by bridge"] if hub.bridge_dropped else [])
         parts.extend(text for text in self.stream_status.values() if text)  # each listener's and server's state
         return " · ".join(parts)
 

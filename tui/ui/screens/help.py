@@ -1,4 +1,5 @@
-"""`?`: every key of the screen underneath, the app, and the panels, read from their bindings."""
+"""`?`: every key of the screen underneath, the app, and the panels, read from their bindings; then the legend of
+the symbols on screen (help_legend)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
+
+from tui.ui.screens.help_legend import legend_table
 
 EXTRA = [
     ("arrows / j k", "move in lists and trees"),
@@ -56,6 +59,7 @@ class HelpScreen(ModalScreen):
             table.add_row(Text(key), Text(description))
         with VerticalScroll(id="help-body"):
             yield Static(table)
+            yield Static(legend_table(), id="help-legend")
             yield Static(Text("escape or ? closes this", style="dim"))
 
     def action_dismiss(self) -> None:

@@ -63,6 +63,7 @@ class LiveHub:
         self._children: dict[str, dict[str, None]] = {}  # parent id -> its sub-agents' ids, in arrival order
         self._root: dict[str, str] = {}  # session id -> the root key it is shown under
         self._members: dict[str, dict[str, None]] = {}  # root key -> the sessions shown under it
+        self.bridge_dropped = 0  # events producers' bridges dropped unsent (their "bridge" events; tui/bridge)
 
     @property
     def malformed(self) -> int:
@@ -158,6 +159,9 @@ class LiveHub:
         if not isinstance(event, dict):
             return self.reject("not an object", f"event is {type_name(event)}, expected an object")
         kind = event.get("type")
+        if kind == "bridge":
+            self._bridge_report(event)
+            return None
         if not isinstance(kind, str) or kind not in KNOWN_EVENTS:
             return self.reject("unknown type", f"unknown event type {_short_repr(kind)}")
         meta = as_dict(event.get("meta"))
@@ -235,6 +239,15 @@ class LiveHub:
         self.changed.add(root)
         self._built.pop(root, None)
         return root
+
+    def _bridge_report(self, event: dict) -> None:
+        """{"type": "bridge", "dropped": N}: a bridge (tui/bridge) dropped N events since its last report, its
+        buffer full while the monitor was away. Counted over every bridge; not a session's event."""
+        dropped = event.get("dropped")
+        if not isinstance(dropped, int) or isinstance(dropped, bool) or dropped < 0:
+            self.reject("unknown type", f"bridge event with dropped={_short_repr(dropped)}, expected a count")
+            return
+        self.bridge_dropped += min(dropped, 2**53)
 
     def _meta(self, live: LiveSession, meta: dict) -> bool:
         """Take the session's names from an event's meta; True when where it hangs (parent, origin) changed or

@@ -1,0 +1,80 @@
+"""The legend of the `?` help screen: every symbol and abbreviation the screens show, with what it means.
+
+Kept apart from the keys (help.py reads those from the bindings); the README's "What the symbols mean" section says
+the same, and tests/ui/test_help_legend.py holds the two together. When a screen gets a new glyph or short label,
+add it here.
+"""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+
+# (group, [(symbol as shown, meaning)])
+LEGEND: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+    ("status", (
+        ("● running", "no end yet: the session, turn or op is still going"),
+        ("✗ failed / ✗ FAILED", "failed (in red; the error follows on an op)"),
+        ("ok", "finished without failure"),
+        ("BROKEN", "the file, node or sub-agent could not be read in full (the reason follows)"),
+        ("ERR / WRN", "how many error / warning logs a turn or op has"),
+        ("!", "after a browser Cost: the stored totals disagree with the recomputed ones (the Totals panel "
+              "says which, under ⚠)"),
+        ("⚠", "a warning in the Totals panel"),
+    )),
+    ("tree and paths", (
+        ("◆", "a session (the root, or a sub-agent drilled into): its agent, title, status, duration, tokens"),
+        ("LLM TOOL AGENT SYS", "op kinds: a model call, a tool call, a sub-agent call, the producer's own op"),
+        ("1-2", "op path: turn 1, op 2 (turn 0 is the producer's init/fin turn)"),
+        ("S0-1", "an op of v2 step 0"),
+        ("1-2.3-1", "op 3-1 of the sub-agent that op 1-2 called (paths join with a dot)"),
+        ("→ name", "the sub-agent an op calls"),
+        ("12k→3k $0.0123", "tokens in → tokens out, then the cost in USD"),
+        ("(stored elsewhere)", "a sub-agent whose tree is in another file"),
+        ("›", "breadcrumb: the root session › the sub-agents drilled into"),
+        ("▸ text", "live panel: the newest streamed output or thinking"),
+    )),
+    ("browser", (
+        ("v3", "Id column: a v3 ledger (session/<id>.jsonl)"),
+        ("live", "Id column: a session from the event stream (--listen / --connect)"),
+        ("jules / genkit", "Id column: a Jules snapshot / Genkit snapshots"),
+        ("↓ ↑", "the sort order (descending / ascending) in the header"),
+        ("…", "a cell still loading, or text cut to fit"),
+        ("live: … gaps", "events missing in a session's sequence numbers (lost)"),
+        ("N dropped by bridge", "events the producer's bridge dropped while the monitor was away (tui/bridge)"),
+    )),
+    ("totals", (
+        ("in / out", "input / output tokens"),
+        ("cR / cW", "cache read / cache write tokens"),
+        ("dur", "duration"),
+        ("tools", "tools run"),
+    )),
+    ("waterfall", (
+        ("━", "a session or turn span"),
+        ("█", "an op (coloured by kind; red when failed)"),
+        ("▒", "running: the span grows with the clock"),
+        ("░", "times partly missing (inferred from neighbours)"),
+        ("▌ │", "too short to draw at this zoom: a mark where it starts"),
+        ("┊", "grid line"),
+        ("◂ ▸", "the span is off screen to the left / right"),
+        ("▾ ▸", "expanded / collapsed row"),
+    )),
+    ("diff and history", (
+        ("+ - ~ ≠ *", "diff: added, removed, status changed, renamed (same path, another call), usage changed"),
+        ("Δ", "diff: B minus A"),
+        ("◀ version n/m", "history: an older version is on screen (live updates paused for this view)"),
+        ("! line", "dump --payloads: a problem with a payload (an · line is information)"),
+    )),
+)
+
+
+def legend_table() -> Table:
+    """The legend as one table, symbols in the first column (plain text: never markup)."""
+    table = Table(title="What the symbols mean", expand=True, show_header=False)
+    table.add_column("symbol", style="bold", no_wrap=True)
+    table.add_column("means")
+    for group, rows in LEGEND:
+        table.add_row(Text(group, style="bold underline"), Text(""))
+        for symbol, meaning in rows:
+            table.add_row(Text(symbol), Text(meaning))
+    return table
