@@ -18,7 +18,7 @@ from textual.widgets import Footer as TextualFooter
 from tui.ui.textual_compat import FooterKey, drop_closed_watchers
 
 FIRST_ACTIONS = ("app.help", "help")  # shown before every other key
-COMPACT_BELOW = 120
+COMPACT_BELOW = 200  # 160 columns hold every key of the session screen only without the padding
 
 
 def first_keys_first(widgets: list) -> list:
