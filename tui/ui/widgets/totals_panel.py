@@ -37,7 +37,7 @@ class Cell:
     rank: int = 0
 
 
-def status_text(session: Session) -> str:
+def status_word(session: Session) -> str:
     """The status word the panel shows. The one hook for a richer rule (the browser's `stale` for a session with
     no end that has not changed for a while): wire it here and the panel, its style and its width follow."""
     return session.status
@@ -133,7 +133,7 @@ class TotalsPanel(Static):
         self.border_title = "Totals"
         t = s.totals
         now = self.clock() if s.running else None
-        status = status_text(s)
+        status = status_word(s)
         style = {"running": "bold yellow", "failed": "bold red", "stale": "yellow"}.get(status, "green")
         c = s.counts
 
