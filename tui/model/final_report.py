@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tui.model.fields import as_dict, as_list
+from tui.model.json_text import dumps
 from tui.model.nodes import Op, Session
 
 REPORT_TEXT = 20_000  # characters of the final report kept
@@ -106,13 +107,18 @@ def _parts(report: object) -> tuple[str, str, str, bool | None]:
     return "", fmt, "", captured
 
 
-def _json(value: object) -> str:
-    import orjson
+def report_content(report: object) -> str:
+    """What a stored or streamed `finalReport` says on one line: its `content`, else its `content_json` as compact
+    JSON ("" if neither); the live panel shows it before any tree holds the report."""
+    text = _parts(report)[0]
+    if isinstance(report, dict) and not (isinstance(report.get("content"), str) and report["content"]):
+        if report.get("content_json") is not None:
+            return dumps(report["content_json"]).decode("utf-8", "replace")
+    return text
 
-    try:
-        return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
-    except TypeError:
-        return str(value)
+
+def _json(value: object) -> str:
+    return dumps(value, indent=True).decode("utf-8", "replace")
 
 
 def _clip(report: FinalReport) -> FinalReport:

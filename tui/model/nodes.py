@@ -132,7 +132,7 @@ class Turn(_Timed):
 
     __slots__ = (
         "raw", "kind", "index", "position", "id", "started_at", "ended_at", "label", "step_kind", "system",
-        "prompts", "ops", "session", "problems", "status", "extra_logs", "__weakref__",
+        "prompts", "ops", "session", "problems", "status", "extra_logs", "failed_memo", "__weakref__",
     )
 
     def __init__(self, session: Session, kind: str, position: int) -> None:
@@ -152,6 +152,7 @@ class Turn(_Timed):
         self.problems: list[str] = []
         self.status = ""  # ledgers: ok | failed | running
         self.extra_logs: list = []  # LogEntry objects of the turn itself (ledger warnings/errors)
+        self.failed_memo: tuple[int, int, int] | None = None  # failed_inside's (ops, session failed, answer)
 
     @property
     def running(self) -> bool:
@@ -275,6 +276,27 @@ def user_turns(session: Session) -> int:
         elif turn.step_kind == "user":
             steps += 1
     return users if has_turns else steps
+
+
+def failed_inside(node: "Turn | Op") -> int:
+    """How many failed ops a folded node hides: a turn's failed ops and those of its sub-agents, or a sub-agent
+    op's (its child session's count, kept since the build). Labels are rebuilt every second while a session runs,
+    so a turn's answer is kept and recounted only when its op list or its session's failed count has changed
+    (a growing ledger appends to the same turn)."""
+    if isinstance(node, Op):
+        return node.child.counts.failed if node.child is not None else 0
+    key = (len(node.ops), node.session.counts.failed)
+    memo = node.failed_memo
+    if memo is not None and memo[:2] == key:
+        return memo[2]
+    failed = 0
+    for op in node.ops:
+        if op.status == "failed":
+            failed += 1
+        if op.child is not None:
+            failed += op.child.counts.failed
+    node.failed_memo = (*key, failed)
+    return failed
 
 
 KINDS = frozenset({"llm", "tool", "session", "system"})

@@ -64,7 +64,7 @@ def side_line(name: str, side: Side) -> str:
     parts = [f"{name}: {one_line(side.label, 120)}", one_line(side.agent, 60), side.status,
              fmt_ts(side.started_at), fmt_duration(side.duration_ms)]
     if side.title:
-        parts.append(repr(one_line(side.title, 60)))
+        parts.append(f'"{one_line(side.title, 60)}"')  # escaped once: repr() would double every backslash
     return "  ".join(parts)
 
 
@@ -83,13 +83,15 @@ def usage_text(delta: OpDelta) -> str:
 
 
 def status_text(delta: OpDelta) -> str:
+    """An op's status word(s): the file's own text (any string), so escaped like every other untrusted value."""
+    before, after = one_line(delta.status_before, 20), one_line(delta.status_after, 20)
     if delta.change == ADDED:
-        return delta.status_after
+        return after
     if delta.change == REMOVED:
-        return delta.status_before
-    if delta.status_before != delta.status_after:
-        return f"{delta.status_before} → {delta.status_after}"
-    return delta.status_after
+        return before
+    if before != after:
+        return f"{before} → {after}"
+    return after
 
 
 def what_text(delta: OpDelta, width: int = 60) -> str:

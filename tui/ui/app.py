@@ -28,7 +28,7 @@ from tui.model.nodes import release_tree, user_turns
 from tui.ui.app_history import HistoryRecorder
 from tui.ui.idle_collect import IdleCollector
 from tui.ui.preload import preload
-from tui.ui.textual_compat import app_is_exiting
+from tui.ui.textual_compat import app_is_exiting, drop_notifications
 
 LIVE_APPLY_SECONDS = 0.25  # live updates are batched and applied this often
 REJECTION_NOTICE_SECONDS = 5.0  # at most one "rejected so far" notification this often
@@ -83,8 +83,10 @@ class MonitorApp(HistoryRecorder, IdleCollector, App):
                markup: bool = True) -> None:
         """Every notification (screens and widgets end up here) is plain text: messages quote file names, file
         content and stream data, so markup is never parsed and control characters are shown escaped."""
-        super().notify(printable(str(message), keep_newlines=True), title=printable(str(title)), severity=severity,
-                       timeout=timeout, markup=False)
+        message, title = printable(str(message), keep_newlines=True), printable(str(title))
+        # the same notice again replaces the one on screen (queued like it: notify may come from a thread)
+        self.call_later(drop_notifications, self, message, title)
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     # start-up ---------------------------------------------------------------------------------------------
     def on_mount(self) -> None:

@@ -23,7 +23,7 @@ from textual.widgets.tree import TreeNode
 
 __all__ = [
     "FooterKey", "PRIVATE_NAMES", "QuietTree", "UnmeasuredRowsTable", "app_is_exiting", "attach_children",
-    "drop_closed_watchers", "label_width", "rebuild_tree_lines", "release_style_memo", "unlink_tree_nodes",
+    "drop_closed_watchers", "drop_notifications", "label_width", "rebuild_tree_lines", "release_style_memo", "unlink_tree_nodes",
 ]
 
 T = TypeVar("T")
@@ -33,6 +33,8 @@ T = TypeVar("T")
 PRIVATE_NAMES: list[tuple[str, str, str]] = [
     ("textual.app", "App", "_exit"),
     ("textual.app", "App", "_running"),
+    ("textual.app", "App", "_notifications"),
+    ("textual.app", "App", "_unnotify"),
     ("textual.reactive", "", "__watchers"),  # the attribute name Reactive stores watchers under (a string)
     ("textual.dom", "DOMNode", "_closing"),
     ("textual.dom", "DOMNode", "_closed"),
@@ -66,6 +68,14 @@ def app_is_exiting(app: App) -> bool:
     """`App._exit` (set by exit()) and `App._running` (cleared as the app stops): Textual has no public "is
     shutting down", and timers and workers still delivering must not touch screens that are losing widgets."""
     return bool(app._exit or not app._running)
+
+
+def drop_notifications(app: App, message: str, title: str) -> None:
+    """Take down the notices showing `message` under `title` (`App._notifications`, `App._unnotify`): Textual
+    has no public way to replace one notice, and a key pressed five times stacked five identical toasts."""
+    same = [n for n in app._notifications if n.message == message and n.title == title]
+    for notification in same:
+        app._unnotify(notification, refresh=notification is same[-1])
 
 
 def drop_closed_watchers(obj: Any, reactive_name: str) -> None:

@@ -50,10 +50,10 @@ def _signed(key: str, value) -> Text:
 def _status_cell(delta: OpDelta) -> Text:
     text = Text()
     if delta.change not in (ADDED, REMOVED) and delta.status_before != delta.status_after:
-        text.append(delta.status_before, style=STATE_STYLE.get(delta.status_before, ""))
+        text.append(one_line(delta.status_before, 20), style=STATE_STYLE.get(delta.status_before, ""))
         text.append(" → ")
     state = delta.status_before if delta.change == REMOVED else delta.status_after
-    text.append(state, style=STATE_STYLE.get(state, ""))
+    text.append(one_line(state, 20), style=STATE_STYLE.get(state, ""))  # the file's text: escaped once
     return text
 
 

@@ -30,6 +30,7 @@ from tui.payloads.op_captures import (
     save_name, usable,
 )
 from tui.inputs.write import save_directory, write_new_file
+from tui.ui.clipboard import copy_notice
 from tui.ui.widgets.footer import Footer
 from tui.ui.widgets.text_lines import TextLines
 
@@ -295,7 +296,7 @@ class PayloadScreen(Screen):
             return
         text = "\n".join(lines)
         self.app.copy_to_clipboard(text)
-        self.notify(f"copied {len(text.encode('utf-8', 'surrogatepass')):,} bytes")
+        self.notify(copy_notice(f"copied {len(text.encode('utf-8', 'surrogatepass')):,} bytes"))
 
     def action_save(self) -> None:
         c = self.capture

@@ -15,12 +15,14 @@ from textual.widgets import Input, Static
 from tui.formats.aiagent.live.session import MAX_PENDING_LOGS
 from tui.model.document import Document
 from tui.model.fields import one_line
+from tui.model.final_report import report_content
 from tui.model.foreign import view_of
 from tui.model.format import fmt_path
 from tui.model.json_text import dumps
 from tui.model.logs import log_count, logs_under
 from tui.model.nodes import Op, Session, Turn
 from tui.model.search import ErrorFilter, find, find_op_by_path, find_session_by_prefix, newest_op
+from tui.ui.clipboard import copy_notice
 from tui.ui.host import host
 from tui.ui.screens.session_history import HistoryView
 from tui.ui.widgets.detail_panel import DetailPanel
@@ -212,10 +214,10 @@ class SessionScreen(HistoryView, Screen):
             text.append("\n ▸ ", style="dim")
             text.append(one_line(output[-300:], 300), style="italic")
         reports = [s.final_report for s in family if s.final_report and s.session_id == self.live_root]
-        if reports:
-            content = reports[0].get("content") if isinstance(reports[0], dict) else reports[0]
+        content = report_content(reports[0]) if reports else ""
+        if content:  # its `content`, or `content_json` as JSON: never "None"
             text.append("\n final report: ", style="bold")
-            text.append(one_line(str(content), 200))
+            text.append(one_line(content, 200))
         self.query_one("#live", Static).update(text)
 
     def replace_session(self, session: Session, doc: Document | None = None) -> None:
@@ -444,7 +446,7 @@ class SessionScreen(HistoryView, Screen):
             return
         text = data.decode("utf-8", "replace")
         self.app.copy_to_clipboard(text)
-        self.notify(f"copied {len(text):,} characters of JSON")
+        self.notify(copy_notice(f"copied {len(text):,} characters of JSON"))
 
     def action_log_level(self) -> None:
         level = self.query_one(LogPane).cycle_level()

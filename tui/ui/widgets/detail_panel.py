@@ -6,10 +6,11 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from tui.model.fields import as_dict, as_list, one_line, printable
+from tui.model.fields import as_dict, as_list, one_line, printable, type_name
 from tui.model.final_report import final_report
 from tui.model.foreign import sections_of, view_of
 from tui.model.format import fmt_bytes, fmt_cost, fmt_duration, fmt_ts
+from tui.model.json_text import dumps
 from tui.model.nodes import Op, Session, Turn, user_turns
 from tui.model.op_facts import op_facts
 
@@ -19,6 +20,20 @@ LONG_TEXT = 4000
 def _clip(text: str, limit: int = LONG_TEXT) -> str:
     text = printable(text, keep_newlines=True)
     return text if len(text) <= limit else text[:limit] + f"\n… ({len(text) - limit:,} more characters)"
+
+
+def json_value(value: object) -> str:
+    """A value of the JSON a producer wrote, as JSON says it: strings as they are, true/false/null, numbers, and
+    objects or arrays as compact JSON (never Python's `False`, `None` or `{'source': ...}`)."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    return dumps(value).decode("utf-8", "replace")
 
 
 class DetailBuilder:
@@ -36,7 +51,7 @@ class DetailBuilder:
         if value is None or value == "":
             return
         self.text.append(f"{one_line(name, 60):>12} ", style="dim")
-        self.text.append(one_line(str(value), 300) + "\n", style=style)
+        self.text.append(one_line(json_value(value), 300) + "\n", style=style)
 
     def block(self, value: str, style: str = "") -> None:
         self.text.append(_clip(value) + "\n", style=style)
@@ -118,12 +133,7 @@ def _final_report(b: DetailBuilder, s: Session) -> None:
 
 
 def _json(value: object) -> str:
-    import orjson
-
-    try:
-        return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
-    except TypeError:
-        return str(value)
+    return dumps(value, indent=True).decode("utf-8", "replace")
 
 
 def _turn(b: DetailBuilder, t: Turn) -> None:
@@ -187,6 +197,10 @@ def _count(value: int | None) -> str:
     return "?" if value is None else f"{value:,}"
 
 
+def _known(value: object) -> str:
+    return "?" if value is None else json_value(value)
+
+
 def _accounting(b: DetailBuilder, op: Op) -> None:
     entries = as_list(op.raw.get("accounting")) if op.raw else []
     if not entries and not (op.tokens_in or op.tokens_out or op.cost):
@@ -198,20 +212,24 @@ def _accounting(b: DetailBuilder, op: Op) -> None:
         return
     for entry in entries[:20]:
         if not isinstance(entry, dict):
-            b.field("broken", f"accounting entry is {type(entry).__name__}", "bold red")
+            b.field("broken", f"accounting entry is {type_name(entry)}", "bold red")
             continue
         kind = entry.get("type")
         if kind == "llm":
-            actual = "/".join(str(entry.get(k)) for k in ("actualProvider", "actualModel") if entry.get(k))
-            b.field("llm", f"{entry.get('provider')}:{entry.get('model')}" + (f" → {actual}" if actual else ""))
+            actual = "/".join(json_value(entry.get(k)) for k in ("actualProvider", "actualModel") if entry.get(k))
+            target = ":".join(json_value(entry.get(k)) for k in ("provider", "model") if entry.get(k) is not None)
+            b.field("llm", target + (f" → {actual}" if actual else ""))
             tokens = as_dict(entry.get("tokens"))
-            b.field("tokens", "  ".join(f"{k} {v}" for k, v in tokens.items()))
+            b.field("tokens", "  ".join(f"{k} {json_value(v)}" for k, v in tokens.items()))
             b.field("cost", entry.get("costUsd"))
             b.field("stopReason", entry.get("stopReason"))
         else:
             b.field("tool", entry.get("mcpServer") or entry.get("command"))
-            b.field("chars", f"in {entry.get('charactersIn')}  out {entry.get('charactersOut')}")
-        b.field("latency", f"{entry.get('latency')} ms" if entry.get("latency") is not None else None)
+            chars_in, chars_out = entry.get("charactersIn"), entry.get("charactersOut")
+            if chars_in is not None or chars_out is not None:
+                b.field("chars", f"in {_known(chars_in)}  out {_known(chars_out)}")
+        latency = entry.get("latency")
+        b.field("latency", f"{json_value(latency)} ms" if latency is not None else None)
         b.field("error", entry.get("error"), "red")
 
 

@@ -7,7 +7,7 @@ from rich.text import Text
 from tui.model.fields import one_line
 from tui.model.foreign import view_of
 from tui.model.format import fmt_cost, fmt_duration, fmt_path, fmt_tokens
-from tui.model.nodes import Op, Session, Turn
+from tui.model.nodes import Op, Session, Turn, failed_inside
 
 KIND_STYLE = {"llm": "bold cyan", "tool": "bold magenta", "session": "bold blue", "system": "dim", "?": "bold red"}
 KIND_TAG = {"llm": "LLM ", "tool": "TOOL", "session": "AGENT", "system": "SYS ", "?": "??? "}
@@ -77,6 +77,7 @@ def turn_label(t: Turn, now_ms: int | None = None) -> Text:
     text = Text()
     text.append(one_line(t.title, 60), style="bold" if not t.system else "dim bold")
     text.append(f"  {len(t.ops)} ops", style="dim")
+    _failed_inside(text, failed_inside(t))
     running = t.running and t.session.running
     dur = live_duration(t.started_at, t.ended_at, now_ms if running else None)
     text.append(f"  {fmt_duration(dur)}", style="dim")
@@ -93,6 +94,13 @@ def turn_label(t: Turn, now_ms: int | None = None) -> Text:
     return text
 
 
+def _failed_inside(text: Text, failed: int) -> None:
+    """`✗3`: the failed ops a turn or sub-agent holds, early in its label so a folded node shows them even when
+    the label is wider than the tree (the ops themselves show their own ✗ once expanded)."""
+    if failed:
+        text.append(f" ✗{failed:,}", style="bold red")
+
+
 def op_label(op: Op, now_ms: int | None = None) -> Text:
     text = Text()
     text.append(f"{fmt_path(op.path)} ", style="dim")
@@ -103,6 +111,7 @@ def op_label(op: Op, now_ms: int | None = None) -> Text:
     agent = op.child_agent
     if agent and agent != target:
         text.append(f" → {one_line(agent, 40)}", style="blue")
+    _failed_inside(text, failed_inside(op))
     if op.child_ref is not None and op.child is None:
         text.append(" (stored elsewhere)", style="dim italic")
     text.append("  ")

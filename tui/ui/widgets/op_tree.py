@@ -16,6 +16,7 @@ from tui.ui.textual_compat import QuietTree, attach_children, label_width, rebui
 from tui.ui.widgets.node_labels import label_for
 
 Node = Session | Turn | Op
+CURSOR_MARGIN = 2  # rows kept between a jumped-to node and the edges of the tree (or its horizontal scrollbar)
 
 
 def wall_clock_ms() -> int:
@@ -189,7 +190,26 @@ class OpTree(QuietTree[Node]):
         rebuild_tree_lines(self)  # a node's line number is only known after a build
         self.move_cursor(node)
         self.scroll_to_node(node, animate=False)
+        self.call_after_refresh(self.keep_cursor_visible)
         return True
+
+    def keep_cursor_visible(self) -> None:
+        """Scroll so the cursor row sits CURSOR_MARGIN rows inside the visible rows. Run after a refresh: a reveal
+        that widens the labels brings up the horizontal scrollbar only at the next layout, and the scroll made
+        before it had counted that bottom row as visible, leaving the selected row under the scrollbar."""
+        line = self.cursor_line
+        height = self.scrollable_content_region.height
+        if line < 0 or height <= 0:
+            return
+        margin = min(CURSOR_MARGIN, (height - 1) // 2)
+        top = self.scroll_offset.y
+        if line < top + margin:
+            y = line - margin
+        elif line > top + height - 1 - margin:
+            y = line - height + 1 + margin
+        else:
+            return
+        self.scroll_to(y=max(0, y), animate=False, immediate=True, force=True)
 
     def refresh_labels(self) -> None:
         """Re-render the labels of built nodes (running durations grow)."""

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
+from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
 from tui.model.fields import one_line
 from tui.model.foreign import Facts, facts_of
-from tui.model.format import fmt_cost, fmt_duration
+from tui.model.format import fmt_cost, fmt_duration, fmt_tokens
 from tui.model.nodes import Session, user_turns
 from tui.ui.widgets.node_labels import live_duration
 
@@ -21,6 +23,90 @@ def _n(value: int) -> str:
 
 SHORT = {"tokens in": "in", "cache read": "cR", "cache write": "cW", "tools run": "tools", "duration": "dur",
          "warnings": "WRN", "errors": "ERR"}
+MAX_ROWS = 7  # the two-column grid's height: a narrow panel drops its least important cells rather than grow
+
+
+@dataclass(slots=True)
+class Cell:
+    """One number of the panel. `compact` is the same value in fewer cells (279.1k for 279,108), never a cut one;
+    `rank` orders what a narrow panel drops first (higher goes first)."""
+
+    label: str
+    value: Text
+    compact: Text | None = None
+    rank: int = 0
+
+
+def status_word(session: Session) -> str:
+    """The status word the panel shows. The one hook for a richer rule (the browser's `stale` for a session with
+    no end that has not changed for a while): wire it here and the panel, its style and its width follow."""
+    return session.status
+
+
+def _width(text: Text | str) -> int:
+    return text.cell_len if isinstance(text, Text) else cell_len(text)
+
+
+def _grid(rows: list[list[tuple[str, Text]]]) -> Table:
+    table = Table.grid(padding=(0, 1))
+    for _ in range(max((len(row) for row in rows), default=1)):
+        table.add_column(style="dim", no_wrap=True)
+        table.add_column(justify="right", no_wrap=True)
+    for row in rows:
+        table.add_row(*[part for label, value in row for part in (Text(label), value)])
+    return table
+
+
+def _grid_width(rows: list[list[tuple[str, Text]]]) -> int:
+    columns = max((len(row) for row in rows), default=0)
+    widths = [0] * (2 * columns)
+    for row in rows:
+        for i, (label, value) in enumerate(row):
+            widths[2 * i] = max(widths[2 * i], _width(label))
+            widths[2 * i + 1] = max(widths[2 * i + 1], _width(value))
+    return sum(widths) + max(0, len(widths) - 1)
+
+
+def _flow(pairs: list[tuple[str, Text]], width: int) -> list[Text]:
+    """`label value` pairs packed into lines of at most `width` cells, two spaces apart."""
+    lines: list[Text] = []
+    line = Text()
+    for label, value in pairs:
+        cell = Text.assemble((label, "dim"), " ", value)
+        if line.cell_len and line.cell_len + 2 + cell.cell_len > width:
+            lines.append(line)
+            line = Text()
+        if line.cell_len:
+            line.append("  ")
+        line.append_text(cell)
+    if line.cell_len:
+        lines.append(line)
+    return lines
+
+
+def lay_out(cells: list[Cell], width: int, max_rows: int = MAX_ROWS) -> Table | Text:
+    """The cells in `width` columns without cutting a value: a two-column grid with full labels, then short
+    labels, then compact numbers; when even that is too wide, the cells flow into lines and the least important
+    ones are dropped until the lines fit in `max_rows` (a value longer than the whole width wraps, never cut).
+    `width` 0 (not laid out yet) takes the first grid."""
+    attempts = [
+        [(c.label, c.value) for c in cells],
+        [(SHORT.get(c.label, c.label), c.value) for c in cells],
+        [(SHORT.get(c.label, c.label), c.compact or c.value) for c in cells],
+    ]
+    for pairs in attempts:
+        rows = [pairs[i:i + 2] for i in range(0, len(pairs), 2)]
+        if width <= 0 or _grid_width(rows) <= width:
+            return _grid(rows)
+    kept = list(range(len(cells)))
+    pairs = attempts[-1]
+    lines = _flow(pairs, width)
+    for drop in sorted(range(len(cells)), key=lambda i: (-cells[i].rank, -i)):
+        if len(lines) <= max_rows or cells[drop].rank <= 0:
+            break
+        kept.remove(drop)
+        lines = _flow([pairs[i] for i in kept], width)
+    return Text("\n").join(lines)
 
 
 class TotalsPanel(Static):
@@ -47,32 +133,28 @@ class TotalsPanel(Static):
         self.border_title = "Totals"
         t = s.totals
         now = self.clock() if s.running else None
-        status = s.status
-        style = {"running": "bold yellow", "failed": "bold red"}.get(status, "green")
+        status = status_word(s)
+        style = {"running": "bold yellow", "failed": "bold red", "stale": "yellow"}.get(status, "green")
         c = s.counts
+
+        def tokens(label: str, n: int, rank: int) -> Cell:
+            return Cell(label, Text(_n(n)), Text(fmt_tokens(n)), rank)
+
+        def count(label: str, n: int, style: str = "", rank: int = 0) -> Cell:
+            return Cell(label, Text(_n(n), style=style if n else ""), Text(fmt_tokens(n), style=style if n else ""),
+                        rank)
+
         cells = [
-            ("tokens in", _n(t.tokensIn)), ("out", _n(t.tokensOut)),
-            ("cache read", _n(t.tokensCacheRead)), ("cache write", _n(t.tokensCacheWrite)),
-            ("cost", Text(fmt_cost(t.costUsd), style="bold")), ("turns", _n(user_turns(s))),
-            ("tools run", _n(t.toolsRun)), ("agents", _n(t.agentsRun)),
-            ("duration", fmt_duration(live_duration(s.started_at, s.ended_at, now))),
-            ("status", Text(("● " if status == "running" else "") + status, style=style)),
-            ("ops", _n(c.ops)), ("failed", Text(_n(c.failed), style="bold red" if c.failed else "")),
-            ("warnings", Text(_n(c.warnings), style="yellow" if c.warnings else "")),
-            ("errors", Text(_n(c.errors), style="bold red" if c.errors else "")),
+            tokens("tokens in", t.tokensIn, 0), tokens("out", t.tokensOut, 0),
+            tokens("cache read", t.tokensCacheRead, 2), tokens("cache write", t.tokensCacheWrite, 3),
+            Cell("cost", Text(fmt_cost(t.costUsd), style="bold")), count("turns", user_turns(s), rank=1),
+            count("tools run", t.toolsRun, rank=1), count("agents", t.agentsRun, rank=2),
+            Cell("duration", Text(fmt_duration(live_duration(s.started_at, s.ended_at, now)))),
+            Cell("status", Text(("● " if status == "running" else "") + status, style=style)),
+            count("ops", c.ops, rank=1), count("failed", c.failed, "bold red"),
+            count("warnings", c.warnings, "yellow", rank=1), count("errors", c.errors, "bold red"),
         ]
-        if 0 < self.size.width < 48:  # a narrow terminal: same numbers, short labels
-            cells = [(SHORT.get(label, label), value) for label, value in cells]
-        per_row = 2
-        table = Table.grid(padding=(0, 1))
-        for _ in range(per_row):
-            table.add_column(style="dim", no_wrap=True)
-            table.add_column(justify="right", no_wrap=True)
-        for i in range(0, len(cells), per_row):
-            row = []
-            for label, value in cells[i:i + per_row]:
-                row.extend([label, value])
-            table.add_row(*row)
+        table = lay_out(cells, self.content_size.width)
         if s.mismatch and s.stored_totals is not None:
             stored = s.stored_totals
             lines = Text("⚠ stored totals disagree:\n", style="bold black on yellow")
@@ -92,19 +174,8 @@ class TotalsPanel(Static):
 
     def _show_facts(self, facts: Facts) -> None:
         self.border_title = Text(one_line(facts.title, 60))  # never a str: that would be parsed as markup
-        narrow = 0 < self.size.width < 48
-        table = Table.grid(padding=(0, 1))
-        for _ in range(2):
-            table.add_column(style="dim", no_wrap=True)
-            table.add_column(justify="right", no_wrap=True)
-        cells = [(one_line(f.label, 12 if narrow else 40),
-                  Text(one_line(f.value, 200), style=FACT_STYLE.get(f.tone, "")))
-                 for f in facts.cells]
-        for i in range(0, len(cells), 2):
-            row = []
-            for label, value in cells[i:i + 2]:
-                row.extend([Text(label), value])
-            table.add_row(*row)
+        table = lay_out([Cell(one_line(f.label, 40), Text(one_line(f.value, 200), style=FACT_STYLE.get(f.tone, "")))
+                         for f in facts.cells], self.content_size.width, max_rows=len(facts.cells))
         if not facts.warnings:
             self.update(table)
             self.remove_class("mismatch")

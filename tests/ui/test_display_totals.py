@@ -1,0 +1,89 @@
+"""80x24 works: the Totals panel never cuts a value, the footer always shows `? Help` and the first keys."""
+
+from __future__ import annotations
+
+import pytest
+
+from apphelpers import session_app, top
+from builders import llm_acc, op, session, turn, write
+from tui.ui.textual_compat import FooterKey
+from tui.ui.widgets.footer import Footer
+from tui.ui.widgets.totals_panel import TotalsPanel
+
+SIZES = [(80, 24), (160, 48)]
+
+
+def costly_running(tmp_path):
+    big = llm_acc(1_234_567_890, 98_765_432, cache_read=1_234_567_890, cache_write=5_555_555, cost=1234.5678)
+    child = session(turn(1, op("tool", op_id="c1", status="failed"), op("tool", op_id="c2", status="failed")),
+                    agent="child", trace="trace-child")
+    return write(tmp_path / "costly.json.gz", session(
+        turn(1, op("llm", op_id="r1", accounting=[big], provider="anthropic", model="claude"),
+             op("session", op_id="r2", child=child, name="child", status=None, ended=None)),
+        *[turn(i, op("tool", op_id=f"t{i}", name="t")) for i in range(2, 16)],
+        ended=None, success=None))
+
+
+def panel_lines(panel: TotalsPanel) -> list[str]:
+    """The panel's rows as drawn inside its border and padding."""
+    return [panel.render_line(y).text.rstrip() for y in range(panel.size.height)]
+
+
+async def settle(pilot) -> None:
+    for _ in range(4):
+        await pilot.pause()
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_the_totals_panel_never_cuts_a_value(tmp_path, size):
+    app = session_app(costly_running(tmp_path), watch=False)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        panel = top(app).query_one(TotalsPanel)
+        lines = panel_lines(panel)
+        text = "\n".join(lines)
+        assert "…" not in text
+        assert "$1234.5678" in text
+        assert "● running" in text
+        assert len(lines) <= 8  # it does not push the tree off an 80x24 screen
+        if size == (160, 48):
+            assert "1,234,567,890" in text  # room enough for full numbers and full labels
+            assert "cache write" in text
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_the_footer_shows_help_first(tmp_path, size):
+    app = session_app(costly_running(tmp_path), watch=False)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        footer = top(app).query_one(Footer)
+        keys = [key for key in footer.query(FooterKey) if "-command-palette" not in key.classes]
+        assert keys[0].action == "app.help"
+        width = size[0]
+        shown = [key for key in keys if key.region.width and key.region.right <= width]
+        assert keys[0] in shown
+        actions = [key.action for key in shown]
+        for action in ("back", "search", "next_match", "prev_match", "errors_only"):
+            assert action in actions, (action, actions)  # the most used keys fit even at 80 columns
+
+
+def test_lay_out_never_cuts_and_drops_the_least_important_first():
+    from rich.console import Console
+    from rich.text import Text
+
+    from tui.ui.widgets.totals_panel import Cell, lay_out
+
+    cells = [Cell("tokens in", Text("1,234,567,890"), Text("1234.57M")), Cell("cost", Text("$1234.5678")),
+             Cell("status", Text("● running")), Cell("cache write", Text("5,555,555"), Text("5.56M"), rank=3),
+             Cell("agents", Text("33"), rank=2), Cell("tools run", Text("12"), rank=1)]
+    for width in (16, 20, 28, 60):
+        console = Console(width=width, record=True, color_system=None)
+        console.print(lay_out(cells, width, max_rows=3))
+        text = console.export_text()
+        assert "…" not in text
+        for value in ("$1234.5678", "● running"):  # never dropped, never cut
+            assert value in text, (width, text)
+        if width == 60:
+            assert "cache write" in text and "1,234,567,890" in text
+        if width == 16:
+            assert "cW" not in text  # the least important went first
