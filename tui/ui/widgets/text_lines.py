@@ -3,15 +3,24 @@
 Built on Textual's Line API: only the visible lines are turned into Strips, so a million lines cost nothing
 until they scroll into view. Every line is made inert first: C0/DEL/C1 control characters and lone surrogates
 become visible escapes, tabs are expanded, and the text goes straight into a Segment (never through markup).
-Lines longer than MAX_CELLS cells are cut and end with `…`.
+Unwrapped, lines longer than MAX_CELLS cells are cut and end with `…`.
+
+Soft wrap (`set_wrap(True)`) shows every line whole, folded at the widget's width. It stays lazy: a line's row
+count is measured from its length when it is printable ASCII (nearly all payload text: two C-speed checks), and
+a line is only cut into rows when one of its rows is drawn, so a 10 MB single line opens as fast as a short one.
+Row starts are kept as a prefix array measured in chunks: the first chunk at once, the rest on timers (and on
+demand when a jump needs rows not measured yet), so a million lines never hold the UI. `line_to_row` and
+`row_to_line` translate between the caller's line numbers and the rows on screen.
 """
 
 from __future__ import annotations
 
 import re
+from array import array
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 
-from rich.cells import cell_len, set_cell_size
+from rich.cells import cell_len, chop_cells, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from textual.cache import LRUCache
@@ -21,7 +30,7 @@ from textual.strip import Strip
 
 from tui.model.fields import printable
 
-__all__ = ["MAX_CELLS", "TextLines", "inert_line"]
+__all__ = ["MAX_CELLS", "TextLines", "inert_line", "wrap_rows"]
 
 MAX_CELLS = 4000
 ELLIPSIS = "…"
@@ -29,6 +38,10 @@ _SAMPLE_HEAD = 400
 _SAMPLE_TAIL = 100
 _SAMPLE_SPREAD = 400
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# Characters one cell wide for sure (rich's own fast set): a line of only these is cut into rows by slicing.
+_NOT_SINGLE = re.compile("[^\u0020-\u007e\u00a0-\u00ac\u00ae-\u02ff\u0370-\u0482\u2500-\u25fc\u2800-\u28ff]")
+WIDE_WRAP_CHARS = 200_000  # a wrapped line with wide/zero-width characters is cut into rows up to here
+_MEASURE_CHUNK = 50_000  # lines measured per step of the wrap index (about 10 ms)
 
 LineStyle = Callable[[int, str], "Style | None"]
 
@@ -38,12 +51,7 @@ def inert_line(line: object, max_cells: int = MAX_CELLS) -> tuple[str, int]:
     if not isinstance(line, str):
         line = str(line)
     cut = len(line) > max_cells
-    s = line[:max_cells] if cut else line
-    s = printable(s)
-    if _SURROGATE.search(s):
-        s = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", s)
-    if "\t" in s:
-        s = s.expandtabs(8)
+    s = _inert_full(line[:max_cells] if cut else line)
     width = cell_len(s)
     if cut or width > max_cells:
         if width > max_cells - 1:
@@ -51,6 +59,29 @@ def inert_line(line: object, max_cells: int = MAX_CELLS) -> tuple[str, int]:
         s += ELLIPSIS
         width = cell_len(s)
     return s, width
+
+
+def _inert_full(line: str) -> str:
+    s = printable(line)
+    if _SURROGATE.search(s):
+        s = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", s)
+    return s.expandtabs(8) if "\t" in s else s
+
+
+def wrap_rows(line: object, width: int) -> str | list[str]:
+    """A line made inert for wrapping at `width` cells: one string to slice `width` characters at a time when every
+    character is one cell wide (nearly always), else the list of its rows (cut at WIDE_WRAP_CHARS characters)."""
+    s = line if isinstance(line, str) else str(line)
+    if s.isascii() and s.isprintable():
+        return s
+    s = _inert_full(s)
+    if s.isascii() or not _NOT_SINGLE.search(s):
+        return s
+    rest = len(s) - WIDE_WRAP_CHARS
+    rows = chop_cells(s[:WIDE_WRAP_CHARS], max(1, width)) if s else [""]
+    if rest > 0:
+        rows.append(f"{ELLIPSIS} ({rest:,} more characters not wrapped)")
+    return rows
 
 
 class TextLines(ScrollView, can_focus=True):
@@ -71,6 +102,11 @@ class TextLines(ScrollView, can_focus=True):
         self._lines: Sequence[str] = []
         self._width = 0
         self._cache: LRUCache[int, tuple[str, int]] = LRUCache(2048)
+        self._wrap = False
+        self._wrap_width = 0  # the width the row index was measured for
+        self._starts = array("q", [0])  # wrapped: first row of line i, for the lines measured so far (+ the end)
+        self._wrapped: LRUCache[int, str | list[str]] = LRUCache(256)  # long or non-ASCII lines, ready to cut
+        self._index_generation = 0
         if lines is not None:
             self.set_lines(lines)
 
@@ -89,10 +125,16 @@ class TextLines(ScrollView, can_focus=True):
         """Widest line seen so far (sampled at set_lines, widened as lines are rendered)."""
         return self._width
 
-    def set_lines(self, lines: Sequence[str], *, scroll_home: bool = True) -> None:
-        """Show `lines` (any sequence: a list, or a lazy one). Costs O(samples), not O(len(lines))."""
+    def set_lines(self, lines: Sequence[str], *, scroll_home: bool = True, wrap: bool | None = None) -> None:
+        """Show `lines` (any sequence: a list, or a lazy one), soft-wrapped or not when `wrap` says (else as
+        before). Costs O(samples), not O(len(lines)), plus one measuring chunk when wrapped."""
         self._lines = lines
         self._cache.clear()
+        if wrap is not None and bool(wrap) != self._wrap:
+            self._wrap = bool(wrap)
+            self.styles.overflow_x = "hidden" if self._wrap else "auto"
+            if not self._wrap:
+                self._index_generation += 1
         n = len(lines)
         sample = set(range(min(n, _SAMPLE_HEAD)))
         sample.update(range(max(0, n - _SAMPLE_TAIL), n))
@@ -100,10 +142,144 @@ class TextLines(ScrollView, can_focus=True):
             step = max(1, n // _SAMPLE_SPREAD)
             sample.update(range(0, n, step))
         self._width = max((self._display(i)[1] for i in sample), default=0)
-        self.virtual_size = Size(self._width, n)
+        if self._wrap:
+            self._reindex()
+        else:
+            self.virtual_size = Size(self._width, n)
         if scroll_home:
             self.scroll_to(0, 0, animate=False, immediate=True)
         self.refresh()
+
+    # --- soft wrap -----------------------------------------------------------------------------------
+
+    @property
+    def wrap(self) -> bool:
+        return self._wrap
+
+    def set_wrap(self, on: bool) -> None:
+        """Fold long lines at the widget's width (on) or cut them and scroll sideways (off). The line at the top of
+        the view stays at the top."""
+        on = bool(on)
+        if on == self._wrap:
+            return
+        top = self.row_to_line(round(self.scroll_offset.y))[0]
+        self._wrap = on
+        self.styles.overflow_x = "hidden" if on else "auto"
+        if on:
+            self._reindex()
+        else:
+            self._index_generation += 1
+            self.virtual_size = Size(self._width, len(self._lines))
+        self.scroll_to(0, self.line_to_row(top), animate=False, immediate=True)
+        self.refresh()
+
+    @property
+    def row_count(self) -> int:
+        """Rows of the whole text as shown (lines not measured yet count one row each)."""
+        if not self._wrap:
+            return len(self._lines)
+        return self._starts[-1] + len(self._lines) - (len(self._starts) - 1)
+
+    def line_to_row(self, index: int) -> int:
+        """The first row on screen of line `index` (the row to scroll to for it)."""
+        index = max(0, min(index, len(self._lines) - 1))
+        if not self._wrap:
+            return index
+        if index >= len(self._starts) - 1:
+            self._measure(index + 1)
+            self.call_later(self._resize_virtual)
+        return self._starts[min(index, len(self._starts) - 1)]
+
+    def row_to_line(self, row: int) -> tuple[int, int]:
+        """(line index, row within that line) of a row on screen."""
+        if not self._wrap:
+            return row, 0
+        starts = self._starts
+        if row >= starts[-1] and len(starts) - 1 < len(self._lines):
+            self._measure_rows(row + 1)
+            self.call_later(self._resize_virtual)
+        if row >= starts[-1]:
+            return len(self._lines) + row - starts[-1], 0
+        line = bisect_right(starts, row) - 1
+        return line, row - starts[line]
+
+    def _width_for_wrap(self) -> int:
+        """The wrap width: the widget's width less the vertical scrollbar's, always kept free (a scrollbar that
+        comes and goes would change the width, and with it every row)."""
+        width = self.size.width - self.styles.scrollbar_size_vertical
+        return max(8, width) if self.size.width else 80
+
+    def _reindex(self) -> None:
+        self._index_generation += 1
+        self._wrap_width = self._width_for_wrap()
+        self._starts = array("q", [0])
+        self._wrapped.clear()
+        self._measure(min(len(self._lines), _MEASURE_CHUNK))
+        self.virtual_size = Size(self._wrap_width, self.row_count)
+        if len(self._starts) - 1 < len(self._lines):
+            generation = self._index_generation
+            self.set_timer(0.02, lambda: self._measure_more(generation))
+
+    def _measure_more(self, generation: int) -> None:
+        if generation != self._index_generation or not self._wrap:
+            return
+        self._measure(len(self._starts) - 1 + _MEASURE_CHUNK)
+        self._resize_virtual()
+        if len(self._starts) - 1 < len(self._lines):
+            self.set_timer(0.02, lambda: self._measure_more(generation))
+
+    def _resize_virtual(self) -> None:
+        if self._wrap:
+            size = Size(self._wrap_width, self.row_count)
+            if size != self.virtual_size:
+                self.virtual_size = size
+
+    def _measure(self, upto: int) -> None:
+        """Extend the row index to lines [0, upto)."""
+        lines, starts, width = self._lines, self._starts, self._wrap_width
+        total = starts[-1]
+        for i in range(len(starts) - 1, min(upto, len(lines))):
+            s = lines[i]
+            if type(s) is str and s.isascii() and s.isprintable():
+                total += (len(s) + width - 1) // width or 1
+            else:
+                total += self._rows_of(i)
+            starts.append(total)
+
+    def _measure_rows(self, rows: int) -> None:
+        while self._starts[-1] < rows and len(self._starts) - 1 < len(self._lines):
+            self._measure(len(self._starts) - 1 + 1000)
+
+    def _wrap_form(self, index: int) -> str | list[str]:
+        hit = self._wrapped.get(index)
+        if hit is None:
+            hit = wrap_rows(self._lines[index], self._wrap_width)
+            self._wrapped[index] = hit
+        return hit
+
+    def _rows_of(self, index: int) -> int:
+        form = self._wrap_form(index)
+        if isinstance(form, str):
+            return (len(form) + self._wrap_width - 1) // self._wrap_width or 1
+        return len(form) or 1
+
+    def _row_text(self, index: int, row: int) -> tuple[str, int]:
+        width = self._wrap_width
+        s = self._lines[index]
+        if not (type(s) is str and len(s) <= 512 and s.isascii() and s.isprintable()):
+            s = self._wrap_form(index)
+            if not isinstance(s, str):
+                text = s[row] if row < len(s) else ""
+                return text, cell_len(text)
+        text = s[row * width:(row + 1) * width]
+        return text, len(text)
+
+    def on_resize(self) -> None:
+        if self._wrap and self._width_for_wrap() != self._wrap_width:
+            top = self.row_to_line(round(self.scroll_offset.y))[0]
+            self._reindex()
+            self.scroll_to(0, self.line_to_row(top), animate=False, immediate=True)
+            self.refresh()
 
     def search(self, needle: str, *, ignore_case: bool = True) -> list[int]:
         """Indices of the lines that contain `needle` (linear in the number of lines)."""
@@ -115,7 +291,8 @@ class TextLines(ScrollView, can_focus=True):
         return [i for i, line in enumerate(self._lines) if needle in line]
 
     def scroll_to_line(self, index: int) -> None:
-        self.scroll_to(y=max(0, min(index, len(self._lines) - 1)), animate=False, immediate=True)
+        """Scroll so that line `index` (a line of `lines`, wrapped or not) is at the top."""
+        self.scroll_to(y=self.line_to_row(index), animate=False, immediate=True)
 
     # --- rendering -----------------------------------------------------------------------------------
 
@@ -132,23 +309,33 @@ class TextLines(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
-        index = scroll_y + y
         width = self.size.width
         base = self.rich_style
+        if self._wrap:
+            index, row = self.row_to_line(scroll_y + y)
+            if not 0 <= index < len(self._lines):
+                return Strip.blank(width, base)
+            text, cells = self._row_text(index, row)
+            style = self._style_of(index, base)
+            return Strip([Segment(text, style)], cells).crop_extend(0, width, base).apply_offsets(0, scroll_y + y)
+        index = scroll_y + y
         if not 0 <= index < len(self._lines):
             return Strip.blank(width, base)
         text, cells = self._display(index)
-        style = base
-        if self.line_style is not None:
-            extra = self.line_style(index, self._lines[index])
-            if extra is not None:
-                style = base + extra
+        style = self._style_of(index, base)
         if cells > self._width:
             self._width = cells
             self.call_later(self._grow)
         strip = Strip([Segment(text, style)], cells)
         return strip.crop_extend(scroll_x, scroll_x + width, base).apply_offsets(scroll_x, index)
 
+    def _style_of(self, index: int, base: Style) -> Style:
+        if self.line_style is not None:
+            extra = self.line_style(index, self._lines[index])
+            if extra is not None:
+                return base + extra
+        return base
+
     def _grow(self) -> None:
-        if self._width > self.virtual_size.width:
+        if not self._wrap and self._width > self.virtual_size.width:
             self.virtual_size = Size(self._width, len(self._lines))
