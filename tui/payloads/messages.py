@@ -194,7 +194,7 @@ def _size(data: object) -> str:
     """How big base64 data is, never the data."""
     if not isinstance(data, str) or not data:
         return ""
-    n = len(data) * 3 // 4
+    n = len(data) * 3 // 4 - (len(data) - len(data.rstrip("=")))
     return f"{n:,} bytes" if n < 10_000 else f"{n / 1024:,.0f} KiB" if n < 10_000_000 else f"{n / 1048576:,.1f} MiB"
 
 

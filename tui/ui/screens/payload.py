@@ -392,8 +392,11 @@ class PayloadScreen(Screen):
         self.system_expanded = not self.system_expanded
         laid = self._message_lines()
         first = min((i for i, role in laid.heads.items() if role == "system"), default=0) if laid else 0
-        self.body.set_lines(laid.lines if laid else [], scroll_home=False, wrap=self.wraps("messages"))
-        self.body.scroll_to_line(first)
+        body = self.body
+        body.set_lines(laid.lines if laid else [], scroll_home=False, wrap=self.wraps("messages"))
+        top, row = round(body.scroll_offset.y), body.line_to_row(first)
+        if not top <= row < top + body.scrollable_content_region.height:  # out of sight: bring it to the top
+            body.scroll_to_line(first)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Enter (system prompt) is offered only where there is one to fold."""

@@ -170,7 +170,7 @@ class TextLines(ScrollView, can_focus=True):
         else:
             self._index_generation += 1
             self.virtual_size = Size(self._width, len(self._lines))
-        self.scroll_to(0, self.line_to_row(top), animate=False, immediate=True)
+        self.scroll_to(0, self.line_to_row(top), animate=False, immediate=True, force=True)
         self.refresh()
 
     @property
@@ -187,7 +187,7 @@ class TextLines(ScrollView, can_focus=True):
             return index
         if index >= len(self._starts) - 1:
             self._measure(index + 1)
-            self.call_later(self._resize_virtual)
+            self._resize_virtual()  # before the caller scrolls there
         return self._starts[min(index, len(self._starts) - 1)]
 
     def row_to_line(self, row: int) -> tuple[int, int]:
@@ -278,7 +278,7 @@ class TextLines(ScrollView, can_focus=True):
         if self._wrap and self._width_for_wrap() != self._wrap_width:
             top = self.row_to_line(round(self.scroll_offset.y))[0]
             self._reindex()
-            self.scroll_to(0, self.line_to_row(top), animate=False, immediate=True)
+            self.scroll_to(0, self.line_to_row(top), animate=False, immediate=True, force=True)
             self.refresh()
 
     def search(self, needle: str, *, ignore_case: bool = True) -> list[int]:
@@ -292,7 +292,7 @@ class TextLines(ScrollView, can_focus=True):
 
     def scroll_to_line(self, index: int) -> None:
         """Scroll so that line `index` (a line of `lines`, wrapped or not) is at the top."""
-        self.scroll_to(y=self.line_to_row(index), animate=False, immediate=True)
+        self.scroll_to(y=self.line_to_row(index), animate=False, immediate=True, force=True)
 
     # --- rendering -----------------------------------------------------------------------------------
 
