@@ -247,7 +247,7 @@ async def test_large_payload_does_not_block():
         await pilot.press("r")
         screen = await settled(pilot, timeout=60)
         assert visible(screen)[0].startswith("── Anthropic Messages stream")
-        assert "chunk 0 " + "y" * 20 in visible(screen)[2]
+        assert visible(screen)[2:4] == ["chunk 0", "y" * 118]  # wrapped at the word's end, then at the width
 
 
 class LinesApp(App):

@@ -5,9 +5,10 @@ until they scroll into view. Every line is made inert first: C0/DEL/C1 control c
 become visible escapes, tabs are expanded, and the text goes straight into a Segment (never through markup).
 Unwrapped, lines longer than MAX_CELLS cells are cut and end with `…`.
 
-Soft wrap (`set_wrap(True)`) shows every line whole, folded at the widget's width. It stays lazy: a line's row
-count is measured from its length when it is printable ASCII (nearly all payload text: two C-speed checks), and
-a line is only cut into rows when one of its rows is drawn, so a 10 MB single line opens as fast as a short one.
+Soft wrap (`set_wrap(True)`) shows every line whole, folded at the widget's width after the last space that fits
+(a word longer than the width is cut). It stays lazy: a line no wider than the view is one row, known from its
+length when it is printable ASCII (nearly all payload text: two C-speed checks); only a longer line is walked for
+its breaks (one `rfind` per row, cached), so a 10 MB single line opens in tens of milliseconds.
 Row starts are kept as a prefix array measured in chunks: the first chunk at once, the rest on timers (and on
 demand when a jump needs rows not measured yet), so a million lines never hold the UI. `line_to_row` and
 `row_to_line` translate between the caller's line numbers and the rows on screen.
@@ -16,6 +17,7 @@ demand when a jump needs rows not measured yet), so a million lines never hold t
 from __future__ import annotations
 
 import re
+import time
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
@@ -30,7 +32,7 @@ from textual.strip import Strip
 
 from tui.model.fields import printable
 
-__all__ = ["MAX_CELLS", "TextLines", "inert_line", "wrap_rows"]
+__all__ = ["MAX_CELLS", "TextLines", "inert_line", "word_breaks", "wrap_rows"]
 
 MAX_CELLS = 4000
 ELLIPSIS = "…"
@@ -41,7 +43,9 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 # Characters one cell wide for sure (rich's own fast set): a line of only these is cut into rows by slicing.
 _NOT_SINGLE = re.compile("[^\u0020-\u007e\u00a0-\u00ac\u00ae-\u02ff\u0370-\u0482\u2500-\u25fc\u2800-\u28ff]")
 WIDE_WRAP_CHARS = 200_000  # a wrapped line with wide/zero-width characters is cut into rows up to here
-_MEASURE_CHUNK = 50_000  # lines measured per step of the wrap index (about 10 ms)
+_MEASURE_FIRST = 0.02  # seconds of measuring rows before the first paint; the rest in slices on timers
+_MEASURE_SLICE = 0.008
+_CACHE_FORM_CHARS = 4096  # measuring keeps the cut form of lines longer than this (drawing them needs it again)
 
 LineStyle = Callable[[int, str], "Style | None"]
 
@@ -84,6 +88,18 @@ def wrap_rows(line: object, width: int) -> str | list[str]:
     return rows
 
 
+def word_breaks(s: str, width: int) -> array:
+    """Where each row of `s` starts when folded at `width` characters: after the last space that fits in the row,
+    or at `width` when there is none. A space at the very end of a row is not shown (the row is cut at width)."""
+    starts = array("q", [0])
+    pos, n = 0, len(s)
+    while n - pos > width:
+        cut = s.rfind(" ", pos + 1, pos + width + 1)
+        pos = cut + 1 if cut > pos else pos + width
+        starts.append(pos)
+    return starts
+
+
 class TextLines(ScrollView, can_focus=True):
     """Scrollable viewer of plain strings. Keys: arrows, PgUp/PgDn, Home/End (ScrollView bindings); mouse wheel."""
 
@@ -105,7 +121,8 @@ class TextLines(ScrollView, can_focus=True):
         self._wrap = False
         self._wrap_width = 0  # the width the row index was measured for
         self._starts = array("q", [0])  # wrapped: first row of line i, for the lines measured so far (+ the end)
-        self._wrapped: LRUCache[int, str | list[str]] = LRUCache(256)  # long or non-ASCII lines, ready to cut
+        # long or non-ASCII lines, ready to cut: (inert text, row starts), or the rows of a line of wide characters
+        self._wrapped: LRUCache[int, tuple[str, array] | list[str]] = LRUCache(256)
         self._index_generation = 0
         if lines is not None:
             self.set_lines(lines)
@@ -214,19 +231,19 @@ class TextLines(ScrollView, can_focus=True):
         self._wrap_width = self._width_for_wrap()
         self._starts = array("q", [0])
         self._wrapped.clear()
-        self._measure(min(len(self._lines), _MEASURE_CHUNK))
+        self._measure(len(self._lines), _MEASURE_FIRST)
         self.virtual_size = Size(self._wrap_width, self.row_count)
         if len(self._starts) - 1 < len(self._lines):
             generation = self._index_generation
-            self.set_timer(0.02, lambda: self._measure_more(generation))
+            self.set_timer(0.01, lambda: self._measure_more(generation))
 
     def _measure_more(self, generation: int) -> None:
         if generation != self._index_generation or not self._wrap:
             return
-        self._measure(len(self._starts) - 1 + _MEASURE_CHUNK)
+        self._measure(len(self._lines), _MEASURE_SLICE)
         self._resize_virtual()
         if len(self._starts) - 1 < len(self._lines):
-            self.set_timer(0.02, lambda: self._measure_more(generation))
+            self.set_timer(0.01, lambda: self._measure_more(generation))
 
     def _resize_virtual(self) -> None:
         if self._wrap:
@@ -234,44 +251,54 @@ class TextLines(ScrollView, can_focus=True):
             if size != self.virtual_size:
                 self.virtual_size = size
 
-    def _measure(self, upto: int) -> None:
-        """Extend the row index to lines [0, upto)."""
+    def _measure(self, upto: int, budget: float | None = None) -> None:
+        """Extend the row index to lines [0, upto), or as far as `budget` seconds take it."""
         lines, starts, width = self._lines, self._starts, self._wrap_width
+        deadline = time.perf_counter() + budget if budget is not None else None
         total = starts[-1]
         for i in range(len(starts) - 1, min(upto, len(lines))):
             s = lines[i]
-            if type(s) is str and s.isascii() and s.isprintable():
-                total += (len(s) + width - 1) // width or 1
+            if type(s) is str and len(s) <= width and s.isascii() and s.isprintable():
+                total += 1
+            elif type(s) is str and len(s) <= _CACHE_FORM_CHARS:
+                form = wrap_rows(s, width)
+                total += len(word_breaks(form, width)) if isinstance(form, str) else len(form) or 1
             else:
                 total += self._rows_of(i)
             starts.append(total)
+            if deadline is not None and not i & 511 and time.perf_counter() > deadline:
+                break
 
     def _measure_rows(self, rows: int) -> None:
         while self._starts[-1] < rows and len(self._starts) - 1 < len(self._lines):
-            self._measure(len(self._starts) - 1 + 1000)
+            self._measure(len(self._starts) - 1 + 2000)
 
-    def _wrap_form(self, index: int) -> str | list[str]:
+    def _wrap_form(self, index: int) -> tuple[str, array] | list[str]:
         hit = self._wrapped.get(index)
         if hit is None:
-            hit = wrap_rows(self._lines[index], self._wrap_width)
+            form = wrap_rows(self._lines[index], self._wrap_width)
+            hit = (form, word_breaks(form, self._wrap_width)) if isinstance(form, str) else form
             self._wrapped[index] = hit
         return hit
 
     def _rows_of(self, index: int) -> int:
         form = self._wrap_form(index)
-        if isinstance(form, str):
-            return (len(form) + self._wrap_width - 1) // self._wrap_width or 1
-        return len(form) or 1
+        return len(form[1]) if isinstance(form, tuple) else len(form) or 1
 
     def _row_text(self, index: int, row: int) -> tuple[str, int]:
         width = self._wrap_width
         s = self._lines[index]
-        if not (type(s) is str and len(s) <= 512 and s.isascii() and s.isprintable()):
-            s = self._wrap_form(index)
-            if not isinstance(s, str):
-                text = s[row] if row < len(s) else ""
-                return text, cell_len(text)
-        text = s[row * width:(row + 1) * width]
+        if type(s) is str and len(s) <= width and s.isascii() and s.isprintable():
+            return (s, len(s)) if row == 0 else ("", 0)
+        form = self._wrap_form(index)
+        if isinstance(form, list):
+            text = form[row] if row < len(form) else ""
+            return text, cell_len(text)
+        s, starts = form
+        if row >= len(starts):
+            return "", 0
+        end = starts[row + 1] if row + 1 < len(starts) else len(s)
+        text = s[starts[row]:min(end, starts[row] + width)]
         return text, len(text)
 
     def on_resize(self) -> None:
