@@ -220,3 +220,15 @@ async def test_wrap_follows_a_resize():
         await pilot.resize_terminal(80, 24)
         await pilot.pause()
         assert visible(screen)[:4] == ["w" * 78, "w" * 78, "w" * 78, "w" * 66]
+
+
+async def test_no_messages_view_for_an_answer_alone_or_for_two_request_shaped_bodies():
+    answer_only = op_of(llm_op(None, {"raw": {"format": "sse", "encoding": "base64", "value": b64(SSE)}}))
+    state = json.dumps({"messages": [{"role": "user", "content": "hi"}]})
+    two_states = op_of(llm_op({"raw": {"format": "json", "encoding": "base64", "value": b64(state)}},
+                              {"raw": {"format": "json", "encoding": "base64", "value": b64(state)}}))
+    for op in (answer_only, two_states):
+        app = PayloadApp(op)
+        async with app.run_test(size=(120, 30)) as pilot:
+            screen = await settled(pilot)
+            assert screen.view_name == "text" and " messages " not in header(screen)

@@ -290,7 +290,10 @@ class PayloadScreen(Screen):
         other = known if known is not None else self._decode(partner)
         try:
             request, response = (entry, other) if self.captures[index].side == "request" else (other, entry)
-            if request.view is None or request.view.request is None:  # an answer alone: the text view is it
+            if request.view is None or request.view.request is None or (
+                    response.view is not None and response.view.request is not None):
+                # an answer alone (the text view is it), or two request-shaped bodies (a Genkit state and its
+                # parent's): not one call's request and answer
                 return index, entry, (partner if known is None else None), (other if known is None else None)
             conv = conversation_of(request.view, response.view)
             entry.set_conversation(conv)
@@ -384,16 +387,22 @@ class PayloadScreen(Screen):
         self.body.set_wrap(self.wraps(self.view_name))
         self._render_header()
 
+    def _can_fold_system(self) -> bool:
+        entry = self._cache.get(self.index) if self.index is not None else None
+        return self.view_name == "messages" and self._mode == "view" and entry is not None \
+            and len(entry.messages) > 1
+
     def action_toggle_system(self) -> None:
-        laid = self._message_lines()
-        if self.view_name != "messages" or laid is None or len(self._cache[self.index].messages) < 2:
+        if not self._can_fold_system():
             self.notify("no system prompt to expand here", severity="warning")
             return
         self.system_expanded = not self.system_expanded
         laid = self._message_lines()
-        first = min((i for i, role in laid.heads.items() if role == "system"), default=0) if laid else 0
+        if laid is None:
+            return
+        first = min((i for i, role in laid.heads.items() if role == "system"), default=0)
         body = self.body
-        body.set_lines(laid.lines if laid else [], scroll_home=False, wrap=self.wraps("messages"))
+        body.set_lines(laid.lines, scroll_home=False, wrap=self.wraps("messages"))
         top, row = round(body.scroll_offset.y), body.line_to_row(first)
         if not top <= row < top + body.scrollable_content_region.height:  # out of sight: bring it to the top
             body.scroll_to_line(first)
@@ -401,9 +410,7 @@ class PayloadScreen(Screen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Enter (system prompt) is offered only where there is one to fold."""
         if action == "toggle_system":
-            entry = self._cache.get(self.index) if self.index is not None else None
-            return self.view_name == "messages" and self._mode == "view" and entry is not None \
-                and len(entry.messages) > 1
+            return self._can_fold_system()
         return True
 
     def action_hex(self) -> None:
