@@ -111,7 +111,7 @@ async def test_a_million_lines_wrap_without_holding_the_ui():
 # --- the payload viewer --------------------------------------------------------------------------------------
 
 
-SYSTEM = "You are the build agent. [bold]Obey[/bold] \x1b[2J the rules.\n" + "Rule.\n" * 400
+SYSTEM = "[bold]Obey[/bold] \x1b[2J You are the build agent.\n" + "Rule.\n" * 400
 REQUEST = {
     "model": "claude-x", "max_tokens": 100, "system": SYSTEM,
     "tools": [{"name": "search", "input_schema": {"type": "object"}}],
@@ -137,8 +137,8 @@ async def test_messages_view_labels_roles_folds_the_system_prompt_and_enter_expa
         assert screen.view_name == "messages" and " messages " in header(screen) and "wrap" in header(screen)
         shown = visible(screen)
         assert shown[0] == "Anthropic Messages request + response · model claude-x · 3 messages · tools: search"
-        assert shown[2].startswith(f"▸ system · {len(SYSTEM):,} chars · Enter expands · You are the build agent.")
-        assert "\x1b" not in shown[2] and "[bold]Obey[/bold] \\x1b[2J" in shown[2]  # plain text, inert
+        assert shown[2] == f"▸ system · {len(SYSTEM):,} chars · Enter expands · [bold]Obey[/bold] \\x1b[2J You are the…"
+        assert "\x1b" not in shown[2]  # plain text, inert
         assert "Rule." not in shown
         assert shown[4] == "── user"
         assert shown[5] == "Find cats" + " please" * 15 and shown[6] == "please" + " please" * 16  # at word ends
@@ -150,7 +150,7 @@ async def test_messages_view_labels_roles_folds_the_system_prompt_and_enter_expa
 
         await pilot.press("enter")
         shown = visible(screen)
-        assert shown[2] == "▾ system · Enter collapses" and shown[3].startswith("You are the build agent.")
+        assert shown[2] == "▾ system · Enter collapses" and shown[3].startswith("[bold]Obey[/bold] \\x1b[2J You")
         assert shown[4:8] == ["Rule."] * 4
         await pilot.press("enter")
         assert visible(screen)[2].startswith("▸ system")
@@ -186,11 +186,11 @@ async def test_z_toggles_wrap_per_view_json_and_raw_start_unwrapped_hex_never_wr
     app = PayloadApp(op)
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await settled(pilot)
-        assert screen.view_name == "text" and screen.body.wrap and header(screen).endswith("wrap")
+        assert screen.view_name == "text" and screen.body.wrap and "  wrap  view" in header(screen)
         shown = visible(screen)
         assert shown[1] == '  "key":' and shown[2] == '"' + "v" * 97 and shown[3] == "v" * 98  # at 98 columns
         await pilot.press("z")
-        assert not screen.body.wrap and header(screen).endswith("nowrap")
+        assert not screen.body.wrap and "  nowrap  view" in header(screen)
         shown = visible(screen)
         assert shown[1].startswith('  "key": "vvv') and shown[2] == '  "n": 1'
         await pilot.press("right")

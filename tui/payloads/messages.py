@@ -31,7 +31,7 @@ __all__ = [
 ROLES = ("system", "user", "assistant", "tool")
 _ROLE_OF = {"developer": "system", "model": "assistant", "function": "tool", "ipython": "tool"}
 _UNKNOWN_PART_CHARS = 2000
-_PREVIEW_CHARS = 60
+_PREVIEW_CHARS = 36  # the folded system line fits 80 columns
 NO_ROLE = "no role"
 
 
@@ -524,7 +524,7 @@ def _answer(r: Reassembled) -> list[Message]:
 
 def _preview(text: str) -> str:
     flat = " ".join(text.split())
-    return flat if len(flat) <= _PREVIEW_CHARS else flat[: _PREVIEW_CHARS - 1] + "…"
+    return flat if len(flat) <= _PREVIEW_CHARS else flat[: _PREVIEW_CHARS - 1].rstrip() + "…"
 
 
 def _json_lines(text: str) -> list[str]:

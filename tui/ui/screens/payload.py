@@ -244,10 +244,10 @@ class PayloadScreen(Screen):
             (f"  capture {self.index + 1}/{len(self.captures)}", "dim"),
         ]
         if entry is not None and entry.views and self._mode == "view":
+            parts.append(("  wrap" if self.wraps(self.view_name) else "  nowrap", "dim"))  # before the list: narrow
             parts.append(("  view ", "dim"))
             for name in entry.views:
                 parts.append((f" {name} ", "reverse bold") if name == self.view_name else (f" {name} ", "dim"))
-            parts.append(("  wrap" if self.wraps(self.view_name) else "  nowrap", "dim"))
         elif self._mode == "decoding":
             parts.append(("  decoding…", "italic"))
         else:
