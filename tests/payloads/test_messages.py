@@ -74,7 +74,8 @@ def test_anthropic_system_list_tool_use_and_results():
 def test_anthropic_lines_fold_the_system_prompt_and_name_tool_results():
     conv = build_conversation(ANTHROPIC, None)
     folded = conversation_lines(conv)
-    assert folded.lines[0] == "Anthropic Messages request · model claude-sonnet-4-5 · 3 messages · tools: get_weather"
+    assert folded.lines[0] == \
+        "Anthropic Messages request · model claude-sonnet-4-5 · 3 messages · tools: get_weather"
     system = folded.lines[2]
     assert system.startswith("▸ system · 27 chars · Enter expands · You are terse. Never guess.")
     assert folded.heads[2] == "system" and "Never guess." not in folded.lines[3:]

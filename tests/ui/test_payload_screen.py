@@ -38,7 +38,8 @@ async def test_sse_response_opens_on_messages_then_text_then_request_and_sdk():
         c = screen.capture
         assert (c.side, c.source, screen.view_name) == ("response", "raw", "messages")
         shown = visible(screen)
-        assert shown[0] == "OpenAI Chat Completions request + response · model claude-x · 1 message"  # no system: a guess
+        # no system, no thinking, no anthropic_version: the request's dialect is a guess, OpenAI's
+        assert shown[0] == "OpenAI Chat Completions request + response · model claude-x · 1 message"
         assert shown[2:4] == ["── user", "hi"]
         i = shown.index("── assistant · response")
         assert shown[i + 1] == "Anthropic Messages stream · model claude-x · stop tool_use"

@@ -137,7 +137,8 @@ async def test_messages_view_labels_roles_folds_the_system_prompt_and_enter_expa
         assert screen.view_name == "messages" and " messages " in header(screen) and "wrap" in header(screen)
         shown = visible(screen)
         assert shown[0] == "Anthropic Messages request + response · model claude-x · 3 messages · tools: search"
-        assert shown[2] == f"▸ system · {len(SYSTEM):,} chars · Enter expands · [bold]Obey[/bold] \\x1b[2J You are the…"
+        assert shown[2] == \
+            f"▸ system · {len(SYSTEM):,} chars · Enter expands · [bold]Obey[/bold] \\x1b[2J You are the…"
         assert "\x1b" not in shown[2]  # plain text, inert
         assert "Rule." not in shown
         assert shown[4] == "── user"
