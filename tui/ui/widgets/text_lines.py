@@ -6,7 +6,7 @@ become visible escapes, tabs are expanded, and the text goes straight into a Seg
 Unwrapped, lines longer than MAX_CELLS cells are cut and end with `…`.
 
 Soft wrap (`set_wrap(True)`) shows every line whole, folded at the widget's width after the last space that fits
-(a word longer than the width is cut). It stays lazy: a line no wider than the view is one row, known from its
+(a word longer than the width is cut), its continuation rows indented as far as the line (a hanging indent). It stays lazy: a line no wider than the view is one row, known from its
 length when it is printable ASCII (nearly all payload text: two C-speed checks); only a longer line is walked for
 its breaks (one `rfind` per row, cached), so a 10 MB single line opens in tens of milliseconds.
 Row starts are kept as a prefix array measured in chunks: the first chunk at once, the rest on timers (and on
@@ -88,15 +88,24 @@ def wrap_rows(line: object, width: int) -> str | list[str]:
     return rows
 
 
-def word_breaks(s: str, width: int) -> array:
-    """Where each row of `s` starts when folded at `width` characters: after the last space that fits in the row,
-    or at `width` when there is none. A space at the very end of a row is not shown (the row is cut at width)."""
+def hanging_indent(s: str, width: int) -> int:
+    """How far the continuation rows of `s` are indented: as far as the line itself (indented JSON, a tool call's
+    arguments stay in their column), at most a third of the width."""
+    indent = len(s) - len(s.lstrip(" "))
+    return indent if indent < len(s) and indent <= width // 3 else 0
+
+
+def word_breaks(s: str, width: int, indent: int = 0) -> array:
+    """Where each row of `s` starts when folded at `width` characters (`width - indent` for the rows after the
+    first, which are drawn `indent` spaces in): after the last space that fits in the row, or at the row's width
+    when there is none. A space at the very end of a row is not shown (the row is cut at its width)."""
     starts = array("q", [0])
-    pos, n = 0, len(s)
-    while n - pos > width:
-        cut = s.rfind(" ", pos + 1, pos + width + 1)
-        pos = cut + 1 if cut > pos else pos + width
+    pos, n, room = 0, len(s), width
+    while n - pos > room:
+        cut = s.rfind(" ", pos + 1, pos + room + 1)
+        pos = cut + 1 if cut > pos else pos + room
         starts.append(pos)
+        room = width - indent
     return starts
 
 
@@ -121,8 +130,9 @@ class TextLines(ScrollView, can_focus=True):
         self._wrap = False
         self._wrap_width = 0  # the width the row index was measured for
         self._starts = array("q", [0])  # wrapped: first row of line i, for the lines measured so far (+ the end)
-        # long or non-ASCII lines, ready to cut: (inert text, row starts), or the rows of a line of wide characters
-        self._wrapped: LRUCache[int, tuple[str, array] | list[str]] = LRUCache(256)
+        # long or non-ASCII lines, ready to cut: (inert text, row starts, hanging indent), or the rows of a line of
+        # wide characters
+        self._wrapped: LRUCache[int, tuple[str, array, int] | list[str]] = LRUCache(256)
         self._index_generation = 0
         if lines is not None:
             self.set_lines(lines)
@@ -262,7 +272,8 @@ class TextLines(ScrollView, can_focus=True):
                 total += 1
             elif type(s) is str and len(s) <= _CACHE_FORM_CHARS:
                 form = wrap_rows(s, width)
-                total += len(word_breaks(form, width)) if isinstance(form, str) else len(form) or 1
+                total += len(word_breaks(form, width, hanging_indent(form, width))) if isinstance(form, str) \
+                    else len(form) or 1
             else:
                 total += self._rows_of(i)
             starts.append(total)
@@ -273,11 +284,16 @@ class TextLines(ScrollView, can_focus=True):
         while self._starts[-1] < rows and len(self._starts) - 1 < len(self._lines):
             self._measure(len(self._starts) - 1 + 2000)
 
-    def _wrap_form(self, index: int) -> tuple[str, array] | list[str]:
+    def _wrap_form(self, index: int) -> tuple[str, array, int] | list[str]:
         hit = self._wrapped.get(index)
         if hit is None:
             form = wrap_rows(self._lines[index], self._wrap_width)
-            hit = (form, word_breaks(form, self._wrap_width)) if isinstance(form, str) else form
+            width = self._wrap_width
+            if isinstance(form, str):
+                indent = hanging_indent(form, width)
+                hit = (form, word_breaks(form, width, indent), indent)
+            else:
+                hit = form
             self._wrapped[index] = hit
         return hit
 
@@ -294,11 +310,14 @@ class TextLines(ScrollView, can_focus=True):
         if isinstance(form, list):
             text = form[row] if row < len(form) else ""
             return text, cell_len(text)
-        s, starts = form
+        s, starts, indent = form
         if row >= len(starts):
             return "", 0
         end = starts[row + 1] if row + 1 < len(starts) else len(s)
-        text = s[starts[row]:min(end, starts[row] + width)]
+        if row == 0:
+            text = s[:min(end, width)]
+        else:
+            text = " " * indent + s[starts[row]:min(end, starts[row] + width - indent)]
         return text, len(text)
 
     def on_resize(self) -> None:
