@@ -31,12 +31,21 @@ def full_op() -> dict:
     )
 
 
-async def test_sse_response_opens_on_reassembled_text_then_request_and_sdk():
+async def test_sse_response_opens_on_messages_then_text_then_request_and_sdk():
     app = PayloadApp(op_of(full_op()))
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await settled(pilot)
         c = screen.capture
-        assert (c.side, c.source, screen.view_name) == ("response", "raw", "text")
+        assert (c.side, c.source, screen.view_name) == ("response", "raw", "messages")
+        shown = visible(screen)
+        # no system, no thinking, no anthropic_version: the request's dialect is a guess, OpenAI's
+        assert shown[0] == "OpenAI Chat Completions request + response · model claude-x · 1 message"
+        assert shown[2:4] == ["── user", "hi"]
+        i = shown.index("── assistant · response")
+        assert shown[i + 1] == "Anthropic Messages stream · model claude-x · stop tool_use"
+        assert "Hello world" in shown and "→ tool call search" in shown
+        await pilot.press("v")
+        assert screen.view_name == "text"
         shown = visible(screen)
         assert "Hello world" in shown and "line two" in shown and "pondering" in shown
         assert "search:" in shown
@@ -51,6 +60,8 @@ async def test_sse_response_opens_on_reassembled_text_then_request_and_sdk():
         await pilot.press("r")
         screen = await settled(pilot)
         assert (screen.capture.side, screen.capture.source) == ("request", "raw")
+        assert screen.view_name == "messages"  # the request has no events view: back to the first one
+        await pilot.press("v")
         shown = visible(screen)
         assert shown[0] == "POST /v1/messages HTTP/1.1"
         assert "Content-Type: application/json" in shown
@@ -224,6 +235,10 @@ async def test_large_payload_does_not_block():
         screen = app.screen
         assert isinstance(screen, PayloadScreen) and screen.capture.side == "request"
         screen = await settled(pilot, timeout=60)
+        assert screen.view_name == "messages"
+        assert visible(screen)[0] == "OpenAI Chat Completions request + response · 20000 messages"
+        assert visible(screen)[2:4] == ["── user", "x" * 118]  # 1,000 x, wrapped at 118 columns
+        await pilot.press("v")
         assert screen.body.line_count > 100_000
         assert visible(screen)[0] == "── OpenAI Chat Completions request · 20000 messages"
         assert visible(screen)[1] == "{"
@@ -233,7 +248,7 @@ async def test_large_payload_does_not_block():
         await pilot.press("r")
         screen = await settled(pilot, timeout=60)
         assert visible(screen)[0].startswith("── Anthropic Messages stream")
-        assert "chunk 0 " + "y" * 20 in visible(screen)[2]
+        assert visible(screen)[2:4] == ["chunk 0", "y" * 118]  # wrapped at the word's end, then at the width
 
 
 class LinesApp(App):

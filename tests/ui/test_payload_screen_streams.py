@@ -74,7 +74,7 @@ async def test_ollama_ndjson_stored_as_http():
     app = PayloadApp(op_of(llm({"format": "http", "encoding": "base64", "value": b64(body)}, "ollama")))
     async with app.run_test(size=(140, 40)) as pilot:
         screen = await settled(pilot)
-        shown = visible(screen)
+        shown = list(screen.current_lines[:12])  # lines, not rows: the usage line wraps at 140 columns
         assert shown[0] == "── Ollama /api/chat stream · model qwen3:8b · stop stop"
         assert shown[1].startswith("── usage prompt_eval_count=26")
         shown = shown[:1] + shown[2:]

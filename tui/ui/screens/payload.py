@@ -1,8 +1,12 @@
 """PayloadScreen: the captured request/response bytes of one op, decoded into readable views.
 
-Opens on the response in its most readable form (SSE reassembled, JSON/HTTP pretty). Decoding runs in a thread
-worker and is cached per capture, so a 50 MB payload never freezes the UI. All payload text is untrusted: it is
-shown through TextLines (inert Segments) and Text objects, never through markup.
+Opens on the response in its most readable form: for an LLM call, the messages view (the request's messages and
+the answer, role by role, as Langfuse shows a generation: tui/payloads/messages.py), else SSE reassembled and
+JSON/HTTP pretty. Decoding runs in a thread worker and is cached per capture, so a 50 MB payload never freezes the
+UI; the worker that decodes an LLM capture also decodes its other side, since the messages view needs both.
+Text and messages are soft-wrapped (z toggles it per view); JSON, events, raw and hex are not, hex never.
+All payload text is untrusted: it is shown through TextLines (inert Segments) and Text objects, never through
+markup.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from tui.model.fields import printable
 from tui.model.format import fmt_bytes
 from tui.model.nodes import Op
 from tui.payloads.decode import DecodedView, PayloadError
+from tui.payloads.messages import Conversation, MessageLines, conversation_lines, conversation_of, is_llm_view
 from tui.payloads.op_captures import (
     SECTION_PREFIX, HexLines, capture_message, decode_with_notes, default_capture, op_captures, payload_views,
     save_name, usable,
@@ -38,6 +43,14 @@ COPY_LIMIT = 16 * 1024 * 1024
 _HEX_LINE_BYTES = 79
 _SECTION_STYLE = Style(bold=True, color="cyan")
 _MESSAGE_STYLE = Style(bold=True)
+_ROLE_STYLES = {
+    "meta": Style(bold=True),
+    "system": Style(bold=True, color="magenta"),
+    "user": Style(bold=True, color="green"),
+    "assistant": Style(bold=True, color="cyan"),
+    "tool": Style(bold=True, color="yellow"),
+}
+WRAPPED_VIEWS = frozenset({"messages", "text"})  # soft-wrapped unless toggled; JSON, events, raw: not; hex: never
 
 
 @dataclass(slots=True)
@@ -48,10 +61,26 @@ class Decoded:
     notes: list[str] = field(default_factory=list)
     views: dict[str, Sequence[str]] = field(default_factory=dict)
     error: str = ""
+    conversation: Conversation | None = None
+    messages: dict[bool, MessageLines] = field(default_factory=dict)  # system expanded? -> the laid-out lines
+
+    def set_conversation(self, conv: Conversation | None) -> None:
+        """Lay out the messages view (both ways when there is a system prompt to fold) and put it first."""
+        self.conversation = conv
+        self.messages = {}
+        if conv is None:
+            self.views.pop("messages", None)
+            return
+        self.messages[False] = conversation_lines(conv, False)
+        if conv.system_count:
+            self.messages[True] = conversation_lines(conv, True)
+        self.views = {"messages": self.messages[False].lines, **{k: v for k, v in self.views.items()
+                                                                 if k != "messages"}}
 
 
 class PayloadScreen(Screen):
-    """The payloads of one op. r: request/response, s: raw/sdk/payload, v: next view, h: hex, y: copy, w: save."""
+    """The payloads of one op. r: request/response, s: raw/sdk/payload, v: next view, h: hex, y: copy, w: save,
+    z: soft wrap on/off, Enter: expand/fold the system prompt (messages view)."""
 
     CSS_PATH = "payload.tcss"
     BINDINGS = [
@@ -62,6 +91,8 @@ class PayloadScreen(Screen):
         Binding("h", "hex", "Hex"),
         Binding("y", "copy", "Copy"),
         Binding("w", "save", "Save"),
+        Binding("z", "toggle_wrap", "Wrap"),
+        Binding("enter", "toggle_system", "System"),
     ]
 
     def __init__(self, op: Op, sessions_dir: Path | None = None, *, name: str | None = None) -> None:
@@ -80,6 +111,8 @@ class PayloadScreen(Screen):
         self._cache: dict[int, Decoded] = {}
         self._pending: set[int] = set()
         self._mode = "message"  # "message" | "decoding" | "view"
+        self._wrap: dict[str, bool] = {}  # a view's wrap as the user toggled it (else WRAPPED_VIEWS says)
+        self.system_expanded = False
 
     # --- layout --------------------------------------------------------------------------------------
 
@@ -109,6 +142,10 @@ class PayloadScreen(Screen):
     def _line_style(self, index: int, line: str) -> Style | None:
         if self._mode == "message":
             return _MESSAGE_STYLE if index == 0 else None
+        if self.view_name == "messages":
+            laid = self._message_lines()
+            role = laid.heads.get(index) if laid is not None else None
+            return _ROLE_STYLES.get(role) if role else None
         if self.view_name == "text" and line.startswith(SECTION_PREFIX):
             return _SECTION_STYLE
         return None
@@ -127,34 +164,54 @@ class PayloadScreen(Screen):
                               "and no payload refs."]
             self._render_header()
             self._set_status(self._find_error, "error" if self._find_error else "")
-            self.body.set_lines(lines)
+            self.body.set_lines(lines, wrap=True)
             return
         if not usable(c):
             self._mode = "message"
             self._render_header()
             self._set_status(c.note or c.state, "error")
-            self.body.set_lines(capture_message(c))
+            self.body.set_lines(capture_message(c), wrap=True)
             return
         entry = self._cache.get(self.index)
         if entry is None:
             self._mode = "decoding"
             self._render_header()
             self._set_status(f"decoding… ({fmt_bytes(c.size)})" if c.size is not None else "decoding…", "")
-            self.body.set_lines([f"decoding… {c.side} {c.source} payload"])
+            self.body.set_lines([f"decoding… {c.side} {c.source} payload"], wrap=True)
             self._start_decode(self.index)
             return
         if entry.error:
             self._mode = "message"
             self._render_header()
             self._set_status(entry.error, "error")
-            self.body.set_lines([f"cannot read this payload: {entry.error}"])
+            self.body.set_lines([f"cannot read this payload: {entry.error}"], wrap=True)
             return
         if self.view_name not in entry.views:
             self.view_name = next(iter(entry.views))
         self._mode = "view"
         self._render_header()
         self._set_status(" · ".join(self._status_notes(entry)), "warning")
-        self.body.set_lines(entry.views[self.view_name])
+        self.body.set_lines(self._view_lines(entry), wrap=self.wraps(self.view_name))
+        self.refresh_bindings()
+
+    def _view_lines(self, entry: Decoded) -> Sequence[str]:
+        if self.view_name == "messages":
+            laid = self._message_lines(entry)
+            if laid is not None:
+                return laid.lines
+        return entry.views[self.view_name]
+
+    def _message_lines(self, entry: Decoded | None = None) -> MessageLines | None:
+        entry = entry or (self._cache.get(self.index) if self.index is not None else None)
+        if entry is None or not entry.messages:
+            return None
+        return entry.messages.get(self.system_expanded) or entry.messages[False]
+
+    def wraps(self, view: str) -> bool:
+        """Is `view` soft-wrapped: as the user last toggled it, else text and messages are and the rest are not."""
+        if view == "hex":
+            return False
+        return self._wrap.get(view, view in WRAPPED_VIEWS)
 
     def _status_notes(self, entry: Decoded) -> list[str]:
         notes = list(entry.notes)
@@ -186,6 +243,7 @@ class PayloadScreen(Screen):
             (f"  capture {self.index + 1}/{len(self.captures)}", "dim"),
         ]
         if entry is not None and entry.views and self._mode == "view":
+            parts.append(("  wrap" if self.wraps(self.view_name) else "  nowrap", "dim"))  # before the list: narrow
             parts.append(("  view ", "dim"))
             for name in entry.views:
                 parts.append((f" {name} ", "reverse bold") if name == self.view_name else (f" {name} ", "dim"))
@@ -207,32 +265,69 @@ class PayloadScreen(Screen):
         if index in self._pending:
             return
         self._pending.add(index)
-        self.run_worker(partial(self._decode, index), name=f"decode-{index}", group="payload-decode",
-                        thread=True, exit_on_error=False)
+        partner = self._partner(index)
+        known = self._cache.get(partner) if partner is not None else None
+        self.run_worker(partial(self._decode_pair, index, partner, known), name=f"decode-{index}",
+                        group="payload-decode", thread=True, exit_on_error=False)
 
-    def _decode(self, index: int) -> tuple[int, Decoded]:
+    def _partner(self, index: int) -> int | None:
+        """The capture on the other side of the call (same source when there is one): the messages view shows the
+        request and the answer together."""
+        c = self.captures[index]
+        other = "request" if c.side == "response" else "response"
+        same = [i for i, o in enumerate(self.captures) if o.side == other and o.source == c.source and usable(o)]
+        partner = same[0] if same else default_capture(self.captures, other)
+        return partner if partner is not None and usable(self.captures[partner]) else None
+
+    def _decode_pair(self, index: int, partner: int | None,
+                     known: Decoded | None) -> tuple[int, Decoded, int | None, Decoded | None]:
+        """Decode a capture; when it is an LLM request or answer, its partner too (unless `known`), and lay out
+        their conversation. Runs in a thread: touches no widget and no cache."""
+        entry = self._decode(index)
+        if partner is None or not is_llm_view(entry.view):
+            return index, entry, None, None
+        other = known if known is not None else self._decode(partner)
+        try:
+            request, response = (entry, other) if self.captures[index].side == "request" else (other, entry)
+            if request.view is None or request.view.request is None or (
+                    response.view is not None and response.view.request is not None):
+                # an answer alone (the text view is it), or two request-shaped bodies (a Genkit state and its
+                # parent's): not one call's request and answer
+                return index, entry, (partner if known is None else None), (other if known is None else None)
+            conv = conversation_of(request.view, response.view)
+            entry.set_conversation(conv)
+            if known is None and is_llm_view(other.view):
+                other.set_conversation(conv)
+        except Exception as exc:  # noqa: BLE001 - the other views are still worth showing
+            entry.notes.append(f"messages view unavailable: {type(exc).__name__}: {exc}")
+        return index, entry, (partner if known is None else None), (other if known is None else None)
+
+    def _decode(self, index: int) -> Decoded:
         c = self.captures[index]
         try:
             view, notes = decode_with_notes(c, self.sessions_dir)
-            return index, Decoded(view, notes, dict(payload_views(c, view)))
+            return Decoded(view, notes, dict(payload_views(c, view)))
         except PayloadError as exc:
-            return index, Decoded(error=str(exc) or "payload cannot be read")
+            return Decoded(error=str(exc) or "payload cannot be read")
         except MemoryError:
-            return index, Decoded(error="out of memory while decoding this payload")
+            return Decoded(error="out of memory while decoding this payload")
         except Exception as exc:  # noqa: BLE001 - a viewer shows the problem instead of crashing
-            return index, Decoded(error=f"decoder error: {type(exc).__name__}: {exc}")
+            return Decoded(error=f"decoder error: {type(exc).__name__}: {exc}")
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker
         if worker.group != "payload-decode" or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR):
             return
+        partner, other = None, None
         if event.state == WorkerState.SUCCESS:
-            index, entry = worker.result
+            index, entry, partner, other = worker.result
         else:
             index = int(worker.name.rsplit("-", 1)[1])
             entry = Decoded(error=f"decoder error: {worker.error}")
         self._pending.discard(index)
         self._cache[index] = entry
+        if partner is not None and other is not None and partner not in self._cache:
+            self._cache[partner] = other
         if index == self.index and self.is_attached:
             self._show()
 
@@ -279,6 +374,43 @@ class PayloadScreen(Screen):
         names = list(views)
         self.view_name = names[(names.index(self.view_name) + 1) % len(names)] if self.view_name in names else names[0]
         self._show()
+
+    def action_toggle_wrap(self) -> None:
+        if self._views() is None:
+            self.notify("nothing decoded to view yet", severity="warning")
+            return
+        if self.view_name == "hex":
+            self.notify("hex rows have a fixed width: they do not wrap")
+            return
+        self._wrap[self.view_name] = not self.wraps(self.view_name)
+        self.body.set_wrap(self.wraps(self.view_name))
+        self._render_header()
+
+    def _can_fold_system(self) -> bool:
+        entry = self._cache.get(self.index) if self.index is not None else None
+        return self.view_name == "messages" and self._mode == "view" and entry is not None \
+            and len(entry.messages) > 1
+
+    def action_toggle_system(self) -> None:
+        if not self._can_fold_system():
+            self.notify("no system prompt to expand here", severity="warning")
+            return
+        self.system_expanded = not self.system_expanded
+        laid = self._message_lines()
+        if laid is None:
+            return
+        first = min((i for i, role in laid.heads.items() if role == "system"), default=0)
+        body = self.body
+        body.set_lines(laid.lines, scroll_home=False, wrap=self.wraps("messages"))
+        top, row = round(body.scroll_offset.y), body.line_to_row(first)
+        if not top <= row < top + body.scrollable_content_region.height:  # out of sight: bring it to the top
+            body.scroll_to_line(first)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Enter (system prompt) is offered only where there is one to fold."""
+        if action == "toggle_system":
+            return self._can_fold_system()
+        return True
 
     def action_hex(self) -> None:
         if self._views() is None:
