@@ -34,6 +34,7 @@ from tui.inputs.paths import safe_resolve
 from tui.ui.host import host
 from tui.ui.textual_compat import UnmeasuredRowsTable
 from tui.ui.widgets.footer import Footer
+from tui.ui.widgets.motion import TableMotion
 
 PAGE = 1000  # rows in the table at once (adding 1,000 takes some 30 ms on 2 cores; 100k would take seconds)
 FLUSH_S = 0.2  # how often filled rows reach the table
@@ -83,7 +84,7 @@ def row_cells(row: SessionRow) -> tuple:
     )
 
 
-class SessionTable(UnmeasuredRowsTable):
+class SessionTable(TableMotion, UnmeasuredRowsTable):
     """A DataTable whose columns all have fixed widths and whose rows are one line high, so new rows need no
     measuring: skipping it halves the cost of showing a page of rows (textual is pinned, see pyproject)."""
 
@@ -106,6 +107,7 @@ class BrowserScreen(Screen):
         Binding("r", "rescan", "Rescan"),
         Binding("m", "mark", "Mark to compare", show=False),
         Binding("d", "diff_marked", "Compare marked with selected", show=False),
+        Binding("escape", "clear_filter", "Clear filter", show=False),
     ]
 
     def __init__(self, sessions_dir: Path | None) -> None:

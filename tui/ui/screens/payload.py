@@ -16,6 +16,7 @@ from pathlib import Path
 
 from rich.style import Style
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -33,6 +34,7 @@ from tui.payloads.op_captures import (
 )
 from tui.inputs.paths import safe_resolve
 from tui.ui.widgets.footer import Footer
+from tui.ui.widgets.line_search import LineSearch
 from tui.ui.widgets.text_lines import TextLines
 
 COPY_LIMIT = 16 * 1024 * 1024
@@ -52,7 +54,8 @@ class Decoded:
 
 
 class PayloadScreen(Screen):
-    """The payloads of one op. r: request/response, s: raw/sdk/payload, v: next view, h: hex, y: copy, w: save."""
+    """The payloads of one op. r: request/response, s: raw/sdk/payload, v: next view, x: hex, y: copy, w: save;
+    / n N find in the lines (TextLines), h/l sideways."""
 
     CSS_PATH = "payload.tcss"
     BINDINGS = [
@@ -60,7 +63,7 @@ class PayloadScreen(Screen):
         Binding("r", "toggle_side", "Req/Resp"),
         Binding("s", "cycle_source", "Raw/SDK"),
         Binding("v", "cycle_view", "View"),
-        Binding("h", "hex", "Hex"),
+        Binding("x", "hex", "Hex"),
         Binding("y", "copy", "Copy"),
         Binding("w", "save", "Save"),
     ]
@@ -81,6 +84,7 @@ class PayloadScreen(Screen):
         self._cache: dict[int, Decoded] = {}
         self._pending: set[int] = set()
         self._mode = "message"  # "message" | "decoding" | "view"
+        self._status_note: tuple[str, str] = ("", "")  # the status line's message and severity
 
     # --- layout --------------------------------------------------------------------------------------
 
@@ -197,6 +201,18 @@ class PayloadScreen(Screen):
         self.query_one("#payload-capture", Static).update(Text.assemble(*parts))
 
     def _set_status(self, message: str, severity: str) -> None:
+        self._status_note = (message, severity)  # shown again when a find (/) is cleared
+        self._show_status(message, severity)
+
+    @on(LineSearch.Moved)
+    def _search_moved(self, event: LineSearch.Moved) -> None:
+        """Where `/` is (match 3/17…) takes the status line while a find is on; Escape gives it back."""
+        if event.text:
+            self._show_status(event.text, "")
+        else:
+            self._show_status(*self._status_note)
+
+    def _show_status(self, message: str, severity: str) -> None:
         style = {"error": "bold red", "warning": "yellow"}.get(severity, "")
         status = self.query_one("#payload-status", Static)
         status.update(Text(printable(message), style=style))

@@ -15,6 +15,7 @@ from textual.strip import Strip
 from tui.model.fields import one_line, printable
 from tui.model.insights import Insights
 from tui.text.insights_text import Line, lines
+from tui.ui.widgets.motion import half_page, motion_bindings
 
 TONE = {
     "error": Style(color="red"),
@@ -37,6 +38,7 @@ class InsightsPane(ScrollView, can_focus=True):
         Binding("K,shift+up", "section(-1)", "Previous section", show=False),
         Binding("home", "edge(0)", show=False),
         Binding("end", "edge(1)", show=False),
+        *motion_bindings("edge(0)", "edge(1)", left="scroll_left", right="scroll_right"),
     ]
 
     class Jump(Message):
@@ -101,6 +103,15 @@ class InsightsPane(ScrollView, can_focus=True):
         candidates = [i for i in stops if (i >= target if direction > 0 else i <= target)]
         self._move_to(candidates[0] if direction > 0 and candidates else candidates[-1] if candidates
                       else stops[-1 if direction > 0 else 0])
+
+    def action_half_page(self, direction: int) -> None:
+        """To the entry about half a page away (entries are the only stops)."""
+        stops = self.stops()
+        if not stops:
+            return
+        target = self.cursor + direction * half_page(self)
+        ahead = [i for i in stops if (i >= target if direction > 0 else i <= target)]
+        self._move_to(ahead[0] if direction > 0 and ahead else ahead[-1] if ahead else stops[-1 if direction > 0 else 0])
 
     def action_section(self, step: int) -> None:
         """To the first entry of the next (previous) section that has one."""

@@ -14,12 +14,16 @@ from collections.abc import Callable, Sequence
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
+from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tui.model.fields import printable
+from tui.model.line_search import find_lines
+from tui.ui.widgets.line_search import LineSearch
+from tui.ui.widgets.motion import half_page, motion_bindings
 
 __all__ = ["MAX_CELLS", "TextLines", "inert_line"]
 
@@ -29,6 +33,7 @@ _SAMPLE_HEAD = 400
 _SAMPLE_TAIL = 100
 _SAMPLE_SPREAD = 400
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_MATCH = Style(reverse=True)
 
 LineStyle = Callable[[int, str], "Style | None"]
 
@@ -53,8 +58,15 @@ def inert_line(line: object, max_cells: int = MAX_CELLS) -> tuple[str, int]:
     return s, width
 
 
-class TextLines(ScrollView, can_focus=True):
-    """Scrollable viewer of plain strings. Keys: arrows, PgUp/PgDn, Home/End (ScrollView bindings); mouse wheel."""
+class TextLines(LineSearch, ScrollView, can_focus=True):
+    """Scrollable viewer of plain strings. Keys: arrows, PgUp/PgDn, Home/End (ScrollView bindings), g/G, ctrl+d/u,
+    h/l sideways, / n N to find (LineSearch); mouse wheel."""
+
+    BINDINGS = [
+        Binding("j", "scroll_down", "Down", show=False),
+        Binding("k", "scroll_up", "Up", show=False),
+        *motion_bindings("scroll_home", "scroll_end", left="scroll_left", right="scroll_right"),
+    ]
 
     DEFAULT_CSS = """
     TextLines {
@@ -93,6 +105,7 @@ class TextLines(ScrollView, can_focus=True):
         """Show `lines` (any sequence: a list, or a lazy one). Costs O(samples), not O(len(lines))."""
         self._lines = lines
         self._cache.clear()
+        self.search_line = -1  # a match's line number means nothing in other lines (the query stays: n finds again)
         n = len(lines)
         sample = set(range(min(n, _SAMPLE_HEAD)))
         sample.update(range(max(0, n - _SAMPLE_TAIL), n))
@@ -110,12 +123,23 @@ class TextLines(ScrollView, can_focus=True):
         if not needle:
             return []
         if ignore_case:
-            folded = needle.casefold()
-            return [i for i, line in enumerate(self._lines) if folded in line.casefold()]
+            return find_lines(self._lines, needle)
         return [i for i, line in enumerate(self._lines) if needle in line]
 
     def scroll_to_line(self, index: int) -> None:
         self.scroll_to(y=max(0, min(index, len(self._lines) - 1)), animate=False, immediate=True)
+
+    def action_half_page(self, direction: int) -> None:
+        self.scroll_relative(y=direction * half_page(self), animate=False, immediate=True)
+
+    # --- find (LineSearch) ---------------------------------------------------------------------------
+
+    def search_lines(self) -> Sequence[str]:
+        return self._lines
+
+    def search_goto(self, line: int) -> None:
+        """The match's line in view, a few lines below the top (a wrapped view maps `line` to its row here)."""
+        self.scroll_to(y=max(0, min(line, len(self._lines) - 1) - 2), animate=False, immediate=True)
 
     # --- rendering -----------------------------------------------------------------------------------
 
@@ -143,6 +167,8 @@ class TextLines(ScrollView, can_focus=True):
             extra = self.line_style(index, self._lines[index])
             if extra is not None:
                 style = base + extra
+        if index == self.search_line:
+            style = style + _MATCH
         if cells > self._width:
             self._width = cells
             self.call_later(self._grow)

@@ -1,0 +1,162 @@
+"""`/`, `n`, `N` and Escape for the line-based views (payload viewer, log pane, waterfall): one implementation.
+
+A view mixes in LineSearch and says three things: its lines as text (`search_lines`), the line it is at
+(`search_position`: a cursor or the top line) and how to bring a line into view (`search_goto`, which a wrapped view
+maps to its rows). `/` asks for the text in a one-line prompt at the bottom; the first match at or after the
+current line is shown; `n`/`N` go to the next/previous one (wrapping); Escape clears a finished search and only
+then lets the screen go back. The finding itself is tui.model.line_search (pure, case-insensitive)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.text import Text
+from textual import on
+from textual.actions import SkipAction
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widget import Widget
+from textual.widgets import Input
+
+from tui.model.fields import one_line
+from tui.model.line_search import find_lines, step_hit
+
+SEARCH_BINDINGS = [
+    Binding("slash", "search_open", "Find", key_display="/"),
+    Binding("n", "search_step(1)", "Next match", show=False),
+    Binding("N", "search_step(-1)", "Previous match", key_display="N", show=False),
+    Binding("escape", "search_clear", "Clear find", show=False),
+]
+
+
+class SearchPrompt(ModalScreen[str | None]):
+    """The one-line prompt of `/`: Enter searches, Escape cancels (returns None)."""
+
+    DEFAULT_CSS = """
+    SearchPrompt {
+        align: left bottom;
+        background: transparent;
+    }
+    SearchPrompt > Input {
+        width: 100%;
+        margin-bottom: 1;
+    }
+    """
+    BINDINGS = [Binding("escape", "cancel", "Cancel", show=False)]
+
+    def __init__(self, initial: str = "", placeholder: str = "find (case-insensitive), Enter to search") -> None:
+        super().__init__()
+        self.initial = initial
+        self.placeholder = placeholder
+
+    def compose(self) -> ComposeResult:
+        yield Input(value=self.initial, placeholder=self.placeholder, id="line-search")
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(event.value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class LineSearch(Widget):
+    """The search state and keys of a line-based view (a mixin: list it before the widget class)."""
+
+    class Moved(Message):
+        """The search moved (or found nothing, or was cleared): `text` says where it is ("" when cleared)."""
+
+        def __init__(self, view: Widget, text: str) -> None:
+            super().__init__()
+            self.view = view
+            self.text = text
+
+        @property
+        def control(self) -> Widget:
+            return self.view
+
+    search_query: str = ""
+    search_line: int = -1  # the line of the match shown (-1: none)
+    _search_cache: tuple[int, int, list[int]] | None = None  # (id(lines), len(lines), hits)
+
+    # what a view says about itself ------------------------------------------------------------------------
+    def search_lines(self) -> Sequence[object]:
+        """The view's lines, as searched (each str()-able)."""
+        raise NotImplementedError
+
+    def search_position(self) -> int:
+        """The line the next search starts from: the cursor's, or the first line in view."""
+        return round(self.scroll_y)
+
+    def search_goto(self, line: int) -> None:
+        """Bring line `line` into view (and put a cursor there, if the view has one)."""
+        self.scroll_to(y=line, animate=False, immediate=True)
+
+    def search_report(self, text: str) -> None:
+        """Show where the search is: under the view's border, and to the screen (Moved)."""
+        self.border_subtitle = Text(text) if text else ""
+        self.post_message(self.Moved(self, text))
+
+    # the search -----------------------------------------------------------------------------------------------
+    def search_hits(self) -> list[int]:
+        """The matching lines, found again only when the lines changed (a live log grows)."""
+        lines = self.search_lines()
+        key = (id(lines), len(lines))
+        cached = self._search_cache
+        if cached is None or cached[:2] != key:
+            cached = (*key, find_lines(lines, self.search_query))
+            self._search_cache = cached
+        return cached[2]
+
+    def search_for(self, query: str) -> None:
+        """Search for `query` from the current line ("" clears)."""
+        self.search_query = query
+        self._search_cache = None
+        if not query:
+            self.clear_search()
+            return
+        self._search_move(step_hit(self.search_hits(), self.search_position(), 0))
+
+    def clear_search(self) -> bool:
+        """Forget the search; False when there was none."""
+        had = bool(self.search_query)
+        self.search_query, self.search_line, self._search_cache = "", -1, None
+        self.search_report("")
+        self.refresh()
+        return had
+
+    def _search_move(self, line: int | None) -> None:
+        hits = self.search_hits()
+        shown = one_line(self.search_query, 40)
+        if line is None:
+            self.search_line = -1
+            self.search_report(f"no match for {shown!r} · Esc clears")
+            self.refresh()
+            return
+        self.search_line = line
+        self.search_goto(line)
+        self.search_report(f"match {hits.index(line) + 1:,}/{len(hits):,} for {shown!r} · n/N next/prev · "
+                           "Esc clears")
+        self.refresh()
+
+    # keys -----------------------------------------------------------------------------------------------------
+    def action_search_open(self) -> None:
+        self.app.push_screen(SearchPrompt(self.search_query), self._prompted)
+
+    def _prompted(self, query: str | None) -> None:
+        if query is not None:
+            self.search_for(query)
+        self.focus()
+
+    def action_search_step(self, step: int) -> None:
+        if not self.search_query:
+            raise SkipAction()  # no search here: n/N belong to the screen (the session screen's op search)
+        at = self.search_line if self.search_line >= 0 else self.search_position()
+        self._search_move(step_hit(self.search_hits(), at, step))
+
+    def action_search_clear(self) -> None:
+        if not self.clear_search():
+            raise SkipAction()  # nothing to clear: Escape goes on to the screen (back)
