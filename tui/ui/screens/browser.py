@@ -18,6 +18,7 @@ from pathlib import Path
 
 from rich.text import Text
 from textual import on
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -451,6 +452,14 @@ class BrowserScreen(Screen):
     # ----------------------------------------------------------------------------------------- actions
     def action_focus_filter(self) -> None:
         self.query_one(FilterInput).focus()
+
+    def action_clear_filter(self) -> None:
+        """Escape on the table: clear a finished filter (the first screen has nothing to go back to)."""
+        box = self.query_one(FilterInput)
+        if not box.value and not self._filter:
+            raise SkipAction()
+        box.value = ""
+        self._apply_filter("")
 
     @on(Input.Changed, "#browser-filter")
     def _filter_changed(self, event: Input.Changed) -> None:

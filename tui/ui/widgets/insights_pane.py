@@ -15,7 +15,7 @@ from textual.strip import Strip
 from tui.model.fields import one_line, printable
 from tui.model.insights import Insights
 from tui.text.insights_text import Line, lines
-from tui.ui.widgets.motion import half_page, motion_bindings
+from tui.ui.widgets.motion import half_page, motion_bindings, scroll_sideways
 
 TONE = {
     "error": Style(color="red"),
@@ -38,7 +38,7 @@ class InsightsPane(ScrollView, can_focus=True):
         Binding("K,shift+up", "section(-1)", "Previous section", show=False),
         Binding("home", "edge(0)", show=False),
         Binding("end", "edge(1)", show=False),
-        *motion_bindings("edge(0)", "edge(1)", left="scroll_left", right="scroll_right"),
+        *motion_bindings("edge(0)", "edge(1)", left="sideways(-1)", right="sideways(1)"),
     ]
 
     class Jump(Message):
@@ -103,6 +103,9 @@ class InsightsPane(ScrollView, can_focus=True):
         candidates = [i for i in stops if (i >= target if direction > 0 else i <= target)]
         self._move_to(candidates[0] if direction > 0 and candidates else candidates[-1] if candidates
                       else stops[-1 if direction > 0 else 0])
+
+    def action_sideways(self, direction: int) -> None:
+        scroll_sideways(self, direction)
 
     def action_half_page(self, direction: int) -> None:
         """To the entry about half a page away (entries are the only stops)."""

@@ -20,7 +20,7 @@ from textual.strip import Strip
 from tui.model.fields import one_line
 from tui.model.logs import LogView
 from tui.ui.widgets.line_search import LineSearch
-from tui.ui.widgets.motion import half_page, motion_bindings
+from tui.ui.widgets.motion import half_page, motion_bindings, scroll_sideways
 
 SEVERITY_STYLE = {
     "FATAL": Style(color="white", bgcolor="red", bold=True),
@@ -72,6 +72,12 @@ def _clock(ts: int | None) -> str:
 
 
 class LogPane(LineSearch, ScrollView, can_focus=True):
+    DEFAULT_CSS = """
+    LogPane {
+        overflow-y: auto;
+        overflow-x: hidden;
+    }
+    """
     BINDINGS = [
         Binding("up,k", "scroll_up", "Up", show=False),
         Binding("down,j", "scroll_down", "Down", show=False),
@@ -79,7 +85,7 @@ class LogPane(LineSearch, ScrollView, can_focus=True):
         Binding("pagedown", "page_down", show=False),
         Binding("home", "scroll_home", show=False),
         Binding("end", "follow", "Follow the end", show=False),
-        *motion_bindings("scroll_home", "follow", left="scroll_left", right="scroll_right"),
+        *motion_bindings("scroll_home", "follow", left="sideways(-1)", right="sideways(1)"),
     ]
 
     def __init__(self, **kwargs) -> None:
@@ -108,7 +114,7 @@ class LogPane(LineSearch, ScrollView, can_focus=True):
         self._to_end()
 
     def _to_end(self) -> None:
-        self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
+        self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True, force=True)
 
     def on_resize(self) -> None:
         if self.following:  # a taller or shorter pane: the last line stays the last one shown
@@ -116,6 +122,9 @@ class LogPane(LineSearch, ScrollView, can_focus=True):
 
     def action_half_page(self, direction: int) -> None:
         self.scroll_relative(y=direction * half_page(self), animate=False, immediate=True)
+
+    def action_sideways(self, direction: int) -> None:
+        scroll_sideways(self, direction)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)

@@ -39,3 +39,10 @@ class TableMotion(DataTable):
         if self.row_count:
             row = self.cursor_row + direction * half_page(self)
             self.move_cursor(row=max(0, min(self.row_count - 1, row)))
+
+
+def scroll_sideways(widget: Widget, direction: int) -> None:
+    """h/l in a view without a horizontal scrollbar (lines cut at the edge): a quarter of its width sideways."""
+    step = max(4, widget.scrollable_content_region.width // 4)
+    x = max(0, min(widget.max_scroll_x, round(widget.scroll_x) + direction * step))
+    widget.scroll_to(x=x, animate=False, immediate=True, force=True)
