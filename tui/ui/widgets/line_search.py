@@ -66,6 +66,8 @@ class SearchPrompt(ModalScreen[str | None]):
 class LineSearch(Widget):
     """The search state and keys of a line-based view (a mixin: list it before the widget class)."""
 
+    BINDINGS = SEARCH_BINDINGS
+
     class Moved(Message):
         """The search moved (or found nothing, or was cleared): `text` says where it is ("" when cleared)."""
 
