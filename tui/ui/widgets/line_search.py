@@ -14,7 +14,7 @@ from rich.text import Text
 from textual import on
 from textual.actions import SkipAction
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widget import Widget
@@ -23,7 +23,7 @@ from textual.widgets import Input
 from tui.model.fields import one_line
 from tui.model.line_search import find_lines, step_hit
 
-SEARCH_BINDINGS = [
+SEARCH_BINDINGS: list[BindingType] = [
     Binding("slash", "search_open", "Find", key_display="/"),
     Binding("n", "search_step(1)", "Next match", show=False),
     Binding("N", "search_step(-1)", "Previous match", key_display="N", show=False),

@@ -6,15 +6,15 @@ scroll position in a text view); `half_page` is the one definition of "half a pa
 
 from __future__ import annotations
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.widget import Widget
 from textual.widgets import DataTable
 
 
 def motion_bindings(first: str = "first", last: str = "last", half: str = "half_page",
-                    left: str | None = None, right: str | None = None) -> list[Binding]:
+                    left: str | None = None, right: str | None = None) -> list[BindingType]:
     """g/G, ctrl+d/ctrl+u (and h/l when `left`/`right` are given), hidden from the footer (the help lists them)."""
-    bindings = [
+    bindings: list[BindingType] = [
         Binding("g", first, "First", show=False),
         Binding("G", last, "Last", key_display="G", show=False),
         Binding("ctrl+d", f"{half}(1)", "Half page down", key_display="ctrl+d", show=False),
