@@ -49,7 +49,7 @@ class MonitorApp(HistoryRecorder, IdleCollector, App):
     CSS_PATH = "app.tcss"
     TITLE = "aiagent-monitor"
     BINDINGS = [
-        Binding("q", "close_view", "Close/Quit"),  # closes the view on top; quits from the first screen
+        Binding("q", "close_view", "Quit"),  # closes the view on top; quits from the first screen
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),  # (ctrl+q too: Textual's own binding)
         Binding("question_mark", "help", "Help", key_display="?"),
     ]

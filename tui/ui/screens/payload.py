@@ -66,6 +66,7 @@ class PayloadScreen(Screen):
         Binding("x", "hex", "Hex"),
         Binding("y", "copy", "Copy"),
         Binding("w", "save", "Save"),
+        Binding("q", "app.close_view", "Close", show=False),
     ]
 
     def __init__(self, op: Op, sessions_dir: Path | None = None, *, name: str | None = None) -> None:

@@ -30,19 +30,23 @@ def half_page(widget: Widget) -> int:
     return max(1, widget.scrollable_content_region.height // 2)
 
 
+def scroll_sideways(widget: Widget, direction: int) -> None:
+    """h/l: a quarter of the view's width sideways (forced: a view that cuts its lines at the edge has no scrollbar)."""
+    step = max(4, widget.scrollable_content_region.width // 4)
+    x = max(0, min(widget.max_scroll_x, round(widget.scroll_x) + direction * step))
+    widget.scroll_to(x=x, animate=False, immediate=True, force=True)
+
+
 class TableMotion(DataTable):
     """A row-cursor DataTable with the keys above: g/G first/last row, ctrl+d/ctrl+u half a page, h/l sideways."""
 
-    BINDINGS = motion_bindings("scroll_top", "scroll_bottom", left="scroll_left", right="scroll_right")
+    BINDINGS = motion_bindings("scroll_top", "scroll_bottom", left="sideways(-1)", right="sideways(1)")
 
     def action_half_page(self, direction: int) -> None:
         if self.row_count:
             row = self.cursor_row + direction * half_page(self)
             self.move_cursor(row=max(0, min(self.row_count - 1, row)))
 
+    def action_sideways(self, direction: int) -> None:
+        scroll_sideways(self, direction)
 
-def scroll_sideways(widget: Widget, direction: int) -> None:
-    """h/l in a view without a horizontal scrollbar (lines cut at the edge): a quarter of its width sideways."""
-    step = max(4, widget.scrollable_content_region.width // 4)
-    x = max(0, min(widget.max_scroll_x, round(widget.scroll_x) + direction * step))
-    widget.scroll_to(x=x, animate=False, immediate=True, force=True)

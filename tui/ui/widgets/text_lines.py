@@ -23,7 +23,7 @@ from textual.strip import Strip
 from tui.model.fields import printable
 from tui.model.line_search import find_lines
 from tui.ui.widgets.line_search import LineSearch
-from tui.ui.widgets.motion import half_page, motion_bindings
+from tui.ui.widgets.motion import half_page, motion_bindings, scroll_sideways
 
 __all__ = ["MAX_CELLS", "TextLines", "inert_line"]
 
@@ -65,7 +65,7 @@ class TextLines(LineSearch, ScrollView, can_focus=True):
     BINDINGS = [
         Binding("j", "scroll_down", "Down", show=False),
         Binding("k", "scroll_up", "Up", show=False),
-        *motion_bindings("scroll_home", "scroll_end", left="scroll_left", right="scroll_right"),
+        *motion_bindings("scroll_home", "scroll_end", left="sideways(-1)", right="sideways(1)"),
     ]
 
     DEFAULT_CSS = """
@@ -131,6 +131,9 @@ class TextLines(LineSearch, ScrollView, can_focus=True):
 
     def action_half_page(self, direction: int) -> None:
         self.scroll_relative(y=direction * half_page(self), animate=False, immediate=True)
+
+    def action_sideways(self, direction: int) -> None:
+        scroll_sideways(self, direction)
 
     # --- find (LineSearch) ---------------------------------------------------------------------------
 
