@@ -54,8 +54,10 @@ async def test_payload_viewer(tmp_path):
         height = body.scrollable_content_region.height
         word = a_word_found_twice(lines, height)
         hits = naive_hits(lines, word)
+        assert payload.active_bindings["escape"].binding.action == "back", "no search: the footer says esc Back"
         await find(pilot, word)
         assert app.screen is payload and body.search_line == hits[0]
+        assert payload.active_bindings["escape"].binding.action == "search_clear"
         assert body.scroll_y <= hits[0] < body.scroll_y + height
         assert f"match 1/{len(hits)}" in str(payload.query_one("#payload-status").render())
         await pilot.press("n")

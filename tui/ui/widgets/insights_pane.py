@@ -96,25 +96,25 @@ class InsightsPane(ScrollView, can_focus=True):
         self._move_to(stops[max(0, min(len(stops) - 1, at + step))])
 
     def action_page(self, direction: int) -> None:
+        self._step_rows(direction * max(1, self.scrollable_content_region.height - 1))
+
+    def action_half_page(self, direction: int) -> None:
+        self._step_rows(direction * half_page(self))
+
+    def _step_rows(self, rows: int) -> None:
+        """To the entry about `rows` rows away (entries are the only stops), or the last/first one."""
         stops = self.stops()
         if not stops:
             return
-        target = self.cursor + direction * max(1, self.scrollable_content_region.height - 1)
-        candidates = [i for i in stops if (i >= target if direction > 0 else i <= target)]
-        self._move_to(candidates[0] if direction > 0 and candidates else candidates[-1] if candidates
-                      else stops[-1 if direction > 0 else 0])
+        target = self.cursor + rows
+        ahead = [i for i in stops if (i >= target if rows > 0 else i <= target)]
+        if ahead:
+            self._move_to(ahead[0] if rows > 0 else ahead[-1])
+        else:
+            self._move_to(stops[-1] if rows > 0 else stops[0])
 
     def action_sideways(self, direction: int) -> None:
         scroll_sideways(self, direction)
-
-    def action_half_page(self, direction: int) -> None:
-        """To the entry about half a page away (entries are the only stops)."""
-        stops = self.stops()
-        if not stops:
-            return
-        target = self.cursor + direction * half_page(self)
-        ahead = [i for i in stops if (i >= target if direction > 0 else i <= target)]
-        self._move_to(ahead[0] if direction > 0 and ahead else ahead[-1] if ahead else stops[-1 if direction > 0 else 0])
 
     def action_section(self, step: int) -> None:
         """To the first entry of the next (previous) section that has one."""

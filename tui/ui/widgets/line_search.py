@@ -117,6 +117,7 @@ class LineSearch(Widget):
         """Search for `query` from the current line ("" clears)."""
         self.search_query = query
         self._search_cache = None
+        self.refresh_bindings()
         if not query:
             self.clear_search()
             return
@@ -126,6 +127,7 @@ class LineSearch(Widget):
         """Forget the search; False when there was none."""
         had = bool(self.search_query)
         self.search_query, self.search_line, self._search_cache = "", -1, None
+        self.refresh_bindings()
         self.search_report("")
         self.refresh()
         return had
@@ -145,6 +147,13 @@ class LineSearch(Widget):
         self.refresh()
 
     # keys -----------------------------------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """n, N and Escape are the view's only while it has a search: otherwise they are the screen's (the footer
+        shows the screen's `esc Back`, and Escape goes back)."""
+        if action in ("search_step", "search_clear"):
+            return bool(self.search_query)
+        return super().check_action(action, parameters)
+
     def action_search_open(self) -> None:
         self.app.push_screen(SearchPrompt(self.search_query), self._prompted)
 
