@@ -23,7 +23,7 @@ from tui.model.nodes import Op, Session, Turn
 from tui.model.search import ErrorFilter, find, find_op_by_path, find_session_by_prefix, newest_op
 from tui.ui.host import host
 from tui.ui.screens.session_history import HistoryView
-from tui.ui.view_memory import memory_of, view_key
+from tui.ui.view_memory import ViewKey, memory_of, view_key
 from tui.ui.widgets.detail_panel import DetailPanel
 from tui.ui.widgets.footer import Footer
 from tui.ui.widgets.insights_pane import InsightsPane
@@ -156,7 +156,7 @@ class SessionScreen(HistoryView, Screen):
         self.show_node(op)
 
     # where you were (tui.ui.view_memory) --------------------------------------------------------------------
-    def _view_key(self):
+    def _view_key(self) -> ViewKey | None:
         return view_key(self.doc, self.session, self.live_root)
 
     def _recall_view(self) -> None:
