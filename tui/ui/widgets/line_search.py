@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -53,6 +53,21 @@ class SearchPrompt(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         yield Input(value=self.initial, placeholder=self.placeholder, id="line-search")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def on_key(self, event: events.Key) -> None:
+        """Keys typed right after `/` reach the screen before its box is up: they go into the box, not lost (the
+        box takes its own keys, so a key gets here only when it did not see it)."""
+        box = self.query_one(Input)
+        if event.is_printable and event.character:
+            event.stop()
+            box.focus()
+            box.insert_text_at_cursor(event.character)
+        elif event.key == "enter":
+            event.stop()
+            self.dismiss(box.value)
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
