@@ -6,12 +6,15 @@ import gc
 import os
 import threading
 import time
+from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
 
 from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.dom import DOMNode
+from textual.screen import Screen
 
 from tui.catalog.session_row import SessionRow, row_from_entry
 from tui.formats.aiagent.ledger_tail import LedgerTail
@@ -192,10 +195,10 @@ class MonitorApp(HistoryRecorder, IdleCollector, App):
         else:
             self.exit()
 
-    def get_system_commands(self, screen):
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """The command palette (ctrl+p) lists every action the screen offers now, with its key."""
         yield from super().get_system_commands(screen)
-        seen: dict[tuple[int, str], tuple[str, object, list[str]]] = {}
+        seen: dict[tuple[int, str], tuple[str, DOMNode, list[str]]] = {}
         for key, active in screen.active_bindings.items():
             binding = active.binding
             if binding.system or not binding.description or binding.action == "command_palette":
