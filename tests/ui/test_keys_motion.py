@@ -158,5 +158,10 @@ async def test_diff_tables(tmp_path):
         assert ops.cursor_row == ops.row_count - 1
         await pilot.press("g", "ctrl+d")
         assert ops.cursor_row == min(ops.row_count - 1, half(ops))
+        diff = app.screen
+        await pilot.press("c")  # a change filter; Escape shows every change again before it goes back
+        assert diff.filter is not None
+        await pilot.press("escape")
+        assert app.screen is diff and diff.filter is None
         await pilot.press("q")
         assert await wait_for(pilot, lambda: isinstance(app.screen, BrowserScreen))

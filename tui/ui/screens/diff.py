@@ -312,4 +312,9 @@ class DiffScreen(Screen):
             self.on_open_op(delta, side)
 
     def action_back(self) -> None:
+        """Escape: first show every change again (after `c`), then back."""
+        if self.filter is not None:
+            self.filter = None
+            self._fill_ops()
+            return
         self.app.pop_screen()
