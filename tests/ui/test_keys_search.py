@@ -136,3 +136,24 @@ async def test_waterfall(tmp_path):
         assert app.screen is wf and view.search_query == ""
         await pilot.press("escape")
         assert isinstance(app.screen, SessionScreen)
+
+
+async def test_a_find_in_many_lines_runs_in_a_thread(monkeypatch):
+    import tui.ui.widgets.line_search as line_search
+
+    monkeypatch.setattr(line_search, "SEARCH_IN_THREAD", 10)
+    app = PaneApp()
+    async with app.run_test(size=NARROW) as pilot:
+        pane = app.query_one(LogPane)
+        pane.focus()
+        pane.set_entries(entries(200), scope="1.1")
+        await pilot.pause()
+        await find(pilot, "line 12")
+        assert await wait_for(pilot, lambda: pane.search_line == 12)
+        await pilot.press("n")
+        assert await wait_for(pilot, lambda: pane.search_line == 120)
+        await pilot.press("end")
+        pane.set_entries(entries(300), scope="1.1")  # lines arrived: found again (in the thread too)
+        await pilot.pause()
+        await pilot.press("n")  # from the end: wraps to the first match
+        assert await wait_for(pilot, lambda: pane.search_line == 12)

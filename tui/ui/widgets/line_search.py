@@ -8,10 +8,11 @@ then lets the screen go back. The finding itself is tui.model.line_search (pure,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from bisect import bisect_left
+from collections.abc import Callable, Sequence
 
 from rich.text import Text
-from textual import events, on
+from textual import events, on, work
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -23,6 +24,7 @@ from textual.widgets import Input
 from tui.model.fields import one_line
 from tui.model.line_search import find_lines, step_hit
 
+SEARCH_IN_THREAD = 100_000  # lines: past this, a find runs in a thread (600,000 short lines take ~0.1 s)
 SEARCH_BINDINGS: list[BindingType] = [
     Binding("slash", "search_open", "Find", key_display="/"),
     Binding("n", "search_step(1)", "Next match", show=False),
@@ -97,7 +99,7 @@ class LineSearch(Widget):
 
     search_query: str = ""
     search_line: int = -1  # the line of the match shown (-1: none)
-    _search_cache: tuple[int, int, list[int]] | None = None  # (id(lines), len(lines), hits)
+    _search_cache: tuple[Sequence[object], int, str, list[int]] | None = None  # (lines, len, query, hits)
 
     # what a view says about itself ------------------------------------------------------------------------
     def search_lines(self) -> Sequence[object]:
@@ -118,15 +120,44 @@ class LineSearch(Widget):
         self.post_message(self.Moved(self, text))
 
     # the search -----------------------------------------------------------------------------------------------
+    def _cached_hits(self, lines: Sequence[object]) -> list[int] | None:
+        cached = self._search_cache
+        if cached is not None and cached[0] is lines and cached[1] == len(lines) and cached[2] == self.search_query:
+            return cached[3]
+        return None
+
     def search_hits(self) -> list[int]:
         """The matching lines, found again only when the lines changed (a live log grows)."""
         lines = self.search_lines()
-        key = (id(lines), len(lines))
-        cached = self._search_cache
-        if cached is None or cached[:2] != key:
-            cached = (*key, find_lines(lines, self.search_query))
-            self._search_cache = cached
-        return cached[2]
+        hits = self._cached_hits(lines)
+        if hits is None:
+            hits = find_lines(lines, self.search_query)
+            self._search_cache = (lines, len(lines), self.search_query, hits)
+        return hits
+
+    def _with_hits(self, then: Callable[[list[int]], None]) -> None:
+        """Call `then` with the hits: now, or (lines to search past SEARCH_IN_THREAD) once a thread found them, so
+        that finding in a million-line payload never stops the keys."""
+        lines = self.search_lines()
+        if self._cached_hits(lines) is not None or len(lines) <= SEARCH_IN_THREAD:
+            then(self.search_hits())
+            return
+        self.search_report(f"finding {one_line(self.search_query, 40)!r} in {len(lines):,} lines…")
+        self._find_in_thread(lines, self.search_query, then)
+
+    @work(thread=True, exclusive=True, group="line-search", exit_on_error=False)
+    def _find_in_thread(self, lines: Sequence[object], query: str, then: Callable[[list[int]], None]) -> None:
+        hits = find_lines(lines, query)
+        try:
+            self.app.call_from_thread(self._found, lines, query, hits, then)
+        except RuntimeError:
+            pass  # the app is shutting down
+
+    def _found(self, lines: Sequence[object], query: str, hits: list[int], then: Callable[[list[int]], None]) -> None:
+        if query != self.search_query or not self.is_mounted:
+            return  # another search (or none) meanwhile
+        self._search_cache = (lines, len(lines), query, hits)
+        then(hits)
 
     def search_for(self, query: str) -> None:
         """Search for `query` from the current line ("" clears)."""
@@ -136,7 +167,8 @@ class LineSearch(Widget):
         if not query:
             self.clear_search()
             return
-        self._search_move(step_hit(self.search_hits(), self.search_position(), 0))
+        position = self.search_position()
+        self._with_hits(lambda hits: self._search_move(hits, step_hit(hits, position, 0)))
 
     def clear_search(self) -> bool:
         """Forget the search; False when there was none."""
@@ -147,8 +179,7 @@ class LineSearch(Widget):
         self.refresh()
         return had
 
-    def _search_move(self, line: int | None) -> None:
-        hits = self.search_hits()
+    def _search_move(self, hits: list[int], line: int | None) -> None:
         shown = one_line(self.search_query, 40)
         if line is None:
             self.search_line = -1
@@ -157,7 +188,7 @@ class LineSearch(Widget):
             return
         self.search_line = line
         self.search_goto(line)
-        self.search_report(f"match {hits.index(line) + 1:,}/{len(hits):,} for {shown!r} · n/N next/prev · "
+        self.search_report(f"match {bisect_left(hits, line) + 1:,}/{len(hits):,} for {shown!r} · n/N next/prev · "
                            "Esc clears")
         self.refresh()
 
@@ -181,7 +212,7 @@ class LineSearch(Widget):
         if not self.search_query:
             raise SkipAction()  # no search here: n/N belong to the screen (the session screen's op search)
         at = self.search_line if self.search_line >= 0 else self.search_position()
-        self._search_move(step_hit(self.search_hits(), at, step))
+        self._with_hits(lambda hits: self._search_move(hits, step_hit(hits, at, step)))
 
     def action_search_clear(self) -> None:
         if not self.clear_search():
