@@ -64,8 +64,8 @@ async def use_everything(pilot, app: MonitorApp) -> None:
             screen.tree.reveal(llm)
             await pilot.press("p")
             await settled(pilot)
-            await pilot.press("w", "y", "h", "escape")
-        await pilot.press("y", "e", "slash", "a", "enter", "f", "escape")
+            await pilot.press("w", "y", "x", "escape")
+        await pilot.press("y", "e", "slash", "a", "enter", "f", "q")  # q closes the view (escape clears the search first)
         await pilot.pause(0.1)
     await pilot.pause(0.5)  # the watcher would report anything written meanwhile
 

@@ -86,7 +86,7 @@ async def test_sse_response_opens_on_messages_then_text_then_request_and_sdk():
         screen = await settled(pilot)
         assert (screen.capture.side, screen.capture.source) == ("response", "raw")
 
-        await pilot.press("h")
+        await pilot.press("x")
         assert screen.view_name == "hex"
         assert visible(screen)[0].startswith("00000000  65 76 65 6e 74")  # "event"
 
@@ -102,7 +102,7 @@ async def test_unavailable_raw_shows_capture_failure():
         shown = visible(screen)
         assert shown[0] == "capture failure (capture bug in the producer: raw is [unavailable])"
         assert "[unavailable]" in status(screen)
-        await pilot.press("v", "h", "y", "w", "r", "s")  # nothing to do: notifications, no crash
+        await pilot.press("v", "x", "y", "w", "r", "s")  # nothing to do: notifications, no crash
         assert isinstance(app.screen, PayloadScreen)
 
 
@@ -190,7 +190,7 @@ async def test_copy_current_view():
         assert len(app.copied) == 1
         assert app.copied[0] == "\n".join(screen.body.lines)
         assert "Hello world\nline two" in app.copied[0]
-        await pilot.press("h", "y")
+        await pilot.press("x", "y")
         assert app.copied[1].startswith("00000000  65 76 65 6e 74")
         assert app.copied[1].count("\n") == len(SSE.encode()) // 16 - (len(SSE.encode()) % 16 == 0)
 

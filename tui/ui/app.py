@@ -6,11 +6,15 @@ import gc
 import os
 import threading
 import time
+from collections.abc import Iterable
+from functools import partial
 from pathlib import Path
 
 from textual import events, work
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.dom import DOMNode
+from textual.screen import Screen
 
 from tui.catalog.session_row import LIVE_PREFIX, RowKind, SessionRow, row_from_entry
 from tui.formats.aiagent.ledger_tail import LedgerTail
@@ -47,7 +51,8 @@ class MonitorApp(HistoryRecorder, IdleCollector, App):
     CSS_PATH = "app.tcss"
     TITLE = "aiagent-monitor"
     BINDINGS = [
-        Binding("q", "quit", "Quit"),
+        Binding("q", "close_view", "Quit"),  # closes the view on top; quits from the first screen
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),  # (ctrl+q too: Textual's own binding)
         Binding("question_mark", "help", "Help", key_display="?"),
     ]
 
@@ -182,6 +187,29 @@ class MonitorApp(HistoryRecorder, IdleCollector, App):
                             markup=False)
                 return
             self.push_screen(self.session_screen(doc, op_path))
+
+    def action_close_view(self) -> None:
+        """`q`, as in k9s and lazygit: close the view on top (a dialog, a drill-down, the payload viewer); on the
+        first screen, quit."""
+        if len(self.screen_stack) > 2:
+            self.pop_screen()
+        else:
+            self.exit()
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """The command palette (ctrl+p) lists every action the screen offers now, with its key."""
+        yield from super().get_system_commands(screen)
+        seen: dict[tuple[int, str], tuple[str, DOMNode, list[str]]] = {}
+        for key, active in screen.active_bindings.items():
+            binding = active.binding
+            if binding.system or not binding.description or binding.action == "command_palette":
+                continue
+            entry = seen.setdefault((id(active.node), binding.action), (binding.description, active.node, []))
+            entry[2].append(binding.key_display or self.get_key_display(binding))
+        for (_, action), (description, node, keys) in seen.items():
+            keys_text = " ".join(dict.fromkeys(keys))
+            yield SystemCommand(f"{description} · {keys_text}", f"key {keys_text}",
+                                partial(self.run_action, action, node))
 
     def action_help(self) -> None:
         from tui.ui.screens.help import HelpScreen

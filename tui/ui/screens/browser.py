@@ -18,6 +18,7 @@ from pathlib import Path
 
 from rich.text import Text
 from textual import on
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -34,6 +35,7 @@ from tui.inputs.paths import safe_resolve
 from tui.ui.host import host
 from tui.ui.textual_compat import UnmeasuredRowsTable
 from tui.ui.widgets.footer import Footer
+from tui.ui.widgets.motion import TableMotion
 
 PAGE = 1000  # rows in the table at once (adding 1,000 takes some 30 ms on 2 cores; 100k would take seconds)
 FLUSH_S = 0.2  # how often filled rows reach the table
@@ -83,7 +85,7 @@ def row_cells(row: SessionRow) -> tuple:
     )
 
 
-class SessionTable(UnmeasuredRowsTable):
+class SessionTable(TableMotion, UnmeasuredRowsTable):
     """A DataTable whose columns all have fixed widths and whose rows are one line high, so new rows need no
     measuring: skipping it halves the cost of showing a page of rows (textual is pinned, see pyproject)."""
 
@@ -106,6 +108,7 @@ class BrowserScreen(Screen):
         Binding("r", "rescan", "Rescan"),
         Binding("m", "mark", "Mark to compare", show=False),
         Binding("d", "diff_marked", "Compare marked with selected", show=False),
+        Binding("escape", "clear_filter", "Clear filter", show=False),
     ]
 
     def __init__(self, sessions_dir: Path | None) -> None:
@@ -449,6 +452,14 @@ class BrowserScreen(Screen):
     # ----------------------------------------------------------------------------------------- actions
     def action_focus_filter(self) -> None:
         self.query_one(FilterInput).focus()
+
+    def action_clear_filter(self) -> None:
+        """Escape on the table: clear a finished filter (the first screen has nothing to go back to)."""
+        box = self.query_one(FilterInput)
+        if not box.value and not self._filter:
+            raise SkipAction()
+        box.value = ""
+        self._apply_filter("")
 
     @on(Input.Changed, "#browser-filter")
     def _filter_changed(self, event: Input.Changed) -> None:

@@ -25,6 +25,7 @@ from tui.model.nodes import Session, release_tree
 from tui.model.search import find_session_by_prefix
 from tui.text.diff_text import fmt_delta, total_rows, what_text
 from tui.ui.widgets.footer import Footer
+from tui.ui.widgets.motion import TableMotion
 
 MAX_ROWS = 2000  # op rows in the table; the rest are counted in the status line
 CHANGE_STYLE = {ADDED: ("+ added", "green"), REMOVED: ("- removed", "red"), STATUS: ("~ status", "yellow"),
@@ -106,7 +107,7 @@ def totals_table(diff: SessionDiff) -> Table:
     return table
 
 
-class VersionTable(DataTable):
+class VersionTable(TableMotion):
     """Home and End go to the first and the newest version (a DataTable scrolls sideways on them)."""
 
     BINDINGS = [Binding("home", "scroll_top", "First", show=False), Binding("end", "scroll_bottom", "Newest",
@@ -121,7 +122,7 @@ class DiffScreen(Screen):
         Binding("b", "set_b", "Set B"),
         Binding("c", "cycle_filter", "Filter changes"),
         Binding("question_mark", "app.help", "Help", key_display="?"),
-        Binding("q", "app.quit", "Quit"),
+        Binding("q", "app.close_view", "Close"),
     ]
 
     def __init__(self, diff: SessionDiff | None, *, versions: list[Version] | None = None,
@@ -145,7 +146,7 @@ class DiffScreen(Screen):
         yield VersionTable(id="diff-versions", cursor_type="row", zebra_stripes=True)
         with Horizontal(id="diff-main"):
             yield Static(id="diff-totals")
-            yield DataTable(id="diff-ops", cursor_type="row", zebra_stripes=True)
+            yield TableMotion(id="diff-ops", cursor_type="row", zebra_stripes=True)
         yield Static(id="diff-status")
         yield Footer()
 
@@ -311,4 +312,9 @@ class DiffScreen(Screen):
             self.on_open_op(delta, side)
 
     def action_back(self) -> None:
+        """Escape: first show every change again (after `c`), then back."""
+        if self.filter is not None:
+            self.filter = None
+            self._fill_ops()
+            return
         self.app.pop_screen()

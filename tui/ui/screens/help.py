@@ -15,10 +15,17 @@ from tui.ui.screens.help_legend import legend_table
 
 EXTRA = [
     ("arrows / j k", "move in lists and trees"),
-    ("right / l, left / h", "expand, collapse (tree)"),
+    ("g / G", "first / last (every list, tree and text view)"),
+    ("ctrl+d / ctrl+u", "half a page down / up"),
+    ("h / l", "left / right: collapse, expand (tree); pan (waterfall); scroll sideways (lists, text)"),
+    ("/ n N", "find, next, previous (payload viewer, log pane, waterfall; ops on the session screen)"),
+    ("escape", "clear a finished search or filter first, then go back"),
+    ("q", "close the view; quit from the first screen"),
+    ("ctrl+c / ctrl+q", "quit from anywhere"),
+    ("End (log pane)", "follow new lines again (scrolling up pauses)"),
     ("space", "toggle a tree node"),
     ("tab / shift+tab", "move focus between panels"),
-    ("ctrl+p", "command palette"),
+    ("ctrl+p", "command palette: every action of this screen, with its key"),
     ("mouse", "click to select, click the arrow to expand, wheel to scroll"),
 ]
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from rich.style import Style
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -37,6 +38,7 @@ from tui.payloads.op_captures import (
 from tui.inputs.write import save_directory, write_new_file
 from tui.ui.clipboard import copy_notice
 from tui.ui.widgets.footer import Footer
+from tui.ui.widgets.line_search import LineSearch
 from tui.ui.widgets.text_lines import TextLines
 
 COPY_LIMIT = 16 * 1024 * 1024
@@ -79,8 +81,9 @@ class Decoded:
 
 
 class PayloadScreen(Screen):
-    """The payloads of one op. r: request/response, s: raw/sdk/payload, v: next view, h: hex, y: copy, w: save,
-    z: soft wrap on/off, Enter: expand/fold the system prompt (messages view)."""
+    """The payloads of one op. r: request/response, s: raw/sdk/payload, v: next view, x: hex, y: copy, w: save,
+    z: soft wrap on/off, Enter: expand/fold the system prompt (messages view); / n N find in the lines (TextLines),
+    h/l sideways."""
 
     CSS_PATH = "payload.tcss"
     BINDINGS = [
@@ -88,11 +91,12 @@ class PayloadScreen(Screen):
         Binding("r", "toggle_side", "Req/Resp"),
         Binding("s", "cycle_source", "Raw/SDK"),
         Binding("v", "cycle_view", "View"),
-        Binding("h", "hex", "Hex"),
+        Binding("x", "hex", "Hex"),
         Binding("y", "copy", "Copy"),
         Binding("w", "save", "Save"),
         Binding("z", "toggle_wrap", "Wrap"),
         Binding("enter", "toggle_system", "System"),
+        Binding("q", "app.close_view", "Close", show=False),
     ]
 
     def __init__(self, op: Op, sessions_dir: Path | None = None, *, name: str | None = None) -> None:
@@ -113,6 +117,7 @@ class PayloadScreen(Screen):
         self._mode = "message"  # "message" | "decoding" | "view"
         self._wrap: dict[str, bool] = {}  # a view's wrap as the user toggled it (else WRAPPED_VIEWS says)
         self.system_expanded = False
+        self._status_note: tuple[str, str] = ("", "")  # the status line's message and severity
 
     # --- layout --------------------------------------------------------------------------------------
 
@@ -254,6 +259,18 @@ class PayloadScreen(Screen):
         self.query_one("#payload-capture", Static).update(Text.assemble(*parts))
 
     def _set_status(self, message: str, severity: str) -> None:
+        self._status_note = (message, severity)  # shown again when a find (/) is cleared
+        self._show_status(message, severity)
+
+    @on(LineSearch.Moved)
+    def _search_moved(self, event: LineSearch.Moved) -> None:
+        """Where `/` is (match 3/17…) takes the status line while a find is on; Escape gives it back."""
+        if event.text:
+            self._show_status(event.text, "")
+        else:
+            self._show_status(*self._status_note)
+
+    def _show_status(self, message: str, severity: str) -> None:
         style = {"error": "bold red", "warning": "yellow"}.get(severity, "")
         status = self.query_one("#payload-status", Static)
         status.update(Text(printable(message), style=style))

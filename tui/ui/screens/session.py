@@ -25,6 +25,7 @@ from tui.model.search import ErrorFilter, find, find_op_by_path, find_session_by
 from tui.ui.clipboard import copy_notice
 from tui.ui.host import host
 from tui.ui.screens.session_history import HistoryView
+from tui.ui.view_memory import ViewKey, memory_of, view_key
 from tui.ui.widgets.detail_panel import DetailPanel
 from tui.ui.widgets.footer import Footer
 from tui.ui.widgets.insights_pane import InsightsPane
@@ -84,7 +85,7 @@ class SessionScreen(HistoryView, Screen):
         Binding("right_square_bracket", "history_forward", "Newer version", key_display="]", show=False),
         Binding("D", "history_diff", "Compare versions", key_display="D", show=False),
         Binding("question_mark", "app.help", "Help", key_display="?"),
-        Binding("q", "app.quit", "Quit"),
+        Binding("q", "app.close_view", "Close/Quit"),
     ]
 
     def __init__(self, doc: Document, session: Session | None, *, select_path: str | None = None,
@@ -142,6 +143,8 @@ class SessionScreen(HistoryView, Screen):
         self.show_node(self.session)
         if self.select_path:
             self.call_after_refresh(self._select_initial)
+        elif memory_of(self.app).recall(self._view_key()) is not None:
+            self.call_after_refresh(self._recall_view)
         if self.session.running and not self._ticking:
             self._ticking = True
             self.set_interval(1.0, self._tick)
@@ -153,6 +156,27 @@ class SessionScreen(HistoryView, Screen):
             return
         self.tree.reveal(op)
         self.show_node(op)
+
+    # where you were (tui.ui.view_memory) --------------------------------------------------------------------
+    def _view_key(self) -> ViewKey | None:
+        return view_key(self.doc, self.session, self.live_root)
+
+    def _recall_view(self) -> None:
+        """Reopened: the cursor and the expanded nodes of the last visit."""
+        state = memory_of(self.app).recall(self._view_key())
+        if state is not None and self.is_mounted:
+            state.restore(self.tree)
+            cursor = self.tree.cursor_node
+            if cursor is not None and cursor.data is not None:
+                self.show_node(cursor.data)
+
+    def remember_view(self) -> None:
+        """Called as the screen is left (covered or closed): what _recall_view puts back."""
+        if self.is_mounted and self.tree.root.children:
+            memory_of(self.app).save(self._view_key(), TreeState(self.tree))
+
+    def on_screen_suspend(self) -> None:
+        self.remember_view()
 
     def _tick(self) -> None:
         if not self.session.running:
@@ -360,6 +384,8 @@ class SessionScreen(HistoryView, Screen):
                 closed(self.doc)
 
     def action_back(self) -> None:
+        """Escape undoes the nearest thing first: the search box, the insights, a finished search, errors-only;
+        then goes back (q closes at once)."""
         search = self.query_one("#search", Input)
         if search.display:
             search.display = False
@@ -367,6 +393,14 @@ class SessionScreen(HistoryView, Screen):
             return
         if self.query_one(InsightsPane).has_focus:
             self.action_insights()
+            return
+        if self.query_text:
+            self.query_text, self.matches, self.match_index = "", [], -1
+            self._status("search cleared (Esc again goes back)")
+            return
+        if self.tree.keep is not None:
+            self.action_errors_only()
+            self._status("errors only: off (Esc again goes back)")
             return
         if len(self.app.screen_stack) > 2:
             self.app.pop_screen()

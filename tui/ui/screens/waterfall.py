@@ -49,6 +49,7 @@ class WaterfallScreen(Screen):
     BINDINGS = [
         Binding("escape", "back", "Back"),
         Binding("o", "jump", "Show in tree"),
+        Binding("q", "app.close_view", "Close", show=False),
     ]
 
     def __init__(self, origin: SessionView, select: object | None = None) -> None:

@@ -15,6 +15,7 @@ from textual.strip import Strip
 from tui.model.fields import one_line, printable
 from tui.model.insights import Insights
 from tui.text.insights_text import Line, lines
+from tui.ui.widgets.motion import half_page, motion_bindings, scroll_sideways
 
 TONE = {
     "error": Style(color="red"),
@@ -37,6 +38,7 @@ class InsightsPane(ScrollView, can_focus=True):
         Binding("K,shift+up", "section(-1)", "Previous section", show=False),
         Binding("home", "edge(0)", show=False),
         Binding("end", "edge(1)", show=False),
+        *motion_bindings("edge(0)", "edge(1)", left="sideways(-1)", right="sideways(1)"),
     ]
 
     class Jump(Message):
@@ -94,13 +96,25 @@ class InsightsPane(ScrollView, can_focus=True):
         self._move_to(stops[max(0, min(len(stops) - 1, at + step))])
 
     def action_page(self, direction: int) -> None:
+        self._step_rows(direction * max(1, self.scrollable_content_region.height - 1))
+
+    def action_half_page(self, direction: int) -> None:
+        self._step_rows(direction * half_page(self))
+
+    def _step_rows(self, rows: int) -> None:
+        """To the entry about `rows` rows away (entries are the only stops), or the last/first one."""
         stops = self.stops()
         if not stops:
             return
-        target = self.cursor + direction * max(1, self.scrollable_content_region.height - 1)
-        candidates = [i for i in stops if (i >= target if direction > 0 else i <= target)]
-        self._move_to(candidates[0] if direction > 0 and candidates else candidates[-1] if candidates
-                      else stops[-1 if direction > 0 else 0])
+        target = self.cursor + rows
+        ahead = [i for i in stops if (i >= target if rows > 0 else i <= target)]
+        if ahead:
+            self._move_to(ahead[0] if rows > 0 else ahead[-1])
+        else:
+            self._move_to(stops[-1] if rows > 0 else stops[0])
+
+    def action_sideways(self, direction: int) -> None:
+        scroll_sideways(self, direction)
 
     def action_section(self, step: int) -> None:
         """To the first entry of the next (previous) section that has one."""

@@ -1,7 +1,12 @@
-"""The log pane: a virtual list (only visible lines are rendered), severity coloured and filterable."""
+"""The log pane: a virtual list (only visible lines are rendered), severity coloured and filterable.
+
+It tails like `tail -f`: while the view is at the bottom, new lines keep it there ("following"); scrolling up
+stops following (lines still arrive, the view stays: "paused"); End (or G, or scrolling back to the bottom) follows
+again. `/`, `n`, `N` find in the lines (LineSearch); g/G, ctrl+d/ctrl+u, h/l move (motion)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timezone
 
 from rich.segment import Segment
@@ -14,6 +19,8 @@ from textual.strip import Strip
 
 from tui.model.fields import one_line
 from tui.model.logs import LogView
+from tui.ui.widgets.line_search import LineSearch
+from tui.ui.widgets.motion import half_page, motion_bindings, scroll_sideways
 
 SEVERITY_STYLE = {
     "FATAL": Style(color="white", bgcolor="red", bold=True),
@@ -34,6 +41,25 @@ LEVELS = (
 )
 MESSAGE_CELLS = 2000
 _DIM = Style(dim=True)
+_MATCH = Style(reverse=True)
+FOLLOWING = "following"
+PAUSED = "paused — End to follow"
+
+
+class LogText(Sequence):
+    """The searched text of each entry of a LogView (severity, op path, message), made on access."""
+
+    __slots__ = ("view",)
+
+    def __init__(self, view: LogView) -> None:
+        self.view = view
+
+    def __len__(self) -> int:
+        return len(self.view)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        entry = self.view[index]
+        return f"{entry.severity} {entry.path} {entry.message}"
 
 
 def _clock(ts: int | None) -> str:
@@ -45,14 +71,21 @@ def _clock(ts: int | None) -> str:
         return "??:??:??.???"
 
 
-class LogPane(ScrollView, can_focus=True):
+class LogPane(LineSearch, ScrollView, can_focus=True):
+    DEFAULT_CSS = """
+    LogPane {
+        overflow-y: auto;
+        overflow-x: hidden;
+    }
+    """
     BINDINGS = [
         Binding("up,k", "scroll_up", "Up", show=False),
         Binding("down,j", "scroll_down", "Down", show=False),
         Binding("pageup", "page_up", show=False),
         Binding("pagedown", "page_down", show=False),
         Binding("home", "scroll_home", show=False),
-        Binding("end", "scroll_end", show=False),
+        Binding("end", "follow", "Follow the end", show=False),
+        *motion_bindings("scroll_home", "follow", left="sideways(-1)", right="sideways(1)"),
     ]
 
     def __init__(self, **kwargs) -> None:
@@ -62,12 +95,46 @@ class LogPane(ScrollView, can_focus=True):
         self.level = 0
         self.dropped = 0  # older entries dropped from view by a cap upstream
         self.scope = ""
+        self.following = True  # at the bottom, staying there as lines arrive
+        self._text = LogText(self.shown)
 
     def set_entries(self, entries: LogView, scope: str = "", dropped: int = 0) -> None:
+        """New entries: more of the same node's (a live session), or another node's (a new tail: following)."""
+        if scope != self.scope:
+            self.following = True
         self.entries = entries
         self.scope = scope
         self.dropped = dropped
         self._apply_filter()
+
+    # following ----------------------------------------------------------------------------------------------
+    def action_follow(self) -> None:
+        """End: to the last line, and stay there as lines arrive."""
+        self._set_following(True)
+        self._to_end()
+
+    def _to_end(self) -> None:
+        self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True, force=True)
+
+    def on_resize(self) -> None:
+        if self.following:  # a taller or shorter pane: the last line stays the last one shown
+            self._to_end()
+
+    def action_half_page(self, direction: int) -> None:
+        self.scroll_relative(y=direction * half_page(self), animate=False, immediate=True)
+
+    def action_sideways(self, direction: int) -> None:
+        scroll_sideways(self, direction)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        # Any scroll decides: away from the bottom pauses, back at the bottom follows (as `tail -f` in a pager)
+        self._set_following(round(new_value) >= self.max_scroll_y)
+
+    def _set_following(self, following: bool) -> None:
+        if following != self.following:
+            self.following = following
+            self._update_title()
 
     def gathering(self, scope: str, count: int) -> None:
         """Empty while the entries of a big node are gathered (in a thread)."""
@@ -84,9 +151,21 @@ class LogPane(ScrollView, can_focus=True):
         self.shown = self.entries if keep is None else self.entries.keep(keep)
         sample = self.shown[:500]
         widest = max((len(e.message) for e in sample), default=0) + 32
+        self._text = LogText(self.shown)
+        self.search_line = -1  # line numbers of the old lines mean nothing now (the query stays)
         self.virtual_size = Size(min(MESSAGE_CELLS, widest), len(self.shown))
+        if self.following:
+            self._to_end()
         self._update_title()
         self.refresh()
+
+    # find (LineSearch) --------------------------------------------------------------------------------------
+    def search_lines(self) -> Sequence[str]:
+        return self._text
+
+    def search_goto(self, line: int) -> None:
+        height = self.scrollable_content_region.height
+        self.scroll_to(y=max(0, line - height // 3), animate=False, immediate=True)  # follow pauses (unless bottom)
 
     def _update_title(self) -> None:
         counts = self.entries.severity_counts()
@@ -96,6 +175,7 @@ class LogPane(ScrollView, can_focus=True):
                 parts.append(f"{sev} {counts[sev]}")
         if self.dropped:
             parts.append(f"{self.dropped:,} older dropped")
+        parts.append(FOLLOWING if self.following else PAUSED)
         self.border_title = Text(" · ".join(parts))  # a str would be parsed as markup, and scope is file content
 
     def render_line(self, y: int) -> Strip:
@@ -112,6 +192,8 @@ class LogPane(ScrollView, can_focus=True):
             Segment(one_line(entry.message, MESSAGE_CELLS), style if entry.severity in ("FATAL", "ERR", "WRN") else None),
         ]
         strip = Strip(segments)
+        if index == self.search_line:
+            strip = strip.apply_style(_MATCH)
         return strip.crop(self.scroll_offset.x, self.scroll_offset.x + width).extend_cell_length(width).apply_style(
             self.rich_style
         )

@@ -13,6 +13,7 @@ from textual.widgets.tree import TreeNode
 
 from tui.model.nodes import Op, Session, Turn
 from tui.ui.textual_compat import QuietTree, attach_children, label_width, rebuild_tree_lines, unlink_tree_nodes
+from tui.ui.widgets.motion import half_page, motion_bindings
 from tui.ui.widgets.node_labels import label_for
 
 Node = Session | Turn | Op
@@ -32,6 +33,7 @@ class OpTree(QuietTree[Node]):
         Binding("k", "cursor_up", "Up", show=False),
         Binding("l,right", "expand_node", "Expand", show=False),
         Binding("h,left", "collapse_node", "Collapse", show=False),
+        *motion_bindings("scroll_home", "scroll_end"),
     ]
 
     class OpenNode(Message):
@@ -147,6 +149,11 @@ class OpTree(QuietTree[Node]):
         elif node.children:
             rebuild_tree_lines(self)
             self.move_cursor(node.children[0])
+
+    def action_half_page(self, direction: int) -> None:
+        line = max(0, self.cursor_line) + direction * half_page(self)
+        self.cursor_line = max(0, min(self.last_line, line))
+        self.scroll_to_line(self.cursor_line)
 
     def action_collapse_node(self) -> None:
         node = self.cursor_node

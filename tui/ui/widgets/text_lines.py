@@ -25,12 +25,16 @@ from collections.abc import Callable, Sequence
 from rich.cells import cell_len, chop_cells, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
+from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tui.model.fields import printable
+from tui.model.line_search import find_lines
+from tui.ui.widgets.line_search import LineSearch
+from tui.ui.widgets.motion import half_page, motion_bindings, scroll_sideways
 
 __all__ = ["MAX_CELLS", "TextLines", "inert_line", "word_breaks", "wrap_rows"]
 
@@ -46,6 +50,7 @@ WIDE_WRAP_CHARS = 200_000  # a wrapped line with wide/zero-width characters is c
 _MEASURE_FIRST = 0.02  # seconds of measuring rows before the first paint; the rest in slices on timers
 _MEASURE_SLICE = 0.008
 _CACHE_FORM_CHARS = 4096  # measuring keeps the cut form of lines longer than this (drawing them needs it again)
+_MATCH = Style(reverse=True)
 
 LineStyle = Callable[[int, str], "Style | None"]
 
@@ -109,8 +114,15 @@ def word_breaks(s: str, width: int, indent: int = 0) -> array:
     return starts
 
 
-class TextLines(ScrollView, can_focus=True):
-    """Scrollable viewer of plain strings. Keys: arrows, PgUp/PgDn, Home/End (ScrollView bindings); mouse wheel."""
+class TextLines(LineSearch, ScrollView, can_focus=True):
+    """Scrollable viewer of plain strings. Keys: arrows, PgUp/PgDn, Home/End (ScrollView bindings), g/G, ctrl+d/u,
+    h/l sideways, / n N to find (LineSearch); mouse wheel."""
+
+    BINDINGS = [
+        Binding("j", "scroll_down", "Down", show=False),
+        Binding("k", "scroll_up", "Up", show=False),
+        *motion_bindings("scroll_home", "scroll_end", left="sideways(-1)", right="sideways(1)"),
+    ]
 
     DEFAULT_CSS = """
     TextLines {
@@ -162,6 +174,7 @@ class TextLines(ScrollView, can_focus=True):
             self.styles.overflow_x = "hidden" if self._wrap else "auto"
             if not self._wrap:
                 self._index_generation += 1
+        self.search_line = -1  # a match's line number means nothing in other lines (the query stays: n finds again)
         n = len(lines)
         sample = set(range(min(n, _SAMPLE_HEAD)))
         sample.update(range(max(0, n - _SAMPLE_TAIL), n))
@@ -332,13 +345,28 @@ class TextLines(ScrollView, can_focus=True):
         if not needle:
             return []
         if ignore_case:
-            folded = needle.casefold()
-            return [i for i, line in enumerate(self._lines) if folded in line.casefold()]
+            return find_lines(self._lines, needle)
         return [i for i, line in enumerate(self._lines) if needle in line]
 
     def scroll_to_line(self, index: int) -> None:
         """Scroll so that line `index` (a line of `lines`, wrapped or not) is at the top."""
         self.scroll_to(y=self.line_to_row(index), animate=False, immediate=True, force=True)
+
+    def action_half_page(self, direction: int) -> None:
+        self.scroll_relative(y=direction * half_page(self), animate=False, immediate=True)
+
+    def action_sideways(self, direction: int) -> None:
+        scroll_sideways(self, direction)
+
+    # --- find (LineSearch) ---------------------------------------------------------------------------
+
+    def search_lines(self) -> Sequence[str]:
+        return self._lines
+
+    def search_goto(self, line: int) -> None:
+        """The match's line in view, a few lines below the top (a wrapped view maps `line` to its row here)."""
+        row = self.line_to_row(max(0, min(line, len(self._lines) - 1)))
+        self.scroll_to(y=max(0, row - 2), animate=False, immediate=True, force=True)
 
     # --- rendering -----------------------------------------------------------------------------------
 
@@ -379,8 +407,8 @@ class TextLines(ScrollView, can_focus=True):
         if self.line_style is not None:
             extra = self.line_style(index, self._lines[index])
             if extra is not None:
-                return base + extra
-        return base
+                base = base + extra
+        return base + _MATCH if index == self.search_line else base
 
     def _grow(self) -> None:
         if not self._wrap and self._width > self.virtual_size.width:

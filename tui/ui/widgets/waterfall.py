@@ -6,6 +6,8 @@ go into Segments as plain text (the model already escaped control characters).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
@@ -20,6 +22,8 @@ from textual.widget import Widget
 
 from tui.model.format import fmt_duration
 from tui.model.waterfall import Row, Waterfall, Window, axis, bar_cells, fit, pan, ticks, zoom
+from tui.ui.widgets.line_search import LineSearch
+from tui.ui.widgets.motion import half_page, motion_bindings
 from tui.ui.widgets.node_labels import KIND_STYLE, KIND_TAG
 
 HEADER = 2
@@ -48,7 +52,22 @@ def label_width(width: int) -> int:
     return max(24, min(64, int(width * 0.38)))
 
 
-class WaterfallView(ScrollView, can_focus=True):
+class RowNames(Sequence):
+    """The names of a waterfall's rows, as `/` searches them."""
+
+    __slots__ = ("rows",)
+
+    def __init__(self, rows: Sequence[Row]) -> None:
+        self.rows = rows
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        return self.rows[index].name
+
+
+class WaterfallView(LineSearch, ScrollView, can_focus=True):
     """Rows of a `Waterfall` and a cursor; the time window zooms and pans independently of the rows."""
 
     COMPONENT_CLASSES = {"waterfall--cursor"}
@@ -76,6 +95,7 @@ class WaterfallView(ScrollView, can_focus=True):
         Binding("l,shift+right", "pan(1)", "Pan right", key_display="l"),
         Binding("z", "zoom_row", "Zoom to row"),
         Binding("0", "fit", "Fit all"),
+        *motion_bindings(),
     ]
 
     class Highlighted(Message):
@@ -98,6 +118,7 @@ class WaterfallView(ScrollView, can_focus=True):
         self.window: Window = fit(model.total)
         self.cursor = 0
         self._axis_cache: tuple | None = None
+        self._names: RowNames | None = None
 
     # state ------------------------------------------------------------------------------------------------
     @property
@@ -164,6 +185,21 @@ class WaterfallView(ScrollView, can_focus=True):
 
     def action_page(self, direction: int) -> None:
         self.move_to(self.cursor + direction * max(1, self.scrollable_content_region.height - HEADER - 1))
+
+    def action_half_page(self, direction: int) -> None:
+        self.move_to(self.cursor + direction * half_page(self))
+
+    # find (LineSearch): over the row names; a match moves the cursor ------------------------------------------
+    def search_lines(self) -> Sequence[str]:
+        if self._names is None or self._names.rows is not self.model.rows:
+            self._names = RowNames(self.model.rows)
+        return self._names
+
+    def search_position(self) -> int:
+        return self.cursor
+
+    def search_goto(self, line: int) -> None:
+        self.move_to(line)
 
     def action_first(self) -> None:
         self.move_to(0)
