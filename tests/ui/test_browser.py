@@ -51,7 +51,8 @@ async def test_lists_rows_and_broken_entries(sessions):
         good = cells(screen, GOOD_A)
         assert good[1:5] == ["web-research", "Cheapest flight to Athens", "ok", "1m35s"]
         assert good[5:8] == ["1", "1500", "$0.5000!"]  # Turns: user turns (turn 0 is init); stored totals disagree: "!"
-        assert cells(screen, RUNNING)[3] == "● running" and cells(screen, RUNNING)[6] == "42.0k"
+        # no end, and its file has not changed since 2026-01-01: stale, not running (tui.catalog.liveness)
+        assert cells(screen, RUNNING)[3] == "○ stale" and cells(screen, RUNNING)[6] == "42.0k"
         assert cells(screen, GOOD_B)[3] == "failed"
         assert "\x1b" not in cells(screen, GOOD_B)[2]
         assert cells(screen, ROOT_LEDGER)[1] == "ledger-root"

@@ -1,0 +1,84 @@
+"""What a browser row says about a session beyond its totals: a title to recognise it by, the models it used, and
+when it last did something. Read from the tree that `fill_row` (or the live hub) already built: nothing is loaded
+for these alone, and the walk is iterative (sub-agents thousands deep)."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from dataclasses import dataclass
+
+from tui.model.fields import one_line
+from tui.model.nodes import Session
+from tui.model.search import walk_ops
+
+MODELS_MAX = 8  # distinct models kept per row (for the model: filter); the column shows the first
+TITLE_MAX = 200
+
+
+@dataclass(frozen=True, slots=True)
+class TreeFacts:
+    models: tuple[str, ...]  # most used first (the session's own LLM calls before its sub-agents')
+    last_activity_ms: int | None  # the newest start or end time in the tree (session time)
+
+
+def first_prompt(session: Session) -> str:
+    """The first user prompt of the session's own turns, on one line ("" when none was recorded: v3 ledgers do
+    not carry prompts). A prompt given as content blocks shows their text."""
+    for turn in session.turns:
+        prompts = turn.prompts
+        if not prompts or turn.system:
+            continue
+        text = _text_of(prompts.get("user"))
+        if text.strip():
+            return one_line(text, TITLE_MAX)
+    return ""
+
+
+def _text_of(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):  # [{type: text, text: ...}, ...] or a list of strings
+        parts = [_text_of(item.get("text") if isinstance(item, dict) else item) for item in value[:20]]
+        return " ".join(part for part in parts if part)
+    if isinstance(value, dict):
+        return _text_of(value.get("text") or value.get("content"))
+    return ""
+
+
+def row_title(session: Session) -> str:
+    """The title a row shows: the session's title, else its first user prompt, else (failed) its error."""
+    title = session.title or first_prompt(session)
+    if not title and session.status == "failed":
+        title = session.error or ""
+    return one_line(title, TITLE_MAX)
+
+
+def tree_facts(session: Session) -> TreeFacts:
+    """Models and last activity in one walk over every op (sub-agents included)."""
+    own: Counter[str] = Counter()
+    nested: Counter[str] = Counter()
+    last = _newest(None, session.started_at, session.ended_at)
+    for turn in session.turns:
+        last = _newest(last, turn.started_at, turn.ended_at)
+    for op in walk_ops(session):
+        last = _newest(last, op.started_at, op.ended_at)
+        if op.kind == "llm" and op.model:
+            (own if op.turn.session is session else nested)[op.model] += 1
+    ranked = [name for name, _ in own.most_common()] + [name for name, _ in nested.most_common() if name not in own]
+    models = tuple(sys.intern(one_line(name, 80)) for name in ranked[:MODELS_MAX])  # 100k rows share a few names
+    return TreeFacts(models, last)
+
+
+def _newest(current: int | None, *times: int | None) -> int | None:
+    for t in times:
+        if isinstance(t, int) and (current is None or t > current):
+            current = t
+    return current
+
+
+def model_label(models: tuple[str, ...]) -> str:
+    """The Model cell: the main model, and how many others (`claude-sonnet-4-5 +2`)."""
+    if not models:
+        return ""
+    return models[0] if len(models) == 1 else f"{models[0]} +{len(models) - 1}"
