@@ -20,7 +20,7 @@ from tui.catalog.liveness import shown_status
 from tui.catalog.session_row import SessionRow, matches
 
 FIELDS = ("model", "status", "agent", "id", "title", "kind")
-PLACEHOLDER = "/ filter: words, model:NAME, status:stale|running|failed, agent:NAME (Esc clears)"
+PLACEHOLDER = "/ filter: text · model:NAME · status:stale · agent:NAME · Esc clears"
 
 
 @dataclass(frozen=True, slots=True)

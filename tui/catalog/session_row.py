@@ -209,7 +209,7 @@ def known_duration_ms(started_at: int | None, duration_ms: int | None, last_acti
     return max(0, last_activity_ms - started_at)
 
 
-def live_row(root: str, session: Session, events: int, gaps: int, updated: float | None) -> SessionRow:
+def live_session_row(root: str, session: Session, events: int, gaps: int, updated: float | None) -> SessionRow:
     """The row of a session streamed to the monitor: its key is LIVE_PREFIX + the root id, its "mtime" the wall
     time of its last event (`updated`, what the stale rule and the Age column read); events and gaps have their
     own column, the title stays the session's."""

@@ -30,9 +30,9 @@ class Column:
 
 
 # key -> (label, width); title's width is what is left
-SPECS = {"started": ("Started", 19), "agent": ("Agent", 20), "title": ("Title", 0), "status": ("Status", 9),
+SPECS = {"started": ("Started", 19), "agent": ("Agent", 18), "title": ("Title", 0), "status": ("Status", 9),
          "duration": ("Duration", 8), "turns": ("Turns", 5), "tokens": ("Tokens", 8), "cost": ("Cost", 10),
-         "model": ("Model", 18), "age": ("Age", 4), "events": ("Events", 16), "id": ("Id", 36)}
+         "model": ("Model", 16), "age": ("Age", 4), "events": ("Events", 16), "id": ("Id", 36)}
 WIDE_AT = 140
 WIDE_ORDER = ("started", "agent", "title", "status", "duration", "turns", "tokens", "cost", "model", "age",
               "events", "id")
@@ -126,7 +126,7 @@ def _cell(row: SessionRow, key: str, known: bool, status: str, now_s: float) -> 
         return Text(label, style=style, no_wrap=True, overflow="ellipsis")
     if key == "duration":
         ended = status not in ("running", STALE)
-        text = fmt_duration(row.duration_ms) + ("" if ended or row.duration_ms is None else "+")
+        text = fmt_duration(row.duration_ms) + (" " if ended or row.duration_ms is None else "+")  # (aligned)
         return Text(text, justify="right", style="" if ended else "dim")
     if key == "cost":
         cost = Text(fmt_cost(row.cost or 0.0) if row.cost is not None else "-", justify="right")
@@ -167,6 +167,7 @@ def events_cell(row: SessionRow) -> Text:
 
 def mark_title(cell: Text) -> Text:
     """The Title cell of the marked row: the glyph first."""
-    marked = Text(MARK, style=MARK_STYLE, no_wrap=True, overflow="ellipsis")
+    marked = Text(no_wrap=True, overflow="ellipsis")
+    marked.append(MARK, style=MARK_STYLE)
     marked.append_text(cell)
     return marked
