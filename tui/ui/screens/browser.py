@@ -14,6 +14,7 @@ import gc
 import operator
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.text import Text
@@ -77,6 +78,7 @@ class BrowserScreen(Screen):
         self.sessions_dir = Path(sessions_dir) if sessions_dir is not None else None
         # a running session silent for this long shows as stale (tui.catalog.liveness; --stale-after)
         self.stale_after_s = stale_after() if stale_after_s is None else stale_after_s
+        self.clock: Callable[[], float] = time.time  # wall clock (s) for Age and stale; see set_clock
         self._rows: dict[str, SessionRow] = {}
         self._view: list[str] = []  # keys of every row that passes the filter, sorted
         self._shown: list[str] = []  # the prefix of _view that is in the table
@@ -140,6 +142,11 @@ class BrowserScreen(Screen):
         for column in self._columns:
             table.add_column(column.label, width=column.width, key=column.key)
         self._shown, self._shown_set = [], set()
+
+    def set_clock(self, clock: Callable[[], float]) -> None:
+        """Read the time from `clock` (seconds since the epoch): fixed scenes show the same Age every day."""
+        self.clock = clock
+        self._refresh_view()
 
     def on_screen_suspend(self) -> None:
         self._active.clear()  # a session is open on top: leave it the CPU
@@ -269,7 +276,7 @@ class BrowserScreen(Screen):
         return self._fill_worker is not None and not self._fill_worker.is_finished
 
     def _cells(self, row: SessionRow, now_s: float | None = None) -> tuple:
-        return row_cells(row, self._columns, time.time() if now_s is None else now_s,
+        return row_cells(row, self._columns, self.clock() if now_s is None else now_s,
                          stale_after_s=self.stale_after_s, marked=row.key == self._marked)
 
     def _update_cells(self, row: SessionRow) -> None:
@@ -283,7 +290,7 @@ class BrowserScreen(Screen):
         self._since_age_refresh = 0.0
         table = self.table
         first = int(table.scroll_y)
-        now_s = time.time()
+        now_s = self.clock()
         for key in self._shown[first:first + table.size.height]:
             row = self._rows.get(key)
             if row is None:
@@ -302,7 +309,7 @@ class BrowserScreen(Screen):
     # ----------------------------------------------------------------------------------------- the view
     def _compute_view(self, listing_order: bool = False) -> list[str]:
         """The keys that pass the filter, sorted; the summary of those rows is recounted on the way."""
-        self._filter = dataclasses.replace(self._filter, now_s=time.time())  # "stale" as of now
+        self._filter = dataclasses.replace(self._filter, now_s=self.clock())  # "stale" as of now
         if listing_order and not self._filter and self._sort == "started" and self._desc:
             self._summary = RowsSummary.of(self._rows.values())
             return list(self._rows)  # a fresh listing, nothing loaded: its order (newest file first) is this one
@@ -349,7 +356,7 @@ class BrowserScreen(Screen):
 
     def _add_rows(self, keys: list[str]) -> None:
         rows = self._rows
-        now_s = time.time()
+        now_s = self.clock()
         self.table.add_keyed_rows([(key, self._cells(rows[key], now_s)) for key in keys])
         self._shown.extend(keys)
         self._shown_set.update(keys)
@@ -370,8 +377,6 @@ class BrowserScreen(Screen):
             parts.append("scanning…")
         else:
             parts.append(f"{len(self._rows):,} session{'s' if len(self._rows) != 1 else ''}")
-            if self._filter:
-                parts.append(f"{len(self._view):,} shown")
             loading = len(self._pending) + (1 if self._fill_busy() else 0)
             if loading and self._rows:
                 parts.append(f"{min(loading, len(self._rows)):,} loading…")
@@ -388,7 +393,7 @@ class BrowserScreen(Screen):
 
     def _update_summary(self) -> None:
         """The summary line of the rows that pass the filter (kept as rows change, see _apply_filled)."""
-        line = self._summary.line(time.time(), self.stale_after_s)
+        line = self._summary.line(self.clock(), self.stale_after_s)
         self.query_one("#browser-summary", Static).update(Text(("shown: " if self._filter else "") + line))
 
     def _update_note(self) -> None:
@@ -474,7 +479,7 @@ class BrowserScreen(Screen):
         self._filter_timer = self.set_timer(0.15, lambda: self._apply_filter(event.value))
 
     def _apply_filter(self, value: str) -> None:
-        wanted = RowFilter.parse(value, stale_after_s=self.stale_after_s)
+        wanted = RowFilter.parse(value, now_s=self.clock(), stale_after_s=self.stale_after_s)
         if (wanted.words, wanted.terms) != (self._filter.words, self._filter.terms):
             self._filter = wanted
             self._refresh_view()

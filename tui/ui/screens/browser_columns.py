@@ -30,9 +30,9 @@ class Column:
 
 
 # key -> (label, width); title's width is what is left
-SPECS = {"started": ("Started", 19), "agent": ("Agent", 18), "title": ("Title", 0), "status": ("Status", 9),
+SPECS = {"started": ("Started", 19), "agent": ("Agent", 16), "title": ("Title", 0), "status": ("Status", 9),
          "duration": ("Duration", 8), "turns": ("Turns", 5), "tokens": ("Tokens", 8), "cost": ("Cost", 10),
-         "model": ("Model", 16), "age": ("Age", 4), "events": ("Events", 16), "id": ("Id", 36)}
+         "model": ("Model", 18), "age": ("Age", 4), "events": ("Events", 16), "id": ("Id", 36)}
 WIDE_AT = 140
 WIDE_ORDER = ("started", "agent", "title", "status", "duration", "turns", "tokens", "cost", "model", "age",
               "events", "id")
