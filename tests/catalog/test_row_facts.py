@@ -25,7 +25,7 @@ def test_title_falls_back_to_the_first_user_prompt():
     assert first_prompt(build_session(prompted(blocks))) == "Compare regions"
     assert first_prompt(build_session(prompted({"not": "a prompt"}))) == ""
     assert first_prompt(build_session(prompted("x" * 10_000))).endswith("…")
-    assert len(first_prompt(build_session(prompted("x" * 10_000)))) <= 200
+    assert len(first_prompt(build_session(prompted("x" * 10_000)))) <= 120
 
 
 def test_a_failed_session_without_title_or_prompt_shows_its_error():

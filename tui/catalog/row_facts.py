@@ -13,7 +13,8 @@ from tui.model.nodes import Session
 from tui.model.search import walk_ops
 
 MODELS_MAX = 8  # distinct models kept per row (for the model: filter); the column shows the first
-TITLE_MAX = 200
+TITLE_MAX = 200  # a session title, or an error
+PROMPT_MAX = 120  # a prompt standing in for a title: more than the widest Title column, 100k of them kept
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +32,7 @@ def first_prompt(session: Session) -> str:
             continue
         text = _text_of(prompts.get("user"))
         if text.strip():
-            return one_line(text, TITLE_MAX)
+            return one_line(text, PROMPT_MAX)
     return ""
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from tui.catalog.liveness import shown_status
+from tui.catalog.liveness import RUNNING, shown_status
 from tui.catalog.session_row import SessionRow, matches
 
 FIELDS = ("model", "status", "agent", "id", "title", "kind")
@@ -50,14 +50,19 @@ class RowFilter:
         return tuple(value for name, value in self.terms if name == "model")
 
     def status_of(self, row: SessionRow) -> str:
-        return "broken" if row.broken else shown_status(row.status, row.mtime, self.now_s, self.stale_after_s)
+        if row.broken:
+            return "broken"
+        if row.status != RUNNING:  # (only a running row can show another status: 100k rows are filtered)
+            return row.status
+        return shown_status(row.status, row.mtime, self.now_s, self.stale_after_s)
 
     def matches(self, row: SessionRow) -> bool:
         if not (self.words or self.terms):
             return True
         status = self.status_of(row)
-        if not all(matches(row, word, status) for word in self.words):
-            return False
+        for word in self.words:
+            if not matches(row, word, status):
+                return False
         for name, value in self.terms:
             if name == "model":
                 ok = any(value in model.lower() for model in row.models)
