@@ -4,7 +4,7 @@ models used, main one first; the last activity inside the tree; a live row keeps
 from __future__ import annotations
 
 from builders import op, session, turn
-from tui.catalog.row_facts import first_prompt, model_label, row_title, tree_facts
+from tui.catalog.row_facts import first_prompt, model_label, row_title, session_liveness, tree_facts
 from tui.catalog.session_row import LIVE_PREFIX, RowKind, live_session_row
 from tui.formats.aiagent.snapshot import build_session
 
@@ -53,3 +53,17 @@ def test_a_live_row_keeps_its_title_and_counts_events_apart():
     assert row.title == "Find the flaky test"  # no "[live · N events · M gaps]" prefix any more
     assert (row.events, row.gaps, row.mtime) == (1234, 5, 1_800_000_000.0)
     assert row.models == ("m1",)
+
+
+def test_session_liveness_for_the_totals_panel():
+    node = session(turn(1, op("llm", model="m", provider="p", started=1000, ended=42_000)))
+    node.pop("endedAt", None)
+    node.pop("success", None)
+    node["startedAt"] = 1000
+    s = build_session(node)
+    assert s.status == "running"
+    now_s = 1_800_000_000.0
+    fresh = session_liveness(s, now_ms=61_000, now_s=now_s, last_change_s=now_s - 5, stale_after_s=600)
+    assert (fresh.status, fresh.duration_ms) == ("running", 60_000)  # the clock ticks while it is alive
+    dead = session_liveness(s, now_ms=18_000_000_000, now_s=now_s, last_change_s=now_s - 86400, stale_after_s=600)
+    assert (dead.status, dead.duration_ms) == ("stale", 41_000)  # up to its last activity, not 5,000 hours

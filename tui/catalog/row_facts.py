@@ -8,6 +8,7 @@ import sys
 from collections import Counter
 from dataclasses import dataclass
 
+from tui.catalog.liveness import Liveness, liveness
 from tui.model.fields import one_line
 from tui.model.nodes import Session
 from tui.model.search import walk_ops
@@ -83,3 +84,16 @@ def model_label(models: tuple[str, ...]) -> str:
     if not models:
         return ""
     return models[0] if len(models) == 1 else f"{models[0]} +{len(models) - 1}"
+
+
+def session_liveness(session: Session, *, now_ms: int, now_s: float, last_change_s: float | None,
+                     stale_after_s: float | None = None) -> Liveness:
+    """Status and duration for the Totals panel of a session on screen (tui.catalog.liveness.liveness): `now_ms`
+    the panel's clock (session time), `last_change_s` the file's mtime or the live session's last event (wall).
+    The tree is walked for its last activity only when the session turns out to be stale."""
+    state = liveness(session.status, session.started_at, session.ended_at, now_ms=now_ms, now_s=now_s,
+                     last_change_s=last_change_s, stale_after_s=stale_after_s)
+    if state.stale and session.started_at is not None and session.ended_at is None:
+        last = tree_facts(session).last_activity_ms
+        return Liveness(state.status, None if last is None else max(0, last - session.started_at))
+    return state
