@@ -23,6 +23,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
+from textual.timer import Timer
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from tui.model.fields import printable
@@ -104,7 +105,7 @@ class BrowserScreen(Screen):
         self._view_refresh_cost = 0.0  # seconds the last _refresh_view took
         self._active = threading.Event()  # cleared while another screen is on top: loading pauses
         self._active.set()
-        self._filter_timer = None
+        self._filter_timer: Timer | None = None
         self._marked: str | None = None  # the row `m` marked, to compare with `d`
         self._filled_since_freeze = 0
 
@@ -322,7 +323,8 @@ class BrowserScreen(Screen):
             if not self._desc:  # (sorting again in the same direction would change nothing)
                 rows.sort(key=started)
             return [row.key for row in rows]
-        present, missing = [], []
+        present: list[tuple] = []
+        missing: list[tuple] = []
         now_s = self._filter.now_s
         for row in rows:
             value = sort_value(row, self._sort, now_s)
