@@ -14,6 +14,8 @@ from tui.model.nodes import Session
 from tui.model.search import walk_ops
 
 MODELS_MAX = 8  # distinct models kept per row (for the model: filter); the column shows the first
+SHARED_MAX = 10_000  # distinct model tuples shared between rows (fill threads only add: a lost race costs a copy)
+_SHARED: dict[tuple[str, ...], tuple[str, ...]] = {}
 TITLE_MAX = 200  # a session title, or an error
 PROMPT_MAX = 120  # a prompt standing in for a title: more than the widest Title column, 100k of them kept
 
@@ -69,6 +71,8 @@ def tree_facts(session: Session) -> TreeFacts:
             (own if op.turn.session is session else nested)[op.model] += 1
     ranked = [name for name, _ in own.most_common()] + [name for name, _ in nested.most_common() if name not in own]
     models = tuple(sys.intern(one_line(name, 80)) for name in ranked[:MODELS_MAX])  # 100k rows share a few names
+    if len(_SHARED) < SHARED_MAX:
+        models = _SHARED.setdefault(models, models)  # ... and a few combinations of them: one tuple each
     return TreeFacts(models, last)
 
 

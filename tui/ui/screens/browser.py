@@ -88,6 +88,7 @@ class BrowserScreen(Screen):
         self._sort, self._desc = "started", True
         self._filter = RowFilter(stale_after_s=self.stale_after_s)
         self._summary = RowsSummary()  # of the rows that pass the filter (tui.catalog.rows_summary)
+        self._summary_dirty = True  # recount at the next view: rows came or went other than one by one
         self._columns: tuple[Column, ...] = ()
         self._has_live = False  # live rows exist: the Events column is offered
         self._since_age_refresh = 0.0
@@ -190,6 +191,7 @@ class BrowserScreen(Screen):
             fresh = {row.key: row for row in rows if row.kind != RowKind.CHILD}
         self._rows = fresh
         self._scanned = True
+        self._summary_dirty = True
         waiting = [key for key, row in fresh.items() if not row.loaded]
         self._pending = set(waiting)
         self._queue = collections.deque(waiting)
@@ -311,14 +313,19 @@ class BrowserScreen(Screen):
     def _compute_view(self, listing_order: bool = False) -> list[str]:
         """The keys that pass the filter, sorted; the summary of those rows is recounted on the way."""
         self._filter = dataclasses.replace(self._filter, now_s=self.clock())  # "stale" as of now
+        # Without a filter the summary does not depend on the time and is kept row by row: no recount of 100k
+        # rows each time loaded rows are re-sorted. A filter may (status:stale): recounted with it.
+        recount, self._summary_dirty = self._summary_dirty or bool(self._filter), False
         if listing_order and not self._filter and self._sort == "started" and self._desc:
-            self._summary = RowsSummary.of(self._rows.values())
+            if recount:
+                self._summary = RowsSummary.of(self._rows.values())
             return list(self._rows)  # a fresh listing, nothing loaded: its order (newest file first) is this one
         started = operator.attrgetter("started_or_mtime_ms")
         rows = sorted(self._rows.values(), key=started, reverse=True)
         if self._filter:
             rows = [row for row in rows if self._filter.matches(row)]
-        self._summary = RowsSummary.of(rows)
+        if recount:
+            self._summary = RowsSummary.of(rows)
         if self._sort == "started":
             if not self._desc:  # (sorting again in the same direction would change nothing)
                 rows.sort(key=started)
@@ -468,6 +475,7 @@ class BrowserScreen(Screen):
                 removed |= self._rows.pop(key, None) is not None
                 self._pending.discard(key)
         if removed:
+            self._summary_dirty = True
             self._refresh_view()
 
     # ----------------------------------------------------------------------------------------- actions
@@ -484,6 +492,7 @@ class BrowserScreen(Screen):
         wanted = RowFilter.parse(value, now_s=self.clock(), stale_after_s=self.stale_after_s)
         if (wanted.words, wanted.terms) != (self._filter.words, self._filter.terms):
             self._filter = wanted
+            self._summary_dirty = True
             self._refresh_view()
 
     @on(Input.Submitted, "#browser-filter")
