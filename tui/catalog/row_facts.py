@@ -35,7 +35,9 @@ def first_prompt(session: Session) -> str:
             continue
         text = _text_of(prompts.get("user"))
         if text.strip():
-            return one_line(text, PROMPT_MAX)
+            # cut before flattening (a prompt may be megabytes), and without a "…": one non-Latin-1 character
+            # doubles the size of the string kept for each of 100k rows (the cell adds its own ellipsis)
+            return one_line(text[: PROMPT_MAX * 4], PROMPT_MAX * 4)[:PROMPT_MAX].rstrip()
     return ""
 
 

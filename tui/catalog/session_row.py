@@ -7,6 +7,7 @@ row with `broken` set to the one-line reason.
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,7 +50,7 @@ ROOT_HEADENDS = frozenset({"cli", "api", "web", "embed", "slack"})
 CHILD_HEADENDS = frozenset({"sub-agent", "tool_output", "history_compaction"})
 _SUFFIXES = (".json.gz", ".jsonl", ".json", ".gz")
 SUMMARY_FIELDS = ("started_at", "agent", "title", "status", "duration_ms", "turns", "tokens", "cost", "mismatch",
-                  "models", "last_activity_ms")
+                  "models")
 
 
 @dataclass(slots=True)
@@ -72,7 +73,6 @@ class SessionRow:
     cost: float | None = None
     mismatch: bool = False  # stored totals disagree with the recomputed ones
     models: tuple[str, ...] = ()  # the LLM models used, main one first (tui.catalog.row_facts)
-    last_activity_ms: int | None = None  # the newest time inside the tree: how far a running session got
     events: int | None = None  # live rows: events received over the root and its sub-agents
     gaps: int | None = None  # live rows: sequence numbers never received
 
@@ -175,7 +175,7 @@ def _fill(row: SessionRow) -> None:
         row.broken = "an accounting ledger, not a session"
         return
     _summarise(row, s)
-    row.agent = one_line(s.agent_id or s.call_path or "", 80)
+    row.agent = sys.intern(one_line(s.agent_id or s.call_path or "", 80))  # a few agents over 100k rows
     if doc.format in FOREIGN_KINDS:  # Jules / Genkit: no tokens or cost; the kind shows in the Id column
         row.kind = FOREIGN_KINDS[doc.format]
         row.tokens = row.cost = None
@@ -198,7 +198,6 @@ def _summarise(row: SessionRow, s: Session) -> None:
     row.cost = s.totals.cost
     row.mismatch = bool(s.mismatch)
     row.models = facts.models
-    row.last_activity_ms = facts.last_activity_ms
 
 
 def known_duration_ms(started_at: int | None, duration_ms: int | None, last_activity_ms: int | None) -> int | None:
