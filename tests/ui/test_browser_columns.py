@@ -48,6 +48,7 @@ def test_wide_keeps_the_reading_order_and_shows_the_model():
     assert wide == ["started", "agent", "title", "status", "duration", "turns", "tokens", "cost", "model", "age",
                     "events", "id"]
     assert "events" not in keys(layout(240))  # only when live rows exist
+    assert "events" in keys(layout(160, live=True)) and "model" not in keys(layout(160, live=True))
     assert layout(320)[-1].width == 36  # the whole id once there is room
 
 
@@ -78,7 +79,7 @@ def test_live_row_events_column_and_marked_row():
     row = SessionRow("live:r", Path("live:r"), RowKind.LIVE, "r", NOW, 0, loaded=True, status="running",
                      title="Find the flaky test", events=1234, gaps=3)
     cells = plain(row, columns)
-    assert cells["title"] == "Find the flaky test" and cells["events"] == "1,234 (3 gaps)"
+    assert cells["title"] == "Find the flaky test" and cells["events"] == "1,234 gaps:3"
     assert cells["id"] == "live r"
     marked = dict(zip(keys(columns), row_cells(row, columns, NOW, marked=True)))
     assert marked["title"].plain == "✓ Find the flaky test"

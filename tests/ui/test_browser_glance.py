@@ -13,7 +13,8 @@ from textual.widgets import DataTable, Static
 
 from browserhelpers import SIZE, cells_by_column, column_keys, ids, settle
 from builders import op, session, turn, write
-from scanfixtures import GOOD_A, GOOD_B, RUNNING, make_sessions_dir
+from scanfixtures import GOOD_A, GOOD_B, T0, make_sessions_dir, session_node
+from scanfixtures import write_snapshot as write_scan_snapshot
 from tui.catalog.row_facts import row_title
 from tui.catalog.session_row import row_from_entry
 from tui.demo import make_tree, write_snapshot
@@ -63,14 +64,21 @@ def models_dir(tmp_path) -> Path:
 
 
 async def test_80x24_keeps_status_duration_and_cost_ahead_of_title(tmp_path):
-    app = MonitorApp(sessions_dir=make_sessions_dir(tmp_path / "sessions"), watch=False)
+    sessions = make_sessions_dir(tmp_path / "sessions")
+    for n in range(30):  # more rows than the screen holds: the vertical scrollbar shows
+        sid = f"{n:08d}-0000-4000-8000-000000000000"
+        write_scan_snapshot(sessions, sid, session_node(sid, "more", f"t{n}", started=T0, duration=5), T0 / 1000)
+    app = MonitorApp(sessions_dir=sessions, watch=False)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = app.screen
         await settle(pilot, screen)
         assert column_keys(screen)[:5] == ["status", "duration", "cost", "age", "title"]
         assert column_keys(screen)[-1] == "id"
         table = screen.table
-        assert table.virtual_size.width <= table.size.width  # no horizontal scrolling at 80 columns
+        assert table.show_vertical_scrollbar
+        # the scrollbar takes the room kept for it: no column is pushed out, no horizontal scrolling
+        assert table.virtual_size.width <= table.scrollable_content_region.width
+        assert not table.show_horizontal_scrollbar
         good = cells_by_column(screen, GOOD_A)
         assert good["status"] == "ok" and good["cost"] == "$0.5000!" and good["title"] == "Cheapest flight to Athens"
         await pilot.resize_terminal(200, 40)
@@ -97,7 +105,6 @@ async def test_summary_line_counts_the_rows_shown_and_follows_filter_and_changes
         await pilot.pause(0.3)
         assert summary(screen).startswith("7 sessions")
         # a file rewritten (as the watcher reports it): the line follows without a rescan
-        from scanfixtures import session_node, write_snapshot as write_scan_snapshot, T0
         path = write_scan_snapshot(sessions, GOOD_B, session_node(GOOD_B, "bigquery", "fixed", started=T0,
                                                                  duration=10, cost=1.0), time.time())
         screen.upsert_rows([row_from_entry(path, path.stat().st_mtime, path.stat().st_size, "snapshot")])

@@ -403,7 +403,8 @@ class BrowserScreen(Screen):
     def _update_summary(self) -> None:
         """The summary line of the rows that pass the filter (kept as rows change, see _apply_filled)."""
         line = self._summary.line(self.clock(), self.stale_after_s)
-        self.query_one("#browser-summary", Static).update(Text(("shown: " if self._filter else "") + line))
+        text = Text(("shown: " if self._filter else "") + line, no_wrap=True, overflow="ellipsis")
+        self.query_one("#browser-summary", Static).update(text)
 
     def _update_note(self) -> None:
         note = self.query_one("#browser-note", Static)

@@ -4,7 +4,8 @@ Wide terminals (WIDE_AT columns and more) keep the reading order Started, Agent,
 Tokens, Cost, Model, Age, (Events), Id. Narrower ones put what answers "is it running, failing, expensive?" first:
 Status, Duration, Cost, Age, then Title, then whatever else still fits (Tokens, Started, Agent, Model, Turns,
 Events, in that order), and the Id, shortened, last. Title takes what the others leave and never falls below a
-minimum; a column that would push it below is left out. Events appears only when live rows exist.
+minimum; a column that would push it below is left out. Events appears only when live rows exist, and then comes
+before Model and Turns on wide terminals (at 160 columns: Events rather than Model).
 
 All cells are Text objects: file content is never parsed as markup.
 """
@@ -32,11 +33,11 @@ class Column:
 # key -> (label, width); title's width is what is left
 SPECS = {"started": ("Started", 19), "agent": ("Agent", 16), "title": ("Title", 0), "status": ("Status", 9),
          "duration": ("Duration", 8), "turns": ("Turns", 5), "tokens": ("Tokens", 8), "cost": ("Cost", 10),
-         "model": ("Model", 18), "age": ("Age", 4), "events": ("Events", 16), "id": ("Id", 36)}
+         "model": ("Model", 18), "age": ("Age", 4), "events": ("Events", 14), "id": ("Id", 36)}
 WIDE_AT = 140
 WIDE_ORDER = ("started", "agent", "title", "status", "duration", "turns", "tokens", "cost", "model", "age",
               "events", "id")
-WIDE_OPTIONAL = ("model", "turns", "events")  # in the order they are given room
+WIDE_OPTIONAL = ("events", "model", "turns")  # in the order they are given room (Events: only with live rows)
 NARROW_ORDER = ("status", "duration", "cost", "age", "title", "tokens", "turns", "started", "agent", "model",
                 "events", "id")
 NARROW_OPTIONAL = ("tokens", "started", "agent", "model", "turns", "events")
@@ -161,7 +162,7 @@ def events_cell(row: SessionRow) -> Text:
         return Text("")
     text = Text(f"{row.events:,}", justify="right")
     if row.gaps:
-        text.append(f" ({row.gaps:,} gaps)", style="bold yellow")
+        text.append(f" gaps:{row.gaps:,}", style="bold yellow")
     return text
 
 
