@@ -30,6 +30,17 @@ def ids(screen: BrowserScreen) -> list[str]:
     return [str(table.get_row_at(i)[-1]).removeprefix("v3 ") for i in range(table.row_count)]
 
 
+def cells_by_column(screen: BrowserScreen, session_id: str) -> dict[str, str]:
+    """The cells of a row by column key ("status", "title", ...): whatever columns the width leaves."""
+    table = screen.query_one(DataTable)
+    row = next(r for r in screen._rows.values() if r.session_id == session_id)
+    return {str(key.value): str(cell) for key, cell in zip(table.columns, table.get_row(row.key))}
+
+
+def column_keys(screen: BrowserScreen) -> list[str]:
+    return [str(key.value) for key in screen.query_one(DataTable).columns]
+
+
 def cells(screen: BrowserScreen, session_id: str) -> list[str]:
     table = screen.query_one(DataTable)
     row = next(r for r in screen._rows.values() if r.session_id == session_id)

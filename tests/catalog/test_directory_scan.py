@@ -52,7 +52,8 @@ def test_fill_row_summaries(tmp_path):
     assert b.status == "failed" and not b.mismatch
     assert "\x1b" not in b.title and "\\x1b" in b.title  # control characters made visible
     r = rows[RUNNING]
-    assert r.status == "running" and r.duration_ms is None and r.tokens == 42_000
+    # no end: its duration is known up to its last activity (the newest time in its tree), never up to now
+    assert r.status == "running" and r.duration_ms == 30 and r.tokens == 42_000
     led = rows[ROOT_LEDGER]
     assert led.kind == RowKind.LEDGER and led.agent == "ledger-root" and led.status == "ok"
     assert led.tokens == 10 and led.cost == 0.001 and led.duration_ms == 5000

@@ -7,6 +7,8 @@ row with `broken` set to the one-line reason.
 
 from __future__ import annotations
 
+import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,7 +18,9 @@ from tui.inputs import json_load
 from tui.inputs.files import LoadError, document_limit, open_regular
 from tui.model.document import ACCOUNTING, GENKIT, JULES
 from tui.model.fields import one_line
-from tui.model.nodes import release_tree, user_turns
+from tui.model.nodes import Session, release_tree, user_turns
+from tui.catalog.liveness import shown_status
+from tui.catalog.row_facts import row_title, tree_facts
 
 
 
@@ -44,7 +48,8 @@ EMPTY_REASON = "empty file (0 bytes)"
 ROOT_HEADENDS = frozenset({"cli", "api", "web", "embed", "slack"})
 CHILD_HEADENDS = frozenset({"sub-agent", "tool_output", "history_compaction"})
 _SUFFIXES = (".json.gz", ".jsonl", ".json", ".gz")
-SUMMARY_FIELDS = ("started_at", "agent", "title", "status", "duration_ms", "turns", "tokens", "cost", "mismatch")
+SUMMARY_FIELDS = ("started_at", "agent", "title", "status", "duration_ms", "turns", "tokens", "cost", "mismatch",
+                  "models")
 
 
 @dataclass(slots=True)
@@ -66,6 +71,9 @@ class SessionRow:
     tokens: int | None = None  # tokensIn + tokensOut
     cost: float | None = None
     mismatch: bool = False  # stored totals disagree with the recomputed ones
+    models: tuple[str, ...] = ()  # the LLM models used, main one first (tui.catalog.row_facts)
+    events: int | None = None  # live rows: events received over the root and its sub-agents
+    gaps: int | None = None  # live rows: sequence numbers never received
 
     @property
     def started_or_mtime_ms(self) -> int:
@@ -165,16 +173,8 @@ def _fill(row: SessionRow) -> None:
     if doc.format == ACCOUNTING or s is None:
         row.broken = "an accounting ledger, not a session"
         return
-    row.started_at = s.started_at
-    row.agent = one_line(s.agent_id or s.call_path or "", 80)
-    title = s.title or (s.error or "" if s.status == "failed" else "")
-    row.title = one_line(title, 200)
-    row.status = s.status
-    row.duration_ms = s.duration_ms
-    row.turns = user_turns(s)  # the one definition of Turns (tui.model.nodes), shared with live rows and Totals
-    row.tokens = s.totals.tokensIn + s.totals.tokensOut
-    row.cost = s.totals.cost
-    row.mismatch = bool(s.mismatch)
+    _summarise(row, s)
+    row.agent = sys.intern(one_line(s.agent_id or s.call_path or "", 80))  # a few agents over 100k rows
     if doc.format in FOREIGN_KINDS:  # Jules / Genkit: no tokens or cost; the kind shows in the Id column
         row.kind = FOREIGN_KINDS[doc.format]
         row.tokens = row.cost = None
@@ -185,33 +185,78 @@ def _fill(row: SessionRow) -> None:
     release_tree(s)
 
 
-def matches(row: SessionRow, needle: str) -> bool:
-    """Case-insensitive filter on agent, title, session id and status (needle already lower-cased)."""
+def _summarise(row: SessionRow, s: Session) -> None:
+    """The summary of a session tree, the same for a file's row and a live one."""
+    facts = tree_facts(s)
+    row.started_at = s.started_at
+    row.title = row_title(s)
+    row.status = s.status
+    row.duration_ms = known_duration_ms(s.started_at, s.duration_ms, facts.last_activity_ms)
+    row.turns = user_turns(s)  # the one definition of Turns (tui.model.nodes), shared with live rows and Totals
+    row.tokens = s.totals.tokensIn + s.totals.tokensOut
+    row.cost = s.totals.cost
+    row.mismatch = bool(s.mismatch)
+    row.models = facts.models
+
+
+def known_duration_ms(started_at: int | None, duration_ms: int | None, last_activity_ms: int | None) -> int | None:
+    """A row's Duration: the session's own when it ended, else how long it ran up to its last activity (never
+    up to now: a session whose writer died months ago is not months long)."""
+    if duration_ms is not None or started_at is None or last_activity_ms is None:
+        return duration_ms
+    return max(0, last_activity_ms - started_at)
+
+
+def live_session_row(root: str, session: Session, events: int, gaps: int, updated: float | None) -> SessionRow:
+    """The row of a session streamed to the monitor: its key is LIVE_PREFIX + the root id, its "mtime" the wall
+    time of its last event (`updated`, what the stale rule and the Age column read); events and gaps have their
+    own column, the title stays the session's."""
+    row = SessionRow(key=LIVE_PREFIX + root, path=Path(LIVE_PREFIX + root), kind=RowKind.LIVE, session_id=root,
+                     mtime=updated or time.time(), size=0, loaded=True)
+    _summarise(row, session)
+    row.agent = session.display_agent
+    row.events, row.gaps = events, gaps
+    return row
+
+
+def matches(row: SessionRow, needle: str, status: str | None = None) -> bool:
+    """Case-insensitive filter on agent, title, session id, status, kind and models (needle already lower-cased).
+    `status`: the status as shown (`stale`, tui.catalog.liveness) when it is not the row's own."""
     if not needle:
         return True
-    status = "broken" if row.broken else row.status
+    if status is None:
+        status = "broken" if row.broken else row.status
     return (
         needle in row.session_id.lower()
         or needle in row.agent.lower()
         or needle in row.title.lower()
         or needle in status.lower()  # a Jules state such as "inProgress"
         or needle in row.kind
+        or any(needle in model.lower() for model in row.models)
         or (bool(row.broken) and needle in row.broken.lower())
     )
 
 
-def sort_value(row: SessionRow, column: str):
-    """The value a browser column sorts by; None when not known (the browser sorts those last either way)."""
+def sort_value(row: SessionRow, column: str, now_s: float | None = None):
+    """The value a browser column sorts by; None when not known (the browser sorts those last either way).
+    `now_s`: sort a running session that went silent as `stale` (tui.catalog.liveness)."""
     if column == "started":
         return row.started_or_mtime_ms
     if column == "id":
         return row.session_id.lower()
+    if column == "age":
+        return -row.mtime  # the youngest first when ascending
     if row.broken:
         return "broken" if column == "status" else None
+    if column == "status" and now_s is not None:
+        return shown_status(row.status, row.mtime, now_s).lower() or None
     if column in ("agent", "title", "status"):
         value = getattr(row, column)
         return value.lower() if value else None
-    return {"duration": row.duration_ms, "turns": row.turns, "tokens": row.tokens, "cost": row.cost}.get(column)
+    if column == "model":
+        return row.models[0].lower() if row.models else None
+    return {"duration": row.duration_ms, "turns": row.turns, "tokens": row.tokens, "cost": row.cost,
+            "events": row.events}.get(column)
 
 
 def carry_summary(old: SessionRow, new: SessionRow) -> None:

@@ -47,6 +47,9 @@ def app_parser() -> argparse.ArgumentParser:
     p.add_argument("--token", metavar="TOKEN",
                    help="required from WebSocket producers of --listen (Authorization: Bearer TOKEN or ?token=TOKEN)"
                         " and sent to --connect servers; default $AIAGENT_MONITOR_TOKEN, which keeps it out of ps")
+    p.add_argument("--stale-after", metavar="SPAN", type=_span, default=None,
+                   help="show a session without an end as stale once its file or stream has been silent this long "
+                        "(e.g. 90s, 10m, 2h; default 10m; 0: never)")
     add_max_bytes(p)
     return p
 
@@ -59,6 +62,15 @@ def _exit_now(rc: int, from_command_line: bool) -> int:
         sys.stderr.flush()
         os._exit(rc)
     return rc
+
+
+def _span(text: str) -> float:
+    from tui.catalog.liveness import parse_span
+
+    try:
+        return parse_span(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -88,6 +100,10 @@ def main(argv: list[str] | None = None) -> int:
         return gen_main(argv[1:])
     args = app_parser().parse_args(argv)
     set_max_bytes(args.max_bytes)
+    if args.stale_after is not None:
+        from tui.catalog.liveness import set_stale_after
+
+        set_stale_after(args.stale_after)
     from tui.cli.run import run_app
 
     return run_app(args)

@@ -16,7 +16,7 @@ from textual.binding import Binding
 from textual.dom import DOMNode
 from textual.screen import Screen
 
-from tui.catalog.session_row import LIVE_PREFIX, RowKind, SessionRow, row_from_entry
+from tui.catalog.session_row import LIVE_PREFIX, RowKind, SessionRow, live_session_row, row_from_entry
 from tui.formats.aiagent.ledger_tail import LedgerTail
 from tui.formats.aiagent.live.hub import LiveHub
 from tui.formats.genkit.snapshot import looks_like_genkit_dir
@@ -28,7 +28,7 @@ from tui.inputs.stream.event_stream import connect, listen
 from tui.inputs.watch import DirChanges, watch_sessions
 from tui.model.document import SNAPSHOT, Document
 from tui.model.fields import printable
-from tui.model.nodes import release_tree, user_turns
+from tui.model.nodes import release_tree
 from tui.ui.app_history import HistoryRecorder
 from tui.ui.idle_collect import IdleCollector
 from tui.ui.preload import preload
@@ -425,20 +425,8 @@ class MonitorApp(HistoryRecorder, IdleCollector, App):
         return " · ".join(parts)
 
     def live_row(self, root: str, session) -> SessionRow:
-        events, gaps = self.hub.counters(root)
-        live = self.hub.sessions.get(root)
-        row = SessionRow(key=LIVE_PREFIX + root, path=Path(LIVE_PREFIX + root), kind=RowKind.LIVE, session_id=root,
-                         mtime=(live.updated if live and live.updated else time.time()), size=0, loaded=True)
-        row.started_at = session.started_at
-        row.agent = session.display_agent
-        row.title = f"[live · {events:,} events · {gaps:,} gaps] {session.title}".strip()
-        row.status = session.status
-        row.duration_ms = session.duration_ms
-        row.turns = user_turns(session)  # the one definition of Turns, as file rows and the Totals panel
-        row.tokens = session.totals.tokensIn + session.totals.tokensOut
-        row.cost = session.totals.cost
-        row.mismatch = bool(session.mismatch)
-        return row
+        live = self.hub.sessions.get(root)  # (its title is its own: events and gaps have their own column)
+        return live_session_row(root, session, *self.hub.counters(root), live.updated if live else None)
 
 
 def settle_heap() -> None:

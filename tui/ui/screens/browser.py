@@ -14,6 +14,7 @@ import gc
 import operator
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.text import Text
@@ -23,16 +24,20 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
+from textual.timer import Timer
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from tui.model.fields import one_line, printable
-from tui.model.format import fmt_cost, fmt_duration, fmt_tokens, fmt_ts
+from tui.model.fields import printable
+from tui.catalog.liveness import stale_after
+from tui.catalog.row_filter import PLACEHOLDER, RowFilter
+from tui.catalog.rows_summary import RowsSummary
 from tui.catalog.session_row import (
-    RowKind, SessionRow, carry_summary, fill_row, ledger_parent, matches, sort_value,
+    RowKind, SessionRow, carry_summary, fill_row, ledger_parent, sort_value,
 )
 from tui.catalog.scan import scan
 from tui.inputs.paths import safe_resolve
 from tui.ui.host import host
+from tui.ui.screens.browser_columns import Column, layout, row_cells
 from tui.ui.textual_compat import UnmeasuredRowsTable
 from tui.ui.widgets.footer import Footer
 from tui.ui.widgets.motion import TableMotion
@@ -41,48 +46,9 @@ PAGE = 1000  # rows in the table at once (adding 1,000 takes some 30 ms on 2 cor
 FLUSH_S = 0.2  # how often filled rows reach the table
 VIEW_REFRESH_S = 1.0  # at most this often, re-sort/re-filter because loaded rows changed what matches
 FREEZE_ROWS = 10_000  # filled rows moved out of the collector's reach in batches of this many
-# (key, label, width); Title takes what the others leave; Id shows its first 8 characters on narrow terminals.
-COLUMNS = (("started", "Started", 19), ("agent", "Agent", 22), ("title", "Title", 0), ("status", "Status", 9),
-           ("duration", "Duration", 8), ("turns", "Turns", 5), ("tokens", "Tokens", 8), ("cost", "Cost", 10),
-           ("id", "Id", 36))
-SHORT_ID, MIN_TITLE = 8, 48
-SORT_CYCLE = ("started", "agent", "status", "duration", "tokens", "cost")
-TEXT_SORTS = {"agent", "title", "status", "id"}  # these sort ascending first; the numbers descending
-STATUS_STYLE = {"running": ("● running", "bold yellow"), "failed": ("failed", "red"), "ok": ("ok", "green")}
-PENDING = Text("…", style="dim")
-KIND_TAG = {RowKind.LEDGER: ("v3 ", "cyan"), RowKind.LIVE: ("live ", "bold yellow"),
-            RowKind.JULES: ("jules ", "bold magenta"), RowKind.GENKIT: ("genkit ", "bold green")}
-
-
-def row_cells(row: SessionRow) -> tuple:
-    """The cells of a row, all Text objects: file content is never parsed as markup."""
-    known = row.loaded or bool(row.status)  # a reloading row keeps showing its previous summary
-    started = Text(fmt_ts(row.started_or_mtime_ms), style="" if known and row.started_at else "dim")
-    sid = Text(no_wrap=True, overflow="crop")
-    tag = KIND_TAG.get(row.kind)
-    if tag:  # a v3 ledger beside the snapshot of the same session, or a session from the event stream
-        sid.append(tag[0], style=tag[1])
-    sid.append(printable(row.session_id), style="dim")
-    if row.broken:
-        reason = Text(one_line(row.broken), style="red", no_wrap=True, overflow="ellipsis")
-        return (started, Text(""), reason, Text("BROKEN", style="bold red"), *([Text("")] * 4), sid)
-    if not known:
-        return (started, *([PENDING] * 7), sid)
-    label, style = STATUS_STYLE.get(row.status, (printable(row.status), ""))
-    cost = Text(fmt_cost(row.cost or 0.0) if row.cost is not None else "-", justify="right")
-    if row.mismatch:
-        cost.append("!", style="bold red")
-    return (
-        started,
-        Text(one_line(row.agent, 80)),
-        Text(one_line(row.title, 200), no_wrap=True, overflow="ellipsis"),
-        Text(label, style=style),
-        Text(fmt_duration(row.duration_ms), justify="right"),
-        Text(str(row.turns) if row.turns is not None else "-", justify="right"),
-        Text(fmt_tokens(row.tokens) if row.tokens is not None else "-", justify="right"),
-        cost,
-        sid,
-    )
+AGE_REFRESH_S = 1.0  # how often the Age and Status cells of the rows on screen are brought up to date
+SORT_CYCLE = ("started", "agent", "status", "duration", "tokens", "cost", "model", "age")
+TEXT_SORTS = {"agent", "title", "status", "id", "model", "age"}  # these sort ascending first; the numbers descending
 
 
 class SessionTable(TableMotion, UnmeasuredRowsTable):
@@ -111,21 +77,28 @@ class BrowserScreen(Screen):
         Binding("escape", "clear_filter", "Clear filter", show=False),
     ]
 
-    def __init__(self, sessions_dir: Path | None) -> None:
+    def __init__(self, sessions_dir: Path | None, *, stale_after_s: float | None = None) -> None:
         super().__init__()
         self.sessions_dir = Path(sessions_dir) if sessions_dir is not None else None
+        # a running session silent for this long shows as stale (tui.catalog.liveness; --stale-after)
+        self.stale_after_s = stale_after() if stale_after_s is None else stale_after_s
+        self.clock: Callable[[], float] = time.time  # wall clock (s) for Age and stale; see set_clock
         self._rows: dict[str, SessionRow] = {}
         self._view: list[str] = []  # keys of every row that passes the filter, sorted
         self._shown: list[str] = []  # the prefix of _view that is in the table
         self._shown_set: set[str] = set()
         self._limit = PAGE
         self._sort, self._desc = "started", True
-        self._filter = ""
+        self._filter = RowFilter(stale_after_s=self.stale_after_s)
+        self._summary = RowsSummary()  # of the rows that pass the filter (tui.catalog.rows_summary)
+        self._summary_dirty = True  # recount at the next view: rows came or went other than one by one
+        self._columns: tuple[Column, ...] = ()
+        self._has_live = False  # live rows exist: the Events column is offered
+        self._since_age_refresh = 0.0
         self._scanning = False
         self._scanned = False
         self._view_stale = False
         self._since_view_refresh = 0.0
-        self._title_width = 0
         # Shared with the fill thread: plain containers whose single operations are atomic.
         self._pending: set[str] = set()
         self._queue: collections.deque[str] = collections.deque()  # newest first
@@ -136,15 +109,15 @@ class BrowserScreen(Screen):
         self._view_refresh_cost = 0.0  # seconds the last _refresh_view took
         self._active = threading.Event()  # cleared while another screen is on top: loading pauses
         self._active.set()
-        self._filter_timer = None
+        self._filter_timer: Timer | None = None
         self._marked: str | None = None  # the row `m` marked, to compare with `d`
         self._filled_since_freeze = 0
 
     # ----------------------------------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
         yield Static(id="browser-header")
-        yield FilterInput(placeholder="/ filter on agent, title, id, status (Esc clears)", id="browser-filter",
-                          compact=True)
+        yield FilterInput(placeholder=PLACEHOLDER, id="browser-filter", compact=True)
+        yield Static(id="browser-summary")
         yield SessionTable(id="browser-table", cursor_type="row", zebra_stripes=True)
         yield Static(id="browser-note")
         yield Footer()
@@ -160,24 +133,25 @@ class BrowserScreen(Screen):
         self.action_rescan()
 
     def on_resize(self) -> None:
-        if self._title_width and self._title_width != self._compute_widths()[0]:
+        if self._columns and self._columns != self._layout():
             self._refresh_view(columns=True)
 
-    def _compute_widths(self) -> tuple[int, int]:
-        """(title width, id width) for the current terminal width."""
-        fixed = sum(width + 2 for key, _, width in COLUMNS if width and key != "id") + 2 + 2 + 2
-        room = self.size.width - fixed  # for title and id: cell paddings, title padding, scrollbar counted
-        id_width = 36 if room - 36 >= MIN_TITLE else SHORT_ID
-        return max(16, room - id_width), id_width
+    def _layout(self) -> tuple[Column, ...]:
+        """The columns for the current terminal width (tui.ui.screens.browser_columns)."""
+        return layout(self.size.width, live=self._has_live, sort=self._sort, desc=self._desc)
 
     def _setup_columns(self) -> None:
         table = self.table
         table.clear(columns=True)
-        self._title_width, id_width = self._compute_widths()
-        for key, label, width in COLUMNS:
-            width = self._title_width if key == "title" else id_width if key == "id" else width
-            table.add_column(label, width=width, key=key)
+        self._columns = self._layout()
+        for column in self._columns:
+            table.add_column(column.label, width=column.width, key=column.key)
         self._shown, self._shown_set = [], set()
+
+    def set_clock(self, clock: Callable[[], float]) -> None:
+        """Read the time from `clock` (seconds since the epoch): fixed scenes show the same Age every day."""
+        self.clock = clock
+        self._refresh_view()
 
     def on_screen_suspend(self) -> None:
         self._active.clear()  # a session is open on top: leave it the CPU
@@ -220,6 +194,7 @@ class BrowserScreen(Screen):
             fresh = {row.key: row for row in rows if row.kind != RowKind.CHILD}
         self._rows = fresh
         self._scanned = True
+        self._summary_dirty = True
         waiting = [key for key, row in fresh.items() if not row.loaded]
         self._pending = set(waiting)
         self._queue = collections.deque(waiting)
@@ -261,6 +236,7 @@ class BrowserScreen(Screen):
         if batch:
             self._apply_filled(batch)
         self._since_view_refresh += FLUSH_S
+        self._since_age_refresh += FLUSH_S
         loading = bool(self._pending or self._results) or self._fill_busy()
         if self._was_loading and not loading:
             self._view_stale = True  # everything is loaded: apply the sort order to the loaded values
@@ -269,6 +245,8 @@ class BrowserScreen(Screen):
         interval = max(VIEW_REFRESH_S, 10 * self._view_refresh_cost)
         if self._view_stale and (self._since_view_refresh >= interval or not loading):
             self._refresh_view()
+        if self._since_age_refresh >= AGE_REFRESH_S:
+            self._refresh_visible()
         self._prioritise_visible()
         self._ensure_worker()
         self.update_header()
@@ -278,13 +256,18 @@ class BrowserScreen(Screen):
             current = self._rows.get(row.key)
             if current is None or current.mtime != row.mtime or current.size != row.size:
                 continue  # rescanned or rewritten meanwhile: the newer row is queued
+            was_in, now_in = self._filter.matches(current), self._filter.matches(row)
+            if was_in:
+                self._summary.remove(current)
             if row.kind == RowKind.CHILD:
                 del self._rows[row.key]
                 self._view_stale = True
                 continue
+            if now_in:
+                self._summary.add(row)
             self._rows[row.key] = row
             self._pending.discard(row.key)
-            if self._filter and matches(current, self._filter) != matches(row, self._filter):
+            if was_in != now_in:
                 self._view_stale = True
             if row.key in self._shown_set:
                 self._update_cells(row)
@@ -298,10 +281,30 @@ class BrowserScreen(Screen):
     def _fill_busy(self) -> bool:
         return self._fill_worker is not None and not self._fill_worker.is_finished
 
+    def _cells(self, row: SessionRow, now_s: float | None = None) -> tuple:
+        return row_cells(row, self._columns, self.clock() if now_s is None else now_s,
+                         stale_after_s=self.stale_after_s, marked=row.key == self._marked)
+
     def _update_cells(self, row: SessionRow) -> None:
         table = self.table
-        for (column, _, _), cell in zip(COLUMNS, row_cells(row)):
-            table.update_cell(row.key, column, cell)
+        for column, cell in zip(self._columns, self._cells(row)):
+            table.update_cell(row.key, column.key, cell)
+
+    def _refresh_visible(self) -> None:
+        """Bring the rows on screen up to date with the clock: their Age, and Running turning Stale (only those
+        rows: a screenful of them a second, whatever the number of sessions)."""
+        self._since_age_refresh = 0.0
+        table = self.table
+        first = int(table.scroll_y)
+        now_s = self.clock()
+        for key in self._shown[first:first + table.size.height]:
+            row = self._rows.get(key)
+            if row is None:
+                continue
+            cells = self._cells(row, now_s)
+            for column, cell in zip(self._columns, cells):
+                if column.key in ("age", "status", "duration") and table.get_cell(key, column.key).plain != cell.plain:
+                    table.update_cell(key, column.key, cell)
 
     def _prioritise_visible(self) -> None:
         table = self.table
@@ -311,19 +314,30 @@ class BrowserScreen(Screen):
 
     # ----------------------------------------------------------------------------------------- the view
     def _compute_view(self, listing_order: bool = False) -> list[str]:
+        """The keys that pass the filter, sorted; the summary of those rows is recounted on the way."""
+        self._filter = dataclasses.replace(self._filter, now_s=self.clock())  # "stale" as of now
+        # Without a filter the summary does not depend on the time and is kept row by row: no recount of 100k
+        # rows each time loaded rows are re-sorted. A filter may (status:stale): recounted with it.
+        recount, self._summary_dirty = self._summary_dirty or bool(self._filter), False
         if listing_order and not self._filter and self._sort == "started" and self._desc:
+            if recount:
+                self._summary = RowsSummary.of(self._rows.values())
             return list(self._rows)  # a fresh listing, nothing loaded: its order (newest file first) is this one
         started = operator.attrgetter("started_or_mtime_ms")
         rows = sorted(self._rows.values(), key=started, reverse=True)
         if self._filter:
-            rows = [row for row in rows if matches(row, self._filter)]
+            rows = [row for row in rows if self._filter.matches(row)]
+        if recount:
+            self._summary = RowsSummary.of(rows)
         if self._sort == "started":
             if not self._desc:  # (sorting again in the same direction would change nothing)
                 rows.sort(key=started)
             return [row.key for row in rows]
-        present, missing = [], []
+        present: list[tuple] = []
+        missing: list[tuple] = []
+        now_s = self._filter.now_s
         for row in rows:
-            value = sort_value(row, self._sort)
+            value = sort_value(row, self._sort, now_s)
             (missing if value is None else present).append((value, row.key))
         present.sort(key=lambda pair: pair[0], reverse=self._desc)
         return [key for _, key in present] + [key for _, key in missing]
@@ -354,7 +368,8 @@ class BrowserScreen(Screen):
 
     def _add_rows(self, keys: list[str]) -> None:
         rows = self._rows
-        self.table.add_keyed_rows([(key, row_cells(rows[key])) for key in keys])
+        now_s = self.clock()
+        self.table.add_keyed_rows([(key, self._cells(rows[key], now_s)) for key in keys])
         self._shown.extend(keys)
         self._shown_set.update(keys)
 
@@ -374,8 +389,6 @@ class BrowserScreen(Screen):
             parts.append("scanning…")
         else:
             parts.append(f"{len(self._rows):,} session{'s' if len(self._rows) != 1 else ''}")
-            if self._filter:
-                parts.append(f"{len(self._view):,} shown")
             loading = len(self._pending) + (1 if self._fill_busy() else 0)
             if loading and self._rows:
                 parts.append(f"{min(loading, len(self._rows)):,} loading…")
@@ -387,7 +400,14 @@ class BrowserScreen(Screen):
         if live is not None and live():
             header.append("   " + live(), style="bold yellow")
         self.query_one("#browser-header", Static).update(header)
+        self._update_summary()
         self._update_note()
+
+    def _update_summary(self) -> None:
+        """The summary line of the rows that pass the filter (kept as rows change, see _apply_filled)."""
+        line = self._summary.line(self.clock(), self.stale_after_s)
+        text = Text(("shown: " if self._filter else "") + line, no_wrap=True, overflow="ellipsis")
+        self.query_one("#browser-summary", Static).update(text)
 
     def _update_note(self) -> None:
         note = self.query_one("#browser-note", Static)
@@ -417,9 +437,15 @@ class BrowserScreen(Screen):
         Unloaded rows (`row_from_entry`) are queued to load first; rows that are already loaded are used as given.
         """
         reorder = False
+        columns = False
+        keep = self._filter.matches
         for row in rows:
             if row.kind == RowKind.CHILD or (row.kind == RowKind.LEDGER and not row.loaded and ledger_parent(row.path)):
-                reorder |= self._rows.pop(row.key, None) is not None  # a sub-agent's ledger: not a session
+                gone = self._rows.pop(row.key, None)  # a sub-agent's ledger: not a session
+                if gone is not None:
+                    reorder = True
+                    if keep(gone):
+                        self._summary.remove(gone)
                 continue
             old = self._rows.get(row.key)
             if not row.loaded:
@@ -428,13 +454,19 @@ class BrowserScreen(Screen):
                 self._pending.add(row.key)
                 self._queue.appendleft(row.key)
             self._rows[row.key] = row
+            if old is not None and keep(old):
+                self._summary.remove(old)
+            if keep(row):
+                self._summary.add(row)
+            if row.kind == RowKind.LIVE and not self._has_live:
+                self._has_live = columns = True  # live rows have an Events column
             if (old is None or sort_value(old, self._sort) != sort_value(row, self._sort)
-                    or (self._filter and matches(old, self._filter) != matches(row, self._filter))):
+                    or (self._filter and keep(old) != keep(row))):
                 reorder = True
             elif row.key in self._shown_set:
                 self._update_cells(row)
-        if reorder:
-            self._refresh_view()
+        if reorder or columns:
+            self._refresh_view(columns=columns)
         self._ensure_worker()
         self.update_header()
 
@@ -447,6 +479,7 @@ class BrowserScreen(Screen):
                 removed |= self._rows.pop(key, None) is not None
                 self._pending.discard(key)
         if removed:
+            self._summary_dirty = True
             self._refresh_view()
 
     # ----------------------------------------------------------------------------------------- actions
@@ -468,9 +501,10 @@ class BrowserScreen(Screen):
         self._filter_timer = self.set_timer(0.15, lambda: self._apply_filter(event.value))
 
     def _apply_filter(self, value: str) -> None:
-        needle = value.strip().lower()
-        if needle != self._filter:
-            self._filter = needle
+        wanted = RowFilter.parse(value, now_s=self.clock(), stale_after_s=self.stale_after_s)
+        if (wanted.words, wanted.terms) != (self._filter.words, self._filter.terms):
+            self._filter = wanted
+            self._summary_dirty = True
             self._refresh_view()
 
     @on(Input.Submitted, "#browser-filter")
@@ -482,7 +516,7 @@ class BrowserScreen(Screen):
         if desc is None:
             desc = not self._desc if column == self._sort else column not in TEXT_SORTS
         self._sort, self._desc = column, desc
-        self._refresh_view()
+        self._refresh_view(columns=True)  # the arrow moves to the sorted column's header
 
     def action_cycle_sort(self) -> None:
         i = SORT_CYCLE.index(self._sort) + 1 if self._sort in SORT_CYCLE else 0
@@ -502,7 +536,11 @@ class BrowserScreen(Screen):
 
     def action_mark(self) -> None:
         key = self._cursor_key()
+        before = self._marked
         self._marked = None if key is None or key == self._marked else key
+        for changed in (before, self._marked):  # the glyph and style move with the mark
+            if changed is not None and changed in self._shown_set and changed in self._rows:
+                self._update_cells(self._rows[changed])
         self._update_note()
 
     def action_diff_marked(self) -> None:

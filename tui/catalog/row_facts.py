@@ -1,0 +1,105 @@
+"""What a browser row says about a session beyond its totals: a title to recognise it by, the models it used, and
+when it last did something. Read from the tree that `fill_row` (or the live hub) already built: nothing is loaded
+for these alone, and the walk is iterative (sub-agents thousands deep)."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from dataclasses import dataclass
+
+from tui.catalog.liveness import Liveness, liveness
+from tui.model.fields import one_line
+from tui.model.nodes import Session
+from tui.model.search import walk_ops
+
+MODELS_MAX = 8  # distinct models kept per row (for the model: filter); the column shows the first
+SHARED_MAX = 10_000  # distinct model tuples shared between rows (fill threads only add: a lost race costs a copy)
+_SHARED: dict[tuple[str, ...], tuple[str, ...]] = {}
+TITLE_MAX = 200  # a session title, or an error
+PROMPT_MAX = 120  # a prompt standing in for a title: more than the widest Title column, 100k of them kept
+
+
+@dataclass(frozen=True, slots=True)
+class TreeFacts:
+    models: tuple[str, ...]  # most used first (the session's own LLM calls before its sub-agents')
+    last_activity_ms: int | None  # the newest start or end time in the tree (session time)
+
+
+def first_prompt(session: Session) -> str:
+    """The first user prompt of the session's own turns, on one line ("" when none was recorded: v3 ledgers do
+    not carry prompts). A prompt given as content blocks shows their text."""
+    for turn in session.turns:
+        prompts = turn.prompts
+        if not prompts or turn.system:
+            continue
+        text = _text_of(prompts.get("user"))
+        if text.strip():
+            # cut before flattening (a prompt may be megabytes), and without a "…": one non-Latin-1 character
+            # doubles the size of the string kept for each of 100k rows (the cell adds its own ellipsis)
+            return one_line(text[: PROMPT_MAX * 4], PROMPT_MAX * 4)[:PROMPT_MAX].rstrip()
+    return ""
+
+
+def _text_of(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):  # [{type: text, text: ...}, ...] or a list of strings
+        parts = [_text_of(item.get("text") if isinstance(item, dict) else item) for item in value[:20]]
+        return " ".join(part for part in parts if part)
+    if isinstance(value, dict):
+        return _text_of(value.get("text") or value.get("content"))
+    return ""
+
+
+def row_title(session: Session) -> str:
+    """The title a row shows: the session's title, else its first user prompt, else (failed) its error."""
+    title = session.title or first_prompt(session)
+    if not title and session.status == "failed":
+        title = session.error or ""
+    return one_line(title, TITLE_MAX)
+
+
+def tree_facts(session: Session) -> TreeFacts:
+    """Models and last activity in one walk over every op (sub-agents included)."""
+    own: Counter[str] = Counter()
+    nested: Counter[str] = Counter()
+    last = _newest(None, session.started_at, session.ended_at)
+    for turn in session.turns:
+        last = _newest(last, turn.started_at, turn.ended_at)
+    for op in walk_ops(session):
+        last = _newest(last, op.started_at, op.ended_at)
+        if op.kind == "llm" and op.model:
+            (own if op.turn.session is session else nested)[op.model] += 1
+    ranked = [name for name, _ in own.most_common()] + [name for name, _ in nested.most_common() if name not in own]
+    models = tuple(sys.intern(one_line(name, 80)) for name in ranked[:MODELS_MAX])  # 100k rows share a few names
+    if len(_SHARED) < SHARED_MAX:
+        models = _SHARED.setdefault(models, models)  # ... and a few combinations of them: one tuple each
+    return TreeFacts(models, last)
+
+
+def _newest(current: int | None, *times: int | None) -> int | None:
+    for t in times:
+        if isinstance(t, int) and (current is None or t > current):
+            current = t
+    return current
+
+
+def model_label(models: tuple[str, ...]) -> str:
+    """The Model cell: the main model, and how many others (`claude-sonnet-4-5 +2`)."""
+    if not models:
+        return ""
+    return models[0] if len(models) == 1 else f"{models[0]} +{len(models) - 1}"
+
+
+def session_liveness(session: Session, *, now_ms: int, now_s: float, last_change_s: float | None,
+                     stale_after_s: float | None = None) -> Liveness:
+    """Status and duration for the Totals panel of a session on screen (tui.catalog.liveness.liveness): `now_ms`
+    the panel's clock (session time), `last_change_s` the file's mtime or the live session's last event (wall).
+    The tree is walked for its last activity only when the session turns out to be stale."""
+    state = liveness(session.status, session.started_at, session.ended_at, now_ms=now_ms, now_s=now_s,
+                     last_change_s=last_change_s, stale_after_s=stale_after_s)
+    if state.stale and session.started_at is not None and session.ended_at is None:
+        last = tree_facts(session).last_activity_ms
+        return Liveness(state.status, None if last is None else max(0, last - session.started_at))
+    return state
