@@ -62,6 +62,6 @@ async def test_the_demo_header_says_demo_and_names_the_real_sessions_directory(t
         screen = await browser_up(pilot)
         header = text_of(screen, "#browser-header")
         assert header.startswith("DEMO")
-        assert f"real sessions come from {real}" in header and str(demo_dir) in header
+        assert f"real sessions come from {real}" in header
         assert await wait_for(pilot, lambda: screen.table.row_count == 1)
         assert text_of(screen, "#browser-header").startswith("DEMO")  # for as long as it runs

@@ -376,7 +376,7 @@ class BrowserScreen(Screen):
         where = printable(str(self.sessions_dir)) if self.sessions_dir is not None else "no sessions directory"
         parts = [where]
         if self.demo_for is not None:
-            parts = [f"DEMO: generated sessions in {where} (real sessions come from {printable(str(self.demo_for))})"]
+            parts = [f"DEMO (real sessions come from {printable(str(self.demo_for))})"]
         if self._scanning and not self._scanned:
             parts.append("scanning…")
         else:
@@ -418,6 +418,7 @@ class BrowserScreen(Screen):
             message = f"{message} · {mark}" if message else mark
         note.update(Text(message))
         note.display = bool(message)
+        self.table.set_class(not self._rows, "-empty")  # the note then stands where the rows would be
 
     # ----------------------------------------------------------------------------------------- for a watcher
     def upsert_rows(self, rows: list[SessionRow]) -> None:
