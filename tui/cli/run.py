@@ -183,9 +183,9 @@ class _ExitOnSignals:
 
 
 def _read_source():
-    from tui.inputs.files import THREAD_STEPS, read_source
+    from tui.inputs.files import read_source
 
-    return lambda path: read_source(path, steps=THREAD_STEPS)
+    return read_source
 
 
 class _InThread:

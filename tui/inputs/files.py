@@ -21,10 +21,6 @@ ENV_MAX_BYTES = "AIAGENT_MONITOR_MAX_BYTES"
 GZIP_MAGIC = b"\x1f\x8b"
 _IN_STEP = 256 * 1024  # compressed bytes fed per call (an unconsumed tail is copied: keep it small)
 _OUT_STEP = 1024 * 1024  # decompressed bytes produced per call (small: zlib's output buffer is copied once more)
-# A reader thread beside a busy main thread (the app reading its file while textual imports) takes bigger steps:
-# zlib lets go of the GIL inside each step and must win it back after, and with the small steps above it changed
-# hands some 300 times per 50 MB, each time stalling the other thread. Costs at most one more step of memory.
-THREAD_STEPS = (4 * 1024 * 1024, 16 * 1024 * 1024)
 _FIRST_IN_STEP = 4096  # a member's first feed: a small member leaves at most this much to copy as unused_data
 _DEFLATE_MAX_RATIO = 1032  # deflate never expands more than this: a trailer stating more is lying
 MEMBER_BYTES = 16 * 1024  # one gzip member allowed per this many bytes of the limit...
@@ -124,9 +120,8 @@ def set_document_limit(max_bytes: int) -> None:
     _limit = int(max_bytes)
 
 
-def read_source(path: str, max_bytes: int | None = None, *,
-                steps: tuple[int, int] = (_IN_STEP, _OUT_STEP)) -> bytes | bytearray:
-    """The decompressed content of `path` ("-" = stdin); steps: gunzip's (in, out) steps (THREAD_STEPS in a thread)."""
+def read_source(path: str, max_bytes: int | None = None) -> bytes | bytearray:
+    """The decompressed content of `path` ("-" = stdin)."""
     limit = document_limit() if max_bytes is None else max_bytes
     try:
         if path == "-":
@@ -153,7 +148,7 @@ def read_source(path: str, max_bytes: int | None = None, *,
     if not data:
         raise LoadError(path, "empty file (0 bytes)")
     if data[:2] == GZIP_MAGIC:
-        return gunzip(data, path, limit, steps=steps)
+        return gunzip(data, path, limit)
     if len(data) > limit:
         raise LoadError(path, f"larger than the {limit:,}-byte limit (--max-bytes)")
     return data
@@ -178,15 +173,13 @@ def _read_capped(stream, limit: int) -> bytes:
     return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
-def gunzip(data: bytes, path: str, max_bytes: int | None = None, *,
-           steps: tuple[int, int] = (_IN_STEP, _OUT_STEP)) -> bytearray:
+def gunzip(data: bytes, path: str, max_bytes: int | None = None) -> bytearray:
     """Decompress every gzip member of `data`, stopping with a LoadError past max_bytes.
 
     A document may have one member per MEMBER_BYTES of max_bytes (65,536 under the default 1 GiB), so that a
     million tiny members cannot cost seconds of CPU per load; runs of empty members (gzip of nothing) are skipped
     by regular-expression matches, without starting a decoder."""
     limit = document_limit() if max_bytes is None else max_bytes
-    in_step, out_step = steps
     size = len(data)
     # The buffer is sized once from the size the gzip trailer states (a hint: it may lie, and covers only the
     # last member), never past the cap nor past what the compressed bytes could possibly hold (deflate expands
@@ -216,10 +209,10 @@ def gunzip(data: bytes, path: str, max_bytes: int | None = None, *,
                 raise LoadError(path, f"truncated gzip: the stream ends early after {filled:,} decompressed bytes")
             chunk = view[pos:pos + step]
             pos += len(chunk)
-            step = in_step
+            step = _IN_STEP
             while True:
                 try:
-                    piece = d.decompress(chunk, out_step)
+                    piece = d.decompress(chunk, _OUT_STEP)
                 except zlib.error as exc:
                     raise LoadError(path, f"corrupt gzip data ({exc})") from None
                 end = filled + len(piece)
@@ -233,7 +226,7 @@ def gunzip(data: bytes, path: str, max_bytes: int | None = None, *,
                     out += piece
                 filled = end
                 chunk = d.unconsumed_tail
-                if d.eof or (not chunk and len(piece) < out_step):
+                if d.eof or (not chunk and len(piece) < _OUT_STEP):
                     break
         pos -= len(d.unused_data)
         members += 1
