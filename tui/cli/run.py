@@ -74,7 +74,7 @@ def chosen_sessions_dir(args: argparse.Namespace) -> tuple[Path, bool]:
 
 
 def run_app(args: argparse.Namespace) -> int:
-    with ExitStack() as cleanup, _ExitOnSignals() as signals:
+    with ExitStack() as cleanup, _ExitOnSignals(cleanup) as signals:
         app = build_app(args, on_exit=cleanup.callback)
         if isinstance(app, int):
             return app
@@ -151,10 +151,18 @@ def build_app(args: argparse.Namespace, *, watch: bool = True, on_exit: Callable
 class _ExitOnSignals:
     """SIGTERM and SIGHUP (the terminal closed) end the app the way `q` does, so that what run_app cleans up
     afterwards (the demo directory) is cleaned up; before the app runs, they raise SystemExit (the same clean-up,
-    through the ExitStack). The previous handlers come back afterwards."""
+    through the ExitStack). The previous handlers come back afterwards.
 
-    def __init__(self) -> None:
+    A clean exit can hang once the terminal is gone: Textual's writer thread dies on the first write that fails
+    (EIO) and its shutdown then waits forever to queue its last escape codes (textual 8.2.8, seen on tmux
+    kill-session). So if the app has not ended GRACE_SECONDS after the signal, a watchdog thread runs the clean-up
+    itself and ends the process."""
+
+    GRACE_SECONDS = 3.0
+
+    def __init__(self, cleanup: ExitStack) -> None:
         self.app = None
+        self._cleanup = cleanup
         self._previous: dict[int, object] = {}
 
     def __enter__(self) -> _ExitOnSignals:
@@ -171,6 +179,7 @@ class _ExitOnSignals:
 
     def _handle(self, signum: int, frame) -> None:
         import asyncio
+        import threading
 
         code = 128 + signum
         try:
@@ -180,6 +189,15 @@ class _ExitOnSignals:
         if self.app is None or loop is None:
             raise SystemExit(code)
         loop.call_soon_threadsafe(self.app.exit, None, code)
+        watchdog = threading.Timer(self.GRACE_SECONDS, self._force_exit, args=(code,))
+        watchdog.daemon = True
+        watchdog.start()
+
+    def _force_exit(self, code: int) -> None:
+        try:
+            self._cleanup.close()
+        finally:
+            os._exit(code)
 
 
 def _read_source():
