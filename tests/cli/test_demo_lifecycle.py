@@ -85,3 +85,50 @@ def test_the_demo_starts_on_an_empty_default_dir_and_names_it(tmp_path, monkeypa
         for cleanup in cleanups:
             cleanup()
     assert list((tmp_path / "tmp").iterdir()) == []
+
+
+def test_closing_the_terminal_ends_the_app_and_removes_the_demo_directory(tmp_path):
+    """The terminal goes away (tmux kill-session, a closed window): the kernel hangs up the terminal and sends
+    SIGHUP; Textual cannot write its last escape codes any more and, left alone, its shutdown waited forever."""
+    import os
+    import pty
+    import select
+    import sys
+    import time
+
+    from ptyrun import ROOT
+
+    env = dict(os.environ, TERM="xterm-256color", PYTHONPATH=str(ROOT), PYTHONDONTWRITEBYTECODE="1",
+               **demo_env(tmp_path))
+    env.pop("TEXTUAL", None)
+    pid, fd = pty.fork()
+    if pid == 0:
+        try:
+            os.chdir(ROOT)
+            os.execve(sys.executable, [sys.executable, "-m", "tui"], env)
+        finally:
+            os._exit(127)
+    seen = b""
+    deadline = time.monotonic() + 60
+    try:
+        while DEMO_HEADER not in seen and time.monotonic() < deadline:
+            if select.select([fd], [], [], 0.5)[0]:
+                try:
+                    seen += os.read(fd, 65536)
+                except OSError:
+                    break
+        assert DEMO_HEADER in seen, seen[-2000:]
+        assert list((tmp_path / "tmp").iterdir())  # the demo directory exists while the app runs
+    finally:
+        os.close(fd)  # the terminal is gone: hang-up
+    deadline = time.monotonic() + 20
+    status = None
+    while status is None and time.monotonic() < deadline:
+        done, code = os.waitpid(pid, os.WNOHANG)
+        status = code if done else None
+        time.sleep(0.1)
+    if status is None:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    assert status is not None, "the app did not end after its terminal went away"
+    assert list((tmp_path / "tmp").iterdir()) == []
