@@ -16,22 +16,26 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def run_in_pty(args: list[str], keys: list[tuple[float, bytes]], *, cols: int = 160, rows: int = 48,
-               timeout: float = 60.0) -> tuple[bytes, int]:
-    """(everything written to the terminal, exit status). `keys` are (seconds after start, bytes) to type."""
+               timeout: float = 60.0, env: dict[str, str] | None = None,
+               signals: list[tuple[bytes, int]] = ()) -> tuple[bytes, int]:
+    """(everything written to the terminal, exit status). `keys` are (seconds after start, bytes) to type;
+    `signals` are (text, signal number): the signal is sent once the text has been written to the terminal (in
+    order); `env` adds to the child's environment."""
     pid, fd = pty.fork()
     if pid == 0:  # the child: a terminal of the given size, this checkout's code
         try:
             fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
-            env = dict(os.environ, TERM="xterm-256color", COLORTERM="truecolor", PYTHONPATH=str(ROOT),
-                       PYTHONDONTWRITEBYTECODE="1")
-            env.pop("TEXTUAL", None)
+            child_env = dict(os.environ, TERM="xterm-256color", COLORTERM="truecolor", PYTHONPATH=str(ROOT),
+                             PYTHONDONTWRITEBYTECODE="1", **(env or {}))
+            child_env.pop("TEXTUAL", None)
             os.chdir(ROOT)
-            os.execve(sys.executable, [sys.executable, "-m", "tui", *args], env)
+            os.execve(sys.executable, [sys.executable, "-m", "tui", *args], child_env)
         finally:
             os._exit(127)
     out = bytearray()
     started = time.monotonic()
     pending = sorted(keys)
+    to_signal = list(signals)
     status = None
     try:
         while True:
@@ -47,6 +51,8 @@ def run_in_pty(args: list[str], keys: list[tuple[float, bytes]], *, cols: int = 
                 if not chunk:
                     break
                 out += chunk
+                while to_signal and to_signal[0][0] in out:
+                    os.kill(pid, to_signal.pop(0)[1])
             done, code = os.waitpid(pid, os.WNOHANG)
             if done:
                 status = code

@@ -24,9 +24,17 @@ class Sample:
     rss_kb: int  # peak resident set size of the (largest) process
 
 
+# Measured children keep their compiled bytecode here, outside the checkout: an installed package has its .pyc
+# files, so a start-up that compiled every module from source (PYTHONDONTWRITEBYTECODE set in a developer's shell
+# or a sandbox) would measure something no user sees.
+PYCACHE = Path(tempfile.gettempdir()) / "aiagent-bench-pycache"
+
+
 def child_env(**extra: str) -> dict:
-    """The environment of measured children: this checkout's `tui` first on the path."""
+    """The environment of measured children: this checkout's `tui` first on the path, bytecode cached."""
     env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(HERE), *filter(None, [env.get("PYTHONPATH")])])
     env.update(extra)
     return env

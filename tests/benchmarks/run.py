@@ -6,6 +6,9 @@
 Generates its inputs with the project's generator, measures each thing as the median of several runs (with the
 spread), each next to its reference measured in the same run, prints a Markdown table (the README's
 Performance section) and writes everything to a JSON file. Sections: open, screen, browser, live, hostile, scaling.
+
+    python tests/benchmarks/run.py --sections open --quick   # the start-up rows: first screen of 20,000 ops
+                                                             # against floor + empty textual app (target 1.2×)
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import inputs  # noqa: E402
 import live_bench  # noqa: E402
 import open_bench  # noqa: E402
 import screen_bench  # noqa: E402
+import startup_bench  # noqa: E402
 from common import Row, fmt_mb, fmt_s, machine, markdown_table  # noqa: E402
 
 SECTIONS = ("open", "screen", "browser", "live", "hostile", "scaling")
@@ -104,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         files = {}
         if {"open", "screen", "scaling", "live"} & set(sections):
-            for ops in sorted(set(p["sizes"] + p["nav_sizes"] + [p["live_ops"]])):
+            for ops in sorted(set(p["sizes"] + p["nav_sizes"] + [p["live_ops"], TARGET_OPS])):
                 step(f"generating a {ops:,}-op snapshot")
                 files[ops] = inputs.snapshot(data, ops)
         open_results: dict[int, dict] = {}
@@ -117,6 +121,13 @@ def main(argv: list[str] | None = None) -> int:
             if not shutil.which("jq"):
                 report["notes"] = ["jq is not installed: the zcat | jq reference was skipped"]
             rows += open_bench.rows(open_results, TARGET_OPS)
+        if "open" in sections:
+            step(f"open: start-up to the first screen of {TARGET_OPS:,} ops against floor + empty textual app, "
+                 f"{p['runs']} rounds")
+            startup = startup_bench.measure(files[TARGET_OPS], p["runs"])
+            step(f"open: {startup_bench.describe(startup)}")
+            report["sections"]["startup"] = startup
+            rows += startup_bench.rows(startup, TARGET_OPS)
         if "screen" in sections or "scaling" in sections:
             for ops in p["sizes"]:
                 step(f"first screen: {ops:,} ops, {p['screen_runs']} runs")

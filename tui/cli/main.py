@@ -25,7 +25,8 @@ def app_parser() -> argparse.ArgumentParser:
             f"  {PROG} generate DIR              write realistic demo sessions into DIR\n"
             f"  {PROG} diff A B [--json]         what changed between two sessions (ops, status, cost, tokens)\n"
             "\nWith no PATH the sessions browser opens on --sessions-dir (default: $AI_AGENT_SESSIONS_DIR or\n"
-            "~/.ai-agent/sessions); with no data there, the built-in demo starts."
+            "~/.ai-agent/sessions) and follows it, even empty. Only when neither was given and ~/.ai-agent/sessions\n"
+            "is empty or missing does the built-in demo start (as --demo does)."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -1,18 +1,36 @@
-"""From parsed command-line arguments to a running app (the only CLI path that imports textual)."""
+"""From parsed command-line arguments to a running app (the only CLI path that imports textual).
+
+Start-up is laid out for the first screen. The file named on the command line is read and gunzipped in a thread
+(zlib releases the GIL) started before anything else, while this thread imports textual, the app and the session
+screen; then it parses and builds the tree with the collector paused (orjson and the tree builder hold the GIL,
+so running them in the reader too would only take turns with the imports). Work the first screen does not need
+(watching the file's directory, preloading other screens) starts after the first paint (tui.ui.app).
+
+Which sessions directory: an explicit one (--sessions-dir or $AI_AGENT_SESSIONS_DIR) is watched as it is, empty or
+not, and never replaced by the demo; the demo starts only with --demo, or when nothing was given and the default
+directory has no sessions. The demo's directory is removed however the app ends (quit, SIGTERM, SIGHUP).
+"""
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 
 from tui.cli.load import fail, load_or_fail
 from tui.inputs.sessions_dir import default_sessions_dir
 
+EXIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+SESSIONS_DIR_ENV = "AI_AGENT_SESSIONS_DIR"
 
-def sessions_dir_problem(directory: Path) -> str:
-    """Why the sessions directory cannot be browsed ("" when it can, or does not exist: then the demo starts).
+
+def sessions_dir_problem(directory: Path, *, missing_ok: bool = True) -> str:
+    """Why the sessions directory cannot be browsed ("" when it can; a missing one is fine when missing_ok: the
+    default directory, for which the demo starts).
 
     An unreadable directory is not an empty one: starting the demo would hide that the user's sessions are
     there but cannot be read."""
@@ -20,7 +38,8 @@ def sessions_dir_problem(directory: Path) -> str:
         with os.scandir(directory) as it:
             next(it, None)
     except FileNotFoundError:
-        return ""
+        return "" if missing_ok else (f"{directory}: no such directory (the sessions directory to watch; leave out "
+                                      f"--sessions-dir and ${SESSIONS_DIR_ENV} for the built-in demo)")
     except NotADirectoryError:
         return f"{directory}: not a directory (--sessions-dir names the directory that holds the sessions)"
     except PermissionError:
@@ -40,8 +59,6 @@ def has_sessions(directory: Path) -> bool:
 
 
 def _first_entries(directory: Path, limit: int = 2000):
-    import os
-
     with os.scandir(directory) as it:
         for n, entry in enumerate(it):
             if n >= limit:
@@ -49,38 +66,54 @@ def _first_entries(directory: Path, limit: int = 2000):
             yield entry
 
 
+def chosen_sessions_dir(args: argparse.Namespace) -> tuple[Path, bool]:
+    """The sessions directory, and whether the user named it (--sessions-dir or $AI_AGENT_SESSIONS_DIR)."""
+    if args.sessions_dir:
+        return Path(args.sessions_dir).expanduser(), True
+    return default_sessions_dir(), bool(os.environ.get(SESSIONS_DIR_ENV))
+
+
 def run_app(args: argparse.Namespace) -> int:
-    app = build_app(args)
-    if isinstance(app, int):
-        return app
-    app.run()
-    return app.return_code or 0
+    with ExitStack() as cleanup, _ExitOnSignals(cleanup) as signals:
+        app = build_app(args, on_exit=cleanup.callback)
+        if isinstance(app, int):
+            return app
+        signals.app = app
+        app.run()
+        return app.return_code or 0
 
 
-def build_app(args: argparse.Namespace, *, watch: bool = True):
-    """The MonitorApp the command line asks for, or the exit code when it cannot start (the message printed)."""
-    # The file named on the command line is read and gunzipped in a thread while textual is imported (both take
-    # about a tenth of a second per 20,000 ops, and zlib releases the GIL); parsing it waits for the import.
+def build_app(args: argparse.Namespace, *, watch: bool = True, on_exit: Callable | None = None):
+    """The MonitorApp the command line asks for, or the exit code when it cannot start (the message printed).
+
+    on_exit(fn) is how the caller runs fn when the app is over (the demo's clean-up); by default at exit."""
     reading = None
     if args.path == "-" or (args.path is not None and os.path.isfile(args.path)):  # (a directory is Genkit's)
         reading = _InThread(_read_source(), args.path)
-    sessions_dir = Path(args.sessions_dir).expanduser() if args.sessions_dir else default_sessions_dir()
+    sessions_dir, explicit = chosen_sessions_dir(args)
     streaming = bool(args.listen or args.connect)
     if args.path is None and not args.demo and not streaming:
-        problem = sessions_dir_problem(sessions_dir)
+        problem = sessions_dir_problem(sessions_dir, missing_ok=not explicit)
         if problem:  # (with live streams the app starts all the same: the browser lists the problem as a row)
             return fail(problem)
-    demo = args.path is None and (args.demo or (not streaming and not has_sessions(sessions_dir)))
+    demo = args.path is None and (args.demo or (not streaming and not explicit and not has_sessions(sessions_dir)))
     from tui.inputs.stream.access import raise_fd_limit, token_from_env
     from tui.inputs.stream.event_stream import check_listen, parse_url
     from tui.ui.app import MonitorApp
 
-    demo_note = ""
+    if reading is not None:
+        import tui.ui.screens.session  # noqa: F401 - the first screen's module, imported while the file gunzips
+
+    demo_note, demo_for = "", None
     if demo:
+        import atexit
+
         from tui.demo.start import start_demo
 
         why = "--demo" if args.demo else f"no sessions in {sessions_dir}"
-        sessions_dir = start_demo()
+        running = start_demo()
+        (on_exit or atexit.register)(running.stop)
+        demo_for, sessions_dir = sessions_dir, running.sessions
         demo_note = f"Built-in demo ({why}): generated sessions in {sessions_dir}"
     document = None
     if args.path is not None:
@@ -109,10 +142,62 @@ def build_app(args: argparse.Namespace, *, watch: bool = True):
     if args.listen:
         raise_fd_limit()  # one descriptor per producer: hundreds may connect at once
     app = MonitorApp(sessions_dir=sessions_dir, document=document, op_path=args.op, demo_note=demo_note,
-                     listen_urls=args.listen, connect_urls=args.connect, token=token,
+                     demo_for=demo_for, listen_urls=args.listen, connect_urls=args.connect, token=token,
                      allow_remote=args.allow_remote, watch=watch,
                      allow_origins=getattr(args, "allow_origin", []))
     return app
+
+
+class _ExitOnSignals:
+    """SIGTERM and SIGHUP (the terminal closed) end the app the way `q` does, so that what run_app cleans up
+    afterwards (the demo directory) is cleaned up; before the app runs, they raise SystemExit (the same clean-up,
+    through the ExitStack). The previous handlers come back afterwards.
+
+    A clean exit can hang once the terminal is gone: Textual's writer thread dies on the first write that fails
+    (EIO) and its shutdown then waits forever to queue its last escape codes (textual 8.2.8, seen on tmux
+    kill-session). So if the app has not ended GRACE_SECONDS after the signal, a watchdog thread runs the clean-up
+    itself and ends the process."""
+
+    GRACE_SECONDS = 3.0
+
+    def __init__(self, cleanup: ExitStack) -> None:
+        self.app = None
+        self._cleanup = cleanup
+        self._previous: dict[int, object] = {}
+
+    def __enter__(self) -> _ExitOnSignals:
+        for signum in EXIT_SIGNALS:
+            try:
+                self._previous[signum] = signal.signal(signum, self._handle)
+            except (ValueError, OSError):  # not the main thread (embedded): leave signals alone
+                pass
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)  # type: ignore[arg-type]
+
+    def _handle(self, signum: int, frame) -> None:
+        import asyncio
+        import threading
+
+        code = 128 + signum
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if self.app is None or loop is None:
+            raise SystemExit(code)
+        loop.call_soon_threadsafe(self.app.exit, None, code)
+        watchdog = threading.Timer(self.GRACE_SECONDS, self._force_exit, args=(code,))
+        watchdog.daemon = True
+        watchdog.start()
+
+    def _force_exit(self, code: int) -> None:
+        try:
+            self._cleanup.close()
+        finally:
+            os._exit(code)
 
 
 def _read_source():
@@ -149,8 +234,6 @@ class _InThread:
 
 def _reopen_tty_as_stdin() -> None:
     """After reading a snapshot from a pipe, the keyboard must come from the terminal."""
-    import os
-
     try:
         tty = os.open("/dev/tty", os.O_RDONLY)
     except OSError:

@@ -1,4 +1,10 @@
-"""The built-in demo: a temporary sessions directory from the generator, with one session written live."""
+"""The built-in demo: a temporary sessions directory from the generator, with one session written live.
+
+The directory goes when the monitor does, however it ends (quit, SIGTERM, SIGHUP, a crash): `Demo.stop()` first
+stops the live writer and waits for it (it renames a new snapshot into the directory every tick: removing the
+directory under it would race with that rename, leaving a file behind or raising in the writer), then removes the
+directory. It is idempotent and also registered with atexit, as the last resort.
+"""
 
 from __future__ import annotations
 
@@ -16,17 +22,47 @@ from tui.formats.aiagent.timeline import event_times, tree_at
 TICK_SECONDS = 0.7
 
 
-def start_demo(*, live: bool = True, count: int = 12, seed: int = 7) -> Path:
-    base = Path(tempfile.mkdtemp(prefix="aiagent-monitor-demo-"))
-    atexit.register(shutil.rmtree, base, True)
-    sessions = base / "sessions"
-    now = int(time.time() * 1000)
-    populate(sessions, count=count, seed=seed, start_ms=now - 20 * 3600 * 1000)
-    add_other_formats(sessions, seed=seed, start_ms=now - 3 * 3600 * 1000)
-    if live:
-        writer = LiveWriter(sessions, seed=seed)
-        threading.Thread(target=writer.run, name="demo-live-writer", daemon=True).start()
-    return sessions
+DEMO_PREFIX = "aiagent-monitor-demo-"
+JOIN_SECONDS = 10.0  # the writer stops within one snapshot write (a 160-op tree: milliseconds)
+
+
+class Demo:
+    """A running demo: `sessions` is the directory to browse; `stop()` ends the writer, then removes it all."""
+
+    def __init__(self, base: Path) -> None:
+        self.base = base
+        self.sessions = base / "sessions"
+        self.writer: LiveWriter | None = None
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        atexit.register(self.stop)
+
+    def start_writer(self, seed: int) -> None:
+        self.writer = LiveWriter(self.sessions, seed=seed)
+        self._thread = threading.Thread(target=self.writer.run, name="demo-live-writer", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        with self._lock:
+            if self.writer is not None:
+                self.writer.stop.set()
+            if self._thread is not None and self._thread is not threading.current_thread():
+                self._thread.join(JOIN_SECONDS)
+            shutil.rmtree(self.base, ignore_errors=True)
+
+
+def start_demo(*, live: bool = True, count: int = 12, seed: int = 7) -> Demo:
+    demo = Demo(Path(tempfile.mkdtemp(prefix=DEMO_PREFIX)))
+    try:
+        now = int(time.time() * 1000)
+        populate(demo.sessions, count=count, seed=seed, start_ms=now - 20 * 3600 * 1000)
+        add_other_formats(demo.sessions, seed=seed, start_ms=now - 3 * 3600 * 1000)
+        if live:
+            demo.start_writer(seed)
+    except BaseException:  # (a signal while the files are written: nothing is left behind)
+        demo.stop()
+        raise
+    return demo
 
 
 def add_other_formats(sessions: Path, *, seed: int, start_ms: int) -> None:
@@ -52,10 +88,13 @@ class LiveWriter:
 
     def run(self) -> None:
         round_ = 0
-        while not self.stop.is_set():
-            self.play(make_tree(self.seed * 1000 + round_, ops=160, depth=2, fanout=2,
-                                started_at=int(time.time() * 1000), agent="demo-live"))
-            round_ += 1
+        try:
+            while not self.stop.is_set():
+                self.play(make_tree(self.seed * 1000 + round_, ops=160, depth=2, fanout=2,
+                                    started_at=int(time.time() * 1000), agent="demo-live"))
+                round_ += 1
+        except OSError:  # the directory went away under a write (removed by hand): nothing left to write to
+            self.stop.set()
 
     def play(self, tree: dict) -> None:
         """Real time: the tree's clock is the wall clock, so running durations on screen are true."""

@@ -59,12 +59,14 @@ class MonitorApp(HistoryRecorder, IdleCollector, App):
     def __init__(self, *, sessions_dir: Path | None = None, document: Document | None = None,
                  op_path: str | None = None, demo_note: str = "", listen_urls: list[str] | None = None,
                  connect_urls: list[str] | None = None, watch: bool = True, token: str | None = None,
+                 demo_for: Path | None = None,
                  allow_remote: bool = False, allow_origins: list[str] | None = None) -> None:
         super().__init__()
         self.sessions_dir = sessions_dir
         self.initial_document = document
         self.initial_op = op_path
         self.demo_note = demo_note
+        self.demo_for = demo_for  # the demo runs in place of this (empty) sessions directory
         self.listen_urls = list(listen_urls or [])
         self.connect_urls = list(connect_urls or [])
         self.watch_files = watch
@@ -108,11 +110,16 @@ class MonitorApp(HistoryRecorder, IdleCollector, App):
         else:
             from tui.ui.screens.browser import BrowserScreen
 
-            self.push_screen(BrowserScreen(self.sessions_dir))
+            self.push_screen(BrowserScreen(self.sessions_dir, demo_for=self.demo_for))
             watched, opened = self.sessions_dir, ()
         if self.watch_files and watched is not None and watched.is_dir():
-            self.run_worker(watch_sessions(watched, self._dir_changed, files=opened, on_status=self._watch_status),
-                            group="watch", exit_on_error=False)
+            def start_watch() -> None:
+                self.run_worker(watch_sessions(watched, self._dir_changed, files=opened, on_status=self._watch_status),
+                                group="watch", exit_on_error=False)
+            if opened:  # an opened file's directory is watched from the first paint on (start-up time)
+                self.call_after_refresh(start_watch)
+            else:
+                start_watch()
         for url in self.listen_urls:
             self.run_worker(self._stream(url, listen(
                 url, self.hub.feed, self._stream_status(url), on_oversized=self.hub.refuse_oversized,

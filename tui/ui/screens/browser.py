@@ -64,6 +64,13 @@ class FilterInput(Input):
         self.screen.query_one(DataTable).focus()
 
 
+def watching_line(sessions_dir: Path) -> str:
+    """What an empty browser says: what it watches, and how to stream events in instead."""
+    return (f"watching {printable(str(sessions_dir))} for sessions (*.json.gz snapshots, session/*.jsonl ledgers): "
+            "none yet, they appear as they are written · to stream events in: --listen ws://127.0.0.1:8765 "
+            "(or unix:PATH)")
+
+
 class BrowserScreen(Screen):
     CSS_PATH = "browser.tcss"
     BINDINGS = [
@@ -77,12 +84,14 @@ class BrowserScreen(Screen):
         Binding("escape", "clear_filter", "Clear filter", show=False),
     ]
 
-    def __init__(self, sessions_dir: Path | None, *, stale_after_s: float | None = None) -> None:
+    def __init__(self, sessions_dir: Path | None, *, stale_after_s: float | None = None,
+                 demo_for: Path | None = None) -> None:
         super().__init__()
         self.sessions_dir = Path(sessions_dir) if sessions_dir is not None else None
         # a running session silent for this long shows as stale (tui.catalog.liveness; --stale-after)
         self.stale_after_s = stale_after() if stale_after_s is None else stale_after_s
         self.clock: Callable[[], float] = time.time  # wall clock (s) for Age and stale; see set_clock
+        self.demo_for = demo_for  # set while the demo runs in place of this (empty or missing) directory
         self._rows: dict[str, SessionRow] = {}
         self._view: list[str] = []  # keys of every row that passes the filter, sorted
         self._shown: list[str] = []  # the prefix of _view that is in the table
@@ -385,6 +394,8 @@ class BrowserScreen(Screen):
     def update_header(self) -> None:
         where = printable(str(self.sessions_dir)) if self.sessions_dir is not None else "no sessions directory"
         parts = [where]
+        if self.demo_for is not None:
+            parts = [f"DEMO (real sessions come from {printable(str(self.demo_for))})"]
         if self._scanning and not self._scanned:
             parts.append("scanning…")
         else:
@@ -396,6 +407,8 @@ class BrowserScreen(Screen):
                 parts.append("rescanning…")
         sort = f"sorted by {self._sort} {'↓' if self._desc else '↑'}"
         header = Text("  ·  ".join(parts) + f"   ({sort})")
+        if self.demo_for is not None:
+            header.stylize("bold black on yellow", 0, len("DEMO"))
         live = getattr(self.app, "live_summary", None)
         if live is not None and live():
             header.append("   " + live(), style="bold yellow")
@@ -418,7 +431,7 @@ class BrowserScreen(Screen):
             elif not self.sessions_dir.is_dir():
                 message = f"directory not found: {printable(str(self.sessions_dir))}"
             else:
-                message = "no session files here (*.json.gz snapshots, session/*.jsonl ledgers)"
+                message = watching_line(self.sessions_dir)
         elif self._filter and not self._view:
             message = "no session matches the filter"
         elif len(self._view) > len(self._shown):
@@ -429,6 +442,7 @@ class BrowserScreen(Screen):
             message = f"{message} · {mark}" if message else mark
         note.update(Text(message))
         note.display = bool(message)
+        self.table.set_class(not self._rows, "-empty")  # the note then stands where the rows would be
 
     # ----------------------------------------------------------------------------------------- for a watcher
     def upsert_rows(self, rows: list[SessionRow]) -> None:
