@@ -14,6 +14,7 @@ import gc
 import operator
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.text import Text
@@ -31,7 +32,7 @@ from tui.catalog.session_row import (
 )
 from tui.catalog.scan import scan
 from tui.inputs.paths import safe_resolve
-from tui.ui.host import host
+from tui.ui.messages import CompareSessions, OpenSession
 from tui.ui.textual_compat import UnmeasuredRowsTable
 from tui.ui.widgets.footer import Footer
 
@@ -108,9 +109,10 @@ class BrowserScreen(Screen):
         Binding("d", "diff_marked", "Compare marked with selected", show=False),
     ]
 
-    def __init__(self, sessions_dir: Path | None) -> None:
+    def __init__(self, sessions_dir: Path | None, live_summary: Callable[[], str] | None = None) -> None:
         super().__init__()
         self.sessions_dir = Path(sessions_dir) if sessions_dir is not None else None
+        self.live_summary = live_summary  # one line on the event streams for the header ("" when none)
         self._rows: dict[str, SessionRow] = {}
         self._view: list[str] = []  # keys of every row that passes the filter, sorted
         self._shown: list[str] = []  # the prefix of _view that is in the table
@@ -380,9 +382,9 @@ class BrowserScreen(Screen):
                 parts.append("rescanning…")
         sort = f"sorted by {self._sort} {'↓' if self._desc else '↑'}"
         header = Text("  ·  ".join(parts) + f"   ({sort})")
-        live = getattr(self.app, "live_summary", None)
-        if live is not None and live():
-            header.append("   " + live(), style="bold yellow")
+        live = self.live_summary() if self.live_summary is not None else ""
+        if live:
+            header.append("   " + live, style="bold yellow")
         self.query_one("#browser-header", Static).update(header)
         self._update_note()
 
@@ -500,7 +502,7 @@ class BrowserScreen(Screen):
         if marked is None or key is None or key == marked:
             self.notify("mark a session with m, then press d on another to compare them", severity="warning")
             return
-        host(self.app).diff_paths(str(self._rows[marked].path), str(self._rows[key].path))
+        self.post_message(CompareSessions(str(self._rows[marked].path), str(self._rows[key].path)))
 
     @on(DataTable.RowSelected, "#browser-table")
     def _row_selected(self, event: DataTable.RowSelected) -> None:
@@ -511,4 +513,4 @@ class BrowserScreen(Screen):
             self.notify(f"{printable(row.session_id)}: {row.broken}", title="cannot open", severity="error",
                         markup=False)
             return
-        host(self.app).open_path(str(row.path))
+        self.post_message(OpenSession(str(row.path)))

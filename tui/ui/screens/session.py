@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-import time
+import dataclasses
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from rich.text import Text
 from textual import on, work
@@ -21,7 +23,9 @@ from tui.model.json_text import dumps
 from tui.model.logs import log_count, logs_under
 from tui.model.nodes import Op, Session, Turn
 from tui.model.search import ErrorFilter, find, find_op_by_path, find_session_by_prefix, newest_op
-from tui.ui.host import host
+from tui.model.waterfall import node_key
+from tui.ui.live_controller import LiveController
+from tui.ui.messages import DocumentReloaded, LiveTreeBuilt, StreamStateChanged
 from tui.ui.screens.session_history import HistoryView
 from tui.ui.widgets.detail_panel import DetailPanel
 from tui.ui.widgets.footer import Footer
@@ -85,13 +89,19 @@ class SessionScreen(HistoryView, Screen):
         Binding("q", "app.quit", "Quit"),
     ]
 
-    def __init__(self, doc: Document, session: Session | None, *, select_path: str | None = None,
-                 live_root: str | None = None) -> None:
+    def __init__(self, doc: Document, session: Session | None, *, live: LiveController | None = None,
+                 select_path: str | None = None, live_root: str | None = None) -> None:
         super().__init__()
+        # The live pipeline (hub clock, history, holds on trees); what changes arrives by message (on_live_...).
+        self.live = live if live is not None else LiveController.detached()
         self.live_root = live_root  # set when the session comes from the event stream, not a file
         assert session is not None
         self.doc = doc
         self.session = session
+        self._held: dict[int, Session] = {}  # the trees this screen shows, held from release (LiveController)
+        self._sync_holds()
+        self._key = self.history_key
+        self.live.opened(self._key)  # from now on its updates are posted here (even before it mounts)
         self.select_path = select_path
         self.matches: list[Op] = []
         self.match_index = -1
@@ -100,8 +110,7 @@ class SessionScreen(HistoryView, Screen):
         self._log_target: object = None
         self._ticking = False
         self.follow = False
-        self._follow_target: object = None
-        self._quiet_until = 0.0  # programmatic cursor moves (reloads, follow) until then are not "manual"
+        self._cursor_seen: object = None  # the tree node the cursor was last seen on (a highlight elsewhere = a move)
         self.last_export: str | None = None  # the file the last `x` wrote
         self._log_views: dict[int, tuple[object, object]] = {}  # id(node) -> (node, its LogView)
 
@@ -128,8 +137,7 @@ class SessionScreen(HistoryView, Screen):
         self.query_one("#detail").border_title = "Details"
         self.tree.border_title = Text(getattr(view_of(self.session), "tree_title", "opTree"))
         if self.live_root is not None:
-            hub, root = host(self.app).hub, self.live_root
-            self.tree.clock = lambda: hub.clock(root, time.time())
+            self.tree.clock = self.live.clock(self.live_root)
             self.query_one(TotalsPanel).clock = self.tree.clock
         self.query_one("#search").display = False
         self.query_one(InsightsPane).display = False
@@ -145,12 +153,8 @@ class SessionScreen(HistoryView, Screen):
             self.set_interval(1.0, self._tick)
 
     def _select_initial(self) -> None:
-        op = find_op_by_path(self.session, self.select_path or "")
-        if op is None:
+        if self.select_op(self.select_path or "") is None:
             self.notify(f"no op at path {self.select_path}", severity="warning")
-            return
-        self.tree.reveal(op)
-        self.show_node(op)
 
     def _tick(self) -> None:
         if not self.session.running:
@@ -159,33 +163,62 @@ class SessionScreen(HistoryView, Screen):
         self.query_one(TotalsPanel).update_totals()
 
     # live updates ----------------------------------------------------------------------------------------
+    def on_live_tree_built(self, message: LiveTreeBuilt) -> None:
+        """A new build of a live root: taken when it is this screen's root and still the newest one."""
+        if message.root == self.live_root and self.live.is_current(message.root, message.session):
+            self.replace_live(message.session)
+
+    def on_document_reloaded(self, message: DocumentReloaded) -> None:
+        if self.live_root is None and self._key == str(message.path):
+            self.replace_document(dataclasses.replace(message.doc, path=self.doc.path))
+
+    def on_stream_state_changed(self, message: StreamStateChanged) -> None:
+        if self.live_root is not None and self.is_mounted:
+            self.update_live_panel()
+
+    def _sync_holds(self) -> None:
+        """Hold what is on screen (and the newest document behind it), let go of what no longer is."""
+        shown = {id(root): root for root in (self.doc.root, self.session.breadcrumb()[0]) if root is not None}
+        for key, root in shown.items():
+            if key not in self._held:
+                self.live.hold(root)
+        for key, root in self._held.items():
+            if key not in shown:
+                self.live.let_go(root)
+        self._held = shown
+
     def replace_document(self, doc: Document) -> None:
         """A newer version of the same file: keep expanded nodes, selection, scroll and drill-down level."""
-        if doc.root is None or self.history_holds(doc):
+        if doc.root is None:
+            return
+        if self.history_holds(doc):
+            self._sync_holds()
             return
         session = find_session_by_prefix(doc.root, self.session.path_prefix)
         if session is None:
-            return  # the sub-agent in view is gone from the new version: keep showing the old one
+            self.doc = doc  # the sub-agent in view is gone from the new version: keep showing the old one
+            self._sync_holds()
+            return
         self.replace_session(session, doc)
 
     def replace_live(self, root_session: Session) -> None:
         """A new build of the live root this screen (or a sub-agent of it) shows."""
         session = find_session_by_prefix(root_session, self.session.path_prefix)
-        if session is None:
-            return
         self.doc.root = root_session
-        if not self.is_mounted:  # pushed but not composed yet: compose will use the newest session
-            self.session = session
-            return
-        if self.history_holds():  # an older version is on screen: it stays
-            self.update_live_panel()
+        if session is None or not self.is_mounted or self.history_holds():
+            # gone from the new build, or an older version is on screen: that stays (the newest is held too)
+            if session is not None and not self.is_mounted:  # pushed, not composed yet: compose uses the newest
+                self.session = session
+            self._sync_holds()
+            if self.is_mounted:
+                self.update_live_panel()
             return
         self.replace_session(session)
         self.update_live_panel()
 
     def update_live_panel(self) -> None:
-        hub = getattr(self.app, "hub", None)
-        if hub is None or self.live_root is None:
+        hub = self.live.hub
+        if self.live_root is None:
             return
         events, gaps = hub.counters(self.live_root)
         family = hub.descendants(self.live_root)
@@ -196,7 +229,7 @@ class SessionScreen(HistoryView, Screen):
             text.append(f" · {reordered:,} reordered")
         if hub.rejected:
             text.append(f" · rejected: {hub.rejection_summary()}", style="bold red")
-        state = self.app.stream_state() if hasattr(self.app, "stream_state") else ""
+        state = self.live.stream_state()
         if state.startswith(("disconnected", "cannot connect", "not listening", "reconnected")):
             text.append(f" · {one_line(state, 120)}", style="bold yellow")
         dropped = sum(s.dropped_logs for s in family)
@@ -220,17 +253,18 @@ class SessionScreen(HistoryView, Screen):
 
     def replace_session(self, session: Session, doc: Document | None = None) -> None:
         tree = self.tree
-        self._quiet_until = time.monotonic() + 0.5
         state = TreeState(tree)
         if doc is not None:
             self.doc = doc
         self.session = session
+        self._sync_holds()
         self._log_views.clear()
         tree.session = session
         if isinstance(tree.keep, ErrorFilter):
             tree.keep = ErrorFilter()
-        tree.reset_tree()
-        state.restore(tree)
+        with self._our_move():
+            tree.reset_tree()
+            state.restore(tree)
         totals = self.query_one(TotalsPanel)
         totals.session = session
         totals.update_totals()
@@ -261,22 +295,63 @@ class SessionScreen(HistoryView, Screen):
 
     def _follow_newest(self) -> None:
         newest = newest_op(self.session)
-        if newest is None:
-            return
-        self._follow_target = newest
-        self._quiet_until = time.monotonic() + 0.5
-        self.tree.reveal(newest)
-        self.show_node(newest)
+        if newest is not None:
+            self.select_op(newest, lift_filter=False)
 
     # selection -> side panels ------------------------------------------------------------------------------
+    @contextmanager
+    def _our_move(self) -> Iterator[None]:
+        """Around every cursor move the screen makes itself (rebuilds, follow, jumps): those post no highlight,
+        so a highlight that arrives is the user's (keys, mouse) and turns follow mode off at once, however many
+        rebuilds come in between. (No time window: a key pressed during a rebuild is a move like any other.)"""
+        with self.prevent(OpTree.NodeHighlighted):
+            yield
+        self._cursor_seen = self.tree.cursor_node
+
     @on(OpTree.NodeHighlighted)
     def _highlighted(self, event: OpTree.NodeHighlighted) -> None:
-        manual = time.monotonic() > self._quiet_until and event.node.data is not self._follow_target
-        if self.follow and manual:
+        if event.node is self._cursor_seen:
+            return  # the tree re-announcing the node it is on (its lines were rebuilt): not a move
+        self._cursor_seen = event.node
+        if self.follow:
             self.follow = False
             self._status("follow: off (you moved)")
-        if event.node.data is not None:
-            self.show_node(event.node.data)
+        cursor = self.tree.cursor_node  # (a move from before a rebuild names a node of the old tree)
+        if cursor is not None and cursor.data is not None:
+            self.show_node(cursor.data)
+
+    def select_op(self, target: Op | Turn | Session | str, *, lift_filter: bool = True) -> Op | Turn | Session | None:
+        """Select `target` in the tree as it is now: the one way every jump selects an op (--op, search n/N,
+        insights, the waterfall's `o`, a diff's op, follow). `target` is a path, or a node of any build of this
+        session: it is looked up again by path in the current tree, so a node of an older build (a live update
+        came in between) selects its successor, never a stale row. An errors-only filter hiding it is lifted.
+        Returns the node selected, or None when the current tree has no such op."""
+        node = self._resolve(target)
+        if node is None:
+            return None
+        tree = self.tree
+        with self._our_move():
+            if not tree.reveal(node) and tree.keep is not None and lift_filter:
+                self.action_errors_only()  # the op is filtered out: show everything, then go to it
+                tree.reveal(node)
+        self.show_node(node)
+        return node
+
+    def _resolve(self, target: Op | Turn | Session | str) -> Op | Turn | Session | None:
+        session = self.session
+        if isinstance(target, str):
+            return session if target == session.path_prefix else find_op_by_path(session, target)
+        if isinstance(target, Op):
+            return find_op_by_path(session, target.path)
+        if isinstance(target, Session):
+            return find_session_by_prefix(session, target.path_prefix) if target.path_prefix else session
+        owner = target.session
+        if owner is None:
+            return None
+        owner = session if owner.path_prefix == session.path_prefix else find_session_by_prefix(
+            session, owner.path_prefix)
+        key = node_key(target)
+        return next((turn for turn in owner.turns if node_key(turn) == key), None) if owner is not None else None
 
     def show_node(self, node: object) -> None:
         self.query_one(DetailPanel).show(node)
@@ -323,7 +398,10 @@ class SessionScreen(HistoryView, Screen):
         node = event.node
         if isinstance(node, Op):
             if node.child is not None:
-                screen = SessionScreen(self.doc, node.child)
+                # its own copy of the document (a newer build replaces each screen's root on its own), the same
+                # live root: a drilled-in sub-agent of a stream follows the stream like its parent
+                screen = SessionScreen(dataclasses.replace(self.doc), node.child, live=self.live,
+                                       live_root=self.live_root)
                 screen.inherit_history(self)
                 self.app.push_screen(screen)
             elif node.child_ref is not None and node.kind == "session":
@@ -349,13 +427,17 @@ class SessionScreen(HistoryView, Screen):
         from tui.ui.screens.waterfall import WaterfallScreen
 
         node = self.tree.cursor_node
-        self.app.push_screen(WaterfallScreen(self, node.data if node is not None else None))
+        self.app.push_screen(WaterfallScreen(self, node.data if node is not None else None, live=self.live,
+                                             live_root=self.live_root, key=self._key))
 
     def on_unmount(self) -> None:
-        if self.session.parent_op is None and self.live_root is None:
-            closed = getattr(self.app, "on_screen_closed", None)
-            if closed is not None:
-                closed(self.doc)
+        """The screen went away: its trees may be released now (the last holder frees them), its session's
+        updates and history stop once no other screen shows it."""
+        held, self._held = self._held, {}
+        for root in held.values():
+            self.live.let_go(root)
+        key, self._key = self._key, None
+        self.live.closed(key)
 
     def action_back(self) -> None:
         search = self.query_one("#search", Input)
@@ -396,10 +478,7 @@ class SessionScreen(HistoryView, Screen):
             return
         self.match_index = (self.match_index + step) % len(self.matches)
         op = self.matches[self.match_index]
-        if not self.tree.reveal(op) and self.tree.keep is not None:
-            self.action_errors_only()  # the match is filtered out: show everything, then go to it
-            self.tree.reveal(op)
-        self.show_node(op)
+        self.select_op(op)
         self._status(f"match {self.match_index + 1}/{len(self.matches)} for {self.query_text!r}: {op.path}")
 
     def action_next_match(self) -> None:
@@ -416,14 +495,14 @@ class SessionScreen(HistoryView, Screen):
         tree = self.tree
         current = tree.cursor_node.data if tree.cursor_node is not None else None
         tree.keep = None if tree.keep is not None else ErrorFilter()
-        tree.reset_tree()
-        if tree.keep is not None:
-            self.tree.expand_all()
-            self._status("errors only: failed ops, ops with ERR logs and broken nodes (e to show all)")
-        else:
-            self._status("")
-        if current is not None:
-            tree.reveal(current)
+        with self._our_move():
+            tree.reset_tree()
+            if tree.keep is not None:
+                self.tree.expand_all()
+            if current is not None:
+                tree.reveal(current)
+        self._status("errors only: failed ops, ops with ERR logs and broken nodes (e to show all)"
+                     if tree.keep is not None else "")
 
 
     def action_copy(self) -> None:
@@ -472,15 +551,9 @@ class SessionScreen(HistoryView, Screen):
 
     def jump_to_path(self, path: str) -> bool:
         """Reveal and select the op at `path` (the session itself for its own prefix), showing all if filtered."""
-        target: Op | Session | None = self.session if path == self.session.path_prefix else find_op_by_path(
-            self.session, path)
-        if target is None:
+        if self.select_op(path) is None:
             self.notify(f"no op at path {path} in this view", severity="warning")
             return False
-        if not self.tree.reveal(target) and self.tree.keep is not None:
-            self.action_errors_only()  # the op is filtered out: show everything, then go to it
-            self.tree.reveal(target)
-        self.show_node(target)
         self._status(f"insight: {path or 'the session'}")
         self.call_after_refresh(self._center_cursor)
         return True
@@ -493,33 +566,50 @@ class SessionScreen(HistoryView, Screen):
                            immediate=True, force=True)
 
     def action_export(self) -> None:
+        """Export the version on screen now, whole: its tree is held until the file is written (a live update or
+        a reload meanwhile releases the older tree only after that)."""
         from tui.ui.screens.export import ExportScreen
 
         session = self.session
-        self.app.push_screen(ExportScreen(session, sessions_dir=getattr(self.app, "sessions_dir", None)),
-                             lambda choice: self._export_chosen(session, choice))
+        root = session.breadcrumb()[0]
+        self.live.hold(root)
 
-    def _export_chosen(self, session: Session, choice: tuple | None) -> None:
-        if choice is not None:
+        def chosen(choice: tuple | None) -> None:
+            if choice is None:
+                self.live.let_go(root)
+                return
             fmt, path, *overwrite = choice
-            self._write_export(session, fmt, path, bool(overwrite and overwrite[0]))
+            self._write_export(session, root, fmt, path, bool(overwrite and overwrite[0]))
+
+        self.app.push_screen(ExportScreen(session, sessions_dir=self.live.sessions_dir, live_root=self.live_root,
+                                          file_key=self._key),
+                             chosen)
 
     @work(thread=True, group="export", exit_on_error=False)
-    def _write_export(self, session: Session, fmt: str, path: str, overwrite: bool = False) -> None:
+    def _write_export(self, session: Session, root: Session, fmt: str, path: str, overwrite: bool = False) -> None:
         from pathlib import Path
 
         from tui.text.export import render, write_atomic
 
         try:
             data = render(session, fmt, source=self.doc.path, source_format=self.doc.format)
-            written = write_atomic(Path(path), data, overwrite=overwrite,
-                                   sessions_dirs=(getattr(self.app, "sessions_dir", None),))
+            written = write_atomic(Path(path), data, overwrite=overwrite, sessions_dirs=(self.live.sessions_dir,))
         except Exception as exc:  # a full disk or a bad directory must not take the screen down
-            self.app.call_from_thread(self.notify, f"export failed: {exc}", title="export", severity="error",
-                                      markup=False, timeout=10)
+            self._from_thread(self._export_failed, root, f"export failed: {exc}")
             return
-        self.app.call_from_thread(self._exported, str(written.resolve()), len(data))
+        self._from_thread(self._exported, root, str(written.resolve()), len(data))
 
-    def _exported(self, path: str, size: int) -> None:
+    def _from_thread(self, callback, *args) -> None:
+        try:
+            self.app.call_from_thread(callback, *args)
+        except RuntimeError:
+            pass  # the app is shutting down
+
+    def _export_failed(self, root: Session, message: str) -> None:
+        self.live.let_go(root)
+        self.notify(message, title="export", severity="error", markup=False, timeout=10)
+
+    def _exported(self, root: Session, path: str, size: int) -> None:
+        self.live.let_go(root)
         self.last_export = path
         self.notify(f"wrote {path} ({size:,} bytes)", title="export", markup=False, timeout=8)
