@@ -64,7 +64,7 @@ class MonitorApp(IdleCollector, App):
         self.allow_remote = allow_remote
         self.allow_origins = list(allow_origins or [])  # web pages allowed to push to a ws:// --listen
         self.live = LiveController(self, sessions_dir=sessions_dir, streams=bool(self.listen_urls or self.connect_urls),
-                                   on_rows=self._live_rows, live_row=self.live_row)
+                                   on_rows=self._live_rows, live_row=self.live_row, on_diff=self._show_diff)
         self.hub = self.live.hub  # (the tests feed it)
         self.history = self.live.history
         self.history_shown = self.live.history_shown
@@ -180,6 +180,15 @@ class MonitorApp(IdleCollector, App):
 
     def diff_paths(self, a: str, b: str) -> None:
         self.live.diff_paths(a, b)
+
+    def _show_diff(self, a: str, b: str, diff) -> None:
+        """The controller compared two sessions (browser rows): show the diff; an op in it opens its session."""
+        from tui.ui.screens.diff import DiffScreen
+
+        def open_op(delta, side: str) -> None:
+            self.open_path(a if side == "before" else b, delta.path)
+
+        self.push_screen(DiffScreen(diff, on_open_op=open_op))
 
     def action_help(self) -> None:
         from tui.ui.screens.help import HelpScreen

@@ -12,6 +12,8 @@ import os
 import threading
 import time
 from pathlib import Path
+from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from tui.formats.aiagent.history import History, Version, summary_of
@@ -40,6 +42,7 @@ class HistoryRecorder:
     app: App[Any] | None
     hub: LiveHub
     _live_builds: dict[str, Session]
+    _on_diff: Callable[[str, str, Any], None] | None  # the app shows a computed diff
 
     if TYPE_CHECKING:
         def post(self, make: Any) -> None: ...
@@ -48,7 +51,7 @@ class HistoryRecorder:
         def hold(self, root: Session | None) -> None: ...
         def let_go(self, root: Session | None) -> None: ...
         def build(self, root: str) -> Session | None: ...
-        def _call(self, callback: Any, *args: Any) -> None: ...
+        def _call(self, callback: Any, *args: Any, **kwargs: Any) -> None: ...
 
     def init_history(self) -> None:
         self.history = History()
@@ -187,7 +190,7 @@ class HistoryRecorder:
         self.history_changed(key)
 
     def history_changed(self, key: str) -> None:
-        self.post(lambda: HistoryChanged(key))
+        self.post(partial(HistoryChanged, key))
 
     # diffs ----------------------------------------------------------------------------------------------
     def diff_paths(self, a: str, b: str) -> None:
@@ -246,16 +249,6 @@ class HistoryRecorder:
             release_tree(root)
         self._call(self._show_file_diff, a, b, diff)
 
-    def _show_file_diff(self, a: str, b: str, diff) -> None:
-        from tui.ui.screens.diff import DiffScreen
-
-        from tui.ui.messages import OpenSession
-
-        app = self.app
-        if app is None:
-            return
-
-        def open_op(delta, side: str) -> None:
-            app.post_message(OpenSession(a if side == "before" else b, delta.path))
-
-        app.push_screen(DiffScreen(diff, on_open_op=open_op))
+    def _show_file_diff(self, a: str, b: str, diff: Any) -> None:
+        if self._on_diff is not None:
+            self._on_diff(a, b, diff)

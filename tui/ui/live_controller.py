@@ -16,6 +16,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,8 +49,10 @@ class LiveController(HistoryRecorder):
 
     def __init__(self, app: App[Any] | None, *, sessions_dir: Path | None = None, streams: bool = False,
                  on_rows: Callable[[list[SessionRow], bool], None] | None = None,
-                 live_row: Callable[[str, Session], SessionRow] | None = None) -> None:
+                 live_row: Callable[[str, Session], SessionRow] | None = None,
+                 on_diff: Callable[[str, str, Any], None] | None = None) -> None:
         self.app = app
+        self._on_diff = on_diff
         self.sessions_dir = sessions_dir  # where exports and saved payloads must not go
         self.streams = streams  # --listen or --connect given
         self.hub = LiveHub()
@@ -220,7 +223,7 @@ class LiveController(HistoryRecorder):
                 if self._live_row is not None:
                     rows.append(self._live_row(root, session))
                 if self.is_open(LIVE_PREFIX + root):  # (a root no screen shows costs no message)
-                    self.post(lambda root=root, session=session: LiveTreeBuilt(root, session))
+                    self.post(partial(LiveTreeBuilt, root, session))
             except Exception as exc:  # a bug must not take the monitor (and every other session) down
                 self.notify(f"live update of {root} failed: {type(exc).__name__}: {exc}", severity="error",
                             markup=False)
@@ -279,10 +282,10 @@ class LiveController(HistoryRecorder):
         version = self.record_file_version(path, doc, tail)
         self._call(self._reloaded, path, doc, version)
 
-    def _call(self, callback: Callable[..., Any], *args: Any) -> None:
+    def _call(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
         assert self.app is not None
         try:
-            self.app.call_from_thread(callback, *args)
+            self.app.call_from_thread(callback, *args, **kwargs)
         except RuntimeError:  # the app is closing
             pass
 
@@ -299,5 +302,5 @@ class LiveController(HistoryRecorder):
         self._reload_errors.pop(path, None)
         if version is not None:
             self.history_shown[str(path)] = version
-        self.post(lambda: DocumentReloaded(path, doc, version))
+        self.post(partial(DocumentReloaded, path, doc, version))
         self.history_changed(str(path))

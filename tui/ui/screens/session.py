@@ -345,11 +345,10 @@ class SessionScreen(HistoryView, Screen):
             return find_op_by_path(session, target.path)
         if isinstance(target, Session):
             return find_session_by_prefix(session, target.path_prefix) if target.path_prefix else session
-        owner = target.session
-        if owner is None:
+        if target.session is None:
             return None
-        owner = session if owner.path_prefix == session.path_prefix else find_session_by_prefix(
-            session, owner.path_prefix)
+        prefix = target.session.path_prefix
+        owner = session if prefix == session.path_prefix else find_session_by_prefix(session, prefix)
         key = node_key(target)
         return next((turn for turn in owner.turns if node_key(turn) == key), None) if owner is not None else None
 
