@@ -420,7 +420,7 @@ class SessionScreen(HistoryView, Screen):
             return
         from tui.ui.screens.payload import PayloadScreen
 
-        self.app.push_screen(PayloadScreen(op, self.doc.sessions_dir))
+        self.app.push_screen(PayloadScreen(op, self.doc.sessions_dir, monitor_dir=self.live.sessions_dir))
 
     def action_waterfall(self) -> None:
         from tui.ui.screens.waterfall import WaterfallScreen
