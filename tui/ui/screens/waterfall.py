@@ -38,7 +38,9 @@ class SessionView(Protocol):
 
     session: Session
     tree: OpTree
-    viewing: object  # an older version on screen (None: the newest)
+
+    @property
+    def viewing(self) -> object: ...  # an older version on screen (None: the newest)
 
     def select_op(self, target: Op | Turn | Session | str, *, lift_filter: bool = True) -> object: ...
 
