@@ -196,11 +196,6 @@ class MonitorApp(IdleCollector, App):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen))
 
-    def session_screens(self):
-        from tui.ui.screens.session import SessionScreen
-
-        return [s for s in self.screen_stack if isinstance(s, SessionScreen)]
-
     def browser(self):
         from tui.ui.screens.browser import BrowserScreen
 

@@ -131,7 +131,8 @@ class LiveController(HistoryRecorder):
         entry[1] -= 1
         if entry[1] <= 0:
             del self._holds[id(root)]
-            self._release(root, id(root) in self._built)
+            if self.app is not None:  # (a detached controller knows too little of who else shows a tree)
+                self._release(root, id(root) in self._built)
             self._built.discard(id(root))
 
     @staticmethod
