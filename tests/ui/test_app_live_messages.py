@@ -4,6 +4,8 @@ leaves it there, `o` from the waterfall selects the op of the tree on screen, an
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import orjson
 
 from apphelpers import SIZE, top, wait_for
@@ -12,6 +14,7 @@ from tui.formats.aiagent.replay import replay_events, send_events
 from tui.formats.load import load
 from tui.model.search import find_op_by_path, walk_ops
 from tui.ui.app import MonitorApp
+from tui.ui.messages import DocumentReloaded, HistoryChanged, LiveTreeBuilt, StreamStateChanged
 from tui.ui.screens.export import ExportScreen
 from tui.ui.screens.waterfall import WaterfallScreen
 
@@ -168,3 +171,43 @@ async def test_any_move_turns_follow_off_while_updates_arrive(tmp_path):
         # on main the move fell in the half second after a rebuild that counted as "not a user move"
         assert not screen.follow
         assert "follow: off" in str(screen.query_one("#status").render())
+
+
+async def test_the_controller_tells_the_screens_by_message(tmp_path):
+    """The flow as messages (run_test's message_hook sees every one delivered): a new build reaches the session
+    screen and the waterfall over it (which no longer polls the screen under it), a new version is announced."""
+    root, events = stream(tmp_path)
+    seen: list[str] = []
+
+    def hook(message) -> None:
+        if isinstance(message, (LiveTreeBuilt, HistoryChanged, StreamStateChanged)):
+            seen.append(type(message).__name__)
+
+    app = MonitorApp(sessions_dir=tmp_path, listen_urls=[f"unix:{tmp_path / 's.sock'}"], watch=False)
+    async with app.run_test(size=SIZE, message_hook=hook) as pilot:
+        feed(app, events[:200])
+        await open_live(app, pilot, root)
+        screen = top(app)
+        await pilot.press("w")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, WaterfallScreen))
+        waterfall = app.screen
+        before = waterfall.session
+        seen.clear()
+        app.live._live_recorded_at.clear()
+        feed(app, events[200:300])
+        assert await wait_for(pilot, lambda: waterfall.session is not before)
+        assert waterfall.session is app.hub.build(root) and screen.session is app.hub.build(root)
+        assert await wait_for(pilot, lambda: "HistoryChanged" in seen)
+        assert "LiveTreeBuilt" in seen
+
+
+def test_fast_messages_replace_their_own_kind_only():
+    a, b = object(), object()
+    assert LiveTreeBuilt("r", a).can_replace(LiveTreeBuilt("r", b))
+    assert not LiveTreeBuilt("r", a).can_replace(LiveTreeBuilt("other", b))
+    assert DocumentReloaded(Path("/x"), a, None).can_replace(DocumentReloaded(Path("/x"), b, None))
+    assert not DocumentReloaded(Path("/x"), a, None).can_replace(DocumentReloaded(Path("/y"), b, None))
+    assert HistoryChanged("k").can_replace(HistoryChanged("k")) and not HistoryChanged("k").can_replace(
+        HistoryChanged("j"))
+    assert StreamStateChanged().can_replace(StreamStateChanged())
+    assert not LiveTreeBuilt("r", a).bubble and not HistoryChanged("k").bubble
