@@ -29,14 +29,16 @@ class LiveView(SessionScreenMixin):
     """Mixed into SessionScreen (which provides doc, session, live, live_root, _key, _held, replace_session)."""
 
     last_export: str | None = None  # the file the last `x` wrote
+    _gone = False  # unmounted: a message still queued must not hold trees again
 
     def on_live_tree_built(self, message: LiveTreeBuilt) -> None:
         """A new build of a live root: taken when it is this screen's root and still the newest one."""
-        if message.root == self.live_root and self.live.is_current(message.root, message.session):
+        if (message.root == self.live_root and not self._gone
+                and self.live.is_current(message.root, message.session)):
             self.replace_live(message.session)
 
     def on_document_reloaded(self, message: DocumentReloaded) -> None:
-        if self.live_root is None and self._key == str(message.path):
+        if self.live_root is None and not self._gone and self._key == str(message.path):
             self.replace_document(dataclasses.replace(message.doc, path=self.doc.path))
 
     def on_stream_state_changed(self, message: StreamStateChanged) -> None:
@@ -58,10 +60,14 @@ class LiveView(SessionScreenMixin):
         """A newer version of the same file: keep expanded nodes, selection, scroll and drill-down level."""
         if doc.root is None:
             return
+        session = find_session_by_prefix(doc.root, self.session.path_prefix)
+        if not self.is_mounted:  # pushed, not composed yet: compose shows the newest
+            self.doc, self.session = doc, session or self.session
+            self._sync_holds()
+            return
         if self.history_holds(doc):
             self._sync_holds()
             return
-        session = find_session_by_prefix(doc.root, self.session.path_prefix)
         if session is None:
             self.doc = doc  # the sub-agent in view is gone from the new version: keep showing the old one
             self._sync_holds()
@@ -121,6 +127,7 @@ class LiveView(SessionScreenMixin):
     def on_unmount(self) -> None:
         """The screen went away: its trees may be released now (the last holder frees them), its session's
         updates and history stop once no other screen shows it."""
+        self._gone = True
         held, self._held = self._held, {}
         for root in held.values():
             self.live.let_go(root)
