@@ -251,6 +251,8 @@ class SessionScreen(LiveView, HistoryView, Screen):
         session = self.session
         if isinstance(target, str):
             return session if target == session.path_prefix else find_op_by_path(session, target)
+        if isinstance(target, (Op, Turn)) and target.session.breadcrumb()[0] is session.breadcrumb()[0]:
+            return target  # already a node of the tree on screen (follow, a fresh search): no walk
         if isinstance(target, Op):
             return find_op_by_path(session, target.path)
         if isinstance(target, Session):
