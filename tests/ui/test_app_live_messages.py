@@ -211,3 +211,29 @@ def test_fast_messages_replace_their_own_kind_only():
         HistoryChanged("j"))
     assert StreamStateChanged().can_replace(StreamStateChanged())
     assert not LiveTreeBuilt("r", a).bubble and not HistoryChanged("k").bubble
+
+
+async def test_a_build_is_released_once_nothing_shows_it(tmp_path):
+    """A resent tree is cyclic: each older build is emptied as soon as no screen, waterfall or export holds it
+    (a 50,000-op tree resent every second otherwise grew the app past 4 GB)."""
+    root, events = stream(tmp_path)
+    app = MonitorApp(sessions_dir=tmp_path, listen_urls=[f"unix:{tmp_path / 's.sock'}"], watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        feed(app, events[:200])
+        await open_live(app, pilot, root)
+        screen = top(app)
+        first = screen.session
+        await pilot.press("w")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, WaterfallScreen))
+        waterfall = app.screen
+        feed(app, events[200:260])
+        second = app.hub.build(root)
+        assert await wait_for(pilot, lambda: screen.session is second and waterfall.session is second)
+        assert first.turns == [] and first.raw is None  # nothing held it any more
+        feed(app, events[260:320])
+        assert await wait_for(pilot, lambda: waterfall.session is app.hub.build(root))
+        assert second.turns == [] and second.raw is None
+        newest = app.hub.build(root)
+        await pilot.press("escape")
+        assert await wait_for(pilot, lambda: app.screen is screen)
+        assert newest.turns and newest.raw is not None  # the screen and the controller still hold it
