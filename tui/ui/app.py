@@ -7,7 +7,7 @@ import os
 import time
 from pathlib import Path
 
-from textual import events, work
+from textual import events
 from textual.app import App
 from textual.binding import Binding
 
@@ -177,9 +177,6 @@ class MonitorApp(IdleCollector, App):
 
     def on_compare_sessions(self, message: CompareSessions) -> None:
         self.live.diff_paths(message.before, message.after)
-
-    def diff_paths(self, a: str, b: str) -> None:
-        self.live.diff_paths(a, b)
 
     def _show_diff(self, a: str, b: str, diff) -> None:
         """The controller compared two sessions (browser rows): show the diff; an op in it opens its session."""

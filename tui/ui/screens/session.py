@@ -110,7 +110,6 @@ class SessionScreen(LiveView, HistoryView, Screen):
         self._ticking = False
         self.follow = False
         self._cursor_seen: object = None  # the tree node the cursor was last seen on (a highlight elsewhere = a move)
-        self.last_export: str | None = None  # the file the last `x` wrote
         self._log_views: dict[int, tuple[object, object]] = {}  # id(node) -> (node, its LogView)
 
     def compose(self) -> ComposeResult:
