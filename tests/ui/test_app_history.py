@@ -130,7 +130,7 @@ async def test_live_stream_versions(tmp_path):
         for start, end in zip(trees, trees[1:]):
             for event in events[start + 1: end + 1]:
                 app.hub.feed(orjson.dumps(event))
-            app._live_recorded_at.clear()  # don't wait out the once-a-second limit
+            app.live._live_recorded_at.clear()  # don't wait out the once-a-second limit
             app.apply_live()
             await pilot.pause(0.2)
         for event in events[trees[-1] + 1:]:

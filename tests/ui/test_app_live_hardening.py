@@ -141,9 +141,9 @@ async def test_a_live_tick_during_shutdown_touches_no_screen(tmp_path):
     async def prune_then_tick(*nodes, **kwargs):
         await prune(*nodes, **kwargs)
         if any(isinstance(node, BrowserScreen) for node in nodes):
-            app._live_due = 0.0
+            app.live._live_due = 0.0
             app.hub.changed.add("s1")
-            app._live_tick()  # raised NoMatches before the app checked that it was closing
+            app.live.tick()  # raised NoMatches before the app checked that it was closing
             ticks_during_prune.append("tick")
 
     app._prune = prune_then_tick

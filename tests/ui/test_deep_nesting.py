@@ -173,7 +173,7 @@ async def test_app_shows_ledger_sub_agents_150_levels_down(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         session_145 = next(op.session for op in walk_ops(doc.root) if op.name == "tool-145")
-        app.push_screen(SessionScreen(doc, session_145))
+        app.push_screen(SessionScreen(doc, session_145, live=app.live))
         await pilot.pause()
         await drill_to_the_bottom(pilot, app, 5, first=146)
         crumbs = str(app.screen.query_one("#crumbs").render())

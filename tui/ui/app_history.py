@@ -1,9 +1,9 @@
-"""The app's side of snapshot history: record the versions of open sessions, and open diffs.
+"""The live controller's side of snapshot history: record the versions of open sessions, and open diffs.
 
 Files: the reload worker records each version it loaded (hashing there, off the UI thread); the version on screen
 when the file was opened is recorded at its first change. Live streams: a background worker records the newest
 build of each open live root at most once every LIVE_HISTORY_SECONDS (and when it finishes). A session's
-history lives as long as a screen shows it.
+history lives as long as a screen shows it. Screens learn of new versions by `HistoryChanged` (tui.ui.messages).
 """
 
 from __future__ import annotations
@@ -12,23 +12,46 @@ import os
 import threading
 import time
 from pathlib import Path
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from tui.formats.aiagent.history import History, Version, summary_of
 from tui.formats.aiagent.ledger import parse_records
 from tui.formats.load import load
 from tui.inputs.files import LoadError, open_regular
 from tui.catalog.session_row import LIVE_PREFIX
+from tui.inputs.paths import safe_resolve
 from tui.model.diff import diff_sessions
 from tui.model.document import Document
 from tui.model.gc_pause import paused_gc
 from tui.model.nodes import Session, release_tree
-from tui.ui.host import AppMixin
+from tui.ui.messages import HistoryChanged
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from tui.formats.aiagent.live.hub import LiveHub
 
 LIVE_HISTORY_SECONDS = 1.0
 
 
-class HistoryRecorder(AppMixin):
-    """Mixed into MonitorApp (which provides hub, session_screens, call_from_thread, run_worker, notify)."""
+class HistoryRecorder:
+    """Mixed into the LiveController (which provides app, hub, post, hold/let_go, build, is_open, notify)."""
+
+    app: App[Any] | None
+    hub: LiveHub
+    _live_builds: dict[str, Session]
+    _on_diff: Callable[[str, str, Any], None] | None  # the app shows a computed diff
+
+    if TYPE_CHECKING:
+        def post(self, make: Any) -> None: ...
+        def notify(self, message: str, **kwargs: Any) -> None: ...
+        def is_open(self, key: str) -> bool: ...
+        def hold(self, root: Session | None) -> None: ...
+        def let_go(self, root: Session | None) -> None: ...
+        def build(self, root: str) -> Session | None: ...
+        def _call(self, callback: Any, *args: Any, **kwargs: Any) -> None: ...
 
     def init_history(self) -> None:
         self.history = History()
@@ -47,7 +70,7 @@ class HistoryRecorder(AppMixin):
             return LIVE_PREFIX + live_root
         if doc.path == "-" or not doc.path:
             return None
-        return str(Path(doc.path).resolve())
+        return str(safe_resolve(Path(doc.path)))
 
     def note_opened(self, doc: Document, live_root: str | None) -> None:
         """A root session screen opens: remember what it shows, to record it as version 1 at the first change."""
@@ -63,12 +86,8 @@ class HistoryRecorder(AppMixin):
             size = None
         self._history_seeds[key] = (doc.root.raw, summary_of(doc.root), time.time(), size)
 
-    def history_closed(self, key: str | None) -> None:
-        """A session screen went away: forget the history once no screen shows that session."""
-        if key is None:
-            return
-        if any(s.history_key == key and s.is_attached for s in self.session_screens()):
-            return
+    def forget_history(self, key: str) -> None:
+        """No screen shows that session any more (LiveController.closed): forget its history."""
         self.history.drop(key)
         self.history_shown.pop(key, None)
         self._history_seeds.pop(key, None)
@@ -116,25 +135,15 @@ class HistoryRecorder(AppMixin):
             self.history.add_ledger(key, tail.records, count, summary, sessions_dir=tail.sessions_dir,
                                     path=str(path), at=at)
 
-    def replace_with_version(self, path: Path, doc: Document, version: Version | None) -> None:
-        """UI thread: show the new version, and note that the live view now shows that recorded version."""
-        if self.closing():
-            return
-        if version is not None:
-            self.history_shown[str(path)] = version
-        self._replace_documents(path, doc)
-        self.refresh_history_banners(str(path))
-
     # live streams ---------------------------------------------------------------------------------------
     def live_history_tick(self, changed: set[str]) -> None:
         """Called with every live batch (UI thread): queue the open live roots that are due for recording."""
-        shown = {s.live_root for s in self.session_screens() if s.live_root is not None}
-        self._live_dirty.update(LIVE_PREFIX + root for root in changed if root in shown)
+        self._live_dirty.update(key for key in (LIVE_PREFIX + root for root in changed) if self.is_open(key))
         if not self._live_dirty:
             return
         now = time.monotonic()
         for key in list(self._live_dirty):
-            session = self.hub.build(key[len(LIVE_PREFIX):])
+            session = self.build(key[len(LIVE_PREFIX):])
             if session is None:
                 self._live_dirty.discard(key)
                 continue
@@ -153,7 +162,8 @@ class HistoryRecorder(AppMixin):
             if self._draining:
                 return
             self._draining = True
-        self.run_worker(self._drain_live, thread=True, group="history", exit_on_error=False)
+        if self.app is not None:
+            self.app.run_worker(self._drain_live, thread=True, group="history", exit_on_error=False)
 
     def _drain_live(self) -> None:
         while True:
@@ -166,44 +176,39 @@ class HistoryRecorder(AppMixin):
             with paused_gc():
                 version, _ = self.history.add_tree(key, raw, summary, at=at, clock_ms=clock)
             try:
-                self.call_from_thread(self._live_recorded, key, raw, version)
+                assert self.app is not None
+                self.app.call_from_thread(self._live_recorded, key, raw, version)
             except RuntimeError:  # the app is closing
                 with self._history_lock:
                     self._draining = False
                 return
 
     def _live_recorded(self, key: str, raw: dict, version: Version) -> None:
-        for screen in self.session_screens():
-            if screen.history_key == key and screen.doc.root is not None and screen.doc.root.raw is raw:
-                self.history_shown[key] = version
-                break
-        self.refresh_history_banners(key)
+        current = self._live_builds.get(key[len(LIVE_PREFIX):])
+        if current is not None and current.raw is raw:  # what the live views show (or are about to)
+            self.history_shown[key] = version
+        self.history_changed(key)
 
-    def refresh_history_banners(self, key: str) -> None:
-        for screen in self.session_screens():
-            if screen.history_key == key and screen.is_mounted:
-                screen.update_history_banner()
+    def history_changed(self, key: str) -> None:
+        self.post(partial(HistoryChanged, key))
 
     # diffs ----------------------------------------------------------------------------------------------
     def diff_paths(self, a: str, b: str) -> None:
         """Compare two sessions (browser rows: files or live roots) in a background worker, then show the diff."""
+        if self.app is None:
+            return
         self.notify("comparing…", timeout=2)
-        self.run_worker(lambda: self._diff_worker(a, b), thread=True, group="diff", exit_on_error=False)
+        self.app.run_worker(lambda: self._diff_worker(a, b), thread=True, group="diff", exit_on_error=False)
 
-    def _pinned_build(self, root: str) -> Session | None:
-        """UI thread: a live root's build, kept whole (not released by the next tick) until unpinned."""
-        session = self.hub.build(root)
-        if session is not None:
-            self.live_pinned[id(session)] = self.live_pinned.get(id(session), 0) + 1
+    def _held_build(self, root: str) -> Session | None:
+        """UI thread: a live root's build, kept whole (not released by the next tick) until let go."""
+        session = self.build(root)
+        self.hold(session)
         return session
 
-    def _unpin(self, sessions: list[Session]) -> None:
+    def _let_go_all(self, sessions: list[Session]) -> None:
         for session in sessions:
-            left = self.live_pinned.get(id(session), 0) - 1
-            if left > 0:
-                self.live_pinned[id(session)] = left
-            else:
-                self.live_pinned.pop(id(session), None)
+            self.let_go(session)
 
     def _diff_worker(self, a: str, b: str) -> None:
         pinned: list[Session] = []
@@ -211,31 +216,29 @@ class HistoryRecorder(AppMixin):
             self._diff(a, b, pinned)
         finally:
             if pinned:
-                try:
-                    self.call_from_thread(self._unpin, pinned)
-                except RuntimeError:  # the app is closing
-                    pass
+                self._call(self._let_go_all, pinned)
 
     def _diff(self, a: str, b: str, pinned: list[Session]) -> None:
+        assert self.app is not None
         roots: list[Session] = []
         owned: list[Session] = []
         for path in (a, b):
             if path.startswith(LIVE_PREFIX):
-                session = self.call_from_thread(self._pinned_build, path[len(LIVE_PREFIX):])
+                session = self.app.call_from_thread(self._held_build, path[len(LIVE_PREFIX):])
                 if session is not None:
                     pinned.append(session)
                 if session is None:
-                    self.call_from_thread(self.notify, f"{path}: no tree yet", severity="warning", markup=False)
+                    self._call(self.notify, f"{path}: no tree yet", severity="warning", markup=False)
                     return
             else:
                 try:
                     doc = load(path)
                 except (LoadError, MemoryError, RecursionError) as exc:
-                    self.call_from_thread(self.notify, str(exc), title="cannot compare", severity="error",
+                    self._call(self.notify, str(exc), title="cannot compare", severity="error",
                                           markup=False)
                     return
                 if doc.root is None:
-                    self.call_from_thread(self.notify, f"{path}: an accounting ledger has no session tree",
+                    self._call(self.notify, f"{path}: an accounting ledger has no session tree",
                                           severity="warning", markup=False)
                     return
                 session = doc.root
@@ -244,12 +247,8 @@ class HistoryRecorder(AppMixin):
         diff = diff_sessions(roots[0], roots[1], before_label=Path(a).name, after_label=Path(b).name)
         for root in owned:
             release_tree(root)
-        self.call_from_thread(self._show_file_diff, a, b, diff)
+        self._call(self._show_file_diff, a, b, diff)
 
-    def _show_file_diff(self, a: str, b: str, diff) -> None:
-        from tui.ui.screens.diff import DiffScreen
-
-        def open_op(delta, side: str) -> None:
-            self.open_path(a if side == "before" else b, delta.path)
-
-        self.push_screen(DiffScreen(diff, on_open_op=open_op))
+    def _show_file_diff(self, a: str, b: str, diff: Any) -> None:
+        if self._on_diff is not None:
+            self._on_diff(a, b, diff)

@@ -16,8 +16,19 @@ from __future__ import annotations
 import gc
 import time
 
-from tui.ui.host import AppMixin
+from typing import TYPE_CHECKING, Any
+
 from tui.ui.textual_compat import release_style_memo
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    class AppMixin(App[Any]):
+        """For the type checker only: what the collector uses of MonitorApp."""
+
+        def closing(self) -> bool: ...
+else:
+    AppMixin = object  # at run time a plain mixin; MonitorApp provides set_timer and closing
 
 QUIET_SECONDS = 0.4  # no key, click or scroll for this long: the user is reading, not waiting
 

@@ -36,7 +36,7 @@ from tui.catalog.session_row import (
 )
 from tui.catalog.scan import scan
 from tui.inputs.paths import safe_resolve
-from tui.ui.host import host
+from tui.ui.messages import CompareSessions, OpenSession
 from tui.ui.screens.browser_columns import Column, layout, row_cells
 from tui.ui.textual_compat import UnmeasuredRowsTable
 from tui.ui.widgets.footer import Footer
@@ -84,10 +84,11 @@ class BrowserScreen(Screen):
         Binding("escape", "clear_filter", "Clear filter", show=False),
     ]
 
-    def __init__(self, sessions_dir: Path | None, *, stale_after_s: float | None = None,
-                 demo_for: Path | None = None) -> None:
+    def __init__(self, sessions_dir: Path | None, live_summary: Callable[[], str] | None = None, *,
+                 stale_after_s: float | None = None, demo_for: Path | None = None) -> None:
         super().__init__()
         self.sessions_dir = Path(sessions_dir) if sessions_dir is not None else None
+        self.live_summary = live_summary  # one line on the event streams for the header ("" when none)
         # a running session silent for this long shows as stale (tui.catalog.liveness; --stale-after)
         self.stale_after_s = stale_after() if stale_after_s is None else stale_after_s
         self.clock: Callable[[], float] = time.time  # wall clock (s) for Age and stale; see set_clock
@@ -409,9 +410,9 @@ class BrowserScreen(Screen):
         header = Text("  ·  ".join(parts) + f"   ({sort})")
         if self.demo_for is not None:
             header.stylize("bold black on yellow", 0, len("DEMO"))
-        live = getattr(self.app, "live_summary", None)
-        if live is not None and live():
-            header.append("   " + live(), style="bold yellow")
+        live = self.live_summary() if self.live_summary is not None else ""
+        if live:
+            header.append("   " + live, style="bold yellow")
         self.query_one("#browser-header", Static).update(header)
         self._update_summary()
         self._update_note()
@@ -563,7 +564,7 @@ class BrowserScreen(Screen):
         if marked is None or key is None or key == marked:
             self.notify("mark a session with m, then press d on another to compare them", severity="warning")
             return
-        host(self.app).diff_paths(str(self._rows[marked].path), str(self._rows[key].path))
+        self.post_message(CompareSessions(str(self._rows[marked].path), str(self._rows[key].path)))
 
     @on(DataTable.RowSelected, "#browser-table")
     def _row_selected(self, event: DataTable.RowSelected) -> None:
@@ -574,4 +575,4 @@ class BrowserScreen(Screen):
             self.notify(f"{printable(row.session_id)}: {row.broken}", title="cannot open", severity="error",
                         markup=False)
             return
-        host(self.app).open_path(str(row.path))
+        self.post_message(OpenSession(str(row.path)))

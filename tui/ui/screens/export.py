@@ -3,7 +3,11 @@
 A name that already exists is overwritten only after a y at the overwrite prompt (Enter and Escape there mean no: a
 trace id "README" must not silently replace ./README.md); a symbolic link, or a place inside the sessions directory
 (the producer's), is refused with the reason. When the current directory is the sessions directory, the name
-offered is in the home directory instead."""
+offered is in the home directory instead.
+
+What is written is the version that was on screen when `x` was pressed, whole (the session screen holds its tree
+until the file is written); when a newer version arrives meanwhile (`LiveTreeBuilt`, `DocumentReloaded`), the
+dialog says so."""
 
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ from textual.widgets import Input, RadioButton, RadioSet, Static
 from tui.model.fields import one_line
 from tui.model.nodes import Session
 from tui.text.export import FORMATS, RefusedTarget, check_target, default_filename
+from tui.ui.messages import DocumentReloaded, LiveTreeBuilt
 
 
 class ConfirmOverwrite(ModalScreen[bool]):
@@ -51,11 +56,34 @@ class ExportScreen(ModalScreen[tuple[str, str, bool] | None]):
     CSS_PATH = "export.tcss"
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, session: Session, fmt: str = "markdown", sessions_dir: Path | None = None) -> None:
+    def __init__(self, session: Session, fmt: str = "markdown", sessions_dir: Path | None = None, *,
+                 live_root: str | None = None, file_key: str | None = None) -> None:
         super().__init__()
         self.session = session
         self.fmt = fmt
         self.sessions_dir = sessions_dir
+        self.live_root = live_root  # the live root, or the resolved file, whose newer versions are noted
+        self.file_key = file_key
+        self.newer = False
+
+    def on_live_tree_built(self, message: LiveTreeBuilt) -> None:
+        if message.root == self.live_root and message.session is not self.session.breadcrumb()[0]:
+            self._note_newer()
+
+    def on_document_reloaded(self, message: DocumentReloaded) -> None:
+        if self.live_root is None and self.file_key == str(message.path):
+            self._note_newer()
+
+    def _note_newer(self) -> None:
+        if not self.newer and self.is_mounted:
+            self.newer = True
+            self.query_one("#export-title", Static).update(Text(
+                f"{self._title()} — a newer version arrived: this writes the version shown when x was pressed"))
+
+    def _title(self) -> str:
+        s = self.session
+        where = f" (sub-agent at {s.path_prefix})" if s.parent_op is not None else ""
+        return f"Export {one_line(s.display_agent, 50)}{where}: {s.counts.ops:,} ops"
 
     def _default_path(self) -> str:
         name = default_filename(self.session, self.fmt)
@@ -69,11 +97,8 @@ class ExportScreen(ModalScreen[tuple[str, str, bool] | None]):
         return f"./{name}"
 
     def compose(self) -> ComposeResult:
-        s = self.session
-        where = f" (sub-agent at {s.path_prefix})" if s.parent_op is not None else ""
         with Vertical(id="export-box"):
-            yield Static(Text(f"Export {one_line(s.display_agent, 50)}{where}: {s.counts.ops:,} ops"),
-                         id="export-title")
+            yield Static(Text(self._title()), id="export-title")
             with RadioSet(id="export-format"):
                 yield RadioButton("Markdown report", value=self.fmt == "markdown", id="fmt-markdown")
                 yield RadioButton("JSON (normalised model)", value=self.fmt == "json", id="fmt-json")

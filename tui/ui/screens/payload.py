@@ -99,10 +99,12 @@ class PayloadScreen(Screen):
         Binding("q", "app.close_view", "Close", show=False),
     ]
 
-    def __init__(self, op: Op, sessions_dir: Path | None = None, *, name: str | None = None) -> None:
+    def __init__(self, op: Op, sessions_dir: Path | None = None, *, name: str | None = None,
+                 monitor_dir: Path | None = None) -> None:
         super().__init__(name=name)
         self.op = op
         self.sessions_dir = sessions_dir
+        self.monitor_dir = monitor_dir  # the monitor's --sessions-dir (never saved into)
         try:
             self.captures: list[Capture] = op_captures(op)
         except Exception as exc:  # noqa: BLE001 - malformed input must not crash the screen
@@ -455,7 +457,7 @@ class PayloadScreen(Screen):
             return
         name = save_name(self.op, c, entry.view)
         try:
-            path = write_new_file(save_directory(self.sessions_dir, getattr(self.app, "sessions_dir", None)),
+            path = write_new_file(save_directory(self.sessions_dir, self.monitor_dir),
                                   name, entry.view.data)
         except OSError as exc:
             self.notify(f"cannot save: {exc}", severity="error")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-import time
+import dataclasses
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from rich.text import Text
 from textual import on, work
@@ -12,19 +14,19 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
-from tui.formats.aiagent.live.session import MAX_PENDING_LOGS
 from tui.model.document import Document
 from tui.model.fields import one_line
-from tui.model.final_report import report_content
 from tui.model.foreign import view_of
 from tui.model.format import fmt_path
 from tui.model.json_text import dumps
 from tui.model.logs import log_count, logs_under
 from tui.model.nodes import Op, Session, Turn
 from tui.model.search import ErrorFilter, find, find_op_by_path, find_session_by_prefix, newest_op
+from tui.model.waterfall import node_key
 from tui.ui.clipboard import copy_notice
-from tui.ui.host import host
+from tui.ui.live_controller import LiveController
 from tui.ui.screens.session_history import HistoryView
+from tui.ui.screens.session_live import LiveView
 from tui.ui.view_memory import ViewKey, memory_of, view_key
 from tui.ui.widgets.detail_panel import DetailPanel
 from tui.ui.widgets.footer import Footer
@@ -66,7 +68,7 @@ def breadcrumb(session: Session, doc: Document) -> Text:
     return text
 
 
-class SessionScreen(HistoryView, Screen):
+class SessionScreen(LiveView, HistoryView, Screen):
     CSS_PATH = "session.tcss"
     BINDINGS = [
         Binding("escape", "back", "Back"),
@@ -88,13 +90,19 @@ class SessionScreen(HistoryView, Screen):
         Binding("q", "app.close_view", "Close/Quit"),
     ]
 
-    def __init__(self, doc: Document, session: Session | None, *, select_path: str | None = None,
-                 live_root: str | None = None) -> None:
+    def __init__(self, doc: Document, session: Session | None, *, live: LiveController | None = None,
+                 select_path: str | None = None, live_root: str | None = None) -> None:
         super().__init__()
+        # The live pipeline (hub clock, history, holds on trees); what changes arrives by message (on_live_...).
+        self.live = live if live is not None else LiveController.detached()
         self.live_root = live_root  # set when the session comes from the event stream, not a file
         assert session is not None
         self.doc = doc
         self.session = session
+        self._held: dict[int, Session] = {}  # the trees this screen shows, held from release (LiveController)
+        self._sync_holds()
+        self._key = self.history_key
+        self.live.opened(self._key)  # from now on its updates are posted here (even before it mounts)
         self.select_path = select_path
         self.matches: list[Op] = []
         self.match_index = -1
@@ -103,9 +111,7 @@ class SessionScreen(HistoryView, Screen):
         self._log_target: object = None
         self._ticking = False
         self.follow = False
-        self._follow_target: object = None
-        self._quiet_until = 0.0  # programmatic cursor moves (reloads, follow) until then are not "manual"
-        self.last_export: str | None = None  # the file the last `x` wrote
+        self._cursor_seen: object = None  # the tree node the cursor was last seen on (a highlight elsewhere = a move)
         self._log_views: dict[int, tuple[object, object]] = {}  # id(node) -> (node, its LogView)
 
     def compose(self) -> ComposeResult:
@@ -131,8 +137,7 @@ class SessionScreen(HistoryView, Screen):
         self.query_one("#detail").border_title = "Details"
         self.tree.border_title = Text(getattr(view_of(self.session), "tree_title", "opTree"))
         if self.live_root is not None:
-            hub, root = host(self.app).hub, self.live_root
-            self.tree.clock = lambda: hub.clock(root, time.time())
+            self.tree.clock = self.live.clock(self.live_root)
             self.query_one(TotalsPanel).clock = self.tree.clock
         self.query_one("#search").display = False
         self.query_one(InsightsPane).display = False
@@ -150,12 +155,8 @@ class SessionScreen(HistoryView, Screen):
             self.set_interval(1.0, self._tick)
 
     def _select_initial(self) -> None:
-        op = find_op_by_path(self.session, self.select_path or "")
-        if op is None:
+        if self.select_op(self.select_path or "") is None:
             self.notify(f"no op at path {self.select_path}", severity="warning")
-            return
-        self.tree.reveal(op)
-        self.show_node(op)
 
     # where you were (tui.ui.view_memory) --------------------------------------------------------------------
     def _view_key(self) -> ViewKey | None:
@@ -184,79 +185,20 @@ class SessionScreen(HistoryView, Screen):
         self.tree.refresh_labels()
         self.query_one(TotalsPanel).update_totals()
 
-    # live updates ----------------------------------------------------------------------------------------
-    def replace_document(self, doc: Document) -> None:
-        """A newer version of the same file: keep expanded nodes, selection, scroll and drill-down level."""
-        if doc.root is None or self.history_holds(doc):
-            return
-        session = find_session_by_prefix(doc.root, self.session.path_prefix)
-        if session is None:
-            return  # the sub-agent in view is gone from the new version: keep showing the old one
-        self.replace_session(session, doc)
-
-    def replace_live(self, root_session: Session) -> None:
-        """A new build of the live root this screen (or a sub-agent of it) shows."""
-        session = find_session_by_prefix(root_session, self.session.path_prefix)
-        if session is None:
-            return
-        self.doc.root = root_session
-        if not self.is_mounted:  # pushed but not composed yet: compose will use the newest session
-            self.session = session
-            return
-        if self.history_holds():  # an older version is on screen: it stays
-            self.update_live_panel()
-            return
-        self.replace_session(session)
-        self.update_live_panel()
-
-    def update_live_panel(self) -> None:
-        hub = getattr(self.app, "hub", None)
-        if hub is None or self.live_root is None:
-            return
-        events, gaps = hub.counters(self.live_root)
-        family = hub.descendants(self.live_root)
-        text = Text()
-        text.append(f" live · {events:,} events · {gaps:,} gaps", style="bold yellow" if gaps else "bold green")
-        reordered = sum(s.reordered for s in family)
-        if reordered:
-            text.append(f" · {reordered:,} reordered")
-        if hub.rejected:
-            text.append(f" · rejected: {hub.rejection_summary()}", style="bold red")
-        state = self.app.stream_state() if hasattr(self.app, "stream_state") else ""
-        if state.startswith(("disconnected", "cannot connect", "not listening", "reconnected")):
-            text.append(f" · {one_line(state, 120)}", style="bold yellow")
-        dropped = sum(s.dropped_logs for s in family)
-        if dropped:
-            text.append(f" · {dropped:,} older logs dropped from view (cap {MAX_PENDING_LOGS:,} between trees)",
-                        style="yellow")
-        status = next((s.status_line for s in family if s.session_id == self.live_root and s.status_line), "")
-        status = status or next((s.status_line for s in family if s.status_line), "")
-        if status:
-            text.append(f" · {one_line(status, 80)}")
-        output = next((s.output or s.thinking for s in family if s.output or s.thinking), "")
-        if output:
-            text.append("\n ▸ ", style="dim")
-            text.append(one_line(output[-300:], 300), style="italic")
-        reports = [s.final_report for s in family if s.final_report and s.session_id == self.live_root]
-        content = report_content(reports[0]) if reports else ""
-        if content:  # its `content`, or `content_json` as JSON: never "None"
-            text.append("\n final report: ", style="bold")
-            text.append(one_line(content, 200))
-        self.query_one("#live", Static).update(text)
-
     def replace_session(self, session: Session, doc: Document | None = None) -> None:
         tree = self.tree
-        self._quiet_until = time.monotonic() + 0.5
         state = TreeState(tree)
         if doc is not None:
             self.doc = doc
         self.session = session
+        self._sync_holds()
         self._log_views.clear()
         tree.session = session
         if isinstance(tree.keep, ErrorFilter):
             tree.keep = ErrorFilter()
-        tree.reset_tree()
-        state.restore(tree)
+        with self._our_move():
+            tree.reset_tree()
+            state.restore(tree)
         totals = self.query_one(TotalsPanel)
         totals.session = session
         totals.update_totals()
@@ -287,22 +229,64 @@ class SessionScreen(HistoryView, Screen):
 
     def _follow_newest(self) -> None:
         newest = newest_op(self.session)
-        if newest is None:
-            return
-        self._follow_target = newest
-        self._quiet_until = time.monotonic() + 0.5
-        self.tree.reveal(newest)
-        self.show_node(newest)
+        if newest is not None:
+            self.select_op(newest, lift_filter=False)
 
     # selection -> side panels ------------------------------------------------------------------------------
+    @contextmanager
+    def _our_move(self) -> Iterator[None]:
+        """Around every cursor move the screen makes itself (rebuilds, follow, jumps): those post no highlight,
+        so a highlight that arrives is the user's (keys, mouse) and turns follow mode off at once, however many
+        rebuilds come in between. (No time window: a key pressed during a rebuild is a move like any other.)"""
+        with self.prevent(OpTree.NodeHighlighted):
+            yield
+        self._cursor_seen = self.tree.cursor_node
+
     @on(OpTree.NodeHighlighted)
     def _highlighted(self, event: OpTree.NodeHighlighted) -> None:
-        manual = time.monotonic() > self._quiet_until and event.node.data is not self._follow_target
-        if self.follow and manual:
+        if event.node is self._cursor_seen:
+            return  # the tree re-announcing the node it is on (its lines were rebuilt): not a move
+        self._cursor_seen = event.node
+        if self.follow:
             self.follow = False
             self._status("follow: off (you moved)")
-        if event.node.data is not None:
-            self.show_node(event.node.data)
+        cursor = self.tree.cursor_node  # (a move from before a rebuild names a node of the old tree)
+        if cursor is not None and cursor.data is not None:
+            self.show_node(cursor.data)
+
+    def select_op(self, target: Op | Turn | Session | str, *, lift_filter: bool = True) -> Op | Turn | Session | None:
+        """Select `target` in the tree as it is now: the one way every jump selects an op (--op, search n/N,
+        insights, the waterfall's `o`, a diff's op, follow). `target` is a path, or a node of any build of this
+        session: it is looked up again by path in the current tree, so a node of an older build (a live update
+        came in between) selects its successor, never a stale row. An errors-only filter hiding it is lifted.
+        Returns the node selected, or None when the current tree has no such op."""
+        node = self._resolve(target)
+        if node is None:
+            return None
+        tree = self.tree
+        with self._our_move():
+            if not tree.reveal(node) and tree.keep is not None and lift_filter:
+                self.action_errors_only()  # the op is filtered out: show everything, then go to it
+                tree.reveal(node)
+        self.show_node(node)
+        return node
+
+    def _resolve(self, target: Op | Turn | Session | str) -> Op | Turn | Session | None:
+        session = self.session
+        if isinstance(target, str):
+            return session if target == session.path_prefix else find_op_by_path(session, target)
+        if isinstance(target, (Op, Turn)) and target.session.breadcrumb()[0] is session.breadcrumb()[0]:
+            return target  # already a node of the tree on screen (follow, a fresh search): no walk
+        if isinstance(target, Op):
+            return find_op_by_path(session, target.path)
+        if isinstance(target, Session):
+            return find_session_by_prefix(session, target.path_prefix) if target.path_prefix else session
+        if target.session is None:
+            return None
+        prefix = target.session.path_prefix
+        owner = session if prefix == session.path_prefix else find_session_by_prefix(session, prefix)
+        key = node_key(target)
+        return next((turn for turn in owner.turns if node_key(turn) == key), None) if owner is not None else None
 
     def show_node(self, node: object) -> None:
         self.query_one(DetailPanel).show(node)
@@ -349,7 +333,10 @@ class SessionScreen(HistoryView, Screen):
         node = event.node
         if isinstance(node, Op):
             if node.child is not None:
-                screen = SessionScreen(self.doc, node.child)
+                # its own copy of the document (a newer build replaces each screen's root on its own), the same
+                # live root: a drilled-in sub-agent of a stream follows the stream like its parent
+                screen = SessionScreen(dataclasses.replace(self.doc), node.child, live=self.live,
+                                       live_root=self.live_root)
                 screen.inherit_history(self)
                 self.app.push_screen(screen)
             elif node.child_ref is not None and node.kind == "session":
@@ -369,19 +356,14 @@ class SessionScreen(HistoryView, Screen):
             return
         from tui.ui.screens.payload import PayloadScreen
 
-        self.app.push_screen(PayloadScreen(op, self.doc.sessions_dir))
+        self.app.push_screen(PayloadScreen(op, self.doc.sessions_dir, monitor_dir=self.live.sessions_dir))
 
     def action_waterfall(self) -> None:
         from tui.ui.screens.waterfall import WaterfallScreen
 
         node = self.tree.cursor_node
-        self.app.push_screen(WaterfallScreen(self, node.data if node is not None else None))
-
-    def on_unmount(self) -> None:
-        if self.session.parent_op is None and self.live_root is None:
-            closed = getattr(self.app, "on_screen_closed", None)
-            if closed is not None:
-                closed(self.doc)
+        self.app.push_screen(WaterfallScreen(self, node.data if node is not None else None, live=self.live,
+                                             live_root=self.live_root, key=self._key))
 
     def action_back(self) -> None:
         """Escape undoes the nearest thing first: the search box, the insights, a finished search, errors-only;
@@ -432,10 +414,7 @@ class SessionScreen(HistoryView, Screen):
             return
         self.match_index = (self.match_index + step) % len(self.matches)
         op = self.matches[self.match_index]
-        if not self.tree.reveal(op) and self.tree.keep is not None:
-            self.action_errors_only()  # the match is filtered out: show everything, then go to it
-            self.tree.reveal(op)
-        self.show_node(op)
+        self.select_op(op)
         self._status(f"match {self.match_index + 1}/{len(self.matches)} for {self.query_text!r}: {op.path}")
 
     def action_next_match(self) -> None:
@@ -452,14 +431,14 @@ class SessionScreen(HistoryView, Screen):
         tree = self.tree
         current = tree.cursor_node.data if tree.cursor_node is not None else None
         tree.keep = None if tree.keep is not None else ErrorFilter()
-        tree.reset_tree()
-        if tree.keep is not None:
-            self.tree.expand_all()
-            self._status("errors only: failed ops, ops with ERR logs and broken nodes (e to show all)")
-        else:
-            self._status("")
-        if current is not None:
-            tree.reveal(current)
+        with self._our_move():
+            tree.reset_tree()
+            if tree.keep is not None:
+                self.tree.expand_all()
+            if current is not None:
+                tree.reveal(current)
+        self._status("errors only: failed ops, ops with ERR logs and broken nodes (e to show all)"
+                     if tree.keep is not None else "")
 
 
     def action_copy(self) -> None:
@@ -486,7 +465,7 @@ class SessionScreen(HistoryView, Screen):
         level = self.query_one(LogPane).cycle_level()
         self._status(f"logs: {level}")
 
-    # insights and export ----------------------------------------------------------------------------------
+    # insights ----------------------------------------------------------------------------------
     def action_insights(self) -> None:
         pane = self.query_one(InsightsPane)
         pane.display = not pane.display
@@ -508,15 +487,9 @@ class SessionScreen(HistoryView, Screen):
 
     def jump_to_path(self, path: str) -> bool:
         """Reveal and select the op at `path` (the session itself for its own prefix), showing all if filtered."""
-        target: Op | Session | None = self.session if path == self.session.path_prefix else find_op_by_path(
-            self.session, path)
-        if target is None:
+        if self.select_op(path) is None:
             self.notify(f"no op at path {path} in this view", severity="warning")
             return False
-        if not self.tree.reveal(target) and self.tree.keep is not None:
-            self.action_errors_only()  # the op is filtered out: show everything, then go to it
-            self.tree.reveal(target)
-        self.show_node(target)
         self._status(f"insight: {path or 'the session'}")
         self.call_after_refresh(self._center_cursor)
         return True
@@ -527,35 +500,3 @@ class SessionScreen(HistoryView, Screen):
         if tree.cursor_line >= 0:
             tree.scroll_to(y=max(0, tree.cursor_line - tree.scrollable_content_region.height // 2), animate=False,
                            immediate=True, force=True)
-
-    def action_export(self) -> None:
-        from tui.ui.screens.export import ExportScreen
-
-        session = self.session
-        self.app.push_screen(ExportScreen(session, sessions_dir=getattr(self.app, "sessions_dir", None)),
-                             lambda choice: self._export_chosen(session, choice))
-
-    def _export_chosen(self, session: Session, choice: tuple | None) -> None:
-        if choice is not None:
-            fmt, path, *overwrite = choice
-            self._write_export(session, fmt, path, bool(overwrite and overwrite[0]))
-
-    @work(thread=True, group="export", exit_on_error=False)
-    def _write_export(self, session: Session, fmt: str, path: str, overwrite: bool = False) -> None:
-        from pathlib import Path
-
-        from tui.text.export import render, write_atomic
-
-        try:
-            data = render(session, fmt, source=self.doc.path, source_format=self.doc.format)
-            written = write_atomic(Path(path), data, overwrite=overwrite,
-                                   sessions_dirs=(getattr(self.app, "sessions_dir", None),))
-        except Exception as exc:  # a full disk or a bad directory must not take the screen down
-            self.app.call_from_thread(self.notify, f"export failed: {exc}", title="export", severity="error",
-                                      markup=False, timeout=10)
-            return
-        self.app.call_from_thread(self._exported, str(written.resolve()), len(data))
-
-    def _exported(self, path: str, size: int) -> None:
-        self.last_export = path
-        self.notify(f"wrote {path} ({size:,} bytes)", title="export", markup=False, timeout=8)

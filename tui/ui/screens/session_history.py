@@ -6,19 +6,52 @@ stays on that version until `]` walks forward past the newest one.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from rich.text import Text
 from textual.widgets import Static
 
 from tui.formats.aiagent.history import Version, version_time
 from tui.model.format import fmt_bytes, fmt_cost
 from tui.model.nodes import Session, release_tree
-from tui.model.search import find_op_by_path, find_session_by_prefix
-from tui.ui.host import SessionScreenMixin, host
+from tui.model.search import find_session_by_prefix
+from tui.ui.messages import HistoryChanged
 from tui.ui.widgets.totals_panel import TotalsPanel
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
+
+    from tui.model.document import Document
+    from tui.model.nodes import Op, Turn
+    from tui.ui.live_controller import LiveController
+    from tui.ui.widgets.op_tree import OpTree
+
+    class SessionScreenMixin(Screen[Any]):
+        """For the type checker only: what HistoryView uses of the SessionScreen it is mixed into."""
+
+        doc: Document
+        session: Session
+        live_root: str | None
+        live: LiveController
+        _key: str | None
+
+        @property
+        def tree(self) -> OpTree: ...  # type: ignore[override]
+        def show_node(self, node: object) -> None: ...
+        def select_op(self, target: Op | Turn | Session | str, *,
+                      lift_filter: bool = True) -> Op | Turn | Session | None: ...
+        def replace_session(self, session: Session, doc: Document | None = None) -> None: ...
+        def _sync_holds(self) -> None: ...
+        def history_holds(self, doc: Document | None = None) -> bool: ...
+        def update_live_panel(self) -> None: ...
+        _held: dict[int, Session]
+        def _status(self, message: str) -> None: ...
+else:
+    SessionScreenMixin = object
 
 
 class HistoryView(SessionScreenMixin):
-    """Mixed into SessionScreen (which provides doc, session, live_root, tree, replace_session, _status)."""
+    """Mixed into SessionScreen (which provides doc, session, live_root, live, tree, replace_session, _status)."""
 
     viewing: Version | None = None  # the older version on screen; None = the live (newest) view
     _history_root: Session | None = None  # the rebuilt tree this screen owns while viewing a version
@@ -28,16 +61,19 @@ class HistoryView(SessionScreenMixin):
     # the app's records ----------------------------------------------------------------------------------
     @property
     def history_key(self) -> str | None:
-        key_of = getattr(self.app, "history_key", None)
-        return key_of(self.doc, self.live_root) if key_of is not None else None
+        return self.live.history_key(self.doc, self.live_root)
 
     def history_versions(self) -> list[Version]:
-        history, key = getattr(self.app, "history", None), self.history_key
-        return history.versions(key) if history is not None and key else []
+        key = self.history_key
+        return self.live.history.versions(key) if key else []
+
+    def on_history_changed(self, message: HistoryChanged) -> None:
+        if message.key == self.history_key and self.is_mounted:
+            self.update_history_banner()
 
     def _live_is_latest(self, versions: list[Version]) -> bool:
         """The live view shows the newest recorded version (not something newer, not yet recorded)."""
-        shown = getattr(self.app, "history_shown", {}).get(self.history_key)
+        shown = self.live.history_shown.get(self.history_key or "")
         return bool(versions) and shown is not None and shown.seq == versions[-1].seq
 
     @staticmethod
@@ -98,7 +134,7 @@ class HistoryView(SessionScreenMixin):
             return
         from tui.ui.screens.diff import DiffScreen
 
-        history, key, prefix = host(self.app).history, self.history_key, self.session.path_prefix
+        history, key, prefix = self.live.history, self.history_key, self.session.path_prefix
         current = self.viewing or versions[-1]
         self.app.push_screen(DiffScreen(
             None, versions=versions, a=versions[0], b=current, load_version=lambda v: history.session(key, v),
@@ -114,12 +150,8 @@ class HistoryView(SessionScreenMixin):
 
     def _open_from_diff(self, path: str, version: Version) -> None:
         def reveal() -> None:
-            op = find_op_by_path(self.session, path)
-            if op is None:
+            if self.select_op(path) is None:
                 self.notify(f"no op at {path} in this view", severity="warning")
-                return
-            self.tree.reveal(op)
-            self.show_node(op)
 
         versions = self.history_versions()
         if versions and version.seq == versions[-1].seq and self._live_is_latest(versions):
@@ -132,8 +164,8 @@ class HistoryView(SessionScreenMixin):
 
     # showing a version ----------------------------------------------------------------------------------
     def view_version(self, version: Version, then=None) -> None:
-        history, key = getattr(self.app, "history", None), self.history_key
-        if history is None or key is None:
+        history, key = self.live.history, self.history_key
+        if key is None:
             return
         self._wanted_version = version
         self._status(f"loading version {version.seq}…")
@@ -164,12 +196,10 @@ class HistoryView(SessionScreenMixin):
             self.notify(f"this sub-agent did not exist yet in version {version.seq}", severity="warning")
             release_tree(root)
             return
-        old, self._history_root = self._history_root, root
+        self._history_root = root  # (held by the screen while shown: the older one is let go as it leaves)
         self.viewing = version
         self._freeze_clocks(version.clock_ms)
         self.replace_session(session)
-        if old is not None and old is not root:
-            release_tree(old)
         self._status("")
         self.update_history_banner()
         if then is not None:
@@ -181,12 +211,10 @@ class HistoryView(SessionScreenMixin):
         if session is None:
             self.notify("the newest version has no such sub-agent", severity="warning")
             return
-        old, self._history_root = self._history_root, None
+        self._history_root = None
         self.viewing = self._wanted_version = None
         self._restore_clocks()
         self.replace_session(session)
-        if old is not None:
-            release_tree(old)
         self.update_history_banner()
 
     def inherit_history(self, parent: "HistoryView") -> None:
@@ -200,12 +228,7 @@ class HistoryView(SessionScreenMixin):
             self.update_history_banner()
 
     def on_unmount(self) -> None:
-        root, self._history_root = self._history_root, None
-        if root is not None:
-            release_tree(root)
-        closed = getattr(self.app, "history_closed", None)
-        if closed is not None and self.session.parent_op is None:
-            closed(self.history_key)
+        self._history_root = None  # (the screen's holds are let go as it unmounts)
 
     def _freeze_clocks(self, clock_ms: int) -> None:
         totals = self.query_one(TotalsPanel)
@@ -226,7 +249,7 @@ class HistoryView(SessionScreenMixin):
             banner.set_class(False, "viewing")
             banner.display = len(versions) >= 2
             if banner.display:
-                stored = host(self.app).history.stored_bytes(self.history_key)
+                stored = self.live.history.stored_bytes(self.history_key)
                 banner.update(Text(f" history: {len(versions):,} versions kept ({fmt_bytes(stored)} of distinct "
                                    "content) · [ steps back · D compares two", style="dim"))
             return

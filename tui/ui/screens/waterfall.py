@@ -1,8 +1,9 @@
 """The waterfall screen (`w` on a session screen): where the wall time of the session shown there went.
 
-It follows the session screen underneath: once a second it checks whether that screen got a newer tree (live
-streams, reloaded files) and rebuilds, keeping folds, cursor and zoom; a running session's open bars grow with the
-clock in between. `o` (or Enter on an op) goes back with that op selected in the tree.
+It follows the session it was opened on: a newer build of its live root (`LiveTreeBuilt`) or a newer version of its
+file (`DocumentReloaded`) rebuilds it, keeping folds, cursor and zoom (a session screen showing an older version
+keeps the waterfall on that version too); a running session's open bars grow with the clock once a second. `o`
+(or Enter on an op) goes back with that op selected in the tree: looked up by path in the tree shown there now.
 """
 
 from __future__ import annotations
@@ -19,7 +20,10 @@ from textual.widgets import Static
 from tui.model.fields import one_line
 from tui.model.format import fmt_duration
 from tui.model.nodes import Op, Session, Turn
+from tui.model.search import find_session_by_prefix
 from tui.model.waterfall import Row, Waterfall, fit, fmt_offset, node_key
+from tui.ui.live_controller import LiveController
+from tui.ui.messages import DocumentReloaded, LiveTreeBuilt
 from tui.ui.widgets.footer import Footer
 from tui.ui.widgets.node_labels import KIND_TAG
 from tui.ui.widgets.waterfall import KIND_COLOR, StatusLines, WaterfallView
@@ -35,11 +39,12 @@ class SessionView(Protocol):
     session: Session
     tree: OpTree
 
-    def action_errors_only(self) -> None: ...
+    @property
+    def viewing(self) -> object: ...  # an older version on screen (None: the newest)
 
-    def show_node(self, node: object) -> None: ...
+    def select_op(self, target: Op | Turn | Session | str, *, lift_filter: bool = True) -> object: ...
 
-POLL_S = 1.0
+TICK_S = 1.0  # how often a running session's open bars grow
 _STATUS_STYLE = {"failed": "bold red", "running": "bold yellow", "inferred": "italic dim", "ok": "green"}
 _STATUS_TEXT = {"failed": "✗ failed", "running": "● running", "inferred": "~ times partly missing", "ok": "ok"}
 
@@ -52,12 +57,31 @@ class WaterfallScreen(Screen):
         Binding("q", "app.close_view", "Close", show=False),
     ]
 
-    def __init__(self, origin: SessionView, select: object | None = None) -> None:
+    def __init__(self, origin: SessionView, select: object | None = None, *, live: LiveController | None = None,
+                 live_root: str | None = None, key: str | None = None) -> None:
         super().__init__()
         self.origin = origin
+        self.live = live if live is not None else LiveController.detached()
+        self.live_root = live_root  # the live root it follows, or None
+        self.key = key if live_root is None else None  # the resolved file it follows, or None
+        self.follows = origin.viewing is None  # opened on an older version: it stays there
         self.session: Session = origin.session
+        self._held: Session | None = None
+        self._hold(self.session)
         self.model = Waterfall(self.session, now_ms=self._now())
         self._select = select
+
+    def _hold(self, session: Session) -> None:
+        """Hold the tree the rows point into (a newer build must not empty it under them)."""
+        root = session.breadcrumb()[0]
+        if root is not self._held:
+            self.live.hold(root)
+            self.live.let_go(self._held)
+            self._held = root
+
+    def on_unmount(self) -> None:
+        held, self._held = self._held, None
+        self.live.let_go(held)
 
     def _now(self) -> int | None:
         return self.origin.tree.clock() if self.session.running else None
@@ -79,15 +103,26 @@ class WaterfallScreen(Screen):
         index = self.model.index_of(self._select) if isinstance(self._select, (Turn, Op)) else None
         view.set_model(self.model, cursor=index or 0)
         self._update_title()
-        self.set_interval(POLL_S, self.poll)
+        self.set_interval(TICK_S, self.tick)
 
-    # following the session screen -------------------------------------------------------------------------
-    def poll(self) -> None:
-        """Rebuild if the session screen holds a newer tree; otherwise let running bars grow."""
-        session = self.origin.session
-        if session is not self.session:
+    # following the session ----------------------------------------------------------------------------------
+    def on_live_tree_built(self, message: LiveTreeBuilt) -> None:
+        if (self.follows and message.root == self.live_root and self.live.is_current(message.root, message.session)):
+            self._newer(message.session)
+
+    def on_document_reloaded(self, message: DocumentReloaded) -> None:
+        if self.follows and self.key is not None and self.key == str(message.path) and message.doc.root is not None:
+            self._newer(message.doc.root)
+
+    def _newer(self, root: Session) -> None:
+        session = find_session_by_prefix(root, self.session.path_prefix)
+        if session is not None and session is not self.session and self.is_mounted:
             self.rebuild(session)
-        elif session.running:
+
+    def tick(self) -> None:
+        """Let a running session's open bars grow with the clock."""
+        session = self.session
+        if session.running:
             view = self.view
             fitted = view.fitted
             self.model.advance(self._now())
@@ -101,6 +136,7 @@ class WaterfallScreen(Screen):
         key = node_key(row.node) if row is not None else None
         fitted = view.fitted
         self.session = session
+        self._hold(session)
         self.model = Waterfall(session, now_ms=self._now(), previous=old)
         index = self.model.index_of_key(key) if key is not None else None
         window = None if fitted else view.window
@@ -165,17 +201,13 @@ class WaterfallScreen(Screen):
         self.go_to(event.row.node)
 
     def go_to(self, node: object) -> None:
-        """Back to the session screen with `node` selected in its tree (errors-only is lifted if it hides it)."""
+        """Back to the session screen with `node` selected in its tree: the same op in the tree shown there now
+        (SessionScreen.select_op looks it up by path), never a row of an older build."""
         origin = self.origin
         if origin not in self.app.screen_stack:
             self.app.pop_screen()
             return
         while self.app.screen is not origin:
             self.app.pop_screen()
-        if isinstance(node, Session):
-            return
-        tree = origin.tree
-        if not tree.reveal(node) and tree.keep is not None:
-            origin.action_errors_only()
-            tree.reveal(node)
-        origin.show_node(node)
+        if isinstance(node, (Op, Turn)):
+            origin.select_op(node)

@@ -1,0 +1,85 @@
+"""Every message of the live pipeline, in one place: what the controller (tui.ui.live_controller) tells the screens,
+and what screens ask of the app.
+
+The controller posts each message to every screen in the stack; a screen handles those that concern it
+(`on_live_tree_built`, `on_document_reloaded`, `on_history_changed`, `on_stream_state_changed`) and nothing
+else. They do not bubble: a screen that does not handle one must not pass it to the app. Those that come fast
+define `can_replace`, so that a screen which is busy (or under another) takes only the newest of a run of them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual.message import Message
+
+if TYPE_CHECKING:
+    from tui.formats.aiagent.history import Version
+    from tui.model.document import Document
+    from tui.model.nodes import Session
+
+
+class LiveTreeBuilt(Message, bubble=False):
+    """A new build of the live root `root` (a session id of the event stream). The build is held by the controller
+    while it is the newest; a screen that shows it holds it too (LiveController.hold), or the build may be emptied
+    once a newer one replaces it: check `LiveController.is_current` before taking it."""
+
+    def __init__(self, root: str, session: Session) -> None:
+        super().__init__()
+        self.root = root
+        self.session = session
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, LiveTreeBuilt) and message.root == self.root
+
+
+class DocumentReloaded(Message, bubble=False):
+    """The file at `path` (resolved) changed and was read again; `version` is its recorded history version (None
+    when history does not record it)."""
+
+    def __init__(self, path: Path, doc: Document, version: Version | None) -> None:
+        super().__init__()
+        self.path = path
+        self.doc = doc
+        self.version = version
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, DocumentReloaded) and message.path == self.path
+
+
+class HistoryChanged(Message, bubble=False):
+    """The recorded versions of the session with history key `key` changed (a version was added, or the one the
+    live view shows)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__()
+        self.key = key
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, HistoryChanged) and message.key == self.key
+
+
+class StreamStateChanged(Message, bubble=False):
+    """Rejections or a stream's state (listening, disconnected, reconnected) changed: every live view's banner."""
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, StreamStateChanged)
+
+
+class OpenSession(Message):
+    """A screen asks the app to open a session (a file path, or `live:<root>`) on top, optionally at an op."""
+
+    def __init__(self, path: str, op_path: str | None = None) -> None:
+        super().__init__()
+        self.path = path
+        self.op_path = op_path
+
+
+class CompareSessions(Message):
+    """A screen asks the app to compare two sessions (files or `live:<root>`) and show the diff."""
+
+    def __init__(self, before: str, after: str) -> None:
+        super().__init__()
+        self.before = before
+        self.after = after
