@@ -87,3 +87,23 @@ def test_lay_out_never_cuts_and_drops_the_least_important_first():
             assert "cache write" in text and "1,234,567,890" in text
         if width == 16:
             assert "cW" not in text  # the least important went first
+
+
+@pytest.mark.parametrize("age_s, shown", [(20 * 60, "○ stale"), (0, "● running")])
+async def test_the_totals_panel_says_stale_when_the_file_went_silent(tmp_path, age_s, shown):
+    """Point 5 of issue 14: a session with no end whose file has not changed for 20 minutes (default threshold 10)
+    is `stale` in the Totals panel, as in the browser; a fresh one is running. Both durations end with `+`."""
+    import os
+    import time
+
+    path = costly_running(tmp_path)
+    then = time.time() - age_s
+    os.utime(path, (then, then))
+    app = session_app(path, watch=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        text = "\n".join(panel_lines(top(app).query_one(TotalsPanel)))
+        assert shown in text, text
+        other = "● running" if shown == "○ stale" else "○ stale"
+        assert other not in text
+        assert "+" in text  # the duration: still unfinished, or known so far

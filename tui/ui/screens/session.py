@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -139,6 +140,7 @@ class SessionScreen(LiveView, HistoryView, Screen):
         if self.live_root is not None:
             self.tree.clock = self.live.clock(self.live_root)
             self.query_one(TotalsPanel).clock = self.tree.clock
+        self.query_one(TotalsPanel).last_change = self._last_change  # `stale` after --stale-after of silence
         self.query_one("#search").display = False
         self.query_one(InsightsPane).display = False
         self.query_one("#live").display = self.live_root is not None
@@ -153,6 +155,16 @@ class SessionScreen(LiveView, HistoryView, Screen):
         if self.session.running and not self._ticking:
             self._ticking = True
             self.set_interval(1.0, self._tick)
+
+    def _last_change(self) -> float | None:
+        """When the session last changed (wall s): the root's last event for a stream, else its file's mtime."""
+        if self.live_root is not None:
+            live = self.live.hub.sessions.get(self.live_root)
+            return live.updated if live is not None and live.updated else None
+        try:
+            return os.stat(self.doc.path).st_mtime if self.doc.path != "-" else None
+        except (OSError, ValueError):
+            return None
 
     def _select_initial(self) -> None:
         if self.select_op(self.select_path or "") is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.cells import cell_len
@@ -10,6 +11,8 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
+from tui.catalog.liveness import STALE, Liveness
+from tui.catalog.row_facts import session_liveness
 from tui.model.fields import one_line
 from tui.model.foreign import Facts, facts_of
 from tui.model.format import fmt_cost, fmt_duration, fmt_tokens
@@ -37,10 +40,13 @@ class Cell:
     rank: int = 0
 
 
-def status_word(session: Session) -> str:
-    """The status word the panel shows. The one hook for a richer rule (the browser's `stale` for a session with
-    no end that has not changed for a while): wire it here and the panel, its style and its width follow."""
-    return session.status
+def status_word(session: Session, state: Liveness | None = None) -> str:
+    """The status word the panel shows: the browser's `stale` for a session with no end that has not changed for
+    a while (`state`, from tui.catalog.row_facts.session_liveness), else the session's own status."""
+    return state.status if state is not None else session.status
+
+
+STATUS_STYLE = {"running": ("● running", "bold yellow"), STALE: ("○ stale", "dim"), "failed": ("failed", "bold red")}
 
 
 def _width(text: Text | str) -> int:
@@ -116,7 +122,11 @@ class TotalsPanel(Static):
         super().__init__(**kwargs)
         self.session = session
         self.border_title = "Totals"
-        self.clock = lambda: int(time.time() * 1000)
+        self.clock = lambda: int(time.time() * 1000)  # "now" in the session's time (a live root: the hub's clock)
+        # when the session's file or stream last changed (wall seconds; None: unknown, never stale), and the
+        # threshold (None: the process's --stale-after, as the browser)
+        self.last_change: Callable[[], float | None] = lambda: None
+        self.stale_after_s: float | None = None
 
     def on_mount(self) -> None:
         self.update_totals()
@@ -133,8 +143,15 @@ class TotalsPanel(Static):
         self.border_title = "Totals"
         t = s.totals
         now = self.clock() if s.running else None
-        status = status_word(s)
-        style = {"running": "bold yellow", "failed": "bold red", "stale": "yellow"}.get(status, "green")
+        state = None
+        if now is not None and s.status == "running":  # running or stale: as the browser rows say it
+            state = session_liveness(s, now_ms=now, now_s=time.time(), last_change_s=self.last_change(),
+                                     stale_after_s=self.stale_after_s)
+        status = status_word(s, state)
+        label, style = STATUS_STYLE.get(status, (status, "green"))
+        duration = live_duration(s.started_at, s.ended_at, now) if state is None else state.duration_ms
+        # `+`: still unfinished (running), or known so far (stale), as the browser's Duration column
+        shown_duration = fmt_duration(duration) + ("+" if state is not None and duration is not None else "")
         c = s.counts
 
         def tokens(label: str, n: int, rank: int) -> Cell:
@@ -149,8 +166,8 @@ class TotalsPanel(Static):
             tokens("cache read", t.tokensCacheRead, 2), tokens("cache write", t.tokensCacheWrite, 3),
             Cell("cost", Text(fmt_cost(t.costUsd), style="bold")), count("turns", user_turns(s), rank=1),
             count("tools run", t.toolsRun, rank=1), count("agents", t.agentsRun, rank=2),
-            Cell("duration", Text(fmt_duration(live_duration(s.started_at, s.ended_at, now)))),
-            Cell("status", Text(("● " if status == "running" else "") + status, style=style)),
+            Cell("duration", Text(shown_duration, style="dim" if status == STALE else "")),
+            Cell("status", Text(label, style=style)),
             count("ops", c.ops, rank=1), count("failed", c.failed, "bold red"),
             count("warnings", c.warnings, "yellow", rank=1), count("errors", c.errors, "bold red"),
         ]
