@@ -16,7 +16,8 @@ from tui.ui.screens.help_legend import LEGEND
 README = Path(__file__).resolve().parents[2] / "README.md"
 # Glyphs the screens draw (tui/ui, tui/text): each must be explained.
 ON_SCREEN = ("◆", "●", "✗", "!", "cR", "cW", "v3", "1-2", "S0-1", "1-2.3-1", "BROKEN", "ERR", "WRN", "⚠", "›", "━",
-             "█", "▒", "░", "┊", "◂", "≠", "Δ", "◀", "↓", "…", "live", "dropped by bridge")
+             "█", "▒", "░", "┊", "◂", "≠", "Δ", "◀", "↓", "…", "live", "dropped by bridge",
+             "○ stale", "✗N", "✓", "+", "gaps:N", "▼", "▲", "wrap", "nowrap", "▸ system", "following", "paused")
 
 
 def _symbols() -> str:

@@ -14,6 +14,8 @@ from rich.text import Text
 LEGEND: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("status", (
         ("● running", "no end yet: the session, turn or op is still going"),
+        ("○ stale", "no end, but its file or stream has not changed for --stale-after (10m): its writer may be gone"),
+        ("12.3s+", "a duration still growing (running), or known so far (stale: up to its last activity)"),
         ("✗ failed / ✗ FAILED", "failed (in red; the error follows on an op)"),
         ("ok", "finished without failure"),
         ("BROKEN", "the file, node or sub-agent could not be read in full (the reason follows)"),
@@ -29,6 +31,7 @@ LEGEND: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         ("S0-1", "an op of v2 step 0"),
         ("1-2.3-1", "op 3-1 of the sub-agent that op 1-2 called (paths join with a dot)"),
         ("→ name", "the sub-agent an op calls"),
+        ("✗N", "on a folded turn or sub-agent: N failed ops inside (expand it to see them)"),
         ("12k→3k $0.0123", "tokens in → tokens out, then the cost in USD"),
         ("(stored elsewhere)", "a sub-agent whose tree is in another file"),
         ("›", "breadcrumb: the root session › the sub-agents drilled into"),
@@ -38,9 +41,12 @@ LEGEND: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         ("v3", "Id column: a v3 ledger (session/<id>.jsonl)"),
         ("live", "Id column: a session from the event stream (--listen / --connect)"),
         ("jules / genkit", "Id column: a Jules snapshot / Genkit snapshots"),
-        ("↓ ↑", "the sort order (descending / ascending) in the header"),
+        ("▼ ▲", "the sorted column's header: descending / ascending"),
+        ("↓ ↑", "the sort order (descending / ascending) in the summary line"),
+        ("✓", "a marked row (m; d on another row compares the two)"),
         ("…", "a cell still loading, or text cut to fit"),
         ("live: … gaps", "events missing in a session's sequence numbers (lost)"),
+        ("gaps:N", "Events column of a live row: N events lost on the way"),
         ("N dropped by bridge", "events the producer's bridge dropped while the monitor was away (tui/bridge)"),
     )),
     ("totals", (
@@ -48,6 +54,12 @@ LEGEND: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         ("cR / cW", "cache read / cache write tokens"),
         ("dur", "duration"),
         ("tools", "tools run"),
+    )),
+    ("payloads and logs", (
+        ("wrap / nowrap", "payload viewer: long lines are soft-wrapped / scroll sideways (z toggles it)"),
+        ("▸ system", "messages view: the system prompt, folded (Enter expands it, ▾ when open)"),
+        ("following / paused", "log pane title: new lines keep the view at the bottom / you scrolled up (End "
+                               "follows again)"),
     )),
     ("waterfall", (
         ("━", "a session or turn span"),
