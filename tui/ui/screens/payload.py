@@ -91,9 +91,9 @@ class PayloadScreen(Screen):
         Binding("r", "toggle_side", "Req/Resp"),
         Binding("s", "cycle_source", "Raw/SDK"),
         Binding("v", "cycle_view", "View"),
-        Binding("x", "hex", "Hex"),
+        Binding("x", "hex", "Hex", show=False),  # (footer: 80 columns reach Enter)
         Binding("y", "copy", "Copy"),
-        Binding("w", "save", "Save"),
+        Binding("w", "save", "Save", show=False),
         Binding("z", "toggle_wrap", "Wrap"),
         Binding("enter", "toggle_system", "System"),
         Binding("q", "app.close_view", "Close", show=False),

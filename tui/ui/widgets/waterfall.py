@@ -91,10 +91,10 @@ class WaterfallView(LineSearch, ScrollView, can_focus=True):
         Binding("space", "toggle", "Fold", show=False),
         Binding("right,plus,equals_sign", "zoom(0.5)", "Zoom in", key_display="+"),
         Binding("left,minus", "zoom(2.0)", "Zoom out", key_display="-"),
-        Binding("h,shift+left", "pan(-1)", "Pan left", key_display="h"),
-        Binding("l,shift+right", "pan(1)", "Pan right", key_display="l"),
-        Binding("z", "zoom_row", "Zoom to row"),
-        Binding("0", "fit", "Fit all"),
+        Binding("h,shift+left", "pan(-1)", "Pan left", key_display="h", show=False),  # (80 columns: Back)
+        Binding("l,shift+right", "pan(1)", "Pan right", key_display="l", show=False),
+        Binding("z", "zoom_row", "Zoom to row", show=False),
+        Binding("0", "fit", "Fit all", show=False),
         *motion_bindings(),
     ]
 
