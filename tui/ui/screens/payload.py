@@ -92,7 +92,7 @@ class PayloadScreen(Screen):
         Binding("s", "cycle_source", "Raw/SDK"),
         Binding("v", "cycle_view", "View"),
         Binding("x", "hex", "Hex", show=False),  # (footer: 80 columns reach Enter)
-        Binding("y", "copy", "Copy"),
+        Binding("y", "copy", "Copy", show=False),
         Binding("w", "save", "Save", show=False),
         Binding("z", "toggle_wrap", "Wrap"),
         Binding("enter", "toggle_system", "System"),

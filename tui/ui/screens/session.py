@@ -75,7 +75,7 @@ class SessionScreen(LiveView, HistoryView, Screen):
         Binding("escape", "back", "Back"),
         Binding("slash", "search", "Search", key_display="/"),
         Binding("n", "next_match", "Next"),
-        Binding("N", "prev_match", "Prev", key_display="N"),
+        Binding("N", "prev_match", "Prev", key_display="N", show=False),  # (n shows the pair)
         Binding("e", "errors_only", "Errors only"),
         Binding("p", "payload", "Payload", show=False),  # (Enter opens it too)
         Binding("y", "copy", "Copy JSON", show=False),  # (footer: 80 columns hold the first keys)

@@ -53,7 +53,7 @@ class WaterfallScreen(Screen):
     CSS_PATH = "waterfall.tcss"
     BINDINGS = [
         Binding("escape", "back", "Back"),
-        Binding("o", "jump", "Show in tree"),
+        Binding("o", "jump", "Show in tree", show=False),  # (Enter goes to the op too; 80 columns)
         Binding("q", "app.close_view", "Close", show=False),
     ]
 
