@@ -107,3 +107,5 @@ async def test_the_totals_panel_says_stale_when_the_file_went_silent(tmp_path, a
         other = "● running" if shown == "○ stale" else "○ stale"
         assert other not in text
         assert "+" in text  # the duration: still unfinished, or known so far
+        # the tree's running nodes: their clock stops at the file's last change once stale (not 5,000 hours on)
+        assert abs(top(app).tree.clock() - then * 1000) < 2000
