@@ -109,3 +109,23 @@ async def test_the_totals_panel_says_stale_when_the_file_went_silent(tmp_path, a
         assert "+" in text  # the duration: still unfinished, or known so far
         # the tree's running nodes: their clock stops at the file's last change once stale (not 5,000 hours on)
         assert abs(top(app).tree.clock() - then * 1000) < 2000
+
+
+@pytest.mark.parametrize("silent_s, shown", [(20 * 60, "○ stale"), (0, "● running")])
+async def test_a_live_root_goes_stale_when_its_stream_went_silent(tmp_path, silent_s, shown):
+    """The same rule for a streamed session: its last event (the hub's wall time) is its last change."""
+    import time
+
+    from builders import live_event
+    from tui.ui.app import MonitorApp
+
+    app = MonitorApp(sessions_dir=tmp_path, watch=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        tree = session(turn(1, op("tool", op_id="t1", name="t")), agent="root", trace="root", ended=None,
+                       success=None)
+        app.hub.feed(live_event("op_tree", sid="root", seq=1, tree=tree), now=time.time() - silent_s)
+        app.apply_live()
+        app.open_path("live:root")
+        await settle(pilot)
+        text = "\n".join(panel_lines(top(app).query_one(TotalsPanel)))
+        assert shown in text, text
