@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import os
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -16,7 +14,6 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
-from tui.catalog.liveness import is_stale
 from tui.model.document import Document
 from tui.model.fields import one_line
 from tui.model.foreign import view_of
@@ -36,7 +33,7 @@ from tui.ui.widgets.footer import Footer
 from tui.ui.widgets.insights_pane import InsightsPane
 from tui.ui.widgets.log_pane import LogPane
 from tui.ui.widgets.op_tree import OpTree, TreeState
-from tui.ui.widgets.totals_panel import TotalsPanel
+from tui.ui.widgets.totals_panel import FileChange, TotalsPanel, held_clock, last_event
 
 LOG_DEBOUNCE_S = 0.12
 COPY_LIMIT = 16 * 1024 * 1024  # the clipboard goes through the terminal (OSC 52): keep it sane
@@ -142,9 +139,11 @@ class SessionScreen(LiveView, HistoryView, Screen):
         if self.live_root is not None:
             self.tree.clock = self.live.clock(self.live_root)
             self.query_one(TotalsPanel).clock = self.tree.clock
-        self.query_one(TotalsPanel).last_change = self._last_change  # `stale` after --stale-after of silence
+        totals = self.query_one(TotalsPanel)  # `stale` after --stale-after of silence (tui.catalog.liveness)
+        totals.last_change = (last_event(self.live.hub, self.live_root) if self.live_root is not None
+                              else FileChange(self.doc.path))
         if self.live_root is None:  # a stale file's running nodes stop at its last change, not 5,000 hours on
-            self.tree.clock = self._file_clock
+            self.tree.clock = held_clock(totals.last_change)
         self.query_one("#search").display = False
         self.query_one(InsightsPane).display = False
         self.query_one("#live").display = self.live_root is not None
@@ -159,28 +158,6 @@ class SessionScreen(LiveView, HistoryView, Screen):
         if self.session.running and not self._ticking:
             self._ticking = True
             self.set_interval(1.0, self._tick)
-
-    def _last_change(self) -> float | None:
-        """When the session last changed (wall s): the root's last event for a stream, else its file's mtime
-        (stat at most once a second: the tree's clock asks for each running node it draws)."""
-        if self.live_root is not None:
-            live = self.live.hub.sessions.get(self.live_root)
-            return live.updated if live is not None and live.updated else None
-        now = time.monotonic()
-        seen = getattr(self, "_mtime_seen", None)
-        if seen is not None and now - seen[0] < 1.0:
-            return seen[1]
-        try:
-            mtime = os.stat(self.doc.path).st_mtime if self.doc.path != "-" else None
-        except (OSError, ValueError):
-            mtime = None
-        self._mtime_seen = (now, mtime)
-        return mtime
-
-    def _file_clock(self) -> int:
-        """"Now" for the running nodes of a file (wall ms), held at its last change once it went stale."""
-        now, last = time.time(), self._last_change()
-        return int((last if last is not None and is_stale("running", last, now) else now) * 1000)
 
     def _select_initial(self) -> None:
         if self.select_op(self.select_path or "") is None:

@@ -2,22 +2,27 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from tui.catalog.liveness import STALE, Liveness
+from tui.catalog.liveness import STALE, Liveness, is_stale
 from tui.catalog.row_facts import session_liveness
 from tui.model.fields import one_line
 from tui.model.foreign import Facts, facts_of
 from tui.model.format import fmt_cost, fmt_duration, fmt_tokens
 from tui.model.nodes import Session, user_turns
 from tui.ui.widgets.node_labels import live_duration
+
+if TYPE_CHECKING:
+    from tui.formats.aiagent.live.hub import LiveHub
 
 
 def _n(value: int) -> str:
@@ -47,6 +52,43 @@ def status_word(session: Session, state: Liveness | None = None) -> str:
 
 
 STATUS_STYLE = {"running": ("● running", "bold yellow"), STALE: ("○ stale", "dim"), "failed": ("failed", "bold red")}
+
+
+class FileChange:
+    """When a session file last changed (its mtime, wall seconds; None for stdin or a file gone): the Totals
+    panel's `last_change` for a file. Stat at most once a second: the tree's clock asks for each running node."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._seen: tuple[float, float | None] | None = None
+
+    def __call__(self) -> float | None:
+        now = time.monotonic()
+        if self._seen is not None and now - self._seen[0] < 1.0:
+            return self._seen[1]
+        try:
+            mtime = os.stat(self.path).st_mtime if self.path != "-" else None
+        except (OSError, ValueError):
+            mtime = None
+        self._seen = (now, mtime)
+        return mtime
+
+
+def last_event(hub: LiveHub, root: str) -> Callable[[], float | None]:
+    """The panel's `last_change` for a streamed root: the wall time of its last event (as its browser row)."""
+    def last() -> float | None:
+        live = hub.sessions.get(root)
+        return live.updated if live is not None and live.updated else None
+    return last
+
+
+def held_clock(last_change: Callable[[], float | None]) -> Callable[[], int]:
+    """"Now" (wall ms) for the running nodes of a file, held at its last change once it went stale: a killed
+    writer's turns show how long they ran, not a clock ticking for 5,000 hours."""
+    def clock() -> int:
+        now, last = time.time(), last_change()
+        return int((last if last is not None and is_stale("running", last, now) else now) * 1000)
+    return clock
 
 
 def _width(text: Text | str) -> int:
