@@ -109,6 +109,10 @@ async def test_the_totals_panel_says_stale_when_the_file_went_silent(tmp_path, a
         assert "+" in text  # the duration: still unfinished, or known so far
         # the tree's running nodes: their clock stops at the file's last change once stale (not 5,000 hours on)
         assert abs(top(app).tree.clock() - then * 1000) < 2000
+        # ... and they say so: `○ stale` on the root and on its running turns, never `● running` beside it
+        labels = [node.label.plain for node in [top(app).tree.root, *top(app).tree.root.children]]
+        assert shown in labels[0], labels[0]
+        assert not any(other in label for label in labels), labels
 
 
 @pytest.mark.parametrize("silent_s, shown", [(20 * 60, "○ stale"), (0, "● running")])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -14,6 +15,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
+from tui.catalog.liveness import is_stale
 from tui.model.document import Document
 from tui.model.fields import one_line
 from tui.model.foreign import view_of
@@ -144,6 +146,10 @@ class SessionScreen(LiveView, HistoryView, Screen):
                               else FileChange(self.doc.path))
         if self.live_root is None:  # a stale file's running nodes stop at its last change, not 5,000 hours on
             self.tree.clock = held_clock(totals.last_change)
+        last_change = totals.last_change
+        self.tree.stale = lambda: is_stale("running", last_change(), time.time())  # and say `○ stale`
+        if self.session.running:  # the labels built as the tree mounted used the default clock
+            self.tree.refresh_labels()
         self.query_one("#search").display = False
         self.query_one(InsightsPane).display = False
         self.query_one("#live").display = self.live_root is not None

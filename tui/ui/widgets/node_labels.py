@@ -34,9 +34,15 @@ def live_duration(started: int | None, ended: int | None, now_ms: int | None) ->
     return max(0, now_ms - started) if now_ms is not None else None
 
 
-def status_text(status: str | None, running: bool) -> Text:
+def running_text(stale: bool = False) -> Text:
+    """`● running`, or `○ stale` once the session's file or stream went silent (tui.catalog.liveness): a killed
+    writer's nodes must not look alive."""
+    return Text("○ stale", style="dim") if stale else Text("● running", style="bold yellow")
+
+
+def status_text(status: str | None, running: bool, stale: bool = False) -> Text:
     if running:
-        return Text("● running", style="bold yellow")
+        return running_text(stale)
     if status == "failed":
         return Text("✗ FAILED", style="bold white on red")
     if status == "ok":
@@ -44,14 +50,14 @@ def status_text(status: str | None, running: bool) -> Text:
     return Text(status or "-", style="dim")
 
 
-def session_label(s: Session, now_ms: int | None = None) -> Text:
+def session_label(s: Session, now_ms: int | None = None, stale: bool = False) -> Text:
     text = Text()
     text.append("◆ ", style="bold blue")
     text.append(one_line(s.display_agent, 60), style="bold")
     if s.title:
         text.append(f"  {one_line(s.title, 60)}", style="italic")
     text.append("  ")
-    text.append_text(_session_status(s))
+    text.append_text(_session_status(s, stale))
     text.append(f"  {fmt_duration(live_duration(s.started_at, s.ended_at, now_ms))}", style="dim")
     t = s.totals
     if view_of(s) is None:  # Jules and Genkit record no tokens or cost
@@ -61,10 +67,10 @@ def session_label(s: Session, now_ms: int | None = None) -> Text:
     return text
 
 
-def _session_status(s: Session) -> Text:
+def _session_status(s: Session, stale: bool = False) -> Text:
     status = s.status
     if status == "running":
-        return Text("● running", style="bold yellow")
+        return running_text(stale)
     if status == "failed":
         return Text("✗ failed", style="bold red")
     if s.success is None and s.latest_status and view_of(s) is not None:
@@ -73,7 +79,7 @@ def _session_status(s: Session) -> Text:
     return Text("ok", style="green")
 
 
-def turn_label(t: Turn, now_ms: int | None = None) -> Text:
+def turn_label(t: Turn, now_ms: int | None = None, stale: bool = False) -> Text:
     text = Text()
     text.append(one_line(t.title, 60), style="bold" if not t.system else "dim bold")
     text.append(f"  {len(t.ops)} ops", style="dim")
@@ -82,7 +88,8 @@ def turn_label(t: Turn, now_ms: int | None = None) -> Text:
     dur = live_duration(t.started_at, t.ended_at, now_ms if running else None)
     text.append(f"  {fmt_duration(dur)}", style="dim")
     if running:
-        text.append("  ● running", style="bold yellow")
+        text.append("  ")
+        text.append_text(running_text(stale))
     elif t.status == "failed":
         text.append("  ✗ failed", style="bold red")
     for log in t.extra_logs:
@@ -101,7 +108,7 @@ def _failed_inside(text: Text, failed: int) -> None:
         text.append(f" ✗{failed:,}", style="bold red")
 
 
-def op_label(op: Op, now_ms: int | None = None) -> Text:
+def op_label(op: Op, now_ms: int | None = None, stale: bool = False) -> Text:
     text = Text()
     text.append(f"{fmt_path(op.path)} ", style="dim")
     text.append(KIND_TAG.get(op.kind, op.kind), style=KIND_STYLE.get(op.kind, ""))
@@ -116,7 +123,7 @@ def op_label(op: Op, now_ms: int | None = None) -> Text:
         text.append(" (stored elsewhere)", style="dim italic")
     text.append("  ")
     running = op.running and op.session.running
-    text.append_text(status_text(op.status, running))
+    text.append_text(status_text(op.status, running, stale))
     if op.error:
         text.append(f" {one_line(op.error, 40)}", style="red")
     dur = live_duration(op.started_at, op.ended_at, now_ms if running else None)
@@ -136,11 +143,12 @@ def op_label(op: Op, now_ms: int | None = None) -> Text:
     return text
 
 
-def label_for(node: object, now_ms: int | None = None) -> Text:
+def label_for(node: object, now_ms: int | None = None, stale: bool = False) -> Text:
+    """The tree label of a node; `stale`: its session is running but went silent (`○ stale`, not `● running`)."""
     if isinstance(node, Op):
-        return op_label(node, now_ms)
+        return op_label(node, now_ms, stale)
     if isinstance(node, Turn):
-        return turn_label(node, now_ms)
+        return turn_label(node, now_ms, stale)
     if isinstance(node, Session):
-        return session_label(node, now_ms)
+        return session_label(node, now_ms, stale)
     return Text(str(node))

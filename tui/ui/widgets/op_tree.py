@@ -50,6 +50,7 @@ class OpTree(QuietTree[Node]):
         self.keep: Callable[[Node], bool] | None = None  # a filter (errors only); None shows everything
         self._populated: set[int] = set()
         self.clock: Callable[[], int] = wall_clock_ms  # what "now" is for running nodes (live streams differ)
+        self.stale: Callable[[], bool] = lambda: False  # running nodes show `○ stale` while this says so
 
     def on_mount(self) -> None:
         self.reset_tree()
@@ -58,7 +59,7 @@ class OpTree(QuietTree[Node]):
     def reset_tree(self) -> None:
         self.clear()
         self._populated.clear()
-        self.root.set_label(label_for(self.session, self.now_ms()))
+        self.root.set_label(label_for(self.session, self.now_ms(), self.stale()))
         self.root.data = self.session
         self.populate(self.root)
         self.root.expand()
@@ -103,8 +104,9 @@ class OpTree(QuietTree[Node]):
         if node.id in self._populated or node.data is None:
             return
         self._populated.add(node.id)
-        now = self.now_ms()
-        attach_children(self, node, self.children_of(node.data), lambda item: label_for(item, now), self.expandable)
+        now, stale = self.now_ms(), self.stale()
+        attach_children(self, node, self.children_of(node.data), lambda item: label_for(item, now, stale),
+                        self.expandable)
 
     def expand_all(self) -> list[TreeNode[Node]]:
         """Build and expand every node (sub-agents inline too, as far as the filter `keep` lets through);
@@ -220,12 +222,12 @@ class OpTree(QuietTree[Node]):
 
     def refresh_labels(self) -> None:
         """Re-render the labels of built nodes (running durations grow)."""
-        now = self.now_ms()
+        now, stale = self.now_ms(), self.stale()
         stack = [self.root]
         while stack:
             node = stack.pop()
             if node.data is not None:
-                node.set_label(label_for(node.data, now))
+                node.set_label(label_for(node.data, now, stale))
             if node.is_expanded:
                 stack.extend(node.children)
 
