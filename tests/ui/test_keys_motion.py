@@ -34,6 +34,9 @@ async def test_browser_table(tmp_path):
         assert table.cursor_row == table.row_count - 1
         await pilot.press("g")
         assert table.cursor_row == 0
+        await pilot.press("j", "j", "k")
+        assert table.cursor_row == 1, "j/k move the row cursor as in the tree and every other list"
+        await pilot.press("g")
         await pilot.press("ctrl+d", "ctrl+d")
         assert table.cursor_row == 2 * half(table)
         await pilot.press("ctrl+u")

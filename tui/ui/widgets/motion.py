@@ -38,9 +38,14 @@ def scroll_sideways(widget: Widget, direction: int) -> None:
 
 
 class TableMotion(DataTable):
-    """A row-cursor DataTable with the keys above: g/G first/last row, ctrl+d/ctrl+u half a page, h/l sideways."""
+    """A row-cursor DataTable with the keys above: j/k down/up, g/G first/last row, ctrl+d/ctrl+u half a page, h/l
+    sideways."""
 
-    BINDINGS = motion_bindings("scroll_top", "scroll_bottom", left="sideways(-1)", right="sideways(1)")
+    BINDINGS = [
+        Binding("j", "cursor_down", "Down", show=False),
+        Binding("k", "cursor_up", "Up", show=False),
+        *motion_bindings("scroll_top", "scroll_bottom", left="sideways(-1)", right="sideways(1)"),
+    ]
 
     def action_half_page(self, direction: int) -> None:
         if self.row_count:
