@@ -37,6 +37,7 @@ OP_COLUMNS = (("change", "Change", 9), ("path", "Path", 14), ("op", "Op", 0), ("
               ("in", "Δ in", 7), ("out", "Δ out", 7), ("cost", "Δ cost", 9), ("logs", "Δ logs", 6))
 TOTALS_WIDTH = 46  # keep in step with #diff-totals in diff.tcss
 MIN_OP_WIDTH = 16
+NARROW_WIDTH = 110  # below this many columns the Totals and the Ops take turns (t) instead of sharing the width
 MAX_PATH_WIDTH = 24
 VERSION_COLUMNS = (("mark", "", 3), ("seq", "#", 4), ("seen", "Seen", 8), ("ops", "Ops", 6), ("turns", "Turns", 5),
                    ("failed", "Failed", 6), ("status", "Status", 8), ("tokens", "Tokens", 8), ("cost", "Cost", 9),
@@ -121,6 +122,7 @@ class DiffScreen(Screen):
         Binding("a", "set_a", "Set A"),
         Binding("b", "set_b", "Set B"),
         Binding("c", "cycle_filter", "Filter changes"),
+        Binding("t", "toggle_totals", "Totals/Ops"),
         Binding("question_mark", "app.help", "Help", key_display="?"),
         Binding("q", "app.close_view", "Close"),
     ]
@@ -138,6 +140,7 @@ class DiffScreen(Screen):
         self.on_open_op = on_open_op
         self.on_view_version = on_view_version
         self.filter: str | None = None
+        self._totals_shown = False  # narrow terminals: the Totals instead of the Ops (t)
         self._rows: list[OpDelta] = []
         self._pending: tuple | None = None
 
@@ -152,8 +155,7 @@ class DiffScreen(Screen):
 
     def on_mount(self) -> None:
         ops = self.query_one("#diff-ops", DataTable)
-        ops.border_title = "Ops"
-        self.query_one("#diff-totals").border_title = "Totals"
+        self._lay_out()
         table = self.query_one("#diff-versions", DataTable)
         table.display = bool(self.versions)
         table.border_title = "Versions (a: set A · b: set B · Enter: view it)"
@@ -286,9 +288,37 @@ class DiffScreen(Screen):
         widths = {key: width for key, _, width in OP_COLUMNS}
         widths["path"] = min(MAX_PATH_WIDTH, max(widths["path"], longest_path))
         fixed = sum(w + 2 for key, w in widths.items() if key != "op") + 2 + 2 + 2  # cell padding, border, bar
-        widths["op"] = max(MIN_OP_WIDTH, self.app.size.width - TOTALS_WIDTH - fixed)
+        beside = 0 if self.narrow() else TOTALS_WIDTH
+        widths["op"] = max(MIN_OP_WIDTH, self.app.size.width - beside - fixed)
         for key, label, _ in OP_COLUMNS:
             table.add_column(label, width=widths[key], key=key)
+
+    # narrow terminals ------------------------------------------------------------------------------------
+    def narrow(self) -> bool:
+        """Below NARROW_WIDTH columns the Totals and the Ops do not fit side by side (at 80 the op names were
+        cut to two letters): one of them fills the width, `t` swaps them."""
+        return self.app.size.width < NARROW_WIDTH
+
+    def _lay_out(self) -> None:
+        narrow = self.narrow()
+        self.set_class(narrow, "-narrow")
+        self.query_one("#diff-totals").display = not narrow or self._totals_shown
+        self.query_one("#diff-ops").display = not narrow or not self._totals_shown
+        self.query_one("#diff-ops").border_title = "Ops · t: Totals" if narrow else "Ops"
+        self.query_one("#diff-totals").border_title = "Totals · t: Ops" if narrow else "Totals"
+
+    def on_resize(self) -> None:
+        was = self.has_class("-narrow")
+        self._lay_out()
+        if was != self.narrow() and self.diff is not None:
+            self._show(self.diff)  # the op column's width depends on what is beside it
+
+    def action_toggle_totals(self) -> None:
+        self._totals_shown = not self._totals_shown
+        self._lay_out()
+        if not self.narrow():
+            self.notify("Totals and Ops are side by side at this width; t swaps them below "
+                        f"{NARROW_WIDTH} columns")
 
     def _set_status(self, message: str) -> None:
         self.query_one("#diff-status", Static).update(Text(message))
