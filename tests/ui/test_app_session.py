@@ -237,8 +237,9 @@ async def test_a_closed_drill_down_is_collected_once_input_is_quiet(tmp_path):
             await pilot.press("down")  # input postpones the collection
             pressed = time.monotonic()
             await pilot.pause(QUIET_SECONDS / 4)
-            assert app._collect_pending and not [t for t in full if t >= pressed]
-            for _ in range(40):
+            if time.monotonic() - pressed < QUIET_SECONDS * 0.9:  # (a loaded machine may pause far longer)
+                assert app._collect_pending and not [t for t in full if t >= pressed]
+            for _ in range(200):
                 await pilot.pause(0.05)
                 if not app._collect_pending:
                     break
