@@ -8,7 +8,6 @@ import os
 import sys
 
 from tui.cli.dump import dump_parser, run_dump
-from tui.cli.export import export_parser
 from tui.cli.load import PROG, add_max_bytes, set_max_bytes
 
 
@@ -82,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         set_max_bytes(args.max_bytes)
         return _exit_now(run_dump(args), from_command_line)
     if argv and argv[0] == "export":
-        from tui.cli.export import run_export
+        from tui.cli.export import export_parser, run_export
 
         args = export_parser().parse_args(argv[1:])
         set_max_bytes(args.max_bytes)

@@ -8,6 +8,7 @@ import time
 from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import events
 from textual.app import App, SystemCommand
@@ -16,13 +17,11 @@ from textual.dom import DOMNode
 from textual.screen import Screen
 
 from tui.catalog.session_row import LIVE_PREFIX, RowKind, SessionRow, live_session_row, row_from_entry
-from tui.formats.genkit.snapshot import looks_like_genkit_dir
 from tui.formats.load import load_frozen
 from tui.inputs.files import LoadError
 from tui.inputs.paths import safe_resolve
 from tui.inputs.stream.access import mask_token
 from tui.inputs.stream.event_stream import connect, listen
-from tui.inputs.watch import DirChanges, watch_sessions
 from tui.model.document import SNAPSHOT, Document
 from tui.model.fields import printable
 from tui.ui.idle_collect import IdleCollector
@@ -30,6 +29,9 @@ from tui.ui.live_controller import LIVE_APPLY_SECONDS, LiveController
 from tui.ui.messages import CompareSessions, OpenSession
 from tui.ui.preload import preload
 from tui.ui.textual_compat import app_is_exiting, drop_notifications
+
+if TYPE_CHECKING:
+    from tui.inputs.watch import DirChanges
 
 # The collector's generations: a full collection scans every live widget, style and cache of the UI (some 30 ms
 # on 2 cores, more with the garbage of a closed screen); by default one follows every 10th middle-generation pass,
@@ -104,6 +106,8 @@ class MonitorApp(IdleCollector, App):
             watched, opened = self.sessions_dir, ()
         if self.watch_files and watched is not None and watched.is_dir():
             def start_watch() -> None:
+                from tui.inputs.watch import watch_sessions  # (watchfiles: not needed for the first paint)
+
                 self.run_worker(watch_sessions(watched, self._dir_changed, files=opened, on_status=self._watch_status),
                                 group="watch", exit_on_error=False)
             if opened:  # an opened file's directory is watched from the first paint on (start-up time)
@@ -248,6 +252,8 @@ class MonitorApp(IdleCollector, App):
                     continue
                 kind = RowKind.LEDGER if path.suffix == ".jsonl" else RowKind.SNAPSHOT
                 if path.is_dir():  # a Genkit snapshot directory (tui.inputs.watch.genkit_dir_of)
+                    from tui.formats.genkit.snapshot import looks_like_genkit_dir
+
                     if not looks_like_genkit_dir(path):
                         continue
                     kind = RowKind.GENKIT

@@ -22,7 +22,6 @@ from tui.formats.load import load
 from tui.inputs.files import LoadError, open_regular
 from tui.catalog.session_row import LIVE_PREFIX
 from tui.inputs.paths import safe_resolve
-from tui.model.diff import diff_sessions
 from tui.model.document import Document
 from tui.model.gc_pause import paused_gc
 from tui.model.nodes import Session, release_tree
@@ -244,6 +243,8 @@ class HistoryRecorder:
                 session = doc.root
                 owned.append(session)
             roots.append(session)
+        from tui.model.diff import diff_sessions  # (imported when first used: start-up does not need it)
+
         diff = diff_sessions(roots[0], roots[1], before_label=Path(a).name, after_label=Path(b).name)
         for root in owned:
             release_tree(root)

@@ -15,8 +15,10 @@ from pathlib import Path
 
 PRELOADED_MODULES = (
     "tui.ui.screens.session", "tui.ui.screens.browser", "tui.ui.screens.help", "tui.ui.screens.payload",
-    "tui.ui.screens.waterfall", "tui.ui.screens.export", "tui.ui.screens.diff", "tui.model.insights", "tui.text.export",
-    "tui.payloads.op_captures",
+    "tui.ui.screens.waterfall", "tui.ui.screens.export", "tui.ui.screens.diff", "tui.model.insights",
+    "tui.text.insights_text", "tui.text.export", "tui.payloads.op_captures",
+    # imported where first used, not at start-up (the first screen does not need them)
+    "tui.model.diff", "tui.model.waterfall", "tui.formats.genkit.snapshot", "hmac",
     "rich.traceback", "rich._emoji_codes",  # what Textual needs to report a fatal error
 )
 SCREENS = (("tui.ui.screens.session", "SessionScreen"), ("tui.ui.screens.browser", "BrowserScreen"),

@@ -147,19 +147,34 @@ def _op(t: Turn, node: object, path: str, walk: _Walk) -> Op:
     op.ended_at = ms_field(node, "endedAt", problems)
     attrs = node.get("attributes")
     if isinstance(attrs, dict):
+        # (the usual value, a string or nothing, read without a call: 20,000 ops open in the first second;
+        # Op's defaults are the empty strings)
         op.attributes = attrs
-        op.name = str_field(attrs, "name", problems)
-        op.provider = str_field(attrs, "provider", problems)
-        op.model = str_field(attrs, "model", problems)
-        op.label = str_field(attrs, "label", problems)
-        err = attrs.get("error")
+        get = attrs.get
+        value = get("name")
+        if value is not None:
+            op.name = value if type(value) is str else str_field(attrs, "name", problems)
+        value = get("provider")
+        if value is not None:
+            op.provider = value if type(value) is str else str_field(attrs, "provider", problems)
+        value = get("model")
+        if value is not None:
+            op.model = value if type(value) is str else str_field(attrs, "model", problems)
+        value = get("label")
+        if value is not None:
+            op.label = value if type(value) is str else str_field(attrs, "label", problems)
+        err = get("error")
         op.error = err if isinstance(err, str) else ""
     elif attrs is not None:
         problems.append(f"attributes is {type_name(attrs)}, expected an object")
     if not op.error and isinstance(node.get("error"), str):
         op.error = node["error"]
-    op.request_bytes = _size(node, "request")
-    op.response_bytes = _size(node, "response")
+    value = node.get("request")
+    if value is not None:
+        op.request_bytes = _size(value)
+    value = node.get("response")
+    if value is not None:
+        op.response_bytes = _size(value)
     refs = node.get("payloadRefs")  # a v3 ledger op replayed as a tree keeps its payload files here
     op.payload_refs = refs if isinstance(refs, list) else None
 
@@ -212,14 +227,17 @@ def _accounting(op: Op, entries: object, walk: _Walk) -> None:
 
 def _tool_chars(op: Op, entry: dict) -> None:
     """charactersIn/Out of a tool accounting entry, added up over the op's entries."""
-    for key, slot in (("charactersIn", "chars_in"), ("charactersOut", "chars_out")):
-        value = entry.get(key)
-        if type(value) is int and value >= 0:
-            setattr(op, slot, (getattr(op, slot) or 0) + value)
+    value = entry.get("charactersIn")
+    if type(value) is int and value >= 0:
+        op.chars_in = (op.chars_in or 0) + value
+    value = entry.get("charactersOut")
+    if type(value) is int and value >= 0:
+        op.chars_out = (op.chars_out or 0) + value
 
 
-def _size(node: dict, key: str) -> int | None:
-    size = as_dict(node.get(key)).get("size")
+def _size(payload: object) -> int | None:
+    """The `size` of a request or response object (None when it is not a count of bytes)."""
+    size = payload.get("size") if isinstance(payload, dict) else None
     return size if type(size) is int and size >= 0 else None
 
 

@@ -5,7 +5,6 @@ once. No textual here."""
 
 from __future__ import annotations
 
-import hmac
 import ipaddress
 import os
 import re
@@ -91,6 +90,8 @@ def presented_token(path: str, authorization: str | None) -> str | None:
 
 def token_matches(presented: str | None, expected: str) -> bool:
     """Constant-time comparison (the time taken does not tell how much of a guess was right)."""
+    import hmac  # (here: start-up does not need it)
+
     if presented is None:
         return False
     return hmac.compare_digest(presented.encode("utf-8", "surrogatepass"), expected.encode("utf-8", "surrogatepass"))

@@ -24,7 +24,6 @@ from tui.model.json_text import dumps
 from tui.model.logs import log_count, logs_under
 from tui.model.nodes import Op, Session, Turn
 from tui.model.search import ErrorFilter, find, find_op_by_path, find_session_by_prefix, newest_op
-from tui.model.waterfall import node_key
 from tui.ui.clipboard import copy_notice
 from tui.ui.live_controller import LiveController
 from tui.ui.screens.session_history import HistoryView
@@ -296,6 +295,8 @@ class SessionScreen(LiveView, HistoryView, Screen):
             return None
         prefix = target.session.path_prefix
         owner = session if prefix == session.path_prefix else find_session_by_prefix(session, prefix)
+        from tui.model.waterfall import node_key  # (the waterfall's model: not needed for the first screen)
+
         key = node_key(target)
         return next((turn for turn in owner.turns if node_key(turn) == key), None) if owner is not None else None
 

@@ -31,9 +31,17 @@ def first_keys_first(widgets: list) -> list:
 class Footer(TextualFooter):
     def compose(self) -> ComposeResult:
         drop_closed_watchers(self, "compact")
+        # Compact or not from the terminal's width (the footer spans it), before the keys are made: otherwise the
+        # first resize switches it and every key is restyled before the first frame is drawn.
+        self.set_reactive(TextualFooter.compact, self._compact_at(self.app.size.width))
+        self.set_class(self.compact, "-compact", update=False)
         # Textual's Footer yields FooterKeys (and a KeyGroup only for bindings with a `group`, which this app
         # does not use): they can be reordered before they are mounted.
         yield from first_keys_first(list(super().compose()))
 
     def on_resize(self) -> None:
-        self.compact = 0 < self.size.width < COMPACT_BELOW
+        self.compact = self._compact_at(self.size.width)
+
+    @staticmethod
+    def _compact_at(width: int) -> bool:
+        return 0 < width < COMPACT_BELOW

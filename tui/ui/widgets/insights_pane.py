@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -13,9 +15,11 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tui.model.fields import one_line, printable
-from tui.model.insights import Insights
-from tui.text.insights_text import Line, lines
 from tui.ui.widgets.motion import half_page, motion_bindings, scroll_sideways
+
+if TYPE_CHECKING:  # (imported when insights are first shown: the pane starts hidden, start-up does not need them)
+    from tui.model.insights import Insights
+    from tui.text.insights_text import Line
 
 TONE = {
     "error": Style(color="red"),
@@ -58,6 +62,8 @@ class InsightsPane(ScrollView, can_focus=True):
         """Show new insights, keeping the cursor on the same path when it is still there."""
         old = self.rows[self.cursor].path if 0 <= self.cursor < len(self.rows) else None
         self.insights = insights
+        from tui.text.insights_text import Line, lines
+
         self.rows = [Line(r.kind, printable(r.text), r.path, r.tone) for r in lines(insights)]
         self.virtual_size = Size(max((len(r.text) for r in self.rows), default=0), len(self.rows))
         stops = self.stops()
