@@ -278,3 +278,23 @@ async def test_the_open_panel_follows_a_rewritten_file(tmp_path):
         assert await wait_for(pilot, lambda: pane.insights is not before)
         assert sum(u.calls for u in pane.insights.by_model) > sum(u.calls for u in before.by_model)
         assert pane.insights.final_report is not None and before.final_report is None
+
+
+async def test_at_80x24_the_insights_hide_the_details_instead_of_leaving_a_bare_border(tmp_path):
+    """Issue 14, point 8: with the insights in the lower half, an 80x24 terminal had 0 rows for the Details beside
+    the Totals (a lone top border). They are hidden while the insights show, and come back with the log pane."""
+    app = session_app(deep_snapshot(tmp_path), watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen, pane = await open_insights(pilot)
+        detail = screen.query_one("#detail")
+        assert pane.display and not detail.display
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not pane.display and detail.display and detail.region.height >= 3
+
+
+async def test_at_160x48_the_details_stay_beside_the_insights(tmp_path):
+    app = session_app(deep_snapshot(tmp_path), watch=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen, pane = await open_insights(pilot)
+        assert pane.display and screen.query_one("#detail").display

@@ -69,6 +69,8 @@ def breadcrumb(session: Session, doc: Document) -> Text:
     return text
 
 
+DETAIL_WITH_INSIGHTS_ROWS = 32  # terminal rows below which insights hide the Details panel
+
 class SessionScreen(LiveView, HistoryView, Screen):
     CSS_PATH = "session.tcss"
     BINDINGS = [
@@ -482,6 +484,9 @@ class SessionScreen(LiveView, HistoryView, Screen):
         pane = self.query_one(InsightsPane)
         pane.display = not pane.display
         self.query_one(LogPane).display = not pane.display
+        # a short terminal (80x24) has no rows left for the Details beside the Totals while the insights take the
+        # lower half: hide the panel instead of leaving a bare border (it comes back with the log pane)
+        self.query_one("#detail").display = not pane.display or self.size.height >= DETAIL_WITH_INSIGHTS_ROWS
         if pane.display:
             self._update_insights()
             pane.focus()
