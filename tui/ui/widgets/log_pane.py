@@ -115,6 +115,13 @@ class LogPane(LineSearch, ScrollView, can_focus=True):
 
     def _to_end(self) -> None:
         self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True, force=True)
+        # ... and once more after the next layout: new lines can arrive before the pane has its final size (the
+        # first screen, a resize under way), when max_scroll_y is not yet the real bottom
+        self.call_after_refresh(self._settle_end)
+
+    def _settle_end(self) -> None:
+        if self.following and self.scroll_y < self.max_scroll_y:
+            self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True, force=True)
 
     def on_resize(self) -> None:
         if self.following:  # a taller or shorter pane: the last line stays the last one shown
