@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 
+from tui.cli.load import PROG as MONITOR
 from tui.cli.load import add_sessions_dir, fail, load_or_fail, stdout_gone
 
-PROG = "aiagent-monitor diff"
+PROG = f"{MONITOR} diff"
 
 
 def parser() -> argparse.ArgumentParser:

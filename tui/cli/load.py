@@ -13,12 +13,13 @@ import sys
 PROG = "aiagent-monitor"
 
 
-def fail(message: str, prog: str = PROG) -> int:
-    """One line on stderr, exit status 2. The message may quote a file name or content: made inert first."""
+def fail(message: str, prog: str = PROG, code: int = 2) -> int:
+    """One line on stderr; returns the exit status `code` (2: bad input). The message may quote a file name or
+    content: made inert first."""
     from tui.model.fields import one_line
 
     print(f"{prog}: {one_line(message, 2000)}", file=sys.stderr)
-    return 2
+    return code
 
 
 def load_or_fail(path: str, sessions_dir: str | None = None, *, needs_tree: str | None = None, prog: str = PROG,

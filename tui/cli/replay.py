@@ -10,7 +10,10 @@ import asyncio
 import sys
 import time
 
-PROG = "aiagent-monitor replay"
+from tui.cli.load import PROG as MONITOR
+from tui.cli.load import fail, load_or_fail
+
+PROG = f"{MONITOR} replay"
 
 
 def parser() -> argparse.ArgumentParser:
@@ -34,51 +37,45 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def _fail(message: str, code: int) -> int:
-    print(f"{PROG}: {message}", file=sys.stderr)
-    return code
-
-
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(sys.argv[1:] if argv is None else argv)
-    from tui.cli.load import load_or_fail
     from tui.formats.aiagent.replay import replay_events, send_events
     from tui.inputs.stream.access import token_from_env
     from tui.inputs.stream.event_stream import parse_url
     from tui.model.document import GENKIT, JULES
 
     if args.speed < 0:
-        return _fail(f"--speed must be 0 or more, got {args.speed:g}", 2)
+        return fail(f"--speed must be 0 or more, got {args.speed:g}", PROG, 2)
     if args.max_tree_events < 0:
-        return _fail(f"--max-tree-events must be 0 or more, got {args.max_tree_events}", 2)
+        return fail(f"--max-tree-events must be 0 or more, got {args.max_tree_events}", PROG, 2)
     try:
         parse_url(args.to)
     except ValueError as exc:
-        return _fail(str(exc), 2)
+        return fail(str(exc), PROG, 2)
     doc, rc = load_or_fail(args.path, needs_tree=" to replay", prog=PROG)
     if doc is None:
         return rc
     if doc.format in (JULES, GENKIT):
-        return _fail(f"{args.path}: a {doc.format} document is not an ai-agent session: there is no event stream "
-                     "to replay", 2)
+        return fail(f"{args.path}: a {doc.format} document is not an ai-agent session: there is no event stream "
+                    "to replay", PROG, 2)
     events = replay_events(doc, max_tree_events=args.max_tree_events)
     started = time.perf_counter()
     try:
         sent = asyncio.run(send_events(events, args.to, speed=args.speed, token=token_from_env(args.token)))
     except KeyboardInterrupt:
-        return _fail("interrupted", 130)
+        return fail("interrupted", PROG, 130)
     except ConnectionRefusedError:
-        return _fail(f"cannot connect to {args.to}: connection refused (is a monitor listening there?)", 1)
+        return fail(f"cannot connect to {args.to}: connection refused (is a monitor listening there?)", PROG, 1)
     except FileNotFoundError:
-        return _fail(f"cannot connect to {args.to}: no such socket (is a monitor listening there?)", 1)
+        return fail(f"cannot connect to {args.to}: no such socket (is a monitor listening there?)", PROG, 1)
     except (OSError, asyncio.TimeoutError) as exc:
-        return _fail(f"cannot send to {args.to}: {_first_line(exc)}", 1)
+        return fail(f"cannot send to {args.to}: {_first_line(exc)}", PROG, 1)
     except Exception as exc:  # websockets handshake rejections, a closed connection mid-stream
         if type(exc).__module__.startswith("websockets"):
             if getattr(getattr(exc, "response", None), "status_code", None) == 401:
-                return _fail(f"cannot send to {args.to}: the monitor wants a token (HTTP 401); pass --token or "
-                             f"set $AIAGENT_MONITOR_TOKEN", 1)
-            return _fail(f"cannot send to {args.to}: {_first_line(exc)}", 1)
+                return fail(f"cannot send to {args.to}: the monitor wants a token (HTTP 401); pass --token or "
+                            f"set $AIAGENT_MONITOR_TOKEN", PROG, 1)
+            return fail(f"cannot send to {args.to}: {_first_line(exc)}", PROG, 1)
         raise
     elapsed = time.perf_counter() - started
     rate = sent / elapsed if elapsed > 0 else float(sent)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -15,7 +14,6 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
-from tui.catalog.liveness import is_stale
 from tui.model.document import Document
 from tui.model.fields import one_line
 from tui.model.foreign import view_of
@@ -34,7 +32,7 @@ from tui.ui.widgets.footer import Footer
 from tui.ui.widgets.insights_pane import InsightsPane
 from tui.ui.widgets.log_pane import LogPane
 from tui.ui.widgets.op_tree import OpTree, TreeState
-from tui.ui.widgets.totals_panel import FileChange, TotalsPanel, held_clock, last_event
+from tui.ui.widgets.totals_panel import FileChange, TotalsPanel, held_clock, last_event, went_silent
 
 LOG_DEBOUNCE_S = 0.12
 COPY_LIMIT = 16 * 1024 * 1024  # the clipboard goes through the terminal (OSC 52): keep it sane
@@ -147,8 +145,7 @@ class SessionScreen(LiveView, HistoryView, Screen):
                               else FileChange(self.doc.path))
         if self.live_root is None:  # a stale file's running nodes stop at its last change, not 5,000 hours on
             self.tree.clock = held_clock(totals.last_change)
-        last_change = totals.last_change
-        self.tree.stale = lambda: is_stale("running", last_change(), time.time())  # and say `○ stale`
+        self.tree.stale = went_silent(totals.last_change)  # and say `○ stale`
         if self.session.running:  # the labels built as the tree mounted used the default clock
             self.tree.refresh_labels()
         self.query_one("#search").display = False

@@ -82,6 +82,11 @@ def last_event(hub: LiveHub, root: str) -> Callable[[], float | None]:
     return last
 
 
+def went_silent(last_change: Callable[[], float | None]) -> Callable[[], bool]:
+    """Whether a running session whose last change `last_change` gives is stale now (the tree's `○ stale`)."""
+    return lambda: is_stale("running", last_change(), time.time())
+
+
 def held_clock(last_change: Callable[[], float | None]) -> Callable[[], int]:
     """"Now" (wall ms) for the running nodes of a file, held at its last change once it went stale: a killed
     writer's turns show how long they ran, not a clock ticking for 5,000 hours."""
@@ -222,33 +227,34 @@ class TotalsPanel(Static):
                 if key == "costUsd":
                     a, b = fmt_cost(a), fmt_cost(b)
                 lines.append(f"  {key}: stored {a}, recomputed {b}\n", style="yellow")
-            grid = Table.grid()
-            grid.add_row(table)
-            grid.add_row(lines)
-            self.update(grid)
-            self.add_class("mismatch")
+            self._show(table, lines)
         else:
-            self.update(table)
-            self.remove_class("mismatch")
+            self._show(table)
 
     def _show_facts(self, facts: Facts) -> None:
         self.border_title = Text(one_line(facts.title, 60))  # never a str: that would be parsed as markup
         table = lay_out([Cell(one_line(f.label, 40), Text(one_line(f.value, 200), style=FACT_STYLE.get(f.tone, "")))
                          for f in facts.cells], self.content_size.width, max_rows=len(facts.cells))
         if not facts.warnings:
-            self.update(table)
-            self.remove_class("mismatch")
+            self._show(table)
             return
         lines = Text()
         for warning in facts.warnings[:6]:
             lines.append(f"⚠ {one_line(warning, 200)}\n", style="yellow")
         if len(facts.warnings) > 6:
             lines.append(f"… {len(facts.warnings) - 6} more (see the details of the session)\n", style="yellow")
-        grid = Table.grid()
-        grid.add_row(table)
-        grid.add_row(lines)
-        self.update(grid)
-        self.add_class("mismatch")
+        self._show(table, lines)
+
+    def _show(self, table: Table | Text, warnings: Text | None = None) -> None:
+        """The grid, with the warning lines under it and the panel's border marked when there are any."""
+        if warnings is None:
+            self.update(table)
+        else:
+            grid = Table.grid()
+            grid.add_row(table)
+            grid.add_row(warnings)
+            self.update(grid)
+        self.set_class(warnings is not None, "mismatch")
 
 
 FACT_STYLE = {"bad": "bold red", "warn": "yellow", "good": "green", "strong": "bold", "dim": "dim"}
