@@ -267,6 +267,55 @@ class LiveHub:
                 self._children.setdefault(live.parent_id, {})[live.session_id] = None
         return before != (live.parent_id, live.origin_id) or live.session_id not in self._root
 
+    # OTLP (tui.formats.otlp.sink) ------------------------------------------------------------------------
+    def put_otlp(self, session_id: str, tree: dict, meta: dict, now: float | None = None) -> str:
+        """A session's tree assembled from OTLP spans (`meta`: parentId, originId, agentId, callPath). A tree from
+        the event stream is richer and always wins: this one is shown only while the session has none."""
+        now = time.time() if now is None else now
+        live = self.sessions.get(session_id)
+        if live is None:
+            live = self.sessions[session_id] = LiveSession(session_id)
+        live.otlp_tree = tree
+        if self._meta(live, meta):
+            self._place(live)
+        live.updated = now
+        stamp = _event_time("op_tree", {}, tree)
+        if stamp > live.last_ts:
+            live.last_ts, live.last_wall = stamp, now
+        started = tree.get("startedAt")
+        if isinstance(started, int) and started and (not live.first_ts or started < live.first_ts):
+            live.first_ts = started
+        root = self.root_of(session_id)
+        self.changed.add(root)
+        self._built.pop(root, None)
+        return root
+
+    def forget_otlp(self, session_id: str) -> None:
+        """Drop a session's OTLP tree (the sink evicted its trace); a session no stream spoke for goes entirely."""
+        live = self.sessions.get(session_id)
+        if live is None:
+            return
+        live.otlp_tree = None
+        root = self.root_of(session_id)
+        self._built.pop(root, None)
+        if not live.events and live.tree is None and live.tree_frame is None:
+            del self.sessions[session_id]
+            siblings = self._children.get(live.parent_id)
+            if siblings is not None:
+                siblings.pop(session_id, None)
+                if not siblings:
+                    del self._children[live.parent_id]
+            self._root.pop(session_id, None)
+            members = self._members.get(root)
+            if members is not None:
+                members.pop(session_id, None)
+                if not members:
+                    del self._members[root]
+        if root in self._members:
+            self.changed.add(root)
+        else:
+            self.changed.discard(root)
+
     # grouping -------------------------------------------------------------------------------------------
     def _place(self, live: LiveSession) -> None:
         """Put a session that is new or changed parent (and the sub-agents below it) under its root.
@@ -393,10 +442,8 @@ class LiveHub:
             current = order[i]
             i += 1
             live = self.sessions.get(current)
-            if live is None or self._tree(live) is None:
-                tree = placeholder_tree(current, live)
-            else:
-                tree = shallow_copy_tree(live.tree)
+            held = None if live is None else self._tree(live) or live.otlp_tree  # (the stream's tree wins)
+            tree = placeholder_tree(current, live) if held is None else shallow_copy_tree(held)
             if live is not None:
                 merge_pending(tree, live)
             trees[current] = tree

@@ -22,6 +22,7 @@ class LiveSession:
     agent_id: str = ""
     call_path: str = ""
     tree: dict | None = None
+    otlp_tree: dict | None = None  # assembled from OTLP spans (tui.formats.otlp): shown only while `tree` is None
     events: int = 0  # valid events received (duplicates excluded)
     seen: SeenSequences = field(default_factory=SeenSequences)
     duplicates: int = 0

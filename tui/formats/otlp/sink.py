@@ -1,0 +1,270 @@
+"""Where OTLP requests become live sessions: the receiver's threads `accept` bodies, the UI tick `drain`s.
+
+`accept(signal, body, encoding)` runs on the receiver's threads: the body is decoded (tui.formats.otlp.decode)
+outside the lock, then indexed under it by trace (spans by span id, log records by trace), and the trace is marked
+changed. `drain()` runs on the UI thread at each live tick (tui.ui.live_controller, LIVE_APPLY_SECONDS): it takes
+the changed traces (and their held spans: records are never mutated once indexed, so the lists are copied under
+the lock and assembled outside it), assembles each into session trees (tui.formats.otlp.assemble) and hands them
+to the hub (LiveHub.put_otlp), which shows them through the live pipeline as for a streamed session. The cost of a
+drain is the changed traces' spans, whatever the number of traces held; a drain stops after DRAIN_BUDGET seconds
+and leaves the rest for the next tick.
+
+Log records without a trace id (ai-agent exporting logs but no traces) are kept by their `txn_id` and become
+sessions of their own, turns told by their `turn` attribute; those with a trace id join that trace.
+
+Precedence: a session the event stream sent a tree for keeps that tree (richer: payloads, reasoning); the OTLP tree
+is shown only while there is none (LiveHub.put_otlp).
+
+Memory is bounded: at most MAX_SPANS spans over all traces and MAX_TRACE_SPANS per trace (spans past it are
+dropped and counted), MAX_LOGS log records over all and MAX_SPAN_LOGS per span or txn (older ones dropped,
+counted). Past the totals whole traces are evicted, least recently updated first, finished ones (their root span
+ended) before running ones; evicted traces are counted and forgotten by the hub too (LiveHub.forget_otlp).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict, deque
+from dataclasses import dataclass, field
+
+from tui.formats.otlp.assemble import SessionTree, assemble
+from tui.formats.otlp.decode import decode_logs, decode_traces
+from tui.formats.otlp.ops import log_entry, log_turn, ms
+from tui.formats.otlp.records import LogRecord, OtlpDecodeError, Span
+
+__all__ = ["DRAIN_BUDGET", "MAX_LOGS", "MAX_SPANS", "MAX_SPAN_LOGS", "MAX_TRACE_SPANS", "OtlpDecodeError", "OtlpSink"]
+
+MAX_SPANS = 200_000  # spans held over every trace (about 1.5 KB each with their attributes: ~300 MB at most)
+MAX_TRACE_SPANS = 50_000  # spans held per trace; later ones are dropped (counted)
+MAX_LOGS = 200_000  # log records held over every trace and txn
+MAX_SPAN_LOGS = 1_000  # log records held per span (or per txn without a trace): the oldest are dropped
+DRAIN_BUDGET = 0.05  # s of assembling per drain; traces left over wait for the next tick
+TXN_KEY = "txn:"  # keys of txn-only groups (log records without a trace id) in the eviction order
+
+
+@dataclass(slots=True)
+class _Group:
+    """One trace (or one txn's untraced log records): what it holds and what it handed to the hub."""
+
+    spans: dict[str, Span] = field(default_factory=dict)
+    logs: dict[str, deque] = field(default_factory=dict)  # span id ("" for none) -> records
+    log_count: int = 0
+    finished: bool = False  # its root span arrived, ended
+    shown: set[str] = field(default_factory=set)  # session ids handed to the hub
+
+
+class OtlpSink:
+    """OTLP spans and log records into a LiveHub. `accept` from any thread, `drain` from the hub's (UI) thread."""
+
+    def __init__(self, hub, *, max_spans: int = MAX_SPANS, max_trace_spans: int = MAX_TRACE_SPANS,
+                 max_logs: int = MAX_LOGS, max_span_logs: int = MAX_SPAN_LOGS) -> None:
+        self.hub = hub
+        self.max_spans, self.max_trace_spans = max_spans, max_trace_spans
+        self.max_logs, self.max_span_logs = max_logs, max_span_logs
+        self._lock = threading.Lock()
+        self._groups: OrderedDict[str, _Group] = OrderedDict()  # least recently updated first
+        self._dirty: dict[str, None] = {}
+        self._evicted_now: list[tuple[str, set[str]]] = []  # (key, session ids) to forget in the hub
+        self._traced: dict[str, str] = {}  # session id -> the trace showing it (its untraced logs join that trace)
+        self.spans_held = 0
+        self.logs_held = 0
+        self.spans_received = 0
+        self.logs_received = 0
+        self.spans_dropped = 0  # over a trace's cap
+        self.logs_dropped = 0  # over a span's cap
+        self.evicted = 0  # traces (and txn groups) evicted
+        self.rejected = 0  # bodies refused as malformed
+
+    # receiving (any thread) ----------------------------------------------------------------------------------
+    def accept(self, signal: str, body: bytes, encoding: str) -> int:
+        """Decode and index one request body; the number of records taken. Raises OtlpDecodeError."""
+        try:
+            if signal == "traces":
+                spans = decode_traces(body, encoding)
+            elif signal == "logs":
+                records = decode_logs(body, encoding)
+            else:
+                raise OtlpDecodeError(f"unknown signal {signal!r}")
+        except OtlpDecodeError:
+            with self._lock:
+                self.rejected += 1
+            raise
+        with self._lock:
+            if signal == "traces":
+                return self._index_spans(spans)
+            return self._index_logs(records)
+
+    def _group(self, key: str) -> _Group:
+        group = self._groups.get(key)
+        if group is None:
+            group = self._groups[key] = _Group()
+        else:
+            self._groups.move_to_end(key)
+        self._dirty[key] = None
+        return group
+
+    def _index_spans(self, spans: list[Span]) -> int:
+        taken = 0
+        self.spans_received += len(spans)
+        for span in spans:
+            if not span.trace_id or not span.span_id:
+                self.spans_dropped += 1
+                continue
+            group = self._group(span.trace_id)
+            if span.span_id not in group.spans:
+                if len(group.spans) >= self.max_trace_spans:
+                    self.spans_dropped += 1
+                    continue
+                self.spans_held += 1
+            group.spans[span.span_id] = span  # a resend replaces
+            if not span.parent_id and span.end_ns:
+                group.finished = True
+            taken += 1
+        self._evict()
+        return taken
+
+    def _index_logs(self, records: list[LogRecord]) -> int:
+        self.logs_received += len(records)
+        for record in records:
+            if record.trace_id:
+                key, slot = record.trace_id, record.span_id
+            else:
+                txn = record.attrs.get("txn_id")
+                txn = txn if isinstance(txn, str) and txn else "?"
+                key, slot = TXN_KEY + txn, ""
+                if txn in self._traced:
+                    self._dirty[self._traced[txn]] = None  # the trace showing that session takes them in
+            group = self._group(key)
+            held = group.logs.get(slot)
+            if held is None:
+                held = group.logs[slot] = deque(maxlen=self.max_span_logs)
+            if len(held) == held.maxlen:
+                self.logs_dropped += 1
+                self.logs_held -= 1
+                group.log_count -= 1
+            held.append(record)
+            group.log_count += 1
+            self.logs_held += 1
+        self._evict()
+        return len(records)
+
+    def _evict(self) -> None:
+        """Whole groups out, least recently updated first, finished ones first, until under the totals."""
+        if self.spans_held <= self.max_spans and self.logs_held <= self.max_logs:
+            return
+        order = [k for k, g in self._groups.items() if g.finished] + [k for k, g in self._groups.items()
+                                                                          if not g.finished]
+        for key in order:
+            if self.spans_held <= self.max_spans and self.logs_held <= self.max_logs:
+                break
+            group = self._groups.pop(key)
+            self.spans_held -= len(group.spans)
+            self.logs_held -= group.log_count
+            self._dirty.pop(key, None)
+            self.evicted += 1
+            self._evicted_now.append((key, group.shown))
+
+    # applying (the hub's thread) -------------------------------------------------------------------------------
+    def drain(self, budget: float = DRAIN_BUDGET, now: float | None = None) -> int:
+        """Hand the trees of the groups changed since the last drain to the hub; the number of groups done."""
+        started = time.monotonic()
+        done = 0
+        with self._lock:
+            evicted, self._evicted_now = self._evicted_now, []
+        for key, shown in evicted:
+            for session_id in shown:
+                if not key.startswith(TXN_KEY):
+                    self._traced.pop(session_id, None)
+                self.hub.forget_otlp(session_id)
+        while True:
+            with self._lock:
+                if not self._dirty:
+                    break
+                key = next(iter(self._dirty))
+                del self._dirty[key]
+                group = self._groups.get(key)
+                if group is None:
+                    continue
+                spans = list(group.spans.values())
+                logs = [r for held in group.logs.values() for r in held]
+                shown = group.shown
+            trees = self._trees(key, spans, logs)
+            if trees is None:
+                with self._lock:
+                    if key in self._groups:
+                        self._groups[key].shown = set()
+                continue
+            ids = set()
+            for t in trees:
+                meta = {"parentId": t.parent_id, "originId": t.origin_id, "agentId": t.agent_id,
+                        "callPath": t.call_path}
+                self.hub.put_otlp(t.session_id, t.tree, meta, now)
+                ids.add(t.session_id)
+            for gone in shown - ids:  # a session whose id settled (its span arrived): the provisional one goes
+                self.hub.forget_otlp(gone)
+            with self._lock:
+                if key in self._groups:
+                    self._groups[key].shown = ids
+                else:  # evicted meanwhile: forget what was just shown
+                    self._evicted_now.append((key, ids))
+            done += 1
+            if time.monotonic() - started > budget:
+                break
+        return done
+
+    def _trees(self, key: str, spans: list[Span], logs: list[LogRecord]) -> list[SessionTree] | None:
+        """A group's session trees. A txn's untraced records join the trace that has that session (both would
+        otherwise hand the hub a tree for one session id), and make a session of their own only without one: None
+        then (the trace shows them)."""
+        if key.startswith(TXN_KEY):
+            txn = key[len(TXN_KEY):]
+            with self._lock:
+                traced = txn in self._traced
+            return None if traced else _txn_trees(txn, logs)
+        trees = assemble(key, spans, logs)
+        with self._lock:
+            extra = {t.session_id: [r for held in self._groups[TXN_KEY + t.session_id].logs.values() for r in held]
+                     for t in trees if TXN_KEY + t.session_id in self._groups}
+            self._traced.update((t.session_id, key) for t in trees)
+        return assemble(key, spans, logs, extra) if extra else trees
+
+    @property
+    def pending(self) -> int:
+        return len(self._dirty)
+
+    def summary(self) -> str:
+        """One line for the browser header: "otlp: 12,345 spans, 67 log records · 3 traces evicted"."""
+        parts = [f"otlp: {self.spans_received:,} spans, {self.logs_received:,} log records"]
+        for count, what in ((self.evicted, "traces evicted"), (self.spans_dropped, "spans dropped"),
+                            (self.logs_dropped, "log records dropped"), (self.rejected, "requests malformed")):
+            if count:
+                parts.append(f"{count:,} {what}")
+        return " · ".join(parts)
+
+
+def _txn_trees(txn: str, logs: list[LogRecord]) -> list[SessionTree]:
+    """A session of log records with no trace (ai-agent exporting logs, not traces): one system op per turn."""
+    if not logs or txn == "?":
+        return []
+    logs.sort(key=lambda r: r.time_ns)
+    a = logs[0].attrs
+    text = {k: v if isinstance(v, str) else "" for k, v in
+            ((k, a.get(k)) for k in ("agent", "call_path", "parent_txn_id", "origin_txn_id"))}
+    turns: dict[int, list[LogRecord]] = {}
+    for record in logs:
+        turns.setdefault(log_turn(record) or 0, []).append(record)
+    ordered = []
+    for n in sorted(turns):
+        records = turns[n]
+        start = ms(records[0].time_ns)
+        ordered.append({"id": f"{txn}-{n}", "index": n, "startedAt": start, "attributes": {"label": "logs"},
+                        "ops": [{"opId": f"{txn}-{n}-logs", "kind": "system", "startedAt": start,
+                                 "attributes": {"label": f"logs of turn {n}"}, "accounting": [],
+                                 "logs": [log_entry(r, f"{n}-1") for r in records]}]})
+    agent = text["agent"]
+    tree = {"id": txn, "traceId": txn, "agentId": agent, "callPath": text["call_path"] or agent,
+            "sessionTitle": "", "startedAt": ms(logs[0].time_ns), "turns": ordered,
+            "attributes": {"source": "otlp logs"}}
+    parent = text["parent_txn_id"] if text["parent_txn_id"] != txn else ""
+    return [SessionTree(txn, parent, text["origin_txn_id"], agent, text["call_path"] or agent, tree)]
