@@ -11,7 +11,7 @@ from collections.abc import Iterable
 import orjson
 
 from tui.inputs import json_load
-from tui.payloads import anthropic, gemini, ollama, openai_chat, openai_responses
+from tui.payloads import anthropic, gemini, genai, ollama, openai_chat, openai_responses
 from tui.payloads.result import Builder, Reassembled, s
 from tui.payloads.sse import SseEvent
 
@@ -110,6 +110,8 @@ def reassemble_json(value: object) -> Reassembled | None:
     if not isinstance(value, dict):
         return None
     t = value.get("type")
+    if genai.is_answer(value):
+        return genai.answer(value)
     if t == "message" and isinstance(value.get("content"), list):
         b = Builder("anthropic", streamed=False)
         anthropic.message(b, value)

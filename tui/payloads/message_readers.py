@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from tui.payloads import genai
 from tui.payloads.result import Reassembled, compact, d, lst, s
 
 __all__ = ["NO_ROLE", "READERS", "ROLES", "Message", "Part", "answer_messages", "tool_names"]
@@ -394,7 +395,20 @@ def _ollama_generate(body: dict) -> list[Message]:
     return out
 
 
+def _genai(body: dict) -> list[Message]:
+    """OpenTelemetry GenAI messages (tui.payloads.genai): system instructions, then the input messages."""
+    out = []
+    system = genai.system_parts(body)
+    if system:
+        out.append(Message("system", [Part(k, text, name, call_id) for k, text, name, call_id in system]))
+    for m in lst(body.get(genai.INPUT_KEY)):
+        out.append(_message(d(m).get("role"), [Part(k, text, name, call_id) for k, text, name, call_id
+                                                in genai.parts(m)]))
+    return out
+
+
 READERS = {
+    "genai": _genai,
     "anthropic": _anthropic,
     "openai-chat": _openai_chat,
     "ollama-chat": _openai_chat,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tui.payloads import genai
 from tui.payloads.result import DIALECT_LABELS, d, lst, s
 
 
@@ -39,6 +40,8 @@ def request_info(body: object) -> RequestInfo | None:
     model = s(body.get("model"))
     stream = body.get("stream") if isinstance(body.get("stream"), bool) else None
     tools = lst(body.get("tools"))
+    if genai.is_request(body):
+        return RequestInfo(genai.DIALECT, s(body.get("gen_ai.request.model")), len(lst(body.get(genai.INPUT_KEY))))
     if isinstance(body.get("contents"), list):
         n_tools = sum(len(lst(d(t).get("functionDeclarations"))) or 1 for t in tools)
         return RequestInfo("gemini", model, len(body["contents"]), n_tools, stream)

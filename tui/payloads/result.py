@@ -20,6 +20,7 @@ DIALECT_LABELS = {
     "gemini": "Google Gemini",
     "ollama-chat": "Ollama /api/chat",
     "ollama-generate": "Ollama /api/generate",
+    "genai": "OpenTelemetry GenAI messages",
     "generic": "generic text deltas",
     "error": "error response",
     "unknown": "unknown",
