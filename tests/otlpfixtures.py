@@ -45,12 +45,13 @@ def encode(spans: list) -> bytes:
     return encode_spans(spans).SerializeToString()
 
 
-def ai_agent_spans(fail_child_tool: bool = False) -> list:
-    """A root session (2 turns, the first an llm call then a sub-agent run through a tool) with one sub-agent
+def ai_agent_spans(fail_child_tool: bool = False, suffix: str = "") -> list:
+    """(`suffix`: added to the txn ids, for several sessions.) A root session (2 turns, the first an llm call then a sub-agent run through a tool) with one sub-agent
     session (one llm turn, one failed tool), as ai-agent's spans, in the order they end."""
     r = Recorder()
+    root_txn, child_txn = ROOT_TXN + suffix, CHILD_TXN + suffix
     with r.span("agent.session", 0, {"ai.agent.id": "web-research", "ai.agent.call_path": "web-research",
-                                     "ai.session.txn_id": ROOT_TXN, "ai.session.origin_txn_id": ROOT_TXN,
+                                     "ai.session.txn_id": root_txn, "ai.session.origin_txn_id": root_txn,
                                      "ai.session.headend_id": "cli"}) as root:
         with r.span("agent.llm.turn", 10, {"ai.llm.provider": "anthropic", "ai.llm.model": "claude",
                                            "ai.llm.is_final_turn": False}) as llm:
@@ -63,9 +64,9 @@ def ai_agent_spans(fail_child_tool: bool = False) -> list:
                                      "ai.tool.kind": "agent"})
                 with r.span("agent.session", 1010, {"ai.agent.id": "web-search",
                                                     "ai.agent.call_path": "web-research->web-search",
-                                                    "ai.session.txn_id": CHILD_TXN,
-                                                    "ai.session.parent_txn_id": ROOT_TXN,
-                                                    "ai.session.origin_txn_id": ROOT_TXN}) as child:
+                                                    "ai.session.txn_id": child_txn,
+                                                    "ai.session.parent_txn_id": root_txn,
+                                                    "ai.session.origin_txn_id": root_txn}) as child:
                     with r.span("agent.llm.turn", 1020, {"ai.llm.provider": "openai", "ai.llm.model": "gpt"}) as c:
                         c.set_attributes({"ai.llm.prompt_tokens": 300, "ai.llm.completion_tokens": 40})
                         with r.span("agent.tool", 1500, {"ai.tool.requested_name": "web__fetch"}) as t2:
