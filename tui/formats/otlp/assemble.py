@@ -260,27 +260,27 @@ def _tree(trace_id: str, s: _Session, owners, ops_of: dict[str, dict], logs_by_s
                            "ops": [{"opId": f"{s.sid}-logs", "kind": "system", "startedAt": ms(own_logs[0].time_ns),
                                     "attributes": {"label": "session logs"}, "accounting": [],
                                     "logs": [log_entry(r, "0-1") for r in own_logs]}]})
-    for position, turn in enumerate(ordered):
-        for n, op in enumerate(turn["ops"]):
-            path = f"{turn['index']}-{n + 1}"
+    for turn_node in ordered:
+        for n, op in enumerate(turn_node["ops"]):
+            path = f"{turn_node['index']}-{n + 1}"
             for entry in op["logs"]:
                 entry.setdefault("path", path)
-        ends = [op.get("endedAt") for op in turn["ops"]]
-        turn["startedAt"] = min((op["startedAt"] for op in turn["ops"] if op.get("startedAt")), default=0)
+        ends = [op.get("endedAt") for op in turn_node["ops"]]
+        turn_node["startedAt"] = min((op["startedAt"] for op in turn_node["ops"] if op.get("startedAt")), default=0)
         if ends and all(ends):
-            turn["endedAt"] = max(ends)
-    span = s.span
+            turn_node["endedAt"] = max(ends)
+    session_span = s.span
     tree: dict = {"id": s.sid, "traceId": s.sid, "agentId": agent, "callPath": meta.get("call_path", agent),
                   "sessionTitle": "", "startedAt": ms(s.start), "turns": ordered,
                   "attributes": {"source": "otlp", "otlpTraceId": trace_id}}
     finished = False
-    if span is not None and span.end_ns:
+    if session_span is not None and session_span.end_ns:
         finished = True
-        tree["endedAt"] = ms(span.end_ns)
-        success = span.attrs.get("ai.agent.success")
-        tree["success"] = success if isinstance(success, bool) else span.status != STATUS_ERROR
-        if span.status == STATUS_ERROR:
-            tree["error"] = span.status_message or "failed"
+        tree["endedAt"] = ms(session_span.end_ns)
+        success = session_span.attrs.get("ai.agent.success")
+        tree["success"] = success if isinstance(success, bool) else session_span.status != STATUS_ERROR
+        if session_span.status == STATUS_ERROR:
+            tree["error"] = session_span.status_message or "failed"
         tree["latestStatus"] = "completed" if tree["success"] else "failed"
     return SessionTree(s.sid, meta.get("parent", ""), meta.get("origin_txn_id", ""), agent,
                        meta.get("call_path", agent), tree, finished)

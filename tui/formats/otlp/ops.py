@@ -261,9 +261,9 @@ def log_entry(record: LogRecord, path: str = "") -> dict:
         if value is not None:
             entry[key] = value
     for key, name in _LOG_KEYS.items():
-        value = a.get(key)
-        if isinstance(value, str) and value:
-            entry[name] = value
+        text = a.get(key)
+        if isinstance(text, str) and text:
+            entry[name] = text
     if path:
         entry["path"] = path
     details = {k: v for k, v in a.items() if k not in _LOG_KEYS and k not in ("turn", "subturn", "severity")
