@@ -212,3 +212,19 @@ def test_accept_from_many_threads_while_draining_loses_nothing():
     while sink.pending:
         sink.drain()
     assert sink.spans_held == 140 and hub.root_count == 20
+
+
+def test_evicting_a_trace_keeps_a_session_the_stream_also_sent():
+    hub = LiveHub()
+    sink = OtlpSink(hub, max_spans=7)
+    hub.apply({"type": "op_tree", "tree": {"traceId": ROOT_TXN + "-a", "turns": []},
+               "meta": {"sessionId": ROOT_TXN + "-a", "sequence": 1}})
+    sink.accept("traces", encode(ai_agent_spans(suffix="-a")), "proto")
+    sink.drain()
+    assert hub.sessions[ROOT_TXN + "-a"].otlp_tree is not None
+    sink.accept("traces", encode(ai_agent_spans(suffix="-b")), "proto")
+    sink.drain()
+    assert sink.evicted == 1
+    assert ROOT_TXN + "-a" in hub.sessions and hub.sessions[ROOT_TXN + "-a"].otlp_tree is None  # the stream's stays
+    assert CHILD_TXN + "-a" not in hub.sessions  # only OTLP spoke for it: gone
+    assert set(hub.roots()) == {ROOT_TXN + "-a", ROOT_TXN + "-b"}

@@ -35,7 +35,7 @@ from tui.formats.otlp.records import LogRecord, OtlpDecodeError, Span
 
 __all__ = ["DRAIN_BUDGET", "MAX_LOGS", "MAX_SPANS", "MAX_SPAN_LOGS", "MAX_TRACE_SPANS", "OtlpDecodeError", "OtlpSink"]
 
-MAX_SPANS = 200_000  # spans held over every trace (about 1.5 KB each with their attributes: ~300 MB at most)
+MAX_SPANS = 100_000  # spans held over every trace (measured ~1.6 KB each with their attributes: ~160 MB at most)
 MAX_TRACE_SPANS = 50_000  # spans held per trace; later ones are dropped (counted)
 MAX_LOGS = 200_000  # log records held over every trace and txn
 MAX_SPAN_LOGS = 1_000  # log records held per span (or per txn without a trace): the oldest are dropped
