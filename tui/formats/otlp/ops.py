@@ -231,8 +231,8 @@ def _messages_into(op: dict, span: Span, model: str) -> None:
     for event in span.events:  # the conventions also allow the details on an event of the span
         if event.name == "gen_ai.client.inference.operation.details":
             a = {**event.attrs, **a}
-    inputs, system, outputs = (a.get(k) for k in ("gen_ai.input.messages", "gen_ai.system_instructions",
-                                                   "gen_ai.output.messages"))
+    inputs, system = a.get("gen_ai.input.messages"), a.get("gen_ai.system_instructions")
+    outputs = a.get("gen_ai.output.messages")
     if inputs is not None or system is not None:
         body: dict = {"gen_ai.request.model": model}
         if system is not None:

@@ -32,6 +32,7 @@ from tui.formats.otlp.assemble import SessionTree, assemble
 from tui.formats.otlp.decode import decode_logs, decode_traces
 from tui.formats.otlp.ops import log_entry, log_turn, ms
 from tui.formats.otlp.records import LogRecord, OtlpDecodeError, Span
+from tui.model.gc_pause import paused_gc
 
 __all__ = ["DRAIN_BUDGET", "MAX_LOGS", "MAX_SPANS", "MAX_SPAN_LOGS", "MAX_TRACE_SPANS", "OtlpDecodeError", "OtlpSink"]
 
@@ -189,7 +190,8 @@ class OtlpSink:
                 spans = list(group.spans.values())
                 logs = [r for held in group.logs.values() for r in held]
                 shown = group.shown
-            trees = self._trees(key, spans, logs)
+            with paused_gc():  # (thousands of small dicts, none of them cyclic: see tui.model.gc_pause)
+                trees = self._trees(key, spans, logs)
             if trees is None:
                 with self._lock:
                     if key in self._groups:
