@@ -228,3 +228,24 @@ def test_evicting_a_trace_keeps_a_session_the_stream_also_sent():
     assert ROOT_TXN + "-a" in hub.sessions and hub.sessions[ROOT_TXN + "-a"].otlp_tree is None  # the stream's stays
     assert CHILD_TXN + "-a" not in hub.sessions  # only OTLP spoke for it: gone
     assert set(hub.roots()) == {ROOT_TXN + "-a", ROOT_TXN + "-b"}
+
+
+def test_a_finished_sub_agent_under_a_tool_still_running_hangs_under_its_parent_txn():
+    spans = [s for s in ai_agent_spans() if s.attributes.get("ai.tool.name") != "agent__web-search"]
+    hub, _ = _fed(spans)
+    assert hub.roots() == [ROOT_TXN] and set(hub.sessions) == {ROOT_TXN, CHILD_TXN}
+    session = hub.build(ROOT_TXN)
+    assert [[o.model for o in t.ops if o.kind == "llm"] for t in session.turns][:2] == [["claude"], ["claude"]]
+    [child] = [o.child for t in session.turns for o in t.ops if o.child is not None]
+    assert child.id == CHILD_TXN and child.totals.tokensIn == 300
+
+
+def test_retries_of_one_turn_told_by_their_log_records_share_the_turn():
+    spans = ai_agent_spans()
+    llms = [s for s in spans if s.name == "agent.llm.turn" and s.attributes["ai.llm.model"] == "claude"]
+    logs = log_body([{"message": f"attempt {n}", "time_ms": n, "trace_id": hex_ids(s)[0], "span_id": hex_ids(s)[1],
+                      "turn": 1, "txn_id": ROOT_TXN} for n, s in enumerate(llms)])
+    hub, _ = _fed(spans, logs=[logs])
+    [turn] = hub.build(ROOT_TXN).turns
+    assert [(o.kind, o.model or o.name) for o in turn.ops] == [
+        ("llm", "claude"), ("session", "agent__web-search"), ("llm", "claude")]

@@ -105,9 +105,7 @@ def assemble(trace_id: str, spans: Iterable[Span], logs: Iterable[LogRecord],
         key, llm, tool = owners[span_id] = climb(span_id)
         if kind == "session":
             s = session(span_id)
-            s.owner, s.tool = key, tool
-            if key != TOP:
-                session(key)
+            s.owner, s.tool = key, tool  # (a missing parent here is a running tool, not a session: not made one)
         else:
             owner = session(key)
             (owner.llm if kind == "llm" else owner.tools).append(by_id[span_id])
@@ -261,6 +259,7 @@ def _tree(trace_id: str, s: _Session, owners, ops_of: dict[str, dict], logs_by_s
                                     "attributes": {"label": "session logs"}, "accounting": [],
                                     "logs": [log_entry(r, "0-1") for r in own_logs]}]})
     for turn_node in ordered:
+        turn_node["ops"].sort(key=lambda op: op.get("startedAt") or 0)  # (attempts and tools as they happened)
         for n, op in enumerate(turn_node["ops"]):
             path = f"{turn_node['index']}-{n + 1}"
             for entry in op["logs"]:
