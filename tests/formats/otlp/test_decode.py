@@ -149,3 +149,13 @@ def test_a_body_over_the_limit_is_refused(monkeypatch):
     monkeypatch.setattr(decode, "MAX_BODY_BYTES", 100)
     with pytest.raises(OtlpDecodeError, match="limit"):
         decode_logs(b" " * 101, "json")
+
+
+def test_importing_the_sink_imports_no_protobuf_until_a_body_is_decoded():
+    import subprocess
+    import sys
+
+    code = ("import sys, tui.formats.otlp.sink; "
+            "print(sorted(m for m in sys.modules if m.startswith(('opentelemetry', 'google.protobuf'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -4,7 +4,9 @@ Events of many sessions arrive interleaved. Each session (by `meta.sessionId`) k
 (`op_tree` / `snapshot`) plus what arrived since (`log`, `accounting`), which is merged into that tree: the next tree
 already contains them, so they are dropped then and nothing is counted twice. Sub-agents (`meta.parentId`) are
 merged into their parent's tree when a root is built for display (what one session holds: live.session; the
-merging: live.merge; sequence order and gaps: live.order).
+merging: live.merge; sequence order and gaps: live.order). Sessions received as OTLP spans (tui.formats.otlp.sink)
+come in through `put_otlp` with the same ids (ai-agent's txn id is the stream's `meta.sessionId`): a session keeps
+the stream's tree when it has one, the OTLP tree only fills in.
 
 Costs: a hub holds indexes (children by parent, sessions by root), so an event costs O(1) and a tick's rebuild
 costs O(the changed roots' families), whatever the number of sessions; every walk over parent links is iterative
