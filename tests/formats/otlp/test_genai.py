@@ -127,3 +127,23 @@ def test_structured_genai_messages_from_json_show_in_the_messages_view():
     for expected in ("── user", "plan a trip", "← tool result [c0]", "  earlier result", "── assistant · response",
                      "Let me ask the planner.", "stop stop"):
         assert expected in text, expected
+
+
+def test_messages_sent_as_a_log_record_in_the_llm_span_show_too():
+    from otlpfixtures import hex_ids, log_body
+
+    spans = genai_spans()
+    chat = next(s for s in spans if s.attributes.get("gen_ai.usage.input_tokens") == 200)
+    trace, span_id = hex_ids(chat)
+    details = log_body([{"message": "", "time_ms": 700, "trace_id": trace, "span_id": span_id,
+                         "event.name": "gen_ai.client.inference.operation.details",
+                         "gen_ai.input.messages": json.dumps([{"role": "user", "parts": [
+                             {"type": "text", "content": "and tomorrow?"}]}]),
+                         "gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": [
+                             {"type": "text", "content": "Sunny."}]}])}])
+    hub, sink = _sink()
+    sink.accept("traces", encode(spans), "proto")
+    sink.accept("logs", details, "proto")
+    sink.drain()
+    text = "\n".join(_messages_view(hub.build(hub.roots()[0]).turns[1].ops[0]))
+    assert "and tomorrow?" in text and "Sunny." in text

@@ -239,7 +239,7 @@ def _tree(trace_id: str, s: _Session, owners, ops_of: dict[str, dict], logs_by_s
         told = [t for t in (log_turn(r) for r in logs_by_span.get(span.span_id, ())) if t is not None]
         number = told[0] if told else number + 1
         turn_of[span.span_id] = number
-        _add_op(turns, number, llm_op(span, txn_meta), ops_of, logs_by_span)
+        _add_op(turns, number, llm_op(span, txn_meta, logs_by_span.get(span.span_id, ())), ops_of, logs_by_span)
     starts = sorted((x.start_ns, turn_of[x.span_id]) for x in s.llm)
     for span in sorted(s.tools, key=lambda x: (x.start_ns, x.span_id)):
         above = owners.get(span.span_id, ("", "", ""))[1]

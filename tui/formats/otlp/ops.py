@@ -20,6 +20,8 @@ viewer's messages view shows them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from tui.formats.otlp.records import STATUS_ERROR, LogRecord, Span
 from tui.inputs import json_load
 
@@ -119,8 +121,13 @@ def _status(span: Span, failed: bool) -> dict:
     return out
 
 
-def llm_op(span: Span, meta: dict) -> dict:
-    """An llm op with its accounting entry (tokens), its status, and its messages as captures when sent."""
+MESSAGE_KEYS = ("gen_ai.input.messages", "gen_ai.system_instructions", "gen_ai.output.messages",
+                "gen_ai.response.finish_reasons")
+
+
+def llm_op(span: Span, meta: dict, records: Iterable[LogRecord] = ()) -> dict:
+    """An llm op with its accounting entry (tokens), its status, and its messages as captures when sent (on the
+    span, on its `gen_ai.client.inference.operation.details` event, or on a log record emitted in it: `records`)."""
     a = span.attrs
     provider = _text(_first(a, "ai.llm.provider", "gen_ai.provider.name", "gen_ai.system"))
     model = _text(_first(a, "ai.llm.model", "gen_ai.response.model", "gen_ai.request.model"))
@@ -162,7 +169,8 @@ def llm_op(span: Span, meta: dict) -> dict:
             entry["stopReason"] = stop_text
         accounting.append(entry)
     op["accounting"] = accounting
-    _messages_into(op, span, model)
+    extra = {k: r.attrs[k] for r in records for k in MESSAGE_KEYS if k in r.attrs}
+    _messages_into(op, span, model, extra)
     return op
 
 
@@ -224,10 +232,10 @@ def json_text(value: object) -> str:
         return repr(value)
 
 
-def _messages_into(op: dict, span: Span, model: str) -> None:
+def _messages_into(op: dict, span: Span, model: str, extra: dict) -> None:
     """gen_ai.input.messages (+ system instructions) as the request capture, gen_ai.output.messages as the
     response, in the shape tui.payloads.genai reads (its keys are the attributes' names)."""
-    a = span.attrs
+    a = {**extra, **span.attrs} if extra else span.attrs
     for event in span.events:  # the conventions also allow the details on an event of the span
         if event.name == "gen_ai.client.inference.operation.details":
             a = {**event.attrs, **a}
@@ -266,7 +274,8 @@ def log_entry(record: LogRecord, path: str = "") -> dict:
             entry[name] = text
     if path:
         entry["path"] = path
-    details = {k: v for k, v in a.items() if k not in _LOG_KEYS and k not in ("turn", "subturn", "severity")
+    details = {k: (v[:MAX_ATTRIBUTE_CHARS] + "…" if isinstance(v, str) and len(v) > MAX_ATTRIBUTE_CHARS else v)
+               for k, v in a.items() if k not in _LOG_KEYS and k not in ("turn", "subturn", "severity")
                and isinstance(v, (str, int, float, bool))}
     if details:
         entry["details"] = details
