@@ -151,11 +151,11 @@ def test_to_a_real_grpc_server_with_a_token(saved, grpc_collector):
 def test_to_a_real_http_server(saved, http_collector):
     port, got = http_collector
     result = run("export", str(saved), "--format", "otlp", "--to", f"otlp+http://127.0.0.1:{port}",
-                 "--token", "tok", "--no-messages")
+                 "--token", "tok", "--no-messages", "--header", "X-Scope-OrgID=tenant-1")
     assert result.returncode == 0, result.stderr
     path, headers, body = got[0]
     assert path == "/v1/traces" and headers["Content-Type"] == "application/x-protobuf"
-    assert headers["Authorization"] == "Bearer tok"
+    assert headers["Authorization"] == "Bearer tok" and headers["X-Scope-Orgid"] == "tenant-1"
     spans = span_count([ExportTraceServiceRequest.FromString(b) for _, _, b in got])
     assert f"exported {spans} spans of 3 sessions to otlp+http://127.0.0.1:{port}/v1/traces" in result.stderr.decode()
     assert b"gen_ai.input.messages" not in body and b"gen_ai.usage.input_tokens" in body
@@ -194,6 +194,7 @@ def test_arguments_that_do_not_fit(saved, tmp_path):
         (["--format", "otlp", "--to", "http://127.0.0.1:4317"], "otlp://HOST:4317"),
         (["--format", "otlp", "--to", "otlp://127.0.0.1:4317/x"], "no path"),
         (["--format", "otlp", "--to", "otlp://127.0.0.1:99999"], "99999"),
+        (["--format", "otlp", "--to", "otlp://127.0.0.1:4317", "--header", "nothing"], "NAME=VALUE"),
     ]
     for args, message in cases:
         result = run("export", str(saved), *args)

@@ -203,3 +203,27 @@ def test_hostile_text_never_breaks_either_encoding():
     assert len(spans[1].status.message) < 5000  # free text is capped
     [body] = out.protobufs()
     assert spans_of(ExportTraceServiceRequest.FromString(body))[1].name.startswith("execute_tool")
+
+
+def test_endpoint_urls_and_headers():
+    from tui.text.otlp.send import parse_endpoint, parse_header
+
+    assert parse_endpoint("otlp://collector").url == "otlp://collector:4317"
+    assert parse_endpoint("otlp+http://[::1]").url == "otlp+http://[::1]:4318/v1/traces"
+    langfuse = parse_endpoint("otlp+https://cloud.langfuse.com/api/public/otel/v1/traces")
+    assert (langfuse.tls, langfuse.port, langfuse.path) == (True, 443, "/api/public/otel/v1/traces")
+    assert parse_endpoint("otlps://tempo.example:4317").tls
+    for bad in ("http://x:4317", "otlp://:4317", "otlp://x:4317/v1/traces", "otlp://x:70000"):
+        try:
+            parse_endpoint(bad)
+        except ValueError:
+            continue
+        raise AssertionError(bad)
+    assert parse_header("Authorization=Basic cGs6c2s=") == ("Authorization", "Basic cGs6c2s=")
+    assert parse_header("api_key: k") == ("api_key", "k")
+    for bad in ("novalue", "=x", "a b=c", "x=line\nbreak", "x=é"):
+        try:
+            parse_header(bad)
+        except ValueError:
+            continue
+        raise AssertionError(bad)

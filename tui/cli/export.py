@@ -2,8 +2,9 @@
 (never imports textual; grpc and opentelemetry-proto only when `--to` sends).
 
 `--format otlp` writes OTLP/JSON lines (tui.text.export_otlp) to stdout or `-o FILE`, or with `--to otlp://HOST:4317`
-(gRPC) / `--to otlp+http://HOST:4318` (HTTP/protobuf) sends the spans to an OpenTelemetry endpoint (a Collector,
-Jaeger, Tempo, Langfuse, Phoenix, or another monitor's `--listen`).
+(gRPC) / `--to otlp+http://HOST:4318` (HTTP/protobuf; otlps:// and otlp+https:// over TLS) sends the spans to an
+OpenTelemetry endpoint (a Collector, Jaeger, Tempo, Langfuse, Phoenix, or a monitor's `--listen`), with
+`--token` / $AIAGENT_MONITOR_TOKEN as `authorization: Bearer` and `--header NAME=VALUE` for anything else.
 
 Exit status: 0 written or sent; 1 the endpoint could not be reached or refused the spans; 2 the input cannot be
 read, the selection names no sub-agent, the arguments do not fit together, or the output cannot be written (one
@@ -31,9 +32,13 @@ def export_parser() -> argparse.ArgumentParser:
     where.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout (- is stdout)")
     where.add_argument("--to", metavar="URL",
                        help="with --format otlp: send the spans to otlp://HOST:PORT (gRPC, default port 4317) or "
-                            "otlp+http://HOST:PORT (HTTP/protobuf to /v1/traces, default port 4318)")
+                            "otlp+http://HOST:PORT[/PATH] (HTTP/protobuf, default /v1/traces on port 4318); "
+                            "otlps:// and otlp+https:// over TLS")
     p.add_argument("--token", metavar="TOKEN",
                    help="with --to: sent as Authorization: Bearer TOKEN; default $AIAGENT_MONITOR_TOKEN")
+    p.add_argument("--header", metavar="NAME=VALUE", action="append", default=[],
+                   help="with --to: an extra header (gRPC metadata) to send, e.g. Authorization=Basic ... for "
+                        "Langfuse (repeatable)")
     p.add_argument("--timeout", metavar="SECONDS", type=float, default=10.0,
                    help="with --to: how long to wait for each request's answer (default 10)")
     p.add_argument("--no-messages", action="store_true",
@@ -58,12 +63,16 @@ def run_export(args: argparse.Namespace) -> int:
         return fail("--to sends OpenTelemetry spans: add --format otlp")
     endpoint = None
     if args.to is not None:
-        from tui.text.otlp.send import parse_endpoint
+        from tui.text.otlp.send import parse_endpoint, parse_header
 
         try:
             endpoint = parse_endpoint(args.to)
         except ValueError as exc:
             return fail(f"--to {exc}")
+        try:
+            args.headers = [parse_header(h) for h in args.header]
+        except ValueError as exc:
+            return fail(f"--header {exc}")
     if not args.timeout > 0:
         return fail("--timeout must be a positive number of seconds")
     doc, rc = load_or_fail(args.path, args.sessions_dir, needs_tree=" to export; use `dump`")
@@ -112,7 +121,8 @@ def _send(otlp, endpoint, args: argparse.Namespace) -> int:
     from tui.text.otlp.send import SendError, send
 
     try:
-        rejected = send(endpoint, otlp.protobufs(), token=token_from_env(args.token), timeout=args.timeout)
+        rejected = send(endpoint, otlp.protobufs(), token=token_from_env(args.token), timeout=args.timeout,
+                        headers=args.headers)
     except SendError as exc:
         return fail(str(exc), code=1)
     sessions = f"{otlp.sessions} session" + ("" if otlp.sessions == 1 else "s")

@@ -1,6 +1,7 @@
 """Sending export requests to an OTLP endpoint: `otlp://HOST:PORT` (gRPC, default port 4317) or
-`otlp+http://HOST:PORT` (HTTP/protobuf POST to /v1/traces, default port 4318), the URL schemes the monitor's own
-`--listen` uses.
+`otlp+http://HOST:PORT[/PATH]` (HTTP/protobuf POST to PATH, default /v1/traces on port 4318), the URL schemes the
+monitor's own `--listen` uses; `otlps://` and `otlp+https://` are the same over TLS (hosted trace stores: Langfuse,
+Phoenix Cloud, Grafana Cloud), verified against the system's certificate authorities.
 
 gRPC is one unary call to `opentelemetry.proto.collector.trace.v1.TraceService/Export` with the request's bytes as
 they are (no generated stubs: the method path and raw bytes are all the wire needs); HTTP is urllib. Both send
@@ -22,18 +23,23 @@ class SendError(Exception):
     """The endpoint could not be reached or refused a request (one line, for stderr)."""
 
 
+_SCHEMES = {"otlp": ("grpc", False), "otlps": ("grpc", True), "otlp+http": ("http", False),
+            "otlp+https": ("http", True)}
+
+
 @dataclass(frozen=True, slots=True)
 class Endpoint:
     transport: str  # "grpc" | "http"
     host: str
     port: int
     path: str  # HTTP only: the traces path
+    tls: bool = False
 
     @property
     def url(self) -> str:
-        scheme = "otlp" if self.transport == "grpc" else "otlp+http"
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"{scheme}://{host}:{self.port}" + (self.path if self.transport == "http" else "")
+        scheme = {("grpc", False): "otlp", ("grpc", True): "otlps", ("http", False): "otlp+http",
+                  ("http", True): "otlp+https"}[(self.transport, self.tls)]
+        return f"{scheme}://{self.target}" + (self.path if self.transport == "http" else "")
 
     @property
     def target(self) -> str:
@@ -42,30 +48,46 @@ class Endpoint:
 
 
 def parse_endpoint(text: str) -> Endpoint:
-    """`otlp://HOST[:PORT]` or `otlp+http://HOST[:PORT][/PATH]`; ValueError saying what is wrong otherwise."""
+    """`otlp[s]://HOST[:PORT]` or `otlp+http[s]://HOST[:PORT][/PATH]`; ValueError saying what is wrong otherwise."""
     parts = urlsplit(text.strip())
     scheme = parts.scheme.lower()
-    if scheme not in ("otlp", "otlp+http"):
-        raise ValueError(f"{text!r}: give otlp://HOST:4317 (gRPC) or otlp+http://HOST:4318 (HTTP)")
+    if scheme not in _SCHEMES:
+        raise ValueError(f"{text!r}: give otlp://HOST:4317 (gRPC) or otlp+http://HOST:4318 (HTTP); otlps:// or "
+                         f"otlp+https:// over TLS")
+    transport, tls = _SCHEMES[scheme]
     try:
         port = parts.port
     except ValueError as exc:
         raise ValueError(f"{text!r}: {exc}") from None
     if not parts.hostname:
         raise ValueError(f"{text!r}: no host")
-    if scheme == "otlp":
+    if transport == "grpc":
         if parts.path not in ("", "/"):
             raise ValueError(f"{text!r}: a gRPC endpoint has no path")
-        return Endpoint("grpc", parts.hostname, port or 4317, "")
+        return Endpoint("grpc", parts.hostname, port or (443 if tls else 4317), "", tls)
     path = parts.path if parts.path not in ("", "/") else "/v1/traces"
-    return Endpoint("http", parts.hostname, port or 4318, path)
+    return Endpoint("http", parts.hostname, port or (443 if tls else 4318), path, tls)
 
 
-def send(endpoint: Endpoint, bodies: list[bytes], *, token: str | None, timeout: float) -> int:
-    """Send every body (protobuf ExportTraceServiceRequest); returns the spans the endpoint said it rejected."""
+def parse_header(text: str) -> tuple[str, str]:
+    """`NAME=VALUE` (or `NAME: VALUE`) for --header; ValueError when there is no name."""
+    sep = min((i for i in (text.find("="), text.find(":")) if i > 0), default=-1)
+    name, value = (text[:sep].strip(), text[sep + 1:].strip()) if sep > 0 else ("", "")
+    if not name or not (name + value).isascii() or any(c in name for c in " \t") or not value.isprintable():
+        raise ValueError(f"{text!r}: give NAME=VALUE (printable ASCII)")
+    return name, value
+
+
+def send(endpoint: Endpoint, bodies: list[bytes], *, token: str | None, timeout: float,
+         headers: list[tuple[str, str]] = ()) -> int:
+    """Send every body (protobuf ExportTraceServiceRequest) with `authorization: Bearer TOKEN` when a token is
+    given and the extra `headers` (gRPC metadata, names lower-cased); returns the spans the endpoint said it
+    rejected."""
+    pairs = [("authorization", f"Bearer {token}")] if token else []
+    pairs += [(name.lower(), value) for name, value in headers]
     if endpoint.transport == "grpc":
-        return _send_grpc(endpoint, bodies, token, timeout)
-    return _send_http(endpoint, bodies, token, timeout)
+        return _send_grpc(endpoint, bodies, pairs, timeout)
+    return _send_http(endpoint, bodies, pairs, timeout)
 
 
 def _rejected(answer: bytes) -> int:
@@ -83,14 +105,16 @@ def _rejected(answer: bytes) -> int:
     return response.partial_success.rejected_spans
 
 
-def _send_grpc(endpoint: Endpoint, bodies: list[bytes], token: str | None, timeout: float) -> int:
+def _send_grpc(endpoint: Endpoint, bodies: list[bytes], pairs: list[tuple[str, str]], timeout: float) -> int:
     import grpc
 
-    metadata = (("authorization", f"Bearer {token}"),) if token else None
+    metadata = tuple(pairs) or None
     options = [("grpc.max_send_message_length", MAX_MESSAGE), ("grpc.max_receive_message_length", MAX_MESSAGE),
                ("grpc.enable_retries", 0)]
     rejected = 0
-    with grpc.insecure_channel(endpoint.target, options=options) as channel:
+    channel = (grpc.secure_channel(endpoint.target, grpc.ssl_channel_credentials(), options=options) if endpoint.tls
+               else grpc.insecure_channel(endpoint.target, options=options))
+    with channel:
         call = channel.unary_unary(GRPC_METHOD, request_serializer=None, response_deserializer=None)
         for body in bodies:
             try:
@@ -108,16 +132,15 @@ def _send_grpc(endpoint: Endpoint, bodies: list[bytes], token: str | None, timeo
     return rejected
 
 
-def _send_http(endpoint: Endpoint, bodies: list[bytes], token: str | None, timeout: float) -> int:
+def _send_http(endpoint: Endpoint, bodies: list[bytes], pairs: list[tuple[str, str]], timeout: float) -> int:
     import socket
     import urllib.error
     import urllib.request
 
-    host = f"[{endpoint.host}]" if ":" in endpoint.host else endpoint.host
-    url = f"http://{host}:{endpoint.port}{endpoint.path}"
+    url = f"{'https' if endpoint.tls else 'http'}://{endpoint.target}{endpoint.path}"
     headers = {"Content-Type": "application/x-protobuf", "Accept": "application/x-protobuf"}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
+    for name, value in pairs:
+        headers[name.title()] = value  # (urllib capitalises names its own way; servers read them case-blind)
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # the endpoint named, not a proxy
     rejected = 0
     for body in bodies:
