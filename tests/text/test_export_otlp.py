@@ -167,6 +167,10 @@ def test_a_generated_session_round_trips_through_protobuf():
     assert answers and all(m["role"] == "assistant" and "finish_reason" in m for a in answers for m in a)
     calls = [p for a in answers for m in a for p in m["parts"] if p["type"] == "tool_call"]
     assert calls and all(p["name"] and isinstance(p["arguments"], (dict, str)) for p in calls)
+    tools = [s for s in spans if s.name.startswith("execute_tool ")]
+    linked = [s for s in tools if value(s, "gen_ai.tool.call.id")]
+    asked = {(p["id"], p["name"]) for p in calls}
+    assert linked and all((value(s, "gen_ai.tool.call.id"), value(s, "gen_ai.tool.name")) in asked for s in linked)
 
 
 def test_messages_are_capped_dropping_the_oldest(monkeypatch):

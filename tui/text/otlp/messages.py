@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass, field
 
 from tui.model.nodes import Op
 
@@ -22,14 +23,23 @@ MESSAGES_BYTES = 64 * 1024  # bytes of one gen_ai.*.messages attribute (JSON, UT
 _CUT = "… [cut by aiagent-monitor export]"
 
 
-def op_messages(op: Op, sessions_dir: str | os.PathLike | None = None) -> tuple[str, str, str, int]:
-    """(input messages JSON, output messages JSON, finish reason, input messages dropped); "" where unknown."""
+@dataclass(slots=True)
+class OpMessages:
+    input: str = ""  # gen_ai.input.messages JSON ("" when unknown)
+    output: str = ""  # gen_ai.output.messages JSON
+    finish_reason: str = ""
+    dropped: int = 0  # input messages left out to stay under MESSAGES_BYTES
+    calls: list[tuple[str, str]] = field(default_factory=list)  # (tool call id, tool name) the answer asked for
+
+
+def op_messages(op: Op, sessions_dir: str | os.PathLike | None = None) -> OpMessages:
+    """The messages of an LLM op's captures; empty when it has none that read as an LLM's."""
     try:
         conv = _conversation(op, sessions_dir)
     except Exception:  # noqa: BLE001 - a capture nobody can read is not worth failing an export over
-        return "", "", "", 0
+        return OpMessages()
     if conv is None:
-        return "", "", "", 0
+        return OpMessages()
     inputs = [m for m in conv.messages if m.response is None]
     outputs = [m for m in conv.messages if m.response is not None]
     finish = ""
@@ -38,7 +48,9 @@ def op_messages(op: Op, sessions_dir: str | os.PathLike | None = None) -> tuple[
     in_json, dropped = _capped([_message(m) for m in inputs])
     out_items = [dict(_message(m), finish_reason=finish or "unknown") for m in outputs]
     out_json, _ = _capped(out_items)
-    return in_json, out_json, finish, dropped
+    calls = [(p["id"], p["name"]) for item in out_items for p in item["parts"]
+             if p["type"] == "tool_call" and p["id"] and p["name"]]
+    return OpMessages(in_json, out_json, finish, dropped, calls)
 
 
 def _conversation(op: Op, sessions_dir):

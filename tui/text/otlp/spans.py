@@ -83,8 +83,9 @@ def _text(value: object, limit: int = TEXT_CHARS) -> str:
 
 def session_spans(root: Session, *, sessions_dir: str | os.PathLike | None = None,
                   messages: Callable | None = None) -> Exported:
-    """Every span of `root` and its sub-agents, parents before children. `messages(op, sessions_dir)` gives an LLM
-    op's (input JSON, output JSON, finish reason, dropped) (tui.text.otlp.messages.op_messages; None: none)."""
+    """Every span of `root` and its sub-agents, parents before children. `messages(op, sessions_dir)` reads an LLM
+    op's captures (tui.text.otlp.messages.op_messages; None: no messages). A tool op gets the
+    `gen_ai.tool.call.id` of the first call of its name that an earlier answer of the same turn asked for."""
     trace = trace_id_of(root)
     conversation = root.trace_id or root.id
     spans: list[Span] = []
@@ -97,8 +98,9 @@ def session_spans(root: Session, *, sessions_dir: str | os.PathLike | None = Non
         spans.append(session_span)
         children: list[tuple[Session, str]] = []
         for turn in session.turns:
+            calls: list[tuple[str, str]] = []  # tool calls asked for in this turn, not yet matched to a tool op
             for op in turn.ops:
-                span = _op_span(op, trace, session_span, sessions_dir, messages)
+                span = _op_span(op, trace, session_span, sessions_dir, messages, calls)
                 spans.append(span)
                 if op.child is not None:
                     children.append((op.child, span.span_id))
@@ -166,17 +168,17 @@ def _txn_attributes(session: Session) -> dict[str, object]:
     return out
 
 
-def _op_span(op: Op, trace: str, parent: Span, sessions_dir, messages) -> Span:
+def _op_span(op: Op, trace: str, parent: Span, sessions_dir, messages, calls: list[tuple[str, str]]) -> Span:
     attrs: dict[str, object] = {"ai.op.path": op.path, "ai.op.kind": op.kind, "ai.turn.index": op.turn.index}
     if op.op_id:
         attrs["ai.op.id"] = _text(op.op_id, 256)
     if op.kind == "llm":
         name, kind = f"chat {_text(op.model or op.provider or 'model', 200)}", KIND_CLIENT
-        _llm_attributes(op, attrs, sessions_dir, messages)
+        calls.extend(_llm_attributes(op, attrs, sessions_dir, messages))
     elif op.kind in ("tool", "session"):
         tool = op.name or op.label or "tool"
         name, kind = f"execute_tool {_text(tool, 200)}", KIND_INTERNAL
-        _tool_attributes(op, tool, attrs)
+        _tool_attributes(op, tool, attrs, calls)
     else:
         name, kind = _text(op.label or op.name or op.kind or "op", 200), KIND_INTERNAL
     start = _ns(op.started_at) or _ns(op.ts_fallback) or _ns(op.turn.started_at) or parent.start_ns
@@ -197,7 +199,8 @@ def _accounting(op: Op, kind: str) -> dict:
     return {}
 
 
-def _llm_attributes(op: Op, attrs: dict[str, object], sessions_dir, messages) -> None:
+def _llm_attributes(op: Op, attrs: dict[str, object], sessions_dir, messages) -> list[tuple[str, str]]:
+    """Fills `attrs`; returns the (call id, tool name) pairs the answer asked for."""
     acc = _accounting(op, "llm")
     provider = op.provider or as_str(acc.get("provider"))
     attrs["gen_ai.operation.name"] = "chat"
@@ -229,21 +232,22 @@ def _llm_attributes(op: Op, attrs: dict[str, object], sessions_dir, messages) ->
     stop = as_str(acc.get("stopReason")) or as_str(op.attributes.get("stopReason"))
     if op.failed:
         attrs["ai.llm.status"] = _slug(op.error)
-    if messages is not None:
-        in_json, out_json, finish, dropped = messages(op, sessions_dir)
-        if in_json:
-            attrs["gen_ai.input.messages"] = in_json
-        if out_json:
-            attrs["gen_ai.output.messages"] = out_json
-        if dropped:
-            attrs["ai.export.input_messages_dropped"] = dropped
-        stop = stop or finish
+    read = messages(op, sessions_dir) if messages is not None else None
+    if read is not None:
+        if read.input:
+            attrs["gen_ai.input.messages"] = read.input
+        if read.output:
+            attrs["gen_ai.output.messages"] = read.output
+        if read.dropped:
+            attrs["ai.export.input_messages_dropped"] = read.dropped
+        stop = stop or read.finish_reason
     if stop:
         attrs["gen_ai.response.finish_reasons"] = [_text(stop, 256)]
         attrs["ai.llm.stop_reason"] = _text(stop, 256)
+    return read.calls if read is not None else []
 
 
-def _tool_attributes(op: Op, tool: str, attrs: dict[str, object]) -> None:
+def _tool_attributes(op: Op, tool: str, attrs: dict[str, object], calls: list[tuple[str, str]]) -> None:
     acc = _accounting(op, "tool")
     kind = as_str(op.attributes.get("kind")) or ("agent" if op.kind == "session" else "")
     attrs["gen_ai.operation.name"] = "execute_tool"
@@ -251,6 +255,10 @@ def _tool_attributes(op: Op, tool: str, attrs: dict[str, object]) -> None:
     attrs["gen_ai.tool.type"] = "function"
     call_id = next((as_str(op.attributes.get(k)) for k in ("toolCallId", "callId", "tool_call_id")
                     if as_str(op.attributes.get(k))), "")
+    if not call_id:
+        match = next((i for i, (_id, name) in enumerate(calls) if name == tool), None)
+        if match is not None:
+            call_id = calls.pop(match)[0]
     if call_id:
         attrs["gen_ai.tool.call.id"] = _text(call_id, 256)
     provider = op.provider or as_str(acc.get("mcpServer"))
