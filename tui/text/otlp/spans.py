@@ -182,7 +182,7 @@ def _op_span(op: Op, trace: str, parent: Span, sessions_dir, messages, calls: li
     else:
         name, kind = _text(op.label or op.name or op.kind or "op", 200), KIND_INTERNAL
     start = _ns(op.started_at) or _ns(op.ts_fallback) or _ns(op.turn.started_at) or parent.start_ns
-    end = 0 if op.duration_unknown and op.status is None else _ns(op.ended_at)
+    end = _ns(op.ended_at)
     span = Span(trace, span_id_of(trace, f"op\0{op.path}"), parent.span_id, name, start, end, attrs, kind=kind)
     if op.failed:
         _fail(span, op.error or f"{op.kind} op failed", _slug(op.error))
@@ -320,10 +320,12 @@ def _close_running(spans: list[Span]) -> int:
     running = 0
     for span in reversed(spans):
         known = max([span.start_ns, latest.get(span.span_id, 0)] + [e.time_ns for e in span.events])
-        if span.end_ns == 0 or span.end_ns < span.start_ns:
-            running += span.end_ns == 0
+        if span.end_ns == 0:
+            running += 1
             span.attrs["ai.op.running" if "ai.op.path" in span.attrs else "ai.session.running"] = True
             span.end_ns = known
+        elif span.end_ns < span.start_ns:  # an end before the start (a clock step): a zero-length span
+            span.end_ns = span.start_ns
         if span.parent_id:
             latest[span.parent_id] = max(latest.get(span.parent_id, 0), span.end_ns)
     return running
