@@ -12,6 +12,7 @@ the command prints it and exits 1, never a traceback.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -79,7 +80,7 @@ def parse_header(text: str) -> tuple[str, str]:
 
 
 def send(endpoint: Endpoint, bodies: list[bytes], *, token: str | None, timeout: float,
-         headers: list[tuple[str, str]] = ()) -> int:
+         headers: Sequence[tuple[str, str]] = ()) -> int:
     """Send every body (protobuf ExportTraceServiceRequest) with `authorization: Bearer TOKEN` when a token is
     given and the extra `headers` (gRPC metadata, names lower-cased); returns the spans the endpoint said it
     rejected."""
