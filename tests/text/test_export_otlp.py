@@ -231,3 +231,12 @@ def test_endpoint_urls_and_headers():
         except ValueError:
             continue
         raise AssertionError(bad)
+
+
+def test_broken_trees_still_give_valid_traces():
+    tree = session(turn(1, op("llm", started=2000, ended=2500), op("tool", name="t", started=2600, ended=2700)),
+                   turn(1, op("llm", started=3000, ended=3500)), trace=UUID)  # turn 1 twice: op path 1-1 twice
+    del tree["startedAt"]
+    spans = spans_of(parse_json_line(build(build_session(tree)).json_lines()))
+    assert len({s.span_id for s in spans}) == len(spans) == 4
+    assert spans[0].start_time_unix_nano == 2000 * 10**6  # no startedAt: its first op's start, not 1970

@@ -90,20 +90,21 @@ def session_spans(root: Session, *, sessions_dir: str | os.PathLike | None = Non
     conversation = root.trace_id or root.id
     spans: list[Span] = []
     sessions = 0
-    stack: list[tuple[Session, str]] = [(root, "")]
+    seen: set[str] = set()
+    stack: list[tuple[Session, Span | None]] = [(root, None)]
     while stack:
-        session, parent_id = stack.pop()
+        session, parent = stack.pop()
         sessions += 1
-        session_span = _session_span(session, trace, parent_id, conversation)
-        spans.append(session_span)
-        children: list[tuple[Session, str]] = []
+        session_span = _session_span(session, trace, parent, conversation)
+        spans.append(_unique(session_span, seen))
+        children: list[tuple[Session, Span | None]] = []
         for turn in session.turns:
             calls: list[tuple[str, str]] = []  # tool calls asked for in this turn, not yet matched to a tool op
             for op in turn.ops:
-                span = _op_span(op, trace, session_span, sessions_dir, messages, calls)
+                span = _unique(_op_span(op, trace, session_span, sessions_dir, messages, calls), seen)
                 spans.append(span)
                 if op.child is not None:
-                    children.append((op.child, span.span_id))
+                    children.append((op.child, span))
             session_span.events.extend(_log_events(turn.extra_logs, session_span))
         session_span.events.extend(_log_events(session.extra_logs, session_span))
         stack.extend(reversed(children))
@@ -115,7 +116,20 @@ def _session_key(session: Session) -> str:
     return f"session\0{session.path_prefix}"
 
 
-def _session_span(session: Session, trace: str, parent_id: str, conversation: str) -> Span:
+def _unique(span: Span, seen: set[str]) -> Span:
+    """A broken file may repeat an op path: the second span gets an id derived from the first, never the same."""
+    while span.span_id in seen:
+        span.span_id = span_id_of(span.trace_id, f"again\0{span.span_id}")
+    seen.add(span.span_id)
+    return span
+
+
+def _first_start(session: Session) -> int:
+    """A session without startedAt starts with its first op that has one (0: none has)."""
+    return next((_ns(op.started_at) for op in session.all_ops() if _ns(op.started_at)), 0)
+
+
+def _session_span(session: Session, trace: str, parent: Span | None, conversation: str) -> Span:
     agent = session.agent_id or session.call_path or "agent"
     attrs: dict[str, object] = {
         "gen_ai.operation.name": "invoke_agent",
@@ -134,9 +148,10 @@ def _session_span(session: Session, trace: str, parent_id: str, conversation: st
     attrs.update(_txn_attributes(session))
     if session.success is not None:
         attrs["ai.agent.success"] = bool(session.success)
-    span = Span(trace, span_id_of(trace, _session_key(session)), parent_id, f"invoke_agent {_text(agent, 200)}",
-                _ns(session.started_at), _ns(session.ended_at), {k: v for k, v in attrs.items() if v != ""},
-                kind=KIND_INTERNAL)
+    start = _ns(session.started_at) or (parent.start_ns if parent is not None else 0) or _first_start(session)
+    span = Span(trace, span_id_of(trace, _session_key(session)), parent.span_id if parent is not None else "",
+                f"invoke_agent {_text(agent, 200)}", start, _ns(session.ended_at),
+                {k: v for k, v in attrs.items() if v != ""}, kind=KIND_INTERNAL)
     if session.status == "failed":
         _fail(span, session.error or "session failed", "failed")
     elif session.status == "ok":
