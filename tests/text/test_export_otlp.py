@@ -240,3 +240,17 @@ def test_broken_trees_still_give_valid_traces():
     spans = spans_of(parse_json_line(build(build_session(tree)).json_lines()))
     assert len({s.span_id for s in spans}) == len(spans) == 4
     assert spans[0].start_time_unix_nano == 2000 * 10**6  # no startedAt: its first op's start, not 1970
+
+
+def test_jules_and_genkit_sessions_export_through_the_model(tmp_path):
+    from tui.demo.genkit import make_genkit_snapshots, write_genkit_dir
+    from tui.demo.jules import make_jules_snapshot, write_jules
+    from tui.formats.load import load
+
+    for path in (write_jules(tmp_path / "jules", make_jules_snapshot(1)),
+                 write_genkit_dir(tmp_path / "genkit", make_genkit_snapshots(2))):
+        root = load(str(path)).root
+        out = build(root)
+        spans = [s for line in out.json_lines().splitlines() for s in spans_of(parse_json_line(line))]
+        assert len(spans) == root.counts.ops + root.counts.sessions > 5
+        assert spans[0].name.startswith("invoke_agent ")
