@@ -19,7 +19,7 @@ def app_parser() -> argparse.ArgumentParser:
             "commands (each has --help):\n"
             f"  {PROG} dump PATH [--json]        the session tree as text, or a JSON summary\n"
             f"  {PROG} dump PATH --insights      failed ops, fatal logs, slowest ops, cost by model/agent/tool...\n"
-            f"  {PROG} export PATH [--format F]  a Markdown (or JSON) report of a session or one sub-agent\n"
+            f"  {PROG} export PATH [--format F]  a Markdown (or JSON, or OTLP spans) report of a session or sub-agent\n"
             f"  {PROG} replay PATH --to URL      send a saved session as a live event stream\n"
             f"  {PROG} generate DIR              write realistic demo sessions into DIR\n"
             f"  {PROG} diff A B [--json]         what changed between two sessions (ops, status, cost, tokens)\n"
