@@ -134,7 +134,7 @@ def test_to_a_file_and_the_file_rules_of_export(saved, tmp_path):
 
 def test_to_a_real_grpc_server_with_a_token(saved, grpc_collector):
     result = run("export", str(saved), "--format", "otlp", "--to", f"otlp://127.0.0.1:{grpc_collector.port}",
-                 env={"AIAGENT_MONITOR_TOKEN": "s3cret"})
+                 "--token", "s3cret", env={"AIAGENT_MONITOR_TOKEN": "not-this-one"})
     assert result.returncode == 0, result.stderr
     expected = json_spans(run("export", str(saved), "--format", "otlp").stdout)
     n, agents = len(expected), sum(s["name"].startswith("invoke_agent ") for s in expected)

@@ -4,7 +4,7 @@
 `--format otlp` writes OTLP/JSON lines (tui.text.export_otlp) to stdout or `-o FILE`, or with `--to otlp://HOST:4317`
 (gRPC) / `--to otlp+http://HOST:4318` (HTTP/protobuf; otlps:// and otlp+https:// over TLS) sends the spans to an
 OpenTelemetry endpoint (a Collector, Jaeger, Tempo, Langfuse, Phoenix, or a monitor's `--listen`), with
-`--token` / $AIAGENT_MONITOR_TOKEN as `authorization: Bearer` and `--header NAME=VALUE` for anything else.
+`--token` as `authorization: Bearer` (never the monitor's own $AIAGENT_MONITOR_TOKEN: a trace store is not our listener) and `--header NAME=VALUE` for anything else.
 
 Exit status: 0 written or sent; 1 the endpoint could not be reached or refused the spans; 2 the input cannot be
 read, the selection names no sub-agent, the arguments do not fit together, or the output cannot be written (one
@@ -35,7 +35,7 @@ def export_parser() -> argparse.ArgumentParser:
                             "otlp+http://HOST:PORT[/PATH] (HTTP/protobuf, default /v1/traces on port 4318); "
                             "otlps:// and otlp+https:// over TLS")
     p.add_argument("--token", metavar="TOKEN",
-                   help="with --to: sent as Authorization: Bearer TOKEN; default $AIAGENT_MONITOR_TOKEN")
+                   help="with --to: sent as Authorization: Bearer TOKEN (the monitor's $AIAGENT_MONITOR_TOKEN is never sent)")
     p.add_argument("--header", metavar="NAME=VALUE", action="append", default=[],
                    help="with --to: an extra header (gRPC metadata) to send, e.g. Authorization=Basic ... for "
                         "Langfuse (repeatable)")
@@ -117,11 +117,10 @@ def run_export(args: argparse.Namespace) -> int:
 def _send(otlp, endpoint, args: argparse.Namespace) -> int:
     """Send the requests to the endpoint: exit 0 with one line saying how many spans went where, or 1 with one
     line saying why not."""
-    from tui.inputs.stream.access import token_from_env
     from tui.text.otlp.send import SendError, send
 
     try:
-        rejected = send(endpoint, otlp.protobufs(), token=token_from_env(args.token), timeout=args.timeout,
+        rejected = send(endpoint, otlp.protobufs(), token=args.token, timeout=args.timeout,
                         headers=args.headers)
     except SendError as exc:
         return fail(str(exc), code=1)
