@@ -30,6 +30,8 @@ DECODERS = 2  # threads inflating and decoding bodies
 HEAD_LIMIT = 64 * 1024  # request line and headers
 IDLE_SECONDS = 120.0  # a kept-alive connection silent this long is closed
 READ_SECONDS = 60.0  # a request's headers and body must arrive within this
+LINGER_SECONDS = 2.0  # after refusing a request unread, its body is read and dropped for at most this long ...
+LINGER_BYTES = 32 * 1024 * 1024  # ... or this many bytes
 REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
            405: "Method Not Allowed", 411: "Length Required", 413: "Content Too Large",
            415: "Unsupported Media Type", 503: "Service Unavailable"}
@@ -141,6 +143,21 @@ async def serve_http(addresses: list[str], port: int, on_batch, on_status: OnSta
     async def fail(writer, code: int, encoding: str, message: str, *, close: bool = False, extra: str = "") -> None:
         await respond(writer, code, encoding, _status_body(code, message, encoding), close=close, extra=extra)
 
+    async def linger(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """After refusing a request whose body was not read: stop writing, and read (and drop) what the client
+        is still sending for a moment, so that it gets to read the answer instead of a reset (HTTP clients send
+        their whole body before they read)."""
+        with contextlib.suppress(Exception):
+            if writer.can_write_eof():
+                writer.write_eof()
+            deadline = loop.time() + LINGER_SECONDS
+            dropped = 0
+            while dropped < LINGER_BYTES and loop.time() < deadline:
+                chunk = await asyncio.wait_for(reader.read(256 * 1024), deadline - loop.time())
+                if not chunk:
+                    break
+                dropped += len(chunk)
+
     async def read_body(reader: asyncio.StreamReader, request: _Request, key: object) -> bytes | int:
         """The body, or the HTTP code that refuses it (the budget holds what is read)."""
         headers = request.headers
@@ -178,8 +195,9 @@ async def serve_http(addresses: list[str], port: int, on_batch, on_status: OnSta
             if await reader.readexactly(2) != b"\r\n":
                 return 400
 
-    async def one_request(reader, writer, who: str, address: str, key: object) -> bool:
-        """Serve one request; False when the connection is to be closed."""
+    async def one_request(reader, writer, who: str, address: str, key: object) -> bool | None:
+        """Serve one request; False when the connection is to be closed, None when closed after a refusal of a
+        request whose body was not read (linger)."""
         try:
             head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), IDLE_SECONDS)
         except (asyncio.IncompleteReadError, asyncio.TimeoutError, ConnectionError):
@@ -192,7 +210,7 @@ async def serve_http(addresses: list[str], port: int, on_batch, on_status: OnSta
         if request is None:
             refused("malformed otlp", who, "not an HTTP/1.1 request")
             await fail(writer, 400, "proto", "not an HTTP/1.1 request", close=True)
-            return False
+            return None
         headers = request.headers
         kind = headers.get("content-type", "").split(";", 1)[0].strip().lower()
         encoding = TYPES.get(kind, "proto")
@@ -200,19 +218,21 @@ async def serve_http(addresses: list[str], port: int, on_batch, on_status: OnSta
         signal = PATHS.get(path)
         has_body = "content-length" in headers and headers["content-length"] != "0" or "transfer-encoding" in headers
         if signal is None:
+            refused("malformed otlp", who, f"{request.method[:10]} {path[:100]}: no such OTLP endpoint")
             await fail(writer, 404, encoding, f"no OTLP endpoint at {path[:100]}; use /v1/traces or /v1/logs",
                        close=has_body)
-            return not has_body and request.keep_alive
+            return None if has_body else request.keep_alive
         if request.method != "POST":
+            refused("malformed otlp", who, f"{request.method[:10]} {path}: OTLP exports are POSTed")
             await fail(writer, 405, encoding, "OTLP exports are POSTed", close=has_body, extra="Allow: POST\r\n")
-            return not has_body and request.keep_alive
+            return None if has_body else request.keep_alive
         origin = headers.get("origin")
         if not origin_allowed(origin, allow_origins):
             shown = repr(origin[:100]) if origin else ""
             refused("origin refused", who, f"a web page ({shown}) not allowed by --allow-origin")
             await fail(writer, 403, encoding, "web pages may not push telemetry unless the monitor runs with "
                                               "--allow-origin ORIGIN", close=True)
-            return False
+            return None
         if token is not None:
             async with throttle.turn(address):
                 presented = presented_token(request.target, headers.get("authorization"))
@@ -222,16 +242,16 @@ async def serve_http(addresses: list[str], port: int, on_batch, on_status: OnSta
                 refused("auth refused", who, "wrong token" if presented is not None else "no token")
                 await fail(writer, 401, encoding, "a token is required: send Authorization: Bearer TOKEN",
                            close=True, extra="WWW-Authenticate: Bearer\r\n")
-                return False
+                return None
         if kind not in TYPES:
             refused("malformed otlp", who, f"content type {kind[:60]!r}")
             await fail(writer, 415, "proto", "send application/x-protobuf or application/json", close=True)
-            return False
+            return None
         coding = headers.get("content-encoding", "identity").strip().lower()
         if coding not in ("identity", "gzip", ""):
             refused("malformed otlp", who, f"content encoding {coding[:60]!r}")
             await fail(writer, 415, encoding, "send gzip or identity content encoding", close=True)
-            return False
+            return None
         if headers.get("expect", "").lower() == "100-continue":
             writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
         try:
@@ -252,7 +272,7 @@ async def serve_http(addresses: list[str], port: int, on_batch, on_status: OnSta
             else:
                 refused("malformed otlp", who, "a bad Content-Length or chunk" if body == 400 else "no length")
                 await fail(writer, body, encoding, "the request's length is missing or invalid", close=True)
-            return False
+            return None
         try:
             await loop.run_in_executor(decoders, decode, signal, body, encoding, coding == "gzip")
         except _TooBig:
@@ -278,8 +298,10 @@ async def serve_http(addresses: list[str], port: int, on_batch, on_status: OnSta
         writers.add(writer)
         clients.now += 1
         try:
-            while await one_request(reader, writer, who, address, key):
+            while (going := await one_request(reader, writer, who, address, key)):
                 pass
+            if going is None:
+                await linger(reader, writer)
         except (ConnectionError, asyncio.IncompleteReadError):
             pass
         except asyncio.CancelledError:
