@@ -163,6 +163,7 @@ class GrpcReceiver:
         if body is None or extra is not None:
             self._report("malformed otlp", f"{who}: an export call carries exactly one request")
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, "an export call carries exactly one request")
+            return b""  # (abort raises)
         key = object()
         if not self.budget.hold(key, len(body)):
             self._report("over memory budget", f"{who}: {len(body):,} bytes would take the requests held over "
