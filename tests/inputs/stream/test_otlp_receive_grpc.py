@@ -16,9 +16,9 @@ import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from otlphelpers import TIMEOUT, Counting, receiving
-from tui.inputs.stream.access import token_matches  # noqa: F401 - (the receiver's own check, not re-implemented)
 from tui.inputs.stream.event_stream import check_listen, parse_url
-from tui.inputs.stream.limits import MemoryBudget
+from tui.inputs.stream.limits import AuthThrottle, MemoryBudget
+from tui.inputs.stream.otlp_grpc import GrpcReceiver
 from tui.inputs.stream.otlp_listen import listen_otlp
 from waiting import until
 
@@ -115,6 +115,31 @@ async def test_token_is_required_in_the_metadata_and_wrong_ones_are_counted():
         assert counting.spans == 10
         await until(lambda: rejected.reasons() == ["auth refused", "auth refused"])
         assert "s3cret" not in " ".join(statuses) + repr(rejected.seen)
+
+
+def test_while_an_address_is_penalised_even_the_right_token_is_told_to_retry_unchecked():
+    """No handler thread sleeps on a guesser: its next calls are refused UNAVAILABLE (exporters retry that) until
+    the penalty is over, and a producer with the right token on the same host gets through afterwards."""
+    rejected: list[tuple[str, str]] = []
+    counting = Counting()
+    receiver = GrpcReceiver(["127.0.0.1"], 0, counting, status=None, rejected=lambda *a: rejected.append(a),
+                            token="s3cret", budget=MemoryBudget(), max_body=1 << 20,
+                            throttle=AuthThrottle(start=0.6, cap=0.6))
+    receiver.start()
+    try:
+        bound = receiver.where.removeprefix("otlp://")
+        right = [("authorization", "Bearer s3cret")]
+        wrong = _call(bound, TRACES, _spans_request(1), metadata=[("authorization", "Bearer guess")])
+        assert isinstance(wrong, grpc.RpcError) and wrong.code() == grpc.StatusCode.UNAUTHENTICATED
+        held = _call(bound, TRACES, _spans_request(1), metadata=right)
+        assert isinstance(held, grpc.RpcError) and held.code() == grpc.StatusCode.UNAVAILABLE
+        time.sleep(0.7)
+        assert _call(bound, TRACES, _spans_request(1), metadata=right) == b""
+        assert counting.spans == 1
+        assert [reason for reason, _ in rejected] == ["auth refused", "auth refused"]
+        assert "not checked" in rejected[1][1]
+    finally:
+        receiver.stop()
 
 
 async def test_oversized_and_gzip_bombs_are_refused_and_counted():

@@ -11,8 +11,8 @@ up as a failed read that is counted, where a unary handler would never run.
 Bounded: WORKERS threads handle requests (each holds at most one body, within the shared memory budget, while
 on_batch runs), at most MAX_CONCURRENT_RPCS calls are accepted at once (more get RESOURCE_EXHAUSTED from grpc), and
 grpc's SO_REUSEPORT is off, so that a second monitor on the same port fails to start instead of sharing the port.
-Wrong tokens: an address that failed is refused unchecked while its penalty runs (limits.AuthThrottle), rather than
-made to wait: waiting would hold one of the few threads.
+Wrong tokens: an address that failed is refused unchecked (UNAVAILABLE, which exporters retry) while its penalty
+runs (limits.AuthThrottle), rather than made to wait: waiting would hold one of the few threads.
 """
 
 from __future__ import annotations
@@ -70,7 +70,8 @@ class GrpcReceiver:
     `status(text)` and `rejected(reason, detail)` may be called from grpc's threads (otlp_listen makes them safe)."""
 
     def __init__(self, addresses: list[str], port: int, on_batch: Callable[[str, bytes, str], int], *,
-                 status: Report, rejected: Report, token: str | None, budget: MemoryBudget, max_body: int) -> None:
+                 status: Report, rejected: Report, token: str | None, budget: MemoryBudget, max_body: int,
+                 throttle: AuthThrottle | None = None) -> None:
         self.addresses, self.port = addresses, port
         self.on_batch = on_batch
         self._status, self._rejected = status, rejected
@@ -80,7 +81,7 @@ class GrpcReceiver:
         self.where = ""
         self.requests = 0  # export requests applied
         self.items = 0  # ... and the spans and log records on_batch said they held
-        self._throttle = AuthThrottle()
+        self._throttle = throttle or AuthThrottle()
         self._lock = threading.Lock()  # the throttle's and the counters' (handlers run in several threads)
         self._busy = 0
         self._idle = threading.Condition(self._lock)
@@ -148,10 +149,15 @@ class GrpcReceiver:
     def _export(self, signal: str, requests, context: grpc.ServicerContext) -> bytes:
         peer = context.peer()
         who = f"{peer} ({signal})"
-        if self.token is not None and not self._authorised(_address(peer), context):
-            self._report("auth refused", f"{who}: {'no token' if _bearer(context.invocation_metadata()) is None else 'wrong token'}")
-            context.abort(grpc.StatusCode.UNAUTHENTICATED, "a token is required: send the metadata "
-                                                           "authorization: Bearer TOKEN")
+        if self.token is not None:
+            verdict = self._authorised(_address(peer), context)
+            if verdict == "penalised":
+                self._report("auth refused", f"{who}: not checked, wrong tokens came from this address moments ago")
+                context.abort(grpc.StatusCode.UNAVAILABLE, "wrong tokens came from this address: retry later")
+            elif verdict:
+                self._report("auth refused", f"{who}: {verdict}")
+                context.abort(grpc.StatusCode.UNAUTHENTICATED, "a token is required: send the metadata "
+                                                               "authorization: Bearer TOKEN")
         try:
             body = next(requests, None)
             extra = next(requests, None) if body is not None else None
@@ -182,16 +188,21 @@ class GrpcReceiver:
             self.items += taken if isinstance(taken, int) else 0
         return b""  # an empty Export*ServiceResponse
 
-    def _authorised(self, address: str, context: grpc.ServicerContext) -> bool:
+    def _authorised(self, address: str, context: grpc.ServicerContext) -> str:
+        """Empty when the call carries the token; else why not: "no token", "wrong token", or "penalised" while the
+        penalty of the last wrong token from this address runs. A penalised call is refused unchecked, as
+        UNAVAILABLE, which exporters retry (a producer with the right token on the same host gets through once
+        the penalty is over); it does not lengthen the penalty. So guesses are checked one per penalty (up to 2 s),
+        and no handler thread waits."""
         assert self.token is not None
         with self._lock:
             if self._throttle.penalised(address):
-                self._throttle.failed(address)
-                return False
-        ok = token_matches(_bearer(context.invocation_metadata()), self.token)
+                return "penalised"
+        presented = _bearer(context.invocation_metadata())
+        ok = token_matches(presented, self.token)
         with self._lock:
             if ok:
                 self._throttle.succeeded(address)
             else:
                 self._throttle.failed(address)
-        return ok
+        return "" if ok else "no token" if presented is None else "wrong token"
