@@ -50,3 +50,10 @@ def test_otlp_urls_are_checked_before_the_ui_starts(tmp_path, capsys):
     app = build_app(app_parser().parse_args([*base, "--listen", "otlp://127.0.0.1:0", "--listen",
                                              "otlp+http://localhost:0"]), watch=False)
     assert not isinstance(app, int) and app.listen_urls == ["otlp://127.0.0.1:0", "otlp+http://localhost:0"]
+
+
+def test_replay_refuses_an_otlp_url(capsys):
+    from tui.cli.replay import main
+
+    assert main(["missing.json", "--to", "otlp://127.0.0.1:4317"]) == 2
+    assert "an OTLP receiver takes spans" in capsys.readouterr().err
