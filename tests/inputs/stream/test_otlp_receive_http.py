@@ -178,3 +178,35 @@ async def test_stopping_closes_kept_alive_connections_and_its_threads_go():
     writer.close()
     await until(lambda: not [t for t in threading.enumerate() if t not in before and t.name.startswith("otlp-http")
                              and t.is_alive()])
+
+
+async def _raw(bound: str, data: bytes, *, close_after: bool = False) -> bytes:
+    host, port = bound.rsplit(":", 1)
+    reader, writer = await asyncio.open_connection(host, int(port))
+    writer.write(data)
+    await writer.drain()
+    if close_after:
+        writer.close()
+        return b""
+    try:
+        return await asyncio.wait_for(reader.read(), TIMEOUT)
+    finally:
+        writer.close()
+
+
+async def test_broken_requests_are_answered_or_dropped_and_counted_and_nothing_is_held():
+    counting = Counting()
+    budget = MemoryBudget()
+    async with receiving("otlp+http://127.0.0.1:0", counting, budget=budget) as (bound, _, rejected):
+        assert (await _raw(bound, b"HELLO\r\n\r\n")).startswith(b"HTTP/1.1 400")
+        huge = b"POST /v1/traces HTTP/1.1\r\nX: " + b"a" * (200 * 1024) + b"\r\n\r\n"
+        assert (await _raw(bound, huge)).startswith(b"HTTP/1.1 413")
+        await _raw(bound, b"POST /v1/traces HTTP/1.1\r\nContent-Type: application/x-protobuf\r\n"
+                          b"Content-Length: 100000\r\n\r\n" + b"\0" * 5000, close_after=True)  # gone mid-body
+        chunked = (b"POST /v1/traces HTTP/1.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
+                   b"\r\nzz\r\n")
+        assert (await _raw(bound, chunked)).startswith(b"HTTP/1.1 400")
+        await until(lambda: len(rejected.seen) == 4)
+        assert rejected.reasons() == ["malformed otlp", "oversized", "truncated", "malformed otlp"]
+        await until(lambda: budget.total == 0)
+        assert counting.requests == 0
