@@ -65,6 +65,14 @@ def _call(bound: str, method: str, body: bytes, *, metadata=None, compression=No
             return exc
 
 
+def _stream(bound: str, messages: list[bytes]) -> grpc.RpcError | bytes:
+    with grpc.insecure_channel(bound) as channel:
+        try:
+            return channel.stream_unary(TRACES)(iter(messages), timeout=TIMEOUT)
+        except grpc.RpcError as exc:
+            return exc
+
+
 def _spans_request(count: int) -> bytes:
     request = ExportTraceServiceRequest()
     spans = request.resource_spans.add().scope_spans.add().spans
@@ -95,8 +103,11 @@ async def test_malformed_protobuf_is_invalid_argument_and_counted_and_the_next_r
             assert isinstance(answer, grpc.RpcError) and answer.code() == grpc.StatusCode.INVALID_ARGUMENT
         assert await asyncio.to_thread(_call, bound, TRACES, _spans_request(5)) == b""  # an empty response
         assert await asyncio.to_thread(_call, bound, LOGS, b"") == b""  # an empty request is valid protobuf
-        await until(lambda: len(rejected.seen) == 3)
-        assert rejected.reasons() == ["malformed otlp"] * 3
+        for messages in ([], [_spans_request(1), _spans_request(1)]):  # a unary method gets exactly one
+            answer = await asyncio.to_thread(_stream, bound, messages)
+            assert isinstance(answer, grpc.RpcError) and answer.code() == grpc.StatusCode.INVALID_ARGUMENT
+        await until(lambda: len(rejected.seen) == 5)
+        assert rejected.reasons() == ["malformed otlp"] * 5
         assert counting.spans == 5
 
 

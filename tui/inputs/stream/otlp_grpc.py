@@ -64,6 +64,15 @@ def _bearer(metadata) -> str | None:
     return None
 
 
+def _ended(context: grpc.ServicerContext, wait: float = 0.5) -> bool:
+    """Whether the call has ended (grpc cancelled it) or does so within `wait` seconds: a request grpc refused can
+    end the request stream a moment before the call is marked cancelled."""
+    ended = threading.Event()
+    if not context.add_callback(ended.set):
+        return True  # (already over)
+    return ended.wait(wait)
+
+
 class GrpcReceiver:
     """One grpc server on every address of the URL; start() binds (OSError on failure), stop() ends it all.
 
@@ -162,6 +171,8 @@ class GrpcReceiver:
             body = next(requests, None)
             extra = next(requests, None) if body is not None else None
         except grpc.RpcError:
+            body = extra = None
+        if body is None and _ended(context):
             # grpc refused the message (over max_receive_message_length, compressed or not), or the client went
             # away in the middle of it: grpc has answered RESOURCE_EXHAUSTED / CANCELLED itself.
             self._report("oversized", f"{who}: a request over {self.max_body:,} bytes (or cut short)")
