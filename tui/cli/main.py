@@ -36,17 +36,21 @@ def app_parser() -> argparse.ArgumentParser:
                    help="open PATH with this op (e.g. 1-2.3-1, or S0-1 for a v2 step op) selected")
     p.add_argument("--demo", action="store_true", help="run on a temporary directory of generated sessions")
     p.add_argument("--listen", metavar="URL", action="append", default=[],
-                   help="accept pushed events: ws://HOST:PORT[/path] or unix:PATH (repeatable)")
+                   help="accept pushed events: ws://HOST:PORT[/path] or unix:PATH; or OpenTelemetry spans and logs: "
+                        "otlp://HOST[:PORT] (OTLP/gRPC, port 4317 by default) or otlp+http://HOST[:PORT] (OTLP/HTTP, "
+                        "4318) (repeatable)")
     p.add_argument("--connect", metavar="URL", action="append", default=[],
                    help="subscribe to an event stream: ws://HOST:PORT[/path] or unix:PATH (repeatable)")
     p.add_argument("--allow-remote", action="store_true",
                    help="let --listen bind a non-loopback address (other machines can push events; use --token)")
     p.add_argument("--allow-origin", metavar="ORIGIN", action="append", default=[],
                    help="let web pages from ORIGIN (exactly, e.g. http://localhost:8080; * for any) push events to a "
-                        "ws:// --listen; without it a handshake carrying an Origin header is refused (repeatable)")
+                        "ws:// or otlp+http:// --listen; without it a request carrying an Origin header is refused "
+                        "(repeatable)")
     p.add_argument("--token", metavar="TOKEN",
-                   help="required from WebSocket producers of --listen (Authorization: Bearer TOKEN or ?token=TOKEN)"
-                        " and sent to --connect servers; default $AIAGENT_MONITOR_TOKEN, which keeps it out of ps")
+                   help="required from producers of --listen (Authorization: Bearer TOKEN or ?token=TOKEN; OTLP/gRPC:"
+                        " the metadata authorization: Bearer TOKEN) and sent to --connect servers; default "
+                        "$AIAGENT_MONITOR_TOKEN, which keeps it out of ps")
     p.add_argument("--stale-after", metavar="SPAN", type=_span, default=None,
                    help="show a session without an end as stale once its file or stream has been silent this long "
                         "(e.g. 90s, 10m, 2h; default 10m; 0: never)")

@@ -49,7 +49,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.max_tree_events < 0:
         return fail(f"--max-tree-events must be 0 or more, got {args.max_tree_events}", PROG, 2)
     try:
-        parse_url(args.to)
+        if parse_url(args.to)[0] == "otlp":
+            raise ValueError(f"{args.to}: replay sends the monitor's event stream (ws:// or unix:); an OTLP "
+                             f"receiver takes spans: `export PATH --format otlp --to URL`")
     except ValueError as exc:
         return fail(str(exc), PROG, 2)
     doc, rc = load_or_fail(args.path, needs_tree=" to replay", prog=PROG)

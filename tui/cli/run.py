@@ -98,7 +98,7 @@ def build_app(args: argparse.Namespace, *, watch: bool = True, on_exit: Callable
             return fail(problem)
     demo = args.path is None and (args.demo or (not streaming and not explicit and not has_sessions(sessions_dir)))
     from tui.inputs.stream.access import raise_fd_limit, token_from_env
-    from tui.inputs.stream.event_stream import check_listen, parse_url
+    from tui.inputs.stream.event_stream import check_listen, is_otlp, parse_url
     from tui.ui.app import MonitorApp
 
     if reading is not None:
@@ -131,6 +131,10 @@ def build_app(args: argparse.Namespace, *, watch: bool = True, on_exit: Callable
             parse_url(url)
         except ValueError as exc:
             return fail(str(exc))
+    for url in args.connect:
+        if is_otlp(url):
+            return fail(f"{url}: an OTLP URL is for --listen (the monitor receives OpenTelemetry exports; it does "
+                        f"not subscribe to them)")
     for url in args.listen:
         try:
             check_listen(url, allow_remote=args.allow_remote)

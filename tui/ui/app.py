@@ -21,7 +21,7 @@ from tui.formats.load import load_frozen
 from tui.inputs.files import LoadError
 from tui.inputs.paths import safe_resolve
 from tui.inputs.stream.access import mask_token
-from tui.inputs.stream.event_stream import connect, listen
+from tui.inputs.stream.event_stream import connect, is_otlp, listen
 from tui.model.document import SNAPSHOT, Document
 from tui.model.fields import printable
 from tui.ui.idle_collect import IdleCollector
@@ -115,6 +115,9 @@ class MonitorApp(IdleCollector, App):
             else:
                 start_watch()
         for url in self.listen_urls:
+            if is_otlp(url):
+                self.run_worker(self._stream(url, self._receive_otlp(url)), group="streams", exit_on_error=False)
+                continue
             self.run_worker(self._stream(url, listen(
                 url, self.hub.feed, self.live.stream_reporter(url), on_oversized=self.hub.refuse_oversized,
                 on_rejected=self.hub.reject, token=self.token, allow_remote=self.allow_remote,
@@ -138,6 +141,13 @@ class MonitorApp(IdleCollector, App):
             self.live.stream_reporter(url)(f"not listening on {url}: {exc}")
             self.notify(mask_token(str(exc)), title=mask_token(f"cannot listen on {url}"), severity="error",
                         timeout=30, markup=False)
+
+    async def _receive_otlp(self, url: str) -> None:
+        """An OpenTelemetry receiver (otlp://, otlp+http://): grpc and the sink are imported only here."""
+        from tui.inputs.stream.otlp_listen import listen_otlp
+
+        await listen_otlp(url, self.live.otlp_receiver(), self.live.stream_reporter(url), on_rejected=self.hub.reject,
+                          token=self.token, allow_remote=self.allow_remote, allow_origins=self.allow_origins)
 
     def stream_state(self) -> str:
         return self.live.stream_state()

@@ -44,6 +44,14 @@ LIVE_APPLY_BUDGET = 0.05  # s of rebuilding per batch: roots changed past it wai
 # new sessions arriving at once are shown over a few seconds instead of freezing the keys for them)
 
 
+def make_otlp_sink(hub: LiveHub):
+    """The OTLP sink (tui.formats.otlp.sink) that turns received spans and log records into live sessions of `hub`;
+    imported only when an OTLP receiver starts (opentelemetry-proto is not needed otherwise)."""
+    from tui.formats.otlp.sink import OtlpSink
+
+    return OtlpSink(hub)
+
+
 class LiveController(HistoryRecorder):
     """One per app (MonitorApp.live). `app` is None for a screen shown on its own (tests): nothing is posted."""
 
@@ -57,6 +65,7 @@ class LiveController(HistoryRecorder):
         self.streams = streams  # --listen or --connect given
         self.hub = LiveHub()
         self.stream_status: dict[str, str] = {}
+        self.otlp_sink: Any = None  # made by the first OTLP receiver (otlp_receiver)
         self._on_rows = on_rows  # the browser's rows of changed live roots, and whether its header changed
         self._live_row = live_row
         self._tails: dict[Path, LedgerTail] = {}
@@ -186,6 +195,12 @@ class LiveController(HistoryRecorder):
             self.stream_status[url] = mask_token(text)  # a ?token= in a --connect URL is never shown
         return report
 
+    def otlp_receiver(self) -> Callable[[str, bytes, str], int]:
+        """What the OTLP receivers hand each export request to (their threads decode it, the tick applies it)."""
+        if self.otlp_sink is None:
+            self.otlp_sink = make_otlp_sink(self.hub)
+        return self.otlp_sink.accept
+
     def tick(self) -> None:
         # Rebuilding a big tree (parse, merge, build, redraw) can take a good part of a second: spend about a
         # fifth of the time on it, so that events keep flowing in and keys keep being answered.
@@ -198,6 +213,8 @@ class LiveController(HistoryRecorder):
     def apply(self) -> None:
         """Applied a few times a second: whatever arrived since the last call, in one batch."""
         hub = self.hub
+        if self.otlp_sink is not None:
+            self.otlp_sink.drain()  # what the receivers decoded since the last batch, into the hub
         problems = hub.malformed + hub.rejected["auth refused"]
         now = time.monotonic()
         if problems != self._reported_problems and now - self._reported_at >= REJECTION_NOTICE_SECONDS:

@@ -43,8 +43,9 @@ def listen_addresses(url: str, host: str, port: int, allow_remote: bool) -> list
         remote = [a for a in addresses if not _loopback_address(a)]
         if remote or not addresses:
             what = host if remote == [literal] else f"{host} ({', '.join(remote) or 'no address'})"
+            scheme = url.partition("://")[0] if "://" in url else "ws"
             raise ValueError(f"{url}: listening on {what} would accept events from other machines; "
-                             f"use ws://127.0.0.1:PORT, or pass --allow-remote (with --token) to accept remote "
+                             f"use {scheme}://127.0.0.1:PORT, or pass --allow-remote (with --token) to accept remote "
                              f"producers")
     return addresses
 

@@ -58,6 +58,9 @@ BACKOFF_START = 0.25
 BACKOFF_MAX = 10.0
 STEADY_SECONDS = 2.0  # a connection that lasted this long resets the reconnect delay
 URL_HELP = "expected ws://HOST:PORT[/path] or unix:PATH"
+LISTEN_HELP = ("expected ws://HOST:PORT[/path], unix:PATH, otlp://HOST[:PORT] (OTLP/gRPC, default port 4317) or "
+               "otlp+http://HOST[:PORT] (OTLP/HTTP, default port 4318)")
+OTLP_SCHEMES = {"otlp": ("grpc", 4317), "otlp+grpc": ("grpc", 4317), "otlp+http": ("http", 4318)}
 UTF8_BOM = b"\xef\xbb\xbf"
 UNIX_READ_LIMIT = 1024 * 1024  # the stream reader pauses the socket past twice this: lines are assembled here
 
@@ -67,7 +70,8 @@ DESCRIPTORS = DescriptorReserve()
 
 # websockets logs failed handshakes (a port scanner, a plain HTTP request) with tracebacks: not for a terminal UI.
 def parse_url(url: str) -> tuple:
-    """("ws", host, port, path) or ("unix", path); ValueError naming the problem otherwise."""
+    """("ws", host, port, path), ("unix", path) or ("otlp", host, port, "grpc"|"http") (an OpenTelemetry receiver:
+    --listen only, tui.inputs.stream.otlp_listen); ValueError naming the problem otherwise."""
     if not isinstance(url, str) or not url.strip():
         raise ValueError(f"empty event stream URL: {URL_HELP}")
     url = url.strip()
@@ -79,6 +83,8 @@ def parse_url(url: str) -> tuple:
             raise ValueError(f"{url!r} names no socket path: {URL_HELP}")
         return ("unix", path)
     parts = urlsplit(url)
+    if parts.scheme.lower() in OTLP_SCHEMES:
+        return _parse_otlp(url, parts)
     if parts.scheme == "wss":
         raise ValueError(f"{url!r}: wss:// (TLS) is not supported; put a TLS proxy in front, or use ws://")
     if parts.scheme != "ws":
@@ -95,6 +101,25 @@ def parse_url(url: str) -> tuple:
     if parts.query:
         path += "?" + parts.query
     return ("ws", parts.hostname, port, path)
+
+
+def _parse_otlp(url: str, parts) -> tuple:
+    transport, default_port = OTLP_SCHEMES[parts.scheme.lower()]
+    try:
+        port = parts.port
+    except ValueError:
+        raise ValueError(f"{url!r} has an invalid port: {LISTEN_HELP}") from None
+    if not parts.hostname:
+        raise ValueError(f"{url!r} names no host: {LISTEN_HELP}")
+    if parts.path not in ("", "/") or parts.query:
+        raise ValueError(f"{url!r}: an OTLP receiver takes no path (it serves /v1/traces and /v1/logs, or the gRPC "
+                         f"services): use {parts.scheme}://{parts.netloc}")
+    return ("otlp", parts.hostname, default_port if port is None else port, transport)
+
+
+def is_otlp(url: str) -> bool:
+    """An OpenTelemetry receiver URL (otlp://, otlp+http://): served by otlp_listen, not by listen()."""
+    return isinstance(url, str) and urlsplit(url.strip()).scheme.lower() in OTLP_SCHEMES
 
 
 # line framing (unix sockets) --------------------------------------------------------------------------------
@@ -198,6 +223,8 @@ async def listen(url: str, on_frame: OnFrame, on_status: OnStatus = None, *, on_
     address without allow_remote raises ValueError; binding errors (address in use, a live socket, permission)
     raise OSError. `budget` and `descriptors` default to the process-wide BUDGET and DESCRIPTORS."""
     target = parse_url(url)
+    if target[0] == "otlp":
+        raise ValueError(f"{url!r}: an OTLP receiver takes batches, not frames: use otlp_listen.listen_otlp")
     limits = _Limits(budget or BUDGET, descriptors or DESCRIPTORS, on_rejected)
     if target[0] == "ws":
         from tui.inputs.stream.ws_listen import _listen_ws
@@ -213,7 +240,7 @@ def check_listen(url: str, *, allow_remote: bool = False) -> None:
     """What can be known before the UI starts: ValueError for a refused host, OSError for a port in use, a live
     or foreign file at a socket path, a missing directory. (listen() repeats these checks: a race stays safe.)"""
     target = parse_url(url)
-    if target[0] == "ws":
+    if target[0] in ("ws", "otlp"):
         listen_addresses(url, target[1], target[2], allow_remote)
         if target[2] == 0:
             return
@@ -343,6 +370,8 @@ async def connect(url: str, on_frame: OnFrame, on_status: OnStatus = None, *, on
     ws:// servers as `Authorization: Bearer TOKEN`. A `?token=` in the URL is shown as `token=***`.
     """
     target = parse_url(url)
+    if target[0] == "otlp":
+        raise ValueError(f"{url!r}: an OTLP URL can only be listened on (--listen), not connected to")
     shown = mask_token(url)
     delay = BACKOFF_START
     ever_connected = False

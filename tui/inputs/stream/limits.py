@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import threading
 import time
 
 MAX_FRAME_BYTES = 64 * 1024 * 1024  # one event (a line or a WebSocket message); bigger ones are refused
@@ -26,28 +27,32 @@ FRAGMENT_OVERHEAD = 64  # what one held fragment costs beyond its bytes (a Pytho
 
 class MemoryBudget:
     """Bytes held by each client (a key: any hashable), and their total; `hold` says whether a client may hold
-    `size` bytes now."""
+    `size` bytes now. Thread-safe: the OTLP/gRPC receiver's handlers run in threads (an uncontended lock costs
+    well under a microsecond)."""
 
     def __init__(self, limit: int = MEMORY_BUDGET) -> None:
         self.limit = limit
         self.total = 0
         self._held: dict[object, int] = {}
+        self._lock = threading.Lock()
 
     def hold(self, client: object, size: int) -> bool:
         """Record that `client` now holds `size` bytes (replacing what it held); False, recording nothing new,
         when that would take the total over the limit."""
-        before = self._held.get(client, 0)
-        if size > before and self.total - before + size > self.limit:
-            return False
-        self.total += size - before
-        if size:
-            self._held[client] = size
-        else:
-            self._held.pop(client, None)
-        return True
+        with self._lock:
+            before = self._held.get(client, 0)
+            if size > before and self.total - before + size > self.limit:
+                return False
+            self.total += size - before
+            if size:
+                self._held[client] = size
+            else:
+                self._held.pop(client, None)
+            return True
 
     def release(self, client: object) -> None:
-        self.total -= self._held.pop(client, 0)
+        with self._lock:
+            self.total -= self._held.pop(client, 0)
 
 
 def open_descriptors() -> int | None:
@@ -127,6 +132,12 @@ class AuthThrottle:
             if wait:
                 await asyncio.sleep(wait)
             yield
+
+    def penalised(self, address: str) -> bool:
+        """For receivers that cannot wait their turn (the gRPC handlers are a few threads): True while the penalty
+        of the last failure from `address` runs, when its attempts are refused unchecked."""
+        last = self._failures.get(address, (0, 0.0))[1]
+        return time.monotonic() - last < self.delay(address)
 
     def failed(self, address: str) -> None:
         if len(self._failures) >= self.MAX_ADDRESSES and address not in self._failures:

@@ -1,0 +1,111 @@
+"""Shared helpers of the OTLP receiver tests: a real decoding callback (opentelemetry-proto's messages, the way a
+sink would read a body) that counts spans and log records, and a receiver run as a task on an ephemeral port."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+
+import orjson
+
+from tui.inputs.stream.limits import DescriptorReserve, MemoryBudget
+from tui.inputs.stream.otlp_listen import listen_otlp
+
+TIMEOUT = 30
+
+
+class Counting:
+    """on_batch for the receivers: decodes each body for real and counts what it holds (thread-safe); remembers
+    the threads it ran in and the span names, to show nothing was lost."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.spans = 0
+        self.logs = 0
+        self.requests = 0
+        self.names: list[str] = []
+        self.threads: set[str] = set()
+        self.encodings: set[str] = set()
+
+    def __call__(self, signal: str, body: bytes, encoding: str) -> int:
+        from google.protobuf.message import DecodeError
+        from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+        names: list[str] = []
+        if encoding == "json":
+            try:
+                doc = orjson.loads(body)
+            except orjson.JSONDecodeError as exc:
+                raise ValueError(f"not JSON: {exc}") from None
+            if not isinstance(doc, dict):
+                raise ValueError("not an object")
+            if signal == "traces":
+                names = [span.get("name", "") for rs in doc.get("resourceSpans", ()) for ss in rs.get("scopeSpans", ())
+                         for span in ss.get("spans", ())]
+            else:
+                names = ["log" for rl in doc.get("resourceLogs", ()) for sl in rl.get("scopeLogs", ())
+                         for _ in sl.get("logRecords", ())]
+        else:
+            try:
+                if signal == "traces":
+                    request = ExportTraceServiceRequest.FromString(body)
+                    names = [span.name for rs in request.resource_spans for ss in rs.scope_spans for span in ss.spans]
+                else:
+                    logs = ExportLogsServiceRequest.FromString(body)
+                    names = ["log" for rl in logs.resource_logs for sl in rl.scope_logs for _ in sl.log_records]
+            except DecodeError as exc:
+                raise ValueError(f"not protobuf: {exc}") from None
+        with self.lock:
+            self.requests += 1
+            self.encodings.add(encoding)
+            self.threads.add(threading.current_thread().name)
+            if signal == "traces":
+                self.spans += len(names)
+                self.names.extend(names)
+            else:
+                self.logs += len(names)
+        return len(names)
+
+
+class Rejections:
+    """on_rejected: (reason, detail) pairs, as the hub would count them."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, str]] = []
+
+    def __call__(self, reason: str, detail: str) -> None:
+        self.seen.append((reason, detail))
+
+    def reasons(self) -> list[str]:
+        return [reason for reason, _ in self.seen]
+
+
+@contextlib.asynccontextmanager
+async def receiving(url: str, on_batch, **kwargs):
+    """Run listen_otlp() as a task; yields (host:port it bound, statuses, rejections); always cancels it."""
+    statuses: list[str] = []
+    rejected = kwargs.pop("on_rejected", None) or Rejections()
+    ready = asyncio.Event()
+
+    def on_status(text: str) -> None:
+        statuses.append(text)
+        if text.startswith("listening on "):
+            ready.set()
+
+    kwargs.setdefault("budget", MemoryBudget())
+    kwargs.setdefault("descriptors", DescriptorReserve())
+    task = asyncio.create_task(listen_otlp(url, on_batch, on_status, on_rejected=rejected, **kwargs))
+    try:
+        done, _ = await asyncio.wait({task, asyncio.ensure_future(ready.wait())}, timeout=TIMEOUT,
+                                     return_when=asyncio.FIRST_COMPLETED)
+        if task in done:
+            task.result()  # raises why it could not listen
+        line = next(s for s in statuses if s.startswith("listening on "))
+        bound = line.removeprefix("listening on ").split(" ", 1)[0].split("://", 1)[1]
+        yield bound, statuses, rejected
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task

@@ -1,0 +1,335 @@
+"""The OTLP/HTTP receiver (otlp+http://): HTTP/1.1 POST /v1/traces and /v1/logs, protobuf or JSON bodies, gzip
+or not, keep-alive; tui.inputs.stream.otlp_listen is the front.
+
+Connections are served on the asyncio loop like the WebSocket listener's (tcp_listeners: the descriptor reserve;
+the shared memory budget holds each body while it is read and decoded), but bodies are decompressed and handed to
+on_batch in DECODERS threads: the loop only reads headers and bytes. gzip is inflated to at most max_body bytes
+(a small bomb cannot grow past it: 413). Answers: 200 with an empty response in the request's content type (zero
+bytes of protobuf, or `{}`); 400 not OTLP, 401 token, 403 a web page's Origin not allowed, 404 another path, 405
+another method, 411 no length, 413 too big, 415 another content type or encoding, 503 over the memory budget.
+Error bodies are a google.rpc.Status, as OTLP asks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import zlib
+from concurrent.futures import ThreadPoolExecutor
+from urllib.parse import urlsplit
+
+import orjson
+
+from tui.inputs.stream.access import origin_allowed, presented_token, token_matches
+from tui.inputs.stream.limits import AuthThrottle
+from tui.inputs.stream.listeners import BACKLOG, OnStatus, _Clients, _Limits, tcp_listeners
+
+PATHS = {"/v1/traces": "traces", "/v1/logs": "logs"}
+TYPES = {"application/x-protobuf": "proto", "application/json": "json"}
+DECODERS = 2  # threads inflating and decoding bodies
+HEAD_LIMIT = 64 * 1024  # request line and headers
+IDLE_SECONDS = 120.0  # a kept-alive connection silent this long is closed
+READ_SECONDS = 60.0  # a request's headers and body must arrive within this
+LINGER_SECONDS = 2.0  # after refusing a request unread, its body is read and dropped for at most this long ...
+LINGER_BYTES = 32 * 1024 * 1024  # ... or this many bytes
+REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
+           405: "Method Not Allowed", 411: "Length Required", 413: "Content Too Large",
+           415: "Unsupported Media Type", 503: "Service Unavailable"}
+GRPC_CODES = {400: 3, 401: 16, 403: 7, 404: 5, 405: 12, 411: 3, 413: 8, 415: 3, 503: 14}
+
+
+class _TooBig(Exception):
+    pass
+
+
+def inflate(body: bytes, limit: int) -> bytes:
+    """A gzip body (one member or several) inflated to at most `limit` bytes: _TooBig past it, ValueError when it
+    is not gzip or is cut short."""
+    out: list[bytes] = []
+    size = 0
+    while body:
+        inflater = zlib.decompressobj(wbits=31)
+        try:
+            part = inflater.decompress(body, limit - size + 1)
+        except zlib.error as exc:
+            raise ValueError(f"not gzip: {exc}") from None
+        size += len(part)
+        if size > limit or inflater.unconsumed_tail:
+            raise _TooBig()
+        if not inflater.eof:
+            raise ValueError("gzip body cut short")
+        out.append(part)
+        body = inflater.unused_data
+    return b"".join(out)
+
+
+def _status_body(code: int, message: str, encoding: str) -> bytes:
+    """A google.rpc.Status {code, message}, in protobuf or JSON."""
+    grpc_code = GRPC_CODES.get(code, 2)
+    if encoding == "json":
+        return orjson.dumps({"code": grpc_code, "message": message})
+    text = message.encode("utf-8", "replace")
+    return bytes([0x08, grpc_code, 0x12]) + _varint(len(text)) + text
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+class _Request:
+    def __init__(self, method: str, target: str, version: str, headers: dict[str, str]) -> None:
+        self.method, self.target, self.version, self.headers = method, target, version, headers
+
+    @property
+    def keep_alive(self) -> bool:
+        connection = self.headers.get("connection", "").lower()
+        return "close" not in connection if self.version == "HTTP/1.1" else "keep-alive" in connection
+
+
+def _parse_head(head: bytes) -> _Request | None:
+    try:
+        lines = head.decode("latin-1").split("\r\n")
+        method, target, version = lines[0].split(" ")
+    except ValueError:
+        return None
+    if version not in ("HTTP/1.1", "HTTP/1.0"):
+        return None
+    headers: dict[str, str] = {}
+    for line in lines[1:]:
+        if not line:
+            continue
+        name, sep, value = line.partition(":")
+        if not sep or not name or name != name.strip():
+            return None
+        name = name.lower()
+        value = value.strip()
+        if name == "content-length" and headers.get(name, value) != value:
+            return None  # two different lengths: request smuggling
+        headers[name] = value if name not in headers or name == "content-length" else f"{headers[name]}, {value}"
+    return _Request(method, target, version, headers)
+
+
+async def serve_http(addresses: list[str], port: int, on_batch, on_status: OnStatus, limits: _Limits,
+                     token: str | None, allow_origins: tuple[str, ...], max_body: int) -> None:
+    """Serve until cancelled; then connections are closed and the decoding threads let go."""
+    clients = _Clients(on_status)
+    throttle = AuthThrottle()
+    decoders = ThreadPoolExecutor(DECODERS, thread_name_prefix="otlp-http")
+    loop = asyncio.get_running_loop()
+    writers: set[asyncio.StreamWriter] = set()
+
+    def decode(signal: str, body: bytes, encoding: str, gzipped: bool) -> int:
+        return on_batch(signal, inflate(body, max_body) if gzipped else body, encoding)
+
+    def refused(reason: str, who: str, detail: str) -> None:
+        limits.refused(reason, f"{who}: {detail}")
+        clients.report(f"refused {who} ({detail})")
+
+    async def respond(writer: asyncio.StreamWriter, code: int, encoding: str, body: bytes | None = None, *,
+                      close: bool = False, extra: str = "") -> None:
+        if body is None:
+            body = b"" if encoding == "proto" else b"{}"
+        kind = "application/json" if encoding == "json" else "application/x-protobuf"
+        writer.write((f"HTTP/1.1 {code} {REASONS.get(code, 'Error')}\r\nContent-Type: {kind}\r\n"
+                      f"Content-Length: {len(body)}\r\n{extra}{'Connection: close' + chr(13) + chr(10) if close else ''}"
+                      f"\r\n").encode("latin-1") + body)
+        await writer.drain()
+
+    async def fail(writer, code: int, encoding: str, message: str, *, close: bool = False, extra: str = "") -> None:
+        await respond(writer, code, encoding, _status_body(code, message, encoding), close=close, extra=extra)
+
+    async def linger(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """After refusing a request whose body was not read: stop writing, and read (and drop) what the client
+        is still sending for a moment, so that it gets to read the answer instead of a reset (HTTP clients send
+        their whole body before they read)."""
+        with contextlib.suppress(Exception):
+            if writer.can_write_eof():
+                writer.write_eof()
+            deadline = loop.time() + LINGER_SECONDS
+            dropped = 0
+            while dropped < LINGER_BYTES and loop.time() < deadline:
+                chunk = await asyncio.wait_for(reader.read(256 * 1024), deadline - loop.time())
+                if not chunk:
+                    break
+                dropped += len(chunk)
+
+    async def read_body(reader: asyncio.StreamReader, request: _Request, key: object) -> bytes | int:
+        """The body, or the HTTP code that refuses it (the budget holds what is read)."""
+        headers = request.headers
+        chunked = "chunked" in headers.get("transfer-encoding", "").lower()
+        if not chunked:
+            text = headers.get("content-length")
+            if text is None:
+                return 411
+            if not text.isdigit():
+                return 400
+            size = int(text)
+            if size > max_body:
+                return 413
+            if not limits.budget.hold(key, size):
+                return 503
+            return await reader.readexactly(size)
+        parts: list[bytes] = []
+        size = 0
+        while True:
+            line = await reader.readuntil(b"\r\n")
+            try:
+                length = int(line.split(b";", 1)[0].strip(), 16)
+            except ValueError:
+                return 400
+            if length == 0:
+                while (await reader.readuntil(b"\r\n")) != b"\r\n":  # trailers
+                    pass
+                return b"".join(parts)
+            size += length
+            if size > max_body:
+                return 413
+            if not limits.budget.hold(key, size):
+                return 503
+            parts.append(await reader.readexactly(length))
+            if await reader.readexactly(2) != b"\r\n":
+                return 400
+
+    async def one_request(reader, writer, who: str, address: str, key: object) -> bool | None:
+        """Serve one request; False when the connection is to be closed, None when closed after a refusal of a
+        request whose body was not read (linger)."""
+        try:
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), IDLE_SECONDS)
+        except (asyncio.IncompleteReadError, asyncio.TimeoutError, ConnectionError):
+            return False
+        except asyncio.LimitOverrunError:
+            refused("oversized", who, f"request headers over {HEAD_LIMIT:,} bytes")
+            await fail(writer, 413, "proto", "request headers too large", close=True)
+            return False
+        request = _parse_head(head)
+        if request is None:
+            refused("malformed otlp", who, "not an HTTP/1.1 request")
+            await fail(writer, 400, "proto", "not an HTTP/1.1 request", close=True)
+            return None
+        headers = request.headers
+        kind = headers.get("content-type", "").split(";", 1)[0].strip().lower()
+        encoding = TYPES.get(kind, "proto")
+        path = urlsplit(request.target).path
+        signal = PATHS.get(path)
+        has_body = "content-length" in headers and headers["content-length"] != "0" or "transfer-encoding" in headers
+        if signal is None:
+            refused("malformed otlp", who, f"{request.method[:10]} {path[:100]}: no such OTLP endpoint")
+            await fail(writer, 404, encoding, f"no OTLP endpoint at {path[:100]}; use /v1/traces or /v1/logs",
+                       close=has_body)
+            return None if has_body else request.keep_alive
+        if request.method != "POST":
+            refused("malformed otlp", who, f"{request.method[:10]} {path}: OTLP exports are POSTed")
+            await fail(writer, 405, encoding, "OTLP exports are POSTed", close=has_body, extra="Allow: POST\r\n")
+            return None if has_body else request.keep_alive
+        origin = headers.get("origin")
+        if not origin_allowed(origin, allow_origins):
+            shown = repr(origin[:100]) if origin else ""
+            refused("origin refused", who, f"a web page ({shown}) not allowed by --allow-origin")
+            await fail(writer, 403, encoding, "web pages may not push telemetry unless the monitor runs with "
+                                              "--allow-origin ORIGIN", close=True)
+            return None
+        if token is not None:
+            async with throttle.turn(address):
+                presented = presented_token(request.target, headers.get("authorization"))
+                ok = token_matches(presented, token)
+                (throttle.succeeded if ok else throttle.failed)(address)
+            if not ok:
+                refused("auth refused", who, "wrong token" if presented is not None else "no token")
+                await fail(writer, 401, encoding, "a token is required: send Authorization: Bearer TOKEN",
+                           close=True, extra="WWW-Authenticate: Bearer\r\n")
+                return None
+        if kind not in TYPES:
+            refused("malformed otlp", who, f"content type {kind[:60]!r}")
+            await fail(writer, 415, "proto", "send application/x-protobuf or application/json", close=True)
+            return None
+        coding = headers.get("content-encoding", "identity").strip().lower()
+        if coding not in ("identity", "gzip", ""):
+            refused("malformed otlp", who, f"content encoding {coding[:60]!r}")
+            await fail(writer, 415, encoding, "send gzip or identity content encoding", close=True)
+            return None
+        if headers.get("expect", "").lower() == "100-continue":
+            writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+        try:
+            body = await asyncio.wait_for(read_body(reader, request, key), READ_SECONDS)
+        except (asyncio.IncompleteReadError, asyncio.TimeoutError, ConnectionError, asyncio.LimitOverrunError):
+            limits.budget.hold(key, 0)
+            refused("truncated", who, "the request body was cut short")
+            return False
+        if isinstance(body, int):
+            limits.budget.hold(key, 0)
+            if body == 413:
+                refused("oversized", who, f"a request body over {max_body:,} bytes")
+                await fail(writer, 413, encoding, f"request bodies are limited to {max_body:,} bytes", close=True)
+            elif body == 503:
+                limits.over_budget(who, int(headers.get("content-length") or 0))
+                await fail(writer, 503, encoding, "the monitor is holding too much; retry later", close=True,
+                           extra="Retry-After: 1\r\n")
+            else:
+                refused("malformed otlp", who, "a bad Content-Length or chunk" if body == 400 else "no length")
+                await fail(writer, body, encoding, "the request's length is missing or invalid", close=True)
+            return None
+        try:
+            await loop.run_in_executor(decoders, decode, signal, body, encoding, coding == "gzip")
+        except _TooBig:
+            refused("oversized", who, f"a gzip body inflating past {max_body:,} bytes")
+            await fail(writer, 413, encoding, f"request bodies are limited to {max_body:,} bytes inflated",
+                       close=True)
+            return False
+        except Exception as exc:  # ValueError: not OTLP; anything else: a body the decoder could not take
+            why = str(exc)[:200] if isinstance(exc, ValueError) else f"{type(exc).__name__}: {str(exc)[:200]}"
+            refused("malformed otlp", who, why)
+            await fail(writer, 400, encoding, f"not an OTLP {signal} export request: {why}")
+            return request.keep_alive
+        finally:
+            limits.budget.hold(key, 0)
+        await respond(writer, 200, encoding, close=not request.keep_alive)
+        return request.keep_alive
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        peer = writer.get_extra_info("peername")
+        address = str(peer[0]) if isinstance(peer, tuple) else "?"
+        who = f"client {address}:{peer[1]}" if isinstance(peer, tuple) else "a client"
+        key = object()
+        writers.add(writer)
+        clients.now += 1
+        try:
+            while (going := await one_request(reader, writer, who, address, key)):
+                pass
+            if going is None:
+                await linger(reader, writer)
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        except asyncio.CancelledError:
+            return
+        finally:
+            clients.now -= 1
+            writers.discard(writer)
+            limits.budget.release(key)
+            limits.descriptors.leave()  # (admitted by _ReservedSocket.accept)
+            writer.close()
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()
+
+    sockets = tcp_listeners(addresses, port, limits, clients)
+    servers = []
+    try:
+        for sock in sockets:
+            servers.append(await asyncio.start_server(handler, sock=sock, limit=HEAD_LIMIT, backlog=BACKLOG))
+        bound = sockets[0].getsockname()
+        shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
+        clients.where = f"otlp+http://{shown}:{bound[1]} (OTLP/HTTP)"
+        clients.bound(clients.where)
+        await asyncio.Future()  # until cancelled
+    finally:
+        for server in servers:
+            server.close()
+        for writer in list(writers):
+            writer.transport.abort()
+        for sock in sockets:
+            sock.close()
+        decoders.shutdown(wait=False, cancel_futures=True)
