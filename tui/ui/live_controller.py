@@ -263,6 +263,8 @@ class LiveController(HistoryRecorder):
             parts.append(f"{hub.reordered:,} reordered")
         if hub.rejected:
             parts.append(f"rejected: {hub.rejection_summary()}")
+        if self.otlp_sink is not None:  # spans and log records received over OTLP, what the caps let go
+            parts.append(self.otlp_sink.summary())
         if hub.bridge_dropped:  # events the Node bridge (tui/bridge) could not hold while no monitor listened
             parts.append(f"{hub.bridge_dropped:,} dropped by bridge")
         parts.extend(text for text in self.stream_status.values() if text)  # each listener's and server's state

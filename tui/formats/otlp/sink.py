@@ -197,12 +197,13 @@ class OtlpSink:
                     if key in self._groups:
                         self._groups[key].shown = set()
                 continue
-            ids = set()
+            ids = {t.session_id for t in trees}
+            records = len(spans) + len(logs)  # the Events column of the trace's top session(s)
             for t in trees:
                 meta = {"parentId": t.parent_id, "originId": t.origin_id, "agentId": t.agent_id,
                         "callPath": t.call_path}
-                self.hub.put_otlp(t.session_id, t.tree, meta, now)
-                ids.add(t.session_id)
+                top = not t.parent_id or t.parent_id not in ids
+                self.hub.put_otlp(t.session_id, t.tree, meta, now, records=records if top else 0)
             for gone in shown - ids:  # a session whose id settled (its span arrived): the provisional one goes
                 self.hub.forget_otlp(gone)
             with self._lock:

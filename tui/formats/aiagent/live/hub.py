@@ -270,7 +270,7 @@ class LiveHub:
         return before != (live.parent_id, live.origin_id) or live.session_id not in self._root
 
     # OTLP (tui.formats.otlp.sink) ------------------------------------------------------------------------
-    def put_otlp(self, session_id: str, tree: dict, meta: dict, now: float | None = None) -> str:
+    def put_otlp(self, session_id: str, tree: dict, meta: dict, now: float | None = None, records: int = 0) -> str:
         """A session's tree assembled from OTLP spans (`meta`: parentId, originId, agentId, callPath). A tree from
         the event stream is richer and always wins: this one is shown only while the session has none."""
         now = time.time() if now is None else now
@@ -278,6 +278,7 @@ class LiveHub:
         if live is None:
             live = self.sessions[session_id] = LiveSession(session_id)
         live.otlp_tree = tree
+        live.otlp_records = records  # spans and log records behind it (the Events column)
         if self._meta(live, meta):
             self._place(live)
         live.updated = now
@@ -402,7 +403,7 @@ class LiveHub:
     def counters(self, root: str) -> tuple[int, int]:
         """Events received and sequence gaps over a root and its sub-agents."""
         family = self.descendants(root)
-        return sum(s.events for s in family), sum(s.gaps for s in family)
+        return sum(s.events + s.otlp_records for s in family), sum(s.gaps for s in family)
 
     # building -------------------------------------------------------------------------------------------
     def build(self, root: str) -> Session:

@@ -23,6 +23,7 @@ class LiveSession:
     call_path: str = ""
     tree: dict | None = None
     otlp_tree: dict | None = None  # assembled from OTLP spans (tui.formats.otlp): shown only while `tree` is None
+    otlp_records: int = 0  # OTLP spans and log records behind otlp_tree (counted with `events` in the Events column)
     events: int = 0  # valid events received (duplicates excluded)
     seen: SeenSequences = field(default_factory=SeenSequences)
     duplicates: int = 0
