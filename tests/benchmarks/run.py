@@ -5,7 +5,8 @@
 
 Generates its inputs with the project's generator, measures each thing as the median of several runs (with the
 spread), each next to its reference measured in the same run, prints a Markdown table (the README's
-Performance section) and writes everything to a JSON file. Sections: open, screen, browser, live, hostile, scaling.
+Performance section) and writes everything to a JSON file. Sections: open, screen, browser, live, otlp, hostile,
+scaling.
 
     python tests/benchmarks/run.py --sections open --quick   # the start-up rows: first screen of 20,000 ops
                                                              # against floor + empty textual app (target 1.2×)
@@ -30,11 +31,12 @@ import hostile_bench  # noqa: E402
 import inputs  # noqa: E402
 import live_bench  # noqa: E402
 import open_bench  # noqa: E402
+import otlp_bench  # noqa: E402
 import screen_bench  # noqa: E402
 import startup_bench  # noqa: E402
 from common import Row, fmt_mb, fmt_s, machine, markdown_table  # noqa: E402
 
-SECTIONS = ("open", "screen", "browser", "live", "hostile", "scaling")
+SECTIONS = ("open", "screen", "browser", "live", "otlp", "hostile", "scaling")
 TARGET_OPS = 20_000  # the size the Open and First screen targets are judged at
 NAV_OPS = 100_000  # "at 100,000 ops, scrolling and drill-down stay instant"
 
@@ -43,10 +45,11 @@ def plan(quick: bool) -> dict:
     if quick:
         return {"sizes": [2_000, 20_000], "runs": 3, "screen_runs": 3, "nav_sizes": [20_000], "files": 10_000,
                 "browser_runs": 1, "browser_max_s": 60, "live_ops": 2_000, "live_runs": 1, "key_rate": 5_000,
-                "key_seconds": 6, "live_sessions": 10_000}
+                "key_seconds": 6, "live_sessions": 10_000, "otlp_spans": 100_000, "otlp_memory_spans": 200_000}
     return {"sizes": [2_000, 20_000, 100_000], "runs": 5, "screen_runs": 5, "nav_sizes": [100_000],
             "files": 100_000, "browser_runs": 2, "browser_max_s": 300, "live_ops": 20_000, "live_runs": 3,
-            "key_rate": 5_000, "key_seconds": 20, "live_sessions": 100_000}
+            "key_rate": 5_000, "key_seconds": 20, "live_sessions": 100_000, "otlp_spans": 200_000,
+            "otlp_memory_spans": 1_000_000}
 
 
 def scaling_rows(open_results: dict[int, dict], screen_results: dict[int, dict]) -> list[Row]:
@@ -156,6 +159,13 @@ def main(argv: list[str] | None = None) -> int:
             sc = [live_bench.scale(shape, p["live_sessions"], args.port) for shape in live_bench.SHAPES]
             report["sections"]["live"]["scale"] = sc
             rows += live_bench.scale_rows(sc)
+        if "otlp" in sections:
+            step(f"otlp: {p['otlp_spans']:,} spans over OTLP/gRPC, {p['live_runs']} runs; keys at {p['key_rate']:,} "
+                 f"spans/s; {p['otlp_memory_spans']:,} spans for memory")
+            result = otlp_bench.measure(p["otlp_spans"], p["live_runs"], p["key_rate"], p["key_seconds"],
+                                        p["otlp_memory_spans"], args.port)
+            report["sections"]["otlp"] = result
+            rows += otlp_bench.rows(result, p["otlp_spans"] >= 100_000)
         if "hostile" in sections:
             step("hostile: lying gzip trailer, a million gzip members, a never-ending line, held frames, guessed tokens")
             hostile = hostile_bench.measure(args.quick)

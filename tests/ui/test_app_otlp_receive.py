@@ -1,9 +1,7 @@
 """The app with `--listen otlp://` and `--listen otlp+http://`: both receivers start as workers, the OpenTelemetry
-SDK's exporters reach the sink the live controller made (decoded in the receivers' threads, drained on the live
-tick), refused requests are counted in the browser's header, and quitting stops the servers and their threads.
-
-The sink here is the tests' own decoding callback (otlphelpers.Counting, opentelemetry-proto's real messages) put
-in place of tui.formats.otlp.sink through the controller's one factory; the receivers and clients are real."""
+SDK's exporters reach the one sink the live controller made (decoded in the receivers' threads, assembled in the
+sink's own, handed to the hub on the live tick), an ai-agent trace becomes a live row of the browser, refused
+requests are counted in the header, and quitting stops the servers and every thread they and the sink started."""
 
 from __future__ import annotations
 
@@ -14,30 +12,16 @@ import threading
 import grpc
 
 from apphelpers import SIZE, wait_for
-from otlphelpers import Counting
-from tui.ui import live_controller
+from tui.catalog.session_row import RowKind
 from tui.ui.app import MonitorApp
 from tui.ui.screens.browser import BrowserScreen
 
-
-class _Sink(Counting):
-    """Counting with the sink's two calls: accept (receivers' threads) and drain (the UI's tick)."""
-
-    def __init__(self, hub) -> None:
-        super().__init__()
-        self.hub = hub
-        self.drained = 0
-        self.drain_threads: set[str] = set()
-
-    def accept(self, signal: str, body: bytes, encoding: str) -> int:
-        return self(signal, body, encoding)
-
-    def drain(self) -> None:
-        self.drained += 1
-        self.drain_threads.add(threading.current_thread().name)
+TXN = "6f1c2a8e-0b7d-4e1a-9c55-2d3e4f5a6b7c"
 
 
 def _export(grpc_endpoint: str, http_endpoint: str) -> None:
+    """One ai-agent-shaped trace over gRPC (agent.session > agent.llm.turn > agent.tool, attributes as the producer
+    sets them), and 20 plain spans over both exporters."""
     from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as GrpcExporter
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter as HttpExporter
     from opentelemetry.sdk.trace import TracerProvider
@@ -45,10 +29,22 @@ def _export(grpc_endpoint: str, http_endpoint: str) -> None:
 
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(GrpcExporter(endpoint=grpc_endpoint, insecure=True)))
+    tracer = provider.get_tracer("ai-agent")
+    with tracer.start_as_current_span("agent.session", attributes={
+            "ai.agent.id": "otlp-probe", "ai.agent.call_path": "otlp-probe", "ai.session.txn_id": TXN,
+            "ai.session.origin_txn_id": TXN, "ai.session.headend_id": "cli"}) as session:
+        with tracer.start_as_current_span("agent.llm.turn", attributes={
+                "ai.llm.provider": "anthropic", "ai.llm.model": "claude-sonnet-4-5", "ai.llm.is_final_turn": False}):
+            with tracer.start_as_current_span("agent.tool", attributes={
+                    "ai.tool.requested_name": "web__fetch", "ai.tool.name": "web__fetch", "ai.tool.status": "success"}):
+                pass
+            trace_api = __import__("opentelemetry.trace", fromlist=["get_current_span"])
+            trace_api.get_current_span().set_attributes({"ai.llm.prompt_tokens": 1200, "ai.llm.completion_tokens": 300})
+        session.set_attributes({"ai.agent.success": True, "ai.agent.turn_count": 1})
     provider.add_span_processor(SimpleSpanProcessor(HttpExporter(endpoint=f"{http_endpoint}/v1/traces")))
-    tracer = provider.get_tracer("app-test")
+    plain = provider.get_tracer("app-test")
     for i in range(20):
-        with tracer.start_as_current_span(f"op{i}"):
+        with plain.start_as_current_span(f"op{i}"):
             pass
     provider.shutdown()
 
@@ -66,30 +62,31 @@ def _bound(app: MonitorApp, url: str) -> str | None:
     return text.split("://", 1)[1].split(" ", 1)[0] if text.startswith("listening on ") else None
 
 
-async def test_both_receivers_feed_the_sink_count_rejections_and_stop_with_the_app(tmp_path, monkeypatch):
-    sinks: list[_Sink] = []
-    monkeypatch.setattr(live_controller, "make_otlp_sink", lambda hub: sinks.append(_Sink(hub)) or sinks[-1])
+async def test_both_receivers_feed_the_sink_count_rejections_and_stop_with_the_app(tmp_path):
     urls = ["otlp://127.0.0.1:0", "otlp+http://127.0.0.1:0"]
     app = MonitorApp(sessions_dir=tmp_path, listen_urls=urls, watch=False)
     before = set(threading.enumerate())
     async with app.run_test(size=SIZE) as pilot:
         assert await wait_for(pilot, lambda: _bound(app, urls[0]) and _bound(app, urls[1]))
         grpc_at, http_at = _bound(app, urls[0]), _bound(app, urls[1])
-        assert len(sinks) == 1  # one sink for every receiver
         await asyncio.to_thread(_export, f"http://{grpc_at}", f"http://{http_at}")
-        assert sinks[0].spans == 40 and sinks[0].requests == 40
-        assert "MainThread" not in sinks[0].threads
-        await asyncio.to_thread(_junk, grpc_at)
-        assert await wait_for(pilot, lambda: app.hub.rejected["malformed otlp"] == 1)
+        sink = app.live.otlp_sink  # one sink for every receiver
+        assert sink is not None and sink.spans_received == 3 + 40
         browser = app.screen
         assert isinstance(browser, BrowserScreen)
+        assert await wait_for(pilot, lambda: any(r.kind == RowKind.LIVE and r.session_id == TXN
+                                                 and r.agent == "otlp-probe" for r in browser._rows.values()))
+        row = next(r for r in browser._rows.values() if r.session_id == TXN)
+        assert row.tokens == 1500 and row.status == "ok" and row.turns == 1
+        await asyncio.to_thread(_junk, grpc_at)
+        assert await wait_for(pilot, lambda: app.hub.rejected["malformed otlp"] == 1)
         assert await wait_for(pilot, lambda: "malformed otlp ×1" in str(
             browser.query_one("#browser-header").render()))
-        assert sinks[0].drained > 0 and sinks[0].drain_threads == {"MainThread"}
+        assert "otlp: 43 spans" in str(browser.query_one("#browser-header").render())
     # quitting stopped both servers: nothing answers on their ports, and their threads are gone
     for bound in (grpc_at, http_at):
         host, port = bound.rsplit(":", 1)
         with socket.socket() as probe:
             assert probe.connect_ex((host, int(port))) != 0
     assert await wait_for(None, lambda: not [t for t in threading.enumerate() if t not in before and t.is_alive()
-                                             and t.name.startswith(("otlp-grpc", "otlp-http"))])
+                                             and t.name.startswith(("otlp-grpc", "otlp-http", "otlp-assemble"))])

@@ -146,8 +146,13 @@ class MonitorApp(IdleCollector, App):
         """An OpenTelemetry receiver (otlp://, otlp+http://): grpc and the sink are imported only here."""
         from tui.inputs.stream.otlp_listen import listen_otlp
 
-        await listen_otlp(url, self.live.otlp_receiver(), self.live.stream_reporter(url), on_rejected=self.hub.reject,
-                          token=self.token, allow_remote=self.allow_remote, allow_origins=self.allow_origins)
+        try:
+            await listen_otlp(url, self.live.otlp_receiver(), self.live.stream_reporter(url),
+                              on_rejected=self.hub.reject, token=self.token, allow_remote=self.allow_remote,
+                              allow_origins=self.allow_origins)
+        finally:  # (the sink's assembling thread ends with the app's OTLP receivers)
+            if self.live.otlp_sink is not None:
+                self.live.otlp_sink.stop()
 
     def stream_state(self) -> str:
         return self.live.stream_state()

@@ -199,6 +199,7 @@ class LiveController(HistoryRecorder):
         """What the OTLP receivers hand each export request to (their threads decode it, the tick applies it)."""
         if self.otlp_sink is None:
             self.otlp_sink = make_otlp_sink(self.hub)
+            self.otlp_sink.start()  # trees assembled off the UI thread; apply() only hands them to the hub
         return self.otlp_sink.accept
 
     def tick(self) -> None:

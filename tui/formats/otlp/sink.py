@@ -40,7 +40,8 @@ MAX_SPANS = 100_000  # spans held over every trace (measured ~1.6 KB each with t
 MAX_TRACE_SPANS = 50_000  # spans held per trace; later ones are dropped (counted)
 MAX_LOGS = 200_000  # log records held over every trace and txn
 MAX_SPAN_LOGS = 1_000  # log records held per span (or per txn without a trace): the oldest are dropped
-DRAIN_BUDGET = 0.05  # s of assembling per drain; traces left over wait for the next tick
+DRAIN_BUDGET = 0.05  # s of assembling (or of handing over assembled trees) per drain; the rest waits a tick
+MAX_READY = 2_000  # assembled groups waiting for drain: the assembling thread waits beyond it
 TXN_KEY = "txn:"  # keys of txn-only groups (log records without a trace id) in the eviction order
 
 
@@ -67,6 +68,11 @@ class OtlpSink:
         self._groups: OrderedDict[str, _Group] = OrderedDict()  # least recently updated first
         self._dirty: dict[str, None] = {}
         self._evicted_now: list[tuple[str, set[str]]] = []  # (key, session ids) to forget in the hub
+        self._wake = threading.Condition()  # the assembling thread waits on it for changed groups
+        self._thread: threading.Thread | None = None
+        self._stopping = False
+        self._ready: deque = deque()
+        self._assembling = False  # the thread holds a group taken from _dirty and not yet in _ready  # assembled (key, trees, records), waiting for drain
         self._traced: dict[str, str] = {}  # session id -> the trace showing it (its untraced logs join that trace)
         self.spans_held = 0
         self.logs_held = 0
@@ -92,9 +98,11 @@ class OtlpSink:
                 self.rejected += 1
             raise
         with self._lock:
-            if signal == "traces":
-                return self._index_spans(spans)
-            return self._index_logs(records)
+            taken = self._index_spans(spans) if signal == "traces" else self._index_logs(records)
+        if self._thread is not None:
+            with self._wake:
+                self._wake.notify()
+        return taken
 
     def _group(self, key: str) -> _Group:
         group = self._groups.get(key)
@@ -166,6 +174,53 @@ class OtlpSink:
             self.evicted += 1
             self._evicted_now.append((key, group.shown))
 
+    # assembling (a thread of its own once started, else inside drain) -------------------------------------------
+    def start(self) -> None:
+        """Assemble in a thread of the sink's own from now on: drain then only hands ready trees to the hub, so
+        the UI thread's share stays a few dict operations per changed session whatever the spans behind them."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._assembler, name="otlp-assemble", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            with self._wake:
+                self._stopping = True
+                self._wake.notify_all()
+            thread.join(timeout=5)
+
+    def _assembler(self) -> None:
+        while True:
+            with self._wake:
+                while not self._stopping and (not self._dirty or len(self._ready) >= MAX_READY):
+                    self._wake.wait(0.5)
+                if self._stopping:
+                    return
+            result = self._assemble_next(mark=True)
+            with self._lock:
+                if result is not None:
+                    self._ready.append(result)
+                self._assembling = False
+
+    def _assemble_next(self, mark: bool = False) -> tuple | None:
+        """The next changed group's session trees: (key, trees or None, records), or None when none.
+        `mark`: the assembling thread's call (counted in `pending` until its result is queued)."""
+        with self._lock:
+            if not self._dirty:
+                return None
+            key = next(iter(self._dirty))
+            del self._dirty[key]
+            self._assembling = mark
+            group = self._groups.get(key)
+            if group is None:
+                return None
+            spans = list(group.spans.values())
+            logs = [r for held in group.logs.values() for r in held]
+        with paused_gc():  # (thousands of small dicts, none of them cyclic: see tui.model.gc_pause)
+            trees = self._trees(key, spans, logs)
+        return key, trees, len(spans) + len(logs)
+
     # applying (the hub's thread) -------------------------------------------------------------------------------
     def drain(self, budget: float = DRAIN_BUDGET, now: float | None = None) -> int:
         """Hand the trees of the groups changed since the last drain to the hub; the number of groups done."""
@@ -178,43 +233,50 @@ class OtlpSink:
                 if not key.startswith(TXN_KEY):
                     self._traced.pop(session_id, None)
                 self.hub.forget_otlp(session_id)
+        threaded = self._thread is not None
         while True:
-            with self._lock:
-                if not self._dirty:
-                    break
-                key = next(iter(self._dirty))
-                del self._dirty[key]
-                group = self._groups.get(key)
-                if group is None:
-                    continue
-                spans = list(group.spans.values())
-                logs = [r for held in group.logs.values() for r in held]
-                shown = group.shown
-            with paused_gc():  # (thousands of small dicts, none of them cyclic: see tui.model.gc_pause)
-                trees = self._trees(key, spans, logs)
-            if trees is None:
+            if threaded:
                 with self._lock:
-                    if key in self._groups:
-                        self._groups[key].shown = set()
-                continue
-            ids = {t.session_id for t in trees}
-            records = len(spans) + len(logs)  # the Events column of the trace's top session(s)
-            for t in trees:
-                meta = {"parentId": t.parent_id, "originId": t.origin_id, "agentId": t.agent_id,
-                        "callPath": t.call_path}
-                top = not t.parent_id or t.parent_id not in ids
-                self.hub.put_otlp(t.session_id, t.tree, meta, now, records=records if top else 0)
-            for gone in shown - ids:  # a session whose id settled (its span arrived): the provisional one goes
-                self.hub.forget_otlp(gone)
-            with self._lock:
-                if key in self._groups:
-                    self._groups[key].shown = ids
-                else:  # evicted meanwhile: forget what was just shown
-                    self._evicted_now.append((key, ids))
+                    result = self._ready.popleft() if self._ready else None
+                if result is None:
+                    break
+                with self._wake:
+                    self._wake.notify_all()  # room in the ready queue again
+            else:
+                with self._lock:
+                    if not self._dirty:
+                        break
+                result = self._assemble_next()
+                if result is None:
+                    continue
+            self._apply(result, now)
             done += 1
             if time.monotonic() - started > budget:
                 break
         return done
+
+    def _apply(self, result: tuple, now: float | None) -> None:
+        key, trees, records = result
+        with self._lock:  # what the hub shows of this group now (not when it was assembled: a group may be
+            group = self._groups.get(key)  # assembled twice before one drain)
+            shown = group.shown if group is not None else set()
+        if trees is None:
+            with self._lock:
+                if key in self._groups:
+                    self._groups[key].shown = set()
+            return
+        ids = {t.session_id for t in trees}
+        for t in trees:
+            meta = {"parentId": t.parent_id, "originId": t.origin_id, "agentId": t.agent_id, "callPath": t.call_path}
+            top = not t.parent_id or t.parent_id not in ids  # the Events column: the trace's spans and records
+            self.hub.put_otlp(t.session_id, t.tree, meta, now, records=records if top else 0)
+        for gone in shown - ids:  # a session whose id settled (its span arrived): the provisional one goes
+            self.hub.forget_otlp(gone)
+        with self._lock:
+            if key in self._groups:
+                self._groups[key].shown = ids
+            else:  # evicted meanwhile: forget what was just shown
+                self._evicted_now.append((key, ids))
 
     def _trees(self, key: str, spans: list[Span], logs: list[LogRecord]) -> list[SessionTree] | None:
         """A group's session trees. A txn's untraced records join the trace that has that session (both would
@@ -234,7 +296,8 @@ class OtlpSink:
 
     @property
     def pending(self) -> int:
-        return len(self._dirty)
+        """Groups changed and not yet in the hub (waiting to be assembled, or assembled and waiting for drain)."""
+        return len(self._dirty) + len(self._ready) + self._assembling
 
     def summary(self) -> str:
         """One line for the browser header: "otlp: 12,345 spans, 67 log records · 3 traces evicted"."""

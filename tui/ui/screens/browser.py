@@ -94,6 +94,7 @@ class BrowserScreen(Screen):
         self.clock: Callable[[], float] = time.time  # wall clock (s) for Age and stale; see set_clock
         self.demo_for = demo_for  # set while the demo runs in place of this (empty or missing) directory
         self._rows: dict[str, SessionRow] = {}
+        self._cell_cache: dict[str, tuple] = {}  # key -> (row, (second, columns, marked), cells): _add_rows
         self._view: list[str] = []  # keys of every row that passes the filter, sorted
         self._shown: list[str] = []  # the prefix of _view that is in the table
         self._shown_set: set[str] = set()
@@ -117,6 +118,8 @@ class BrowserScreen(Screen):
         self._fill_worker: Worker | None = None
         self._was_loading = False
         self._view_refresh_cost = 0.0  # seconds the last _refresh_view took
+        self._view_refreshed_at = 0.0  # perf_counter() when it ended
+        self._live_reorder = False  # upsert_rows left the re-sort to the tick (live rows arriving faster than it)
         self._active = threading.Event()  # cleared while another screen is on top: loading pauses
         self._active.set()
         self._filter_timer: Timer | None = None
@@ -252,7 +255,8 @@ class BrowserScreen(Screen):
             self._view_stale = True  # everything is loaded: apply the sort order to the loaded values
         self._was_loading = loading
         # re-sorting 100k rows costs ~0.1-0.5 s: never spend more than a tenth of the time on it
-        interval = max(VIEW_REFRESH_S, 10 * self._view_refresh_cost)
+        interval = 10 * self._view_refresh_cost if self._live_reorder else max(VIEW_REFRESH_S,
+                                                                                10 * self._view_refresh_cost)
         if self._view_stale and (self._since_view_refresh >= interval or not loading):
             self._refresh_view()
         if self._since_age_refresh >= AGE_REFRESH_S:
@@ -374,12 +378,26 @@ class BrowserScreen(Screen):
             new_scroll = max(0, scroll_y + (target - cursor_row))
             self.call_after_refresh(table.scroll_to, y=new_scroll, animate=False)
         self.update_header()
-        self._view_refresh_cost = time.perf_counter() - started
+        self._view_refreshed_at = time.perf_counter()
+        self._view_refresh_cost = self._view_refreshed_at - started
+        self._live_reorder = False
 
     def _add_rows(self, keys: list[str]) -> None:
         rows = self._rows
         now_s = self.clock()
-        self.table.add_keyed_rows([(key, self._cells(rows[key], now_s)) for key in keys])
+        # A re-sort puts back a page of rows most of which did not change: their cells are reused within the same
+        # second (Age is shown in seconds), so a live burst of new sessions costs the new rows' cells, not a page's.
+        cache, fresh = self._cell_cache, {}
+        stamp = (int(now_s), id(self._columns), self._marked)
+        batch = []
+        for key in keys:
+            row = rows[key]
+            hit = cache.get(key)
+            cells = hit[2] if hit is not None and hit[0] is row and hit[1] == stamp else self._cells(row, now_s)
+            fresh[key] = (row, stamp, cells)
+            batch.append((key, cells))
+        self._cell_cache = fresh if len(keys) >= len(self._shown) else {**cache, **fresh}
+        self.table.add_keyed_rows(batch)
         self._shown.extend(keys)
         self._shown_set.update(keys)
 
@@ -480,8 +498,10 @@ class BrowserScreen(Screen):
                 reorder = True
             elif row.key in self._shown_set:
                 self._update_cells(row)
-        if reorder or columns:
+        if columns or (reorder and time.perf_counter() - self._view_refreshed_at >= 10 * self._view_refresh_cost):
             self._refresh_view(columns=columns)
+        elif reorder:  # a flood of live sessions: re-sorting a page each time would take the UI thread; the tick
+            self._view_stale = self._live_reorder = True  # re-sorts once a tenth of the time has passed
         self._ensure_worker()
         self.update_header()
 
