@@ -99,6 +99,20 @@ class Index:
                 return
             yield from chunk
 
+    def tuples(self, columns: Iterable[str], size: int = 10_000) -> Iterator[list[tuple]]:
+        """Every row of `sessions` as plain tuples of the columns asked for, in chunks (the fastest read)."""
+        conn = _connect(self.path)  # its own connection: plain tuples, and a long read never blocks the writer
+        conn.row_factory = None
+        try:
+            cursor = conn.execute(f"SELECT {', '.join(columns)} FROM sessions")  # noqa: S608 - names are ours
+            while True:
+                chunk = cursor.fetchmany(size)
+                if not chunk:
+                    return
+                yield chunk
+        finally:
+            conn.close()
+
     def write(self, records: list[dict]) -> None:
         """Insert or update rows (dicts with every column of `sessions`) in one transaction."""
         if not records:
