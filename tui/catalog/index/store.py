@@ -221,7 +221,11 @@ def _prepare(path: Path, directory: Path) -> None:
     """Check the file is our index of this directory and of this version, creating the tables in a new one."""
     try:
         conn = _connect(path)
-    except sqlite3.Error as exc:
+    except sqlite3.DatabaseError as exc:
+        if _is_locked(exc):
+            raise IndexUnavailable(f"{path} is locked") from exc
+        if not isinstance(exc, sqlite3.OperationalError):
+            raise _Rebuild("was not a database (corrupt)") from exc
         raise IndexUnavailable(f"cannot open {path} ({exc})") from exc
     try:
         try:

@@ -9,9 +9,11 @@ from __future__ import annotations
 import sqlite3
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
+from tui.catalog.index import indexer
 from tui.catalog.index.indexer import ROW_COLUMNS, FileKey
-from tui.catalog.index.store import Index
+from tui.catalog.index.store import Index, open_index
 from tui.catalog.session_row import RowKind, SessionRow
 
 # Rows the index holds but the listing does not show: deleted only for these kinds (a live row is not a file)
@@ -74,3 +76,56 @@ def _models(joined: str) -> tuple[str, ...]:
 def to_index(rows: list[SessionRow]) -> list[FileKey]:
     """What the pool should read: the listed rows that are not filled yet (files only)."""
     return [FileKey(row.key, row.kind) for row in rows if not row.loaded and row.kind in FILE_KINDS]
+
+
+POOL_MIN = 200  # fewer files than this are read in this process (starting worker processes costs about a second)
+WRITE_EVERY = 256
+
+
+@dataclass(slots=True)
+class Refreshed:
+    filled: int = 0  # rows taken from the index unchanged
+    read: int = 0  # files read (new or changed)
+    removed: int = 0  # rows of files that are gone
+    error: str = ""
+
+
+def refresh(index: Index, rows: list[SessionRow], *, pool: bool | None = None) -> Refreshed:
+    """Bring the index up to date with a listing: unchanged files are not read, changed and new ones are (on a
+    process pool when there are many, or when `pool`), rows of gone files are deleted. `rows` is filled in place.
+
+    The one call a command without a screen needs (`aiagent-monitor stats` before its queries)."""
+    warm = fill_from_index(index, rows)
+    done = Refreshed(filled=warm.filled, removed=warm.removed, error=warm.error)
+    if warm.error:
+        return done
+    todo = to_index(rows)
+    use_pool = len(todo) >= POOL_MIN if pool is None else pool
+    try:
+        if use_pool:
+            for records in indexer.index_files(todo):
+                index.write([r for r in records if r["mtime_ns"]])
+                done.read += len(records)
+        else:
+            batch: list[dict] = []
+            for f in todo:
+                batch.append(indexer.index_file(f.path, f.kind))
+                if len(batch) >= WRITE_EVERY:
+                    index.write([r for r in batch if r["mtime_ns"]])
+                    done.read += len(batch)
+                    batch = []
+            index.write([r for r in batch if r["mtime_ns"]])
+            done.read += len(batch)
+    except sqlite3.Error as exc:
+        done.error = f"sessions index not written: {exc}"
+    return done
+
+
+def update_index(sessions_dir: Path | str, *, pool: bool | None = None) -> tuple[Index | None, str, Refreshed]:
+    """Open the index of a sessions directory and bring it up to date: (index or None, notice, what was done)."""
+    from tui.catalog.scan import scan  # (scan imports this package's neighbours only: no cycle, but kept lazy)
+
+    index, notice = open_index(sessions_dir)
+    if index is None:
+        return None, notice, Refreshed()
+    return index, notice, refresh(index, scan(sessions_dir))
