@@ -12,6 +12,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import multiprocessing
 import os
+import sys
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -160,6 +161,7 @@ class IndexPool:
         methods = multiprocessing.get_all_start_methods()
         context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
         self.max_workers = max_workers or workers()
+        _start_helpers(context.get_start_method())
         self._pool = cf.ProcessPoolExecutor(max_workers=self.max_workers, mp_context=context)
 
     def submit(self, chunk: list[FileKey]) -> cf.Future:
@@ -184,6 +186,29 @@ class IndexPool:
                 nxt = next(todo, None)
                 if nxt is not None:
                     running.add(self.submit(nxt))
+
+
+def _start_helpers(method: str) -> None:
+    """Start multiprocessing's resource tracker (and fork server) with a real stderr: inside the app, textual has
+    replaced sys.stderr by an object whose fileno() is -1, which the tracker would hand to the child it starts
+    ("bad value(s) in fds_to_keep"). The helpers write to /dev/null then: nothing may scribble over the screen."""
+    from multiprocessing import forkserver, resource_tracker
+
+    saved = sys.stderr
+    try:
+        fd = saved.fileno() if saved is not None else -1
+    except (OSError, ValueError, AttributeError):
+        fd = -1
+    if fd >= 0:
+        return
+    with open(os.devnull, "w") as null:
+        sys.stderr = null
+        try:
+            resource_tracker.ensure_running()
+            if method == "forkserver":
+                forkserver.ensure_running()
+        finally:
+            sys.stderr = saved
 
 
 def index_files(files: Iterable[FileKey], max_workers: int | None = None) -> Iterator[list[dict]]:

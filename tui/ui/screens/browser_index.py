@@ -34,7 +34,7 @@ class Progress:
     total: int = 0
     done: int = 0
     started: float = 0.0
-    pooled: bool = False  # the files are read on the process pool (the header then shows the bar)
+    pooled: bool = False  # many files to read (on the process pool): the header shows the bar
 
     def begin(self, total: int, pooled: bool) -> None:
         self.total, self.done, self.started, self.pooled = total, 0, time.monotonic(), pooled
@@ -106,12 +106,16 @@ class BrowserIndex:
         pooled = pending >= POOL_MIN
         self.progress.begin(pending, pooled)
         if pooled:
+            left: list[SessionRow] = []
             try:
-                self._fill_pooled(next_key, row_of, results, cancelled, active)
+                self._fill_pooled(next_key, row_of, results, cancelled, active, left)
                 return
-            except (OSError, RuntimeError, cf.BrokenExecutor) as exc:  # no processes here: read them ourselves
-                self._notices.append(f"cannot start worker processes ({exc}): files are read one by one")
-                self.progress.pooled = False
+            except Exception as exc:  # noqa: BLE001 - no worker processes here: read the files ourselves
+                self._notices.append(f"cannot use worker processes ({type(exc).__name__}: {exc}): "
+                                     "files are read one at a time")
+            handed = iter([row.key for row in left])  # the rows handed to the pool and not back from it first
+            later = next_key
+            next_key = lambda: next(handed, None) or later()  # noqa: E731
         self._fill_here(next_key, row_of, results, cancelled, active, index)
 
     def _fill_here(self, next_key, row_of, results, cancelled, active, index: Index | None) -> None:
@@ -137,18 +141,29 @@ class BrowserIndex:
             self.progress.done += 1
         self._write(records)
 
-    def _fill_pooled(self, next_key, row_of, results, cancelled, active) -> None:
-        pool = IndexPool()
+    def _fill_pooled(self, next_key, row_of, results, cancelled, active, left: list[SessionRow]) -> None:
+        """`left` gets the rows handed to the pool but not read when it fails (the caller reads them itself)."""
         running: dict[cf.Future, list[SessionRow]] = {}
+        chunk: list[SessionRow] = []
+        try:
+            self._pooled(IndexPool(), next_key, row_of, results, cancelled, active, running, chunk)
+        except BaseException:
+            left.extend(chunk)
+            for rows in running.values():
+                left.extend(rows)
+            raise
+
+    def _pooled(self, pool, next_key, row_of, results, cancelled, active, running, chunk) -> None:
         limit = 2 * pool.max_workers
         try:
             while not cancelled():
                 if active.is_set():
                     while len(running) < limit:
-                        chunk = _next_chunk(next_key, row_of)
+                        chunk[:] = _next_chunk(next_key, row_of)
                         if not chunk:
                             break
-                        running[pool.submit([FileKey(row.key, row.kind) for row in chunk])] = chunk
+                        running[pool.submit([FileKey(row.key, row.kind) for row in chunk])] = list(chunk)
+                        chunk.clear()
                 if not running:
                     if active.is_set():
                         return
@@ -157,14 +172,15 @@ class BrowserIndex:
                 done, _ = cf.wait(running, timeout=0.5, return_when=cf.FIRST_COMPLETED)
                 records: list[dict] = []
                 for future in done:
-                    chunk = running.pop(future)
+                    done_rows = running[future]
                     try:
                         got = future.result()
                     except cf.BrokenExecutor:
                         raise
                     except Exception:  # noqa: BLE001 - a worker's failure: read this chunk here
-                        got = index_chunk([FileKey(row.key, row.kind) for row in chunk])
-                    for row, record in zip(chunk, got):
+                        got = index_chunk([FileKey(row.key, row.kind) for row in done_rows])
+                    del running[future]
+                    for row, record in zip(done_rows, got):
                         results.append(_as_row(record, row))
                     records.extend(got)
                     self.progress.done += len(got)
