@@ -33,13 +33,17 @@ def measure(folder: Path, one_file: Path, files: int, runs: int, cache: Path) ->
             ratios.append(warm["seconds"] / listed["seconds"])
             assert warm["unfilled"] == 0, warm
         _run("cold", one_file)  # its index too: both first-rows runs start warm
-        big, small, first_ratios = [], [], []
+        big, small, bare, first_ratios, bare_ratios = [], [], [], [], []
+        marker = [f"{files:,} sessions".encode()]
         for _ in range(runs):
-            b = time_to_text([PY, "-m", "tui", "--sessions-dir", str(folder)], [f"{files:,} sessions".encode()])
+            b = time_to_text([PY, "-m", "tui", "--sessions-dir", str(folder)], marker)
+            n = time_to_text([PY, "-m", "tui", "--no-index", "--sessions-dir", str(folder)], marker)
             s = time_to_text([PY, "-m", "tui", "--sessions-dir", str(one_file)], [b"1 session"])
             big.append(b.seconds)
+            bare.append(n.seconds)
             small.append(s.seconds)
             first_ratios.append(b.seconds / s.seconds)
+            bare_ratios.append(n.seconds / s.seconds)
     finally:
         if saved is None:
             os.environ.pop("XDG_CACHE_HOME", None)
@@ -47,7 +51,7 @@ def measure(folder: Path, one_file: Path, files: int, runs: int, cache: Path) ->
             os.environ["XDG_CACHE_HOME"] = saved
     return {"files": files, "today": today, "cold": cold, "list_s": summary(lists), "warm_s": summary(warms),
             "warm_ratios": ratios, "first_big_s": summary(big), "first_one_s": summary(small),
-            "first_ratios": first_ratios}
+            "first_ratios": first_ratios, "first_no_index_s": summary(bare), "first_no_index_ratios": bare_ratios}
 
 
 def rows(r: dict) -> list[Row]:
@@ -65,6 +69,8 @@ def rows(r: dict) -> list[Row]:
         ratio_row("Index", "start → first rows on screen (terminal, warm index)", size, r["first_big_s"],
                   "1-file directory", r["first_one_s"], 1.5, target_text="≤ 1.5× a 1-file directory",
                   ratios=r["first_ratios"]),
+        ratio_row("Index", "start → first rows on screen (terminal, --no-index)", size, r["first_no_index_s"],
+                  "1-file directory", r["first_one_s"], None, ratios=r["first_no_index_ratios"]),
         Row("Index", "index file size", size, fmt_mb(r["cold"]["index_bytes"] / 1024),
             f"{fmt_mb(per_100k / 1024)} per 100,000 sessions"),
     ]

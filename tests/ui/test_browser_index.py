@@ -46,6 +46,11 @@ async def test_a_warm_start_fills_every_row_from_the_index_without_reading(sessi
         assert files and all(row.loaded for row in files)
         assert ids(screen)[:3] == [RUNNING, GOOD_A, GOOD_B]  # $2, $0.5, $0.001
         assert "loading" not in header(screen) and "indexing" not in header(screen)
+        screen.action_rescan()  # a rescan keeps what the index knows (it forgets only files that are gone)
+        await settle(pilot, screen)
+        assert reads == []
+    again, _, done = update_index(sessions, pool=False)
+    assert done.read == 0 and done.removed == 0
 
 
 async def test_a_cold_fill_shows_its_progress_in_the_header(sessions, monkeypatch):

@@ -220,9 +220,8 @@ class BrowserScreen(Screen):
         self._refresh_view(listing_order=len(waiting) == len(fresh))
         if waiting and self._index is not None:  # fill what the index knows first (in a thread), then the rest
             self._warming = True
-            listing = [row for row in fresh.values() if not row.loaded]
-            index = self._index
-            self.run_worker(lambda: index.warm(listing), name="warm", group="browser-warm", thread=True,
+            index = self._index  # (the whole listing: the index forgets the files that are not in it)
+            self.run_worker(lambda: index.warm(rows), name="warm", group="browser-warm", thread=True,
                             exclusive=True, exit_on_error=False)
         self._ensure_worker()
 
