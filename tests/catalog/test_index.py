@@ -228,3 +228,20 @@ def test_two_monitors_write_one_index_at_once(tmp_path):
         assert p.returncode == 0, err
         assert "locked" not in err and int(out) > 0
     assert index.count() == len(paths) and reads > 0
+
+
+def test_a_locked_index_is_bypassed_with_one_notice(tmp_path, monkeypatch):
+    sessions = make_sessions_dir(tmp_path / "sessions")
+    index, _ = open_index(sessions)
+    assert index is not None
+    index.close()
+    holder = sqlite3.connect(index.path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")  # another process in the middle of a long write
+    monkeypatch.setattr(store, "BUSY_TIMEOUT_MS", 200)
+    try:
+        again, notice = open_index(sessions)
+        assert again is None and "locked" in notice and notice.count("sessions index not used") == 1
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert open_index(sessions)[0] is not None  # and used again once the lock is gone
