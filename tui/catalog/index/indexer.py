@@ -18,8 +18,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui.catalog.row_facts import first_prompt, tree_facts
-from tui.catalog.session_row import RowKind, SessionRow, fill_row, session_id_from_name
+from tui.catalog.row_facts import first_prompt
+from tui.catalog.session_row import SessionRow, fill_row, session_id_from_name
 from tui.model.fields import one_line
 from tui.model.nodes import Session
 from tui.model.search import walk_ops

@@ -41,7 +41,8 @@ class Progress:
 
 
 def progress_line(progress: Progress, now: float | None = None) -> str:
-    """`indexing ▕██████░░░░▏ 12,345 / 100,000 · 2,400 files/s · 0:36 left` ("" when nothing is being read)."""
+    """`indexing ▕██████░░░░▏ 12,345 / 100,000 · 2,400 files/s · 0:36 left`: what the header says while many files
+    are read ("" otherwise)."""
     total, done = progress.total, min(progress.done, progress.total)
     if not progress.pooled or total <= 0 or done >= total:
         return ""
@@ -99,8 +100,9 @@ class BrowserIndex:
             return None
         return rows
 
-    def fill(self, next_key: Callable[[], str | None], row_of: Callable[[str], SessionRow | None], results: collections.deque,
-             cancelled: Callable[[], bool], active: threading.Event, pending: int) -> None:
+    def fill(self, next_key: Callable[[], str | None], row_of: Callable[[str], SessionRow | None],
+             results: collections.deque, cancelled: Callable[[], bool], active: threading.Event,
+             pending: int) -> None:
         """Runs in the fill thread: read every pending row (`next_key` hands them out, visible ones first)."""
         index = self._open()
         pooled = pending >= POOL_MIN
