@@ -64,8 +64,8 @@ def fill_from_index(index: Index, rows: list[SessionRow], *, prune: bool = True)
 
 _MODELS: dict[str, tuple[str, ...]] = {}
 # ROW_COLUMNS with the sums and truths done by SQLite (at 300,000 rows, every Python operation per row counts)
-WARM_COLUMNS = tuple({"tokens_in": "tokens_in + tokens_out", "tokens_out": None, "mismatch": "mismatch != 0"}
-                     .get(name, name) for name in ROW_COLUMNS if name != "tokens_out")
+_COMPUTED = {"tokens_in": "tokens_in + tokens_out", "mismatch": "mismatch != 0"}
+WARM_COLUMNS: tuple[str, ...] = tuple(_COMPUTED.get(name, name) for name in ROW_COLUMNS if name != "tokens_out")
 
 
 def _models(joined: str) -> tuple[str, ...]:
