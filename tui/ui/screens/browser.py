@@ -221,8 +221,9 @@ class BrowserScreen(Screen):
         if waiting and self._index is not None:  # fill what the index knows first (in a thread), then the rest
             self._warming = True
             index = self._index  # (the whole listing: the index forgets the files that are not in it)
-            self.run_worker(lambda: index.warm(rows), name="warm", group="browser-warm", thread=True,
-                            exclusive=True, exit_on_error=False)
+            # after the first rows are drawn: the thread would take the interpreter from the first paint
+            self.call_after_refresh(self.run_worker, lambda: index.warm(rows), name="warm", group="browser-warm",
+                                    thread=True, exclusive=True, exit_on_error=False)
         self._ensure_worker()
 
     def _index_notices(self) -> None:
