@@ -6,10 +6,12 @@
 Generates its inputs with the project's generator, measures each thing as the median of several runs (with the
 spread), each next to its reference measured in the same run, prints a Markdown table (the README's
 Performance section) and writes everything to a JSON file. Sections: open, screen, browser, live, otlp, hostile,
-scaling.
+scaling, index.
 
     python tests/benchmarks/run.py --sections open --quick   # the start-up rows: first screen of 20,000 ops
                                                              # against floor + empty textual app (target 1.2×)
+    python tests/benchmarks/run.py --sections index --index-files 100000   # the sessions index (default: the
+                                                             # browser's size, 10,000 quick / 100,000 full)
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import browser_bench  # noqa: E402
+import index_bench  # noqa: E402
 import hostile_bench  # noqa: E402
 import inputs  # noqa: E402
 import live_bench  # noqa: E402
@@ -36,7 +39,7 @@ import screen_bench  # noqa: E402
 import startup_bench  # noqa: E402
 from common import Row, fmt_mb, fmt_s, machine, markdown_table  # noqa: E402
 
-SECTIONS = ("open", "screen", "browser", "live", "otlp", "hostile", "scaling")
+SECTIONS = ("open", "screen", "browser", "live", "otlp", "hostile", "scaling", "index")
 TARGET_OPS = 20_000  # the size the Open and First screen targets are judged at
 NAV_OPS = 100_000  # "at 100,000 ops, scrolling and drill-down stay instant"
 
@@ -89,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, help="keep generated inputs in this directory (reused next time)")
     parser.add_argument("--port", type=int, default=18765, help="TCP port for the WebSocket measure")
     parser.add_argument("--runs", type=int, help="override the number of runs per measure")
+    parser.add_argument("--index-files", type=int, help="files in the index section's directory (writing 300,000 "
+                        "takes minutes; default: the browser section's size)")
     args = parser.parse_args(argv)
     sections = [s.strip() for s in args.sections.split(",") if s.strip()]
     unknown = set(sections) - set(SECTIONS)
@@ -173,6 +178,15 @@ def main(argv: list[str] | None = None) -> int:
             rows += hostile_bench.rows(hostile)
         if "scaling" in sections:
             rows += scaling_rows(open_results, screen_results)
+        if "index" in sections:
+            count = args.index_files or p["files"]
+            step(f"index: writing {count:,} files")
+            folder = inputs.many_files(data, count)
+            one = inputs.many_files(data, 1)
+            step(f"index: today's fill, cold indexing, warm start and first rows, {p['runs']} runs")
+            result = index_bench.measure(folder, one, count, p["runs"], scratch / "cache")
+            report["sections"]["index"] = result
+            rows += index_bench.rows(result)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
         if args.data is None:

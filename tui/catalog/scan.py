@@ -112,7 +112,8 @@ def _list(folder: Path, suffixes: tuple[str, ...], kind: str) -> list[SessionRow
                 continue  # vanished between readdir and stat (a rename in progress)
             path = child(name)
             size = st.st_size
-            row = SessionRow(entry.path, path, kind, session_id_from_name(name), st.st_mtime, size)
+            row = SessionRow(entry.path, path, kind, session_id_from_name(name), st.st_mtime, size,
+                             mtime_ns=st.st_mtime_ns, inode=st.st_ino)
             if size == 0:
                 row.broken = EMPTY_REASON
                 row.loaded = True

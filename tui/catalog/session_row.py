@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,6 +75,8 @@ class SessionRow:
     models: tuple[str, ...] = ()  # the LLM models used, main one first (tui.catalog.row_facts)
     events: int | None = None  # live rows: events received over the root and its sub-agents
     gaps: int | None = None  # live rows: sequence numbers never received
+    mtime_ns: int = 0  # with size and inode: the key the sessions index checks (tui.catalog.index)
+    inode: int = 0
 
     @property
     def started_or_mtime_ms(self) -> int:
@@ -141,12 +144,13 @@ def _implied_parent(start: dict) -> str:
     return ""
 
 
-def fill_row(row: SessionRow) -> SessionRow:
-    """Load the row's document and fill the summary in place (returns the same row). Never raises."""
+def fill_row(row: SessionRow, on_tree: Callable[[Session], None] | None = None) -> SessionRow:
+    """Load the row's document and fill the summary in place (returns the same row). Never raises.
+    `on_tree`: called with the loaded tree before it is released (the sessions index reads more facts from it)."""
     if row.loaded:
         return row
     try:
-        _fill(row)
+        _fill(row, on_tree)
     except LoadError as exc:
         row.broken = one_line(exc.reason or "cannot be read")
     except MemoryError:
@@ -159,7 +163,7 @@ def fill_row(row: SessionRow) -> SessionRow:
     return row
 
 
-def _fill(row: SessionRow) -> None:
+def _fill(row: SessionRow, on_tree: Callable[[Session], None] | None = None) -> None:
     from tui.formats.load import load  # the document model is heavy: import on first use
 
     if row.size == 0:
@@ -182,6 +186,8 @@ def _fill(row: SessionRow) -> None:
             row.status = one_line(s.latest_status, 20)  # a Jules session snapshotted while going: its state
         row.agent = row.agent or s.display_agent
         row.mismatch = bool(getattr(doc.extra, "mismatch", None))
+    if on_tree is not None:
+        on_tree(s)
     release_tree(s)
 
 

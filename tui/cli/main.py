@@ -54,6 +54,9 @@ def app_parser() -> argparse.ArgumentParser:
     p.add_argument("--stale-after", metavar="SPAN", type=_span, default=None,
                    help="show a session without an end as stale once its file or stream has been silent this long "
                         "(e.g. 90s, 10m, 2h; default 10m; 0: never)")
+    p.add_argument("--no-index", action="store_true",
+                   help="run without the sessions index (a cache in $XDG_CACHE_HOME/aiagent-monitor/): every start "
+                        "reads every file again")
     add_max_bytes(p)
     return p
 
@@ -108,6 +111,10 @@ def main(argv: list[str] | None = None) -> int:
         from tui.catalog.liveness import set_stale_after
 
         set_stale_after(args.stale_after)
+    if args.no_index:
+        from tui.catalog.index.store import set_enabled
+
+        set_enabled(False)
     from tui.cli.run import run_app
 
     return run_app(args)

@@ -11,7 +11,8 @@ from __future__ import annotations
 SCHEMA_VERSION = 1
 APPLICATION_ID = 0x41494D31  # "AIM1": PRAGMA application_id, so a foreign SQLite file is never taken for ours
 
-SESSIONS_TABLE = """
+# raw: the comments below say '\n' (two characters), which must not become a line break inside a quote
+SESSIONS_TABLE = r"""
 CREATE TABLE IF NOT EXISTS sessions (
     path TEXT PRIMARY KEY,          -- absolute path of the file (or ledger)
     size INTEGER NOT NULL,
@@ -56,3 +57,22 @@ CREATE VIRTUAL TABLE IF NOT EXISTS sessions_fts USING fts5(
     title, prompt, agents, tools, errors, content='sessions', content_rowid='rowid'
 )
 """
+
+# Keep the external-content FTS5 table in step with `sessions` (tui.catalog.index.store writes rows with an upsert,
+# so an update fires sessions_au, never a delete + insert that would skip the FTS delete).
+TRIGGERS = (
+    """CREATE TRIGGER IF NOT EXISTS sessions_ai AFTER INSERT ON sessions BEGIN
+        INSERT INTO sessions_fts(rowid, title, prompt, agents, tools, errors)
+        VALUES (new.rowid, new.title, new.prompt, new.agents, new.tools, new.errors);
+    END""",
+    """CREATE TRIGGER IF NOT EXISTS sessions_ad AFTER DELETE ON sessions BEGIN
+        INSERT INTO sessions_fts(sessions_fts, rowid, title, prompt, agents, tools, errors)
+        VALUES ('delete', old.rowid, old.title, old.prompt, old.agents, old.tools, old.errors);
+    END""",
+    """CREATE TRIGGER IF NOT EXISTS sessions_au AFTER UPDATE ON sessions BEGIN
+        INSERT INTO sessions_fts(sessions_fts, rowid, title, prompt, agents, tools, errors)
+        VALUES ('delete', old.rowid, old.title, old.prompt, old.agents, old.tools, old.errors);
+        INSERT INTO sessions_fts(rowid, title, prompt, agents, tools, errors)
+        VALUES (new.rowid, new.title, new.prompt, new.agents, new.tools, new.errors);
+    END""",
+)

@@ -38,6 +38,7 @@ from tui.catalog.scan import scan
 from tui.inputs.paths import safe_resolve
 from tui.ui.messages import CompareSessions, OpenSession
 from tui.ui.screens.browser_columns import Column, layout, row_cells
+from tui.ui.screens.browser_index import BrowserIndex, progress_line
 from tui.ui.textual_compat import UnmeasuredRowsTable
 from tui.ui.widgets.footer import Footer
 from tui.ui.widgets.motion import TableMotion
@@ -125,6 +126,9 @@ class BrowserScreen(Screen):
         self._filter_timer: Timer | None = None
         self._marked: str | None = None  # the row `m` marked, to compare with `d`
         self._filled_since_freeze = 0
+        # the sessions index (tui.catalog.index): a warm start, then the rest read on a process pool
+        self._index = BrowserIndex(self.sessions_dir) if self.sessions_dir is not None else None
+        self._warming = False  # the listing is being filled from the index: the fill waits for it
 
     # ----------------------------------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -184,6 +188,10 @@ class BrowserScreen(Screen):
                         exclusive=True, exit_on_error=False)  # its own group: exclusive must not cancel the filler
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.name == "warm" and event.state in (WorkerState.SUCCESS, WorkerState.ERROR):
+            self._warming = False
+            self._apply_warm(event.worker.result if event.state == WorkerState.SUCCESS else None)
+            return
         if event.worker.name != "scan" or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR):
             return
         self._scanning = False
@@ -213,12 +221,40 @@ class BrowserScreen(Screen):
         self._queue = collections.deque(waiting)
         self._results.clear()
         self._refresh_view(listing_order=len(waiting) == len(fresh))
+        if waiting and self._index is not None:  # fill what the index knows first (in a thread), then the rest
+            self._warming = True
+            index = self._index  # (the whole listing: the index forgets the files that are not in it)
+            # after the first rows are drawn: the thread would take the interpreter from the first paint
+            self.call_after_refresh(self.run_worker, lambda: index.warm(rows), name="warm", group="browser-warm",
+                                    thread=True, exclusive=True, exit_on_error=False)
+        self._ensure_worker()
+
+    def _index_notices(self) -> None:
+        """Say once what happened to the index (rebuilt, bypassed, dropped): the monitor goes on either way."""
+        for notice in self._index.take_notices() if self._index is not None else ():
+            self.notify(notice, severity="warning", markup=False, timeout=10)
+
+    def _apply_warm(self, rows: list[SessionRow] | None) -> None:
+        """Rows filled from the index (tui.ui.screens.browser_index): one batch, then the fill reads the rest."""
+        self._index_notices()
+        for row in rows or ():
+            current = self._rows.get(row.key)
+            if not row.loaded or current is None or current.loaded or current.mtime != row.mtime:
+                continue
+            self._pending.discard(row.key)
+            if row.kind == RowKind.CHILD:
+                del self._rows[row.key]
+            else:
+                self._rows[row.key] = row
+        if rows:
+            self._summary_dirty = True
+            self._refresh_view()
         self._ensure_worker()
 
     # ----------------------------------------------------------------------------------------- filling
     def _ensure_worker(self) -> None:
         worker = self._fill_worker
-        if self._pending and (worker is None or worker.is_finished):
+        if self._pending and not self._warming and (worker is None or worker.is_finished):
             self._fill_worker = self.run_worker(self._fill_thread, name="fill", thread=True, exit_on_error=False)
             self._was_loading = True  # so that _tick re-sorts once everything is loaded
 
@@ -234,6 +270,10 @@ class BrowserScreen(Screen):
     def _fill_thread(self) -> None:
         """Runs in a thread: load rows one by one and leave the results for _tick (never touches widgets)."""
         worker = get_current_worker()
+        if self._index is not None:  # on a process pool when many, writing to the index (browser_index)
+            self._index.fill(self._next_pending, lambda key: self._rows.get(key), self._results,
+                             lambda: worker.is_cancelled, self._active, len(self._pending))
+            return
         while not worker.is_cancelled:
             if not self._active.wait(0.5):
                 continue
@@ -263,6 +303,7 @@ class BrowserScreen(Screen):
             self._refresh_visible()
         self._prioritise_visible()
         self._ensure_worker()
+        self._index_notices()
         self.update_header()
 
     def _apply_filled(self, batch: list[SessionRow]) -> None:
@@ -420,7 +461,10 @@ class BrowserScreen(Screen):
         else:
             parts.append(f"{len(self._rows):,} session{'s' if len(self._rows) != 1 else ''}")
             loading = len(self._pending) + (1 if self._fill_busy() else 0)
-            if loading and self._rows:
+            progress = progress_line(self._index.progress) if self._index is not None and loading else ""
+            if progress:
+                parts.append(progress)
+            elif loading and self._rows:
                 parts.append(f"{min(loading, len(self._rows)):,} loading…")
             if self._scanning:
                 parts.append("rescanning…")

@@ -1,0 +1,85 @@
+"""The browser on the sessions index (tui.ui.screens.browser_index): a warm start fills every row from the index
+without reading a file, sorted by cost at once; a cold fill shows its progress in the header while rows fill."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import Static
+
+import tui.ui.screens.browser_index as browser_index
+from browserhelpers import SIZE, ids, settle
+from scanfixtures import GOOD_A, GOOD_B, RUNNING, T0, make_sessions_dir, session_node, write_snapshot
+from tui.catalog.index.store import index_path
+from tui.catalog.index.sync import update_index
+from tui.ui.app import MonitorApp
+from tui.ui.screens.browser import BrowserScreen
+from waiting import wait_for
+
+
+def header(screen: BrowserScreen) -> str:
+    return str(screen.query_one("#browser-header", Static).render())
+
+
+@pytest.fixture
+def sessions(tmp_path) -> Path:
+    return make_sessions_dir(tmp_path / "sessions")
+
+
+async def test_a_warm_start_fills_every_row_from_the_index_without_reading(sessions, monkeypatch):
+    index, notice, done = update_index(sessions, pool=False)
+    assert index is not None and notice == "" and done.read > 3
+    reads: list[str] = []
+    monkeypatch.setattr(browser_index, "index_file", lambda path, kind: reads.append(path))
+    monkeypatch.setattr(browser_index, "fill_row", lambda row, *a: reads.append(row.key))
+    monkeypatch.setattr(browser_index, "IndexPool", None)  # a pool would fail: nothing may be read
+    app = MonitorApp(sessions_dir=sessions)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, BrowserScreen)
+        await settle(pilot, screen)
+        screen.set_sort("cost", desc=True)
+        await pilot.pause()
+        assert reads == []
+        files = [row for row in screen._rows.values() if row.size]
+        assert files and all(row.loaded for row in files)
+        assert ids(screen)[:3] == [RUNNING, GOOD_A, GOOD_B]  # $2, $0.5, $0.001
+        assert "loading" not in header(screen) and "indexing" not in header(screen)
+        screen.action_rescan()  # a rescan keeps what the index knows (it forgets only files that are gone)
+        await settle(pilot, screen)
+        assert reads == []
+    again, _, done = update_index(sessions, pool=False)
+    assert done.read == 0 and done.removed == 0
+
+
+async def test_a_cold_fill_shows_its_progress_in_the_header(sessions, monkeypatch):
+    monkeypatch.setattr(browser_index, "POOL_MIN", 20)  # the pool for 60 files (the real floor is 200)
+    source = sessions / f"{GOOD_A}.json.gz"
+    for i in range(60):
+        trace = f"{i:08x}-1111-4000-8000-{i:012x}"
+        write_snapshot(sessions, trace, session_node(trace, "many", f"copy {i}", started=T0 - i * 1000,
+                                                     duration=500, cost=0.01 * i), T0 / 1000 - 1000 - i)
+    seen: list[str] = []
+    app = MonitorApp(sessions_dir=sessions)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, BrowserScreen)
+
+        def progress_shown() -> bool:
+            text = header(screen)
+            if "indexing ▕" in text:
+                seen.append(text)
+            return bool(seen)
+
+        assert await wait_for(pilot, progress_shown, timeout=30, step=0.02)
+        assert " / " in seen[0] and "sessions" in seen[0]
+        await settle(pilot, screen, timeout=60)
+        assert all(row.loaded for row in screen._rows.values())
+        assert "indexing" not in header(screen)
+        screen.set_sort("cost", desc=True)
+        await pilot.pause()
+        assert ids(screen)[0] == RUNNING and ids(screen)[1] == "0000003b-1111-4000-8000-00000000003b"
+    assert source.exists() and index_path(sessions).exists()
+    index, _, done = update_index(sessions, pool=False)
+    assert done.read == 0 and done.filled >= 63  # everything the pool read went to the index

@@ -1,0 +1,220 @@
+"""Filling the sessions index: the facts of one file as one `sessions` row, and many files on a process pool.
+
+`index_file` reuses the browser's fill (tui.catalog.session_row.fill_row) and reads what the index adds from the
+same tree before it is released (tokens split, headend, failed ops, errors, tools, agents, prompt). `IndexPool`
+runs chunks of files in worker processes on every core: loading a session is CPU-bound Python, so threads would
+share one core. `row_from_record` turns a stored row back into a browser row: a warm start fills every row from the
+index without opening a file.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing
+import os
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from tui.catalog.row_facts import first_prompt
+from tui.catalog.session_row import SessionRow, fill_row, session_id_from_name
+from tui.model.fields import one_line
+from tui.model.nodes import Session
+from tui.model.search import walk_ops
+
+PROMPT_MAX = 4096  # the first prompt, searched: a few KiB
+ERRORS_MAX = 4096  # error messages, '\n'-joined
+LIST_MAX = 64  # distinct tools or agents kept per row
+CHUNK = 32  # files per pool task: big enough to hide the round trip, small enough for rows to come steadily
+# What the browser needs of a stored row (the warm start reads only these)
+ROW_COLUMNS = ("path", "size", "mtime_ns", "inode", "kind", "session_id", "agent", "title", "status", "started_ms",
+               "duration_ms", "turns", "tokens_in", "tokens_out", "cost_usd", "models", "mismatch", "broken")
+
+
+@dataclass(frozen=True, slots=True)
+class FileKey:
+    """What a pool task gets for one file: its path and the kind the listing gave it."""
+
+    path: str
+    kind: str
+
+
+def _extras(record: dict):
+    def read(s: Session) -> None:
+        totals = s.totals
+        record["tokens_in"], record["tokens_out"] = totals.tokensIn, totals.tokensOut
+        record["tokens_cache_read"], record["tokens_cache_write"] = totals.tokensCacheRead, totals.tokensCacheWrite
+        record["prompt"] = first_prompt_full(s)
+        raw = s.raw if isinstance(s.raw, dict) else {}
+        headend = raw.get("headendId") or raw.get("headend") or ""
+        record["headend"] = one_line(headend, 40) if isinstance(headend, str) else ""
+        failed = 0
+        errors: list[str] = [s.error] if s.error else []
+        tools: dict[str, None] = {}
+        agents: dict[str, None] = {s.agent_id: None} if s.agent_id else {}
+        for op in walk_ops(s):
+            if op.status == "failed" or op.error:
+                failed += 1
+                if op.error and len(errors) < LIST_MAX:
+                    errors.append(op.error)
+            if op.kind == "tool" and op.name and len(tools) < LIST_MAX:
+                tools[one_line(op.name, 80)] = None
+            child = op.child
+            if child is not None and child.agent_id and len(agents) < LIST_MAX:
+                agents[one_line(child.agent_id, 80)] = None
+        record["failed_ops"] = failed
+        record["errors"] = "\n".join(one_line(e, 300) for e in errors)[:ERRORS_MAX]
+        record["tools"] = "\n".join(tools)
+        record["agents"] = "\n".join(agents)
+    return read
+
+
+def first_prompt_full(s: Session) -> str:
+    """The first user prompt, longer than a row's title keeps (searched by the index), on one line."""
+    prompt = first_prompt(s)
+    if not prompt:
+        return ""
+    for turn in s.turns:  # first_prompt cuts to a title's width: take the same prompt longer
+        user = turn.prompts.get("user") if turn.prompts and not turn.system else None
+        if isinstance(user, str) and user.strip():
+            return one_line(user[: PROMPT_MAX * 2], PROMPT_MAX)
+    return prompt
+
+
+def index_file(path: str, kind: str) -> dict:
+    """The `sessions` row of one file (never raises: a file that cannot be read is a row with `broken` set).
+
+    The key (size, mtime_ns, inode) is taken before reading: a file rewritten meanwhile is read again next time."""
+    try:
+        info = os.stat(path)
+        size, mtime_ns, inode, mtime = info.st_size, info.st_mtime_ns, info.st_ino, info.st_mtime
+    except OSError:
+        size = mtime_ns = inode = 0
+        mtime = 0.0
+    row = SessionRow(key=path, path=Path(path), kind=kind, session_id=session_id_from_name(os.path.basename(path)),
+                     mtime=mtime, size=size)
+    record: dict = {"tokens_in": None, "tokens_out": None, "tokens_cache_read": None, "tokens_cache_write": None,
+                    "prompt": "", "headend": "", "failed_ops": 0, "errors": "", "tools": "", "agents": ""}
+    if size == 0 and mtime_ns == 0:
+        row.broken, row.loaded = "cannot be read (vanished)", True
+    fill_row(row, _extras(record))
+    if row.tokens is None:  # Jules / Genkit: no tokens
+        record["tokens_in"] = record["tokens_out"] = record["tokens_cache_read"] = record["tokens_cache_write"] = None
+    if row.broken and not record["errors"]:
+        record["errors"] = row.broken
+    return {
+        "path": path, "size": size, "mtime_ns": mtime_ns, "inode": inode, "kind": row.kind,
+        "format": "", "session_id": row.session_id, "agent": row.agent, "title": row.title,
+        "status": row.status if not row.broken else "", "started_ms": row.started_at,
+        "ended_ms": (row.started_at + row.duration_ms if row.started_at is not None and row.duration_ms is not None
+                     and row.status != "running" else None),
+        "duration_ms": row.duration_ms, "turns": row.turns, **record, "cost_usd": row.cost,
+        "models": "\n".join(row.models), "mismatch": int(row.mismatch), "broken": row.broken,
+        "indexed_at": time.time(),
+    }
+
+
+def index_chunk(files: list[FileKey]) -> list[dict]:
+    """One pool task: the rows of a chunk of files."""
+    return [index_file(f.path, f.kind) for f in files]
+
+
+def row_from_record(record, mtime: float | None = None) -> SessionRow:
+    """A filled browser row from a stored one (a sqlite3.Row or a dict with ROW_COLUMNS)."""
+    path = record["path"]
+    tokens_in, tokens_out = record["tokens_in"], record["tokens_out"]
+    models = record["models"]
+    return SessionRow(
+        key=path, path=Path(path), kind=record["kind"], session_id=record["session_id"],
+        mtime=record["mtime_ns"] / 1e9 if mtime is None else mtime, size=record["size"], loaded=True,
+        broken=record["broken"], started_at=record["started_ms"], agent=record["agent"], title=record["title"],
+        status=record["status"], duration_ms=record["duration_ms"], turns=record["turns"],
+        tokens=None if tokens_in is None or tokens_out is None else tokens_in + tokens_out, cost=record["cost_usd"],
+        mismatch=bool(record["mismatch"]), models=tuple(models.split("\n")) if models else (),
+        mtime_ns=record["mtime_ns"], inode=record["inode"])
+
+
+def chunks(files: Iterable[FileKey], size: int = CHUNK) -> Iterator[list[FileKey]]:
+    batch: list[FileKey] = []
+    for f in files:
+        batch.append(f)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def workers() -> int:
+    return max(1, os.cpu_count() or 1)
+
+
+class IndexPool:
+    """A process pool (one worker per core) indexing chunks of files; results come back as they complete.
+
+    Workers are started with `forkserver` (Linux) or `spawn`: never `fork` from a process running threads (the
+    app's), whose locks a forked child could inherit held."""
+
+    def __init__(self, max_workers: int | None = None) -> None:
+        methods = multiprocessing.get_all_start_methods()
+        context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+        self.max_workers = max_workers or workers()
+        _start_helpers(context.get_start_method())
+        self._pool = cf.ProcessPoolExecutor(max_workers=self.max_workers, mp_context=context)
+
+    def submit(self, chunk: list[FileKey]) -> cf.Future:
+        return self._pool.submit(index_chunk, chunk)
+
+    def shutdown(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def run(self, files: Iterable[FileKey], in_flight: int | None = None) -> Iterator[list[dict]]:
+        """Index every file, yielding each chunk's rows as it completes (at most `in_flight` chunks queued)."""
+        limit = in_flight or 2 * self.max_workers
+        todo = chunks(files)
+        running: set[cf.Future] = set()
+        for chunk in todo:
+            running.add(self.submit(chunk))
+            if len(running) >= limit:
+                break
+        while running:
+            done, running = cf.wait(running, return_when=cf.FIRST_COMPLETED)
+            for future in done:
+                yield future.result()
+                nxt = next(todo, None)
+                if nxt is not None:
+                    running.add(self.submit(nxt))
+
+
+def _start_helpers(method: str) -> None:
+    """Start multiprocessing's resource tracker (and fork server) with a real stderr: inside the app, textual has
+    replaced sys.stderr by an object whose fileno() is -1, which the tracker would hand to the child it starts
+    ("bad value(s) in fds_to_keep"). The helpers write to /dev/null then: nothing may scribble over the screen."""
+    from multiprocessing import forkserver, resource_tracker
+
+    saved = sys.stderr
+    try:
+        fd = saved.fileno() if saved is not None else -1
+    except (OSError, ValueError, AttributeError):
+        fd = -1
+    if fd >= 0:
+        return
+    with open(os.devnull, "w") as null:
+        sys.stderr = null
+        try:
+            resource_tracker.ensure_running()
+            if method == "forkserver":
+                forkserver.ensure_running()
+        finally:
+            sys.stderr = saved
+
+
+def index_files(files: Iterable[FileKey], max_workers: int | None = None) -> Iterator[list[dict]]:
+    """Index files on a fresh pool (shut down at the end)."""
+    pool = IndexPool(max_workers)
+    try:
+        yield from pool.run(files)
+    finally:
+        pool.shutdown()

@@ -1,0 +1,136 @@
+"""The listing meets the index: rows whose file is unchanged are filled from it, rows of gone files are dropped.
+
+A file is unchanged when its (size, mtime_ns, inode) are the ones stored: it is never read again. A changed file
+keeps its unloaded row (the pool reads it and its row is replaced); a file no longer listed loses its row.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from tui.catalog.index import indexer
+from tui.catalog.index.indexer import ROW_COLUMNS, FileKey
+from tui.catalog.index.store import Index, open_index
+from tui.catalog.session_row import RowKind, SessionRow
+
+# Rows the index holds but the listing does not show: deleted only for these kinds (a live row is not a file)
+FILE_KINDS = frozenset({RowKind.SNAPSHOT, RowKind.LEDGER, RowKind.CHILD, RowKind.JULES, RowKind.GENKIT})
+
+
+@dataclass(slots=True)
+class WarmResult:
+    filled: int = 0  # rows filled from the index
+    removed: int = 0  # index rows of files that are gone
+    error: str = ""  # the index failed while read: the rows stay unloaded (the pool fills them)
+
+
+def fill_from_index(index: Index, rows: list[SessionRow], *, prune: bool = True) -> WarmResult:
+    """Fill `rows` (a fresh listing) in place from the index; delete the index rows of files not listed.
+
+    Rows are read as plain tuples and built positionally: at 300,000 rows this is most of a warm start."""
+    result = WarmResult()
+    by_key = {row.key: i for i, row in enumerate(rows)}
+    gone: list[str] = []
+    get = by_key.get
+    make = SessionRow
+    genkit = RowKind.GENKIT
+    models_of = _MODELS.get
+    filled = 0
+    try:
+        for chunk in index.tuples(WARM_COLUMNS):
+            for (path, size, mtime_ns, inode, kind, session_id, agent, title, status, started, duration, turns,
+                 tokens, cost, models, mismatch, broken) in chunk:
+                i = get(path)
+                if i is None:
+                    gone.append(path)
+                    continue
+                row = rows[i]
+                if row.loaded or row.size != size or row.mtime_ns != mtime_ns or row.inode != inode:
+                    continue
+                rows[i] = make(path, row.path, genkit if row.kind == genkit else kind, session_id, row.mtime, size,
+                               True, broken, started, agent, title, status, duration, turns, tokens, cost,
+                               mismatch, models_of(models) or _models(models), None, None, mtime_ns, inode)
+                filled += 1
+        result.filled = filled
+        if prune and gone:
+            result.removed = index.remove(gone)
+    except sqlite3.Error as exc:
+        result.error = f"sessions index not read: {exc}"
+    return result
+
+
+_MODELS: dict[str, tuple[str, ...]] = {}
+# ROW_COLUMNS with the sums and truths done by SQLite (at 300,000 rows, every Python operation per row counts)
+_COMPUTED = {"tokens_in": "tokens_in + tokens_out", "mismatch": "mismatch != 0"}
+WARM_COLUMNS: tuple[str, ...] = tuple(_COMPUTED.get(name, name) for name in ROW_COLUMNS if name != "tokens_out")
+
+
+def _models(joined: str) -> tuple[str, ...]:
+    """The models tuple of a stored row: 300,000 rows share a few combinations, one tuple each."""
+    found = _MODELS.get(joined)
+    if found is None:
+        found = tuple(sys.intern(m) for m in joined.split("\n")) if joined else ()
+        if len(_MODELS) < 10_000:
+            _MODELS[joined] = found
+    return found
+
+
+def to_index(rows: list[SessionRow]) -> list[FileKey]:
+    """What the pool should read: the listed rows that are not filled yet (files only)."""
+    return [FileKey(row.key, row.kind) for row in rows if not row.loaded and row.kind in FILE_KINDS]
+
+
+POOL_MIN = 200  # fewer files than this are read in this process (starting worker processes costs about a second)
+WRITE_EVERY = 256
+
+
+@dataclass(slots=True)
+class Refreshed:
+    filled: int = 0  # rows taken from the index unchanged
+    read: int = 0  # files read (new or changed)
+    removed: int = 0  # rows of files that are gone
+    error: str = ""
+
+
+def refresh(index: Index, rows: list[SessionRow], *, pool: bool | None = None) -> Refreshed:
+    """Bring the index up to date with a listing: unchanged files are not read, changed and new ones are (on a
+    process pool when there are many, or when `pool`), rows of gone files are deleted. `rows` is filled in place.
+
+    The one call a command without a screen needs (`aiagent-monitor stats` before its queries)."""
+    warm = fill_from_index(index, rows)
+    done = Refreshed(filled=warm.filled, removed=warm.removed, error=warm.error)
+    if warm.error:
+        return done
+    todo = to_index(rows)
+    use_pool = len(todo) >= POOL_MIN if pool is None else pool
+    try:
+        if use_pool:
+            for records in indexer.index_files(todo):
+                index.write([r for r in records if r["mtime_ns"]])
+                done.read += len(records)
+        else:
+            batch: list[dict] = []
+            for f in todo:
+                batch.append(indexer.index_file(f.path, f.kind))
+                if len(batch) >= WRITE_EVERY:
+                    index.write([r for r in batch if r["mtime_ns"]])
+                    done.read += len(batch)
+                    batch = []
+            index.write([r for r in batch if r["mtime_ns"]])
+            done.read += len(batch)
+    except sqlite3.Error as exc:
+        done.error = f"sessions index not written: {exc}"
+    return done
+
+
+def update_index(sessions_dir: Path | str, *, pool: bool | None = None) -> tuple[Index | None, str, Refreshed]:
+    """Open the index of a sessions directory and bring it up to date: (index or None, notice, what was done)."""
+    from tui.catalog.scan import scan  # (scan imports this package's neighbours only: no cycle, but kept lazy)
+
+    index, notice = open_index(sessions_dir)
+    if index is None:
+        return None, notice, Refreshed()
+    return index, notice, refresh(index, scan(sessions_dir))
