@@ -13,7 +13,7 @@ import pytest
 
 from indexdb import create, insert, session
 from tui.catalog.index.reader import index_file
-from tui.cli.stats import parse_when
+from tui.catalog.index.stats import parse_when
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 
 from tui.cli.load import PROG as MONITOR
 from tui.cli.load import fail, stdout_gone
@@ -35,27 +34,10 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
-
-
-def parse_when(text: str, now_s: float | None = None) -> int:
-    """A time as ms since the epoch: a span back from now (7d), or a local date (YYYY-MM-DD[ HH:MM]). ValueError."""
-    now = time.time() if now_s is None else now_s
-    value = text.strip()
-    unit = value[-1:].lower()
-    if unit in UNITS and value[:-1].replace(".", "", 1).isdigit():
-        return int((now - float(value[:-1]) * UNITS[unit]) * 1000)
-    for form in ("%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M", "%Y-%m-%d"):
-        try:
-            return int(time.mktime(time.strptime(value, form)) * 1000)
-        except (ValueError, OverflowError):
-            continue
-    raise ValueError(f"not a time: {text!r} (7d, 36h, 90m, 2w, or YYYY-MM-DD [HH:MM])")
-
-
 def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     from tui.catalog.index import stats as st
+    from tui.catalog.index.stats import parse_when
     from tui.catalog.index.accounting_cost import accounting_path, attach, read_cost
     from tui.catalog.index.reader import NoIndex, add_stats_index, index_file, open_readonly
     from tui.inputs.sessions_dir import default_sessions_dir

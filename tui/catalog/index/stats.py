@@ -220,3 +220,24 @@ def day_bounds_ms(day: str) -> tuple[int, int]:
     begin = time.mktime(start)
     end = time.mktime((start.tm_year, start.tm_mon, start.tm_mday + 1, 0, 0, 0, 0, 0, -1))
     return int(begin * 1000), int(end * 1000)
+
+
+UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def parse_when(text: str, now_s: float | None = None) -> int:
+    """A time as ms since the epoch: a span back from now (7d), or a local date (YYYY-MM-DD[ HH:MM]). ValueError."""
+    now = time.time() if now_s is None else now_s
+    value = text.strip()
+    unit = value[-1:].lower()
+    if unit in UNITS and value[:-1].replace(".", "", 1).isdigit():
+        try:
+            return int((now - float(value[:-1]) * UNITS[unit]) * 1000)
+        except (ValueError, OverflowError):
+            raise ValueError(f"not a time: {text!r} (too far back)") from None
+    for form in ("%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M", "%Y-%m-%d"):
+        try:
+            return int(time.mktime(time.strptime(value, form)) * 1000)
+        except (ValueError, OverflowError):
+            continue
+    raise ValueError(f"not a time: {text!r} (7d, 36h, 90m, 2w, or YYYY-MM-DD [HH:MM])")
