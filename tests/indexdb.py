@@ -95,3 +95,12 @@ def synthetic(conn: sqlite3.Connection, count: int, *, days: int = 90, now_ms: i
             batch.clear()
     conn.executemany(sql, batch)
     conn.commit()
+
+
+def index_for(sessions_dir: Path) -> sqlite3.Connection:
+    """A new index where the monitor looks for the index of `sessions_dir` ($XDG_CACHE_HOME set by the test)."""
+    from tui.catalog.index.reader import index_file
+
+    path = index_file(sessions_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return create(path)
