@@ -8,6 +8,7 @@ agent and model (entries carry no headend). Read line by line, never whole: the 
 
 from __future__ import annotations
 
+import math
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -55,7 +56,7 @@ class AccountingCost:
         if entry.get("type") != "llm":
             return
         stamp = entry.get("timestamp")
-        if type(stamp) not in (int, float) or stamp != stamp:
+        if isinstance(stamp, bool) or not isinstance(stamp, (int, float)) or not math.isfinite(stamp):
             return
         ms = int(stamp)
         if (span.since_ms is not None and ms < span.since_ms) or (span.until_ms is not None and ms >= span.until_ms):
