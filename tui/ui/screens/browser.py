@@ -83,7 +83,7 @@ class BrowserScreen(Screen):
         Binding("d", "diff_marked", "Compare marked with selected", show=False),
         Binding("escape", "clear_filter", "Clear filter", show=False),
         Binding("t", "stats", "Stats"),
-        Binding("F", "search_sessions", "Search sessions", key_display="F"),
+        Binding("F", "search_sessions", "Search all sessions", key_display="F", show=False),
     ]
 
     def __init__(self, sessions_dir: Path | None, live_summary: Callable[[], str] | None = None, *,
