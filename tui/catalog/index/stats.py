@@ -21,13 +21,7 @@ from dataclasses import asdict, dataclass, field
 
 BY = ("day", "agent", "model", "headend")
 TOP = 10
-
-# Added to the index's own (schema.INDEXES), idempotent: a time range is one index range, and every column the
-# aggregates read is in the index, so SQLite never visits the table (a covering index: ~3x faster at 300k rows).
-STATS_INDEXES = (
-    "CREATE INDEX IF NOT EXISTS sessions_stats ON sessions(started_ms, kind, broken, status, cost_usd, tokens_in, "
-    "tokens_out, failed_ops, duration_ms, agent, headend, models)",
-)
+MAX_DAYS = 1500  # a longer range is grouped by day with a GROUP BY (see by_day)
 
 # A session counted by stats (see the module docstring); `kind` values are tui.catalog.session_row.RowKind's.
 _COUNTED = "started_ms IS NOT NULL AND kind NOT IN ('child', 'live') AND broken = ''"
@@ -36,6 +30,22 @@ _DAY = "date(started_ms / 1000, 'unixepoch', 'localtime')"
 _KEYS = {"day": _DAY, "agent": "agent", "model": _MAIN_MODEL, "headend": "headend"}
 _AGGREGATES = ("count(*), sum(status = 'failed'), total(failed_ops), total(cost_usd), total(tokens_in), "
                "total(tokens_out), count(cost_usd)")
+
+
+# Added to the index's own (schema.INDEXES), idempotent (tui.catalog.index.reader.add_stats_index, or the store).
+# Covering indexes: every column the aggregates read is in them, so SQLite never visits the table. sessions_stats
+# answers a time range (per day, totals); one leading with each key answers the groupings in key order, without
+# sorting every row (a sort was most of a GROUP BY's time at 300,000 rows).
+_COVERED = "started_ms, kind, broken, status, cost_usd, tokens_in, tokens_out, failed_ops"
+STATS_INDEXES = (
+    f"CREATE INDEX IF NOT EXISTS sessions_stats ON sessions({_COVERED})",
+    f"CREATE INDEX IF NOT EXISTS sessions_by_agent ON sessions(agent, {_COVERED})",
+    f"CREATE INDEX IF NOT EXISTS sessions_by_model ON sessions({_MAIN_MODEL}, {_COVERED}, models)",
+    f"CREATE INDEX IF NOT EXISTS sessions_by_headend ON sessions(headend, {_COVERED})",
+    # the slowest and most failing sessions: read from the top of an index, not sorted out of every row
+    "CREATE INDEX IF NOT EXISTS sessions_duration ON sessions(duration_ms)",
+    "CREATE INDEX IF NOT EXISTS sessions_failed_ops ON sessions(failed_ops) WHERE failed_ops > 0",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,10 +181,85 @@ def grouped(conn: sqlite3.Connection, span: TimeRange, by: str) -> list[Group]:
     """One Group per day (oldest first) or per agent, model or headend (most expensive first)."""
     if by not in _KEYS:
         raise ValueError(f"unknown grouping {by!r} (one of {', '.join(BY)})")
+    if by == "day":
+        return by_day(conn, span)
+    return by_key(conn, span, by)
+
+
+def _sum(groups: list[Group], key: str) -> Group:
+    out = Group(key)
+    for g in groups:
+        out.sessions += g.sessions
+        out.failures += g.failures
+        out.failed_ops += g.failed_ops
+        out.cost_usd += g.cost_usd
+        out.tokens_in += g.tokens_in
+        out.tokens_out += g.tokens_out
+        out.costed += g.costed
+    return out
+
+
+def _days(lo_ms: int, hi_ms: int) -> list[tuple[str, int, int]]:
+    """The local calendar days that [lo_ms, hi_ms) touches, each with its own [start, end) in ms (DST included)."""
+    out: list[tuple[str, int, int]] = []
+    day = time.localtime(lo_ms / 1000)
+    while True:
+        start = int(time.mktime((day.tm_year, day.tm_mon, day.tm_mday, 0, 0, 0, 0, 0, -1)) * 1000)
+        end = int(time.mktime((day.tm_year, day.tm_mon, day.tm_mday + 1, 0, 0, 0, 0, 0, -1)) * 1000)
+        if start >= hi_ms or len(out) > MAX_DAYS:
+            return out
+        out.append((time.strftime("%Y-%m-%d", day), max(start, lo_ms), min(end, hi_ms)))
+        day = time.localtime(end / 1000)
+
+
+def by_day(conn: sqlite3.Connection, span: TimeRange) -> list[Group]:
+    """One Group per local calendar day with sessions, oldest first.
+
+    One index range per day rather than a GROUP BY: the rows come out of the stats index in start order, so no
+    sort of every row is needed (the sort was most of a GROUP BY's time at 300,000 rows). A range of more than
+    MAX_DAYS days takes the GROUP BY."""
     where, params = span.where()
-    order = "1" if by == "day" else "5 DESC, 2 DESC, 1"
-    sql = f"SELECT {_KEYS[by]}, {_AGGREGATES} FROM sessions WHERE {where} GROUP BY 1 ORDER BY {order}"
-    return [_group(row[0], row[1:]) for row in conn.execute(sql, params)]
+    lo, hi = span.since_ms, span.until_ms
+    if lo is None or hi is None:
+        # (over every row: two index lookups, where the counted rows' bounds would take a scan; empty days go)
+        first, last_ = conn.execute("SELECT (SELECT min(started_ms) FROM sessions), "
+                                    "(SELECT max(started_ms) FROM sessions)").fetchone()
+        if first is None:
+            return []
+        lo = first if lo is None else lo
+        hi = last_ + 1 if hi is None else hi
+    try:
+        days = _days(lo, hi)
+    except (OverflowError, OSError, ValueError):
+        days = []
+    if not days or len(days) > MAX_DAYS:
+        sql = f"SELECT {_DAY}, {_AGGREGATES} FROM sessions WHERE {where} GROUP BY 1 ORDER BY 1"
+        return [_group(row[0], row[1:]) for row in conn.execute(sql, params)]
+    day_where, _ = TimeRange(0, 0).where()
+    sql = f"SELECT {_AGGREGATES} FROM sessions WHERE {day_where}"
+    out = []
+    for key, start, end in days:
+        group = _group(key, conn.execute(sql, (start, end)).fetchone())
+        if group.sessions:
+            out.append(group)
+    return out
+
+
+def by_key(conn: sqlite3.Connection, span: TimeRange, by: str) -> list[Group]:
+    """The groups by agent, model or headend, most expensive first.
+
+    Read in key order from the stats index that leads with that key (sessions_by_<key>): no sort of every row, and
+    a time range is a skip-scan over each key's start times. Without that index (a read-only index file that never
+    got it), the same GROUP BY with a sort."""
+    where, params = span.where()
+    sql = f"SELECT {_KEYS[by]}, {_AGGREGATES} FROM sessions {{}} WHERE {where} GROUP BY 1"
+    try:
+        rows = conn.execute(sql.format(f"INDEXED BY sessions_by_{by}"), params).fetchall()
+    except sqlite3.OperationalError:
+        rows = conn.execute(sql.format(""), params).fetchall()
+    groups = [_group(row[0], row[1:]) for row in rows]
+    groups.sort(key=lambda g: (-g.cost_usd, -g.sessions, g.key))
+    return groups
 
 
 _TOP_COLUMNS = "path, session_id, agent, title, status, started_ms, duration_ms, cost_usd, failed_ops"
@@ -201,13 +286,12 @@ def failing_agents(by_agent: list[Group], limit: int = TOP) -> list[Group]:
 
 def collect(conn: sqlite3.Connection, span: TimeRange, by: tuple[str, ...] = BY, limit: int = TOP) -> Stats:
     """Everything the Stats screen shows (or, with `by`, the groupings a command asked for)."""
-    stats = Stats(span, totals=totals(conn, span))
+    days = by_day(conn, span)
+    stats = Stats(span, totals=_sum(days, "total"))
     for name in by:
-        stats.by[name] = grouped(conn, span, name)
+        stats.by[name] = days if name == "day" else by_key(conn, span, name)
     agents = stats.by.get("agent")
-    if agents is None:
-        agents = grouped(conn, span, "agent")
-    stats.failing_agents = failing_agents(agents, limit)
+    stats.failing_agents = failing_agents(agents if agents is not None else by_key(conn, span, "agent"), limit)
     stats.expensive = top(conn, span, "expensive", limit)
     stats.slowest = top(conn, span, "slowest", limit)
     stats.failing = top(conn, span, "failing", limit)
