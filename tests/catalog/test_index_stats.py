@@ -10,6 +10,8 @@ import pytest
 from indexdb import DAY_MS, create, insert, session
 from tui.catalog.index import stats
 
+HOUR = 3_600_000
+
 
 @pytest.fixture
 def conn(tmp_path):
@@ -123,3 +125,21 @@ def test_day_bounds_cover_one_local_day():
     assert time.strftime("%Y-%m-%d %H:%M", time.localtime(end / 1000)) == "2026-11-21 00:00"
     with pytest.raises(ValueError):
         stats.day_bounds_ms("yesterday")
+
+
+def test_per_day_ranges_agree_with_a_group_by(conn, monkeypatch):
+    base = _noon("2026-03-01")
+    insert(conn, [session(i, started_ms=base + i * 7 * HOUR, cost_usd=float(i)) for i in range(200)])
+    by_ranges = [(g.key, g.sessions, g.cost_usd) for g in stats.by_day(conn, stats.TimeRange())]
+    monkeypatch.setattr(stats, "MAX_DAYS", 3)  # a range this long takes the GROUP BY
+    by_group = [(g.key, g.sessions, g.cost_usd) for g in stats.by_day(conn, stats.TimeRange())]
+    assert by_ranges == by_group and len(by_ranges) > 50  # (March: a DST change in many zones)
+    span = stats.TimeRange(since_ms=base + 10 * HOUR, until_ms=base + 30 * HOUR)
+    assert sum(g.sessions for g in stats.by_day(conn, span)) == stats.totals(conn, span).sessions == 3
+
+
+def test_groupings_without_the_stats_indexes(conn):
+    insert(conn, [session(1, agent="a", cost_usd=1.0), session(2, agent="b", cost_usd=2.0)])
+    before = [(g.key, g.sessions) for g in stats.grouped(conn, stats.TimeRange(), "agent")]
+    assert stats.ensure_indexes(conn)
+    assert [(g.key, g.sessions) for g in stats.grouped(conn, stats.TimeRange(), "agent")] == before == [("b", 1), ("a", 1)]
