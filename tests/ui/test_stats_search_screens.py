@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 
+import orjson
 import pytest
 
 from browserhelpers import settle
@@ -34,12 +35,13 @@ def sessions(tmp_path, monkeypatch):
                        turn(1, op("llm", op_id="a", accounting=[llm_acc(10, 2, cost=0.5)]),
                             op("tool", op_id="b", name=f"{agent}_lookup"),
                             op("tool", op_id="c", name="fetch", status="failed", error="connection refused")),
-                       agent=agent, startedAt=at, endedAt=at + 5000)
+                       agent=agent, startedAt=at, endedAt=at + 5000, sessionTitle=f"{agent} task")
         write(directory / f"{agent}.json.gz", {"version": 1, "opTree": tree})
     conn = index_for(directory)
+    # the rows the index would hold for these files (the same after the monitor indexes them itself)
     insert(conn, [row(i, path=str(directory / f"{agent}.json.gz"), session_id=agent, agent=agent, started_ms=at,
                       title=f"{agent} task", tools=f"{agent}_lookup\nfetch", errors="connection refused",
-                      failed_ops=1, status="failed" if agent == "beta" else "ok")
+                      agents=agent, failed_ops=1, cost_usd=0.5, duration_ms=4000)
                   for i, (agent, at) in enumerate(started.items())])
     conn.close()
     return directory, started
@@ -139,3 +141,25 @@ async def test_search_text_with_fts_syntax_is_no_error(sessions):
         await pilot.pause(0.3)
         status = str(search.query_one("#search-status").render())
         assert "0 sessions" in status
+
+
+async def test_enter_on_a_top_session_opens_it_and_c_adds_the_accounting_cost(sessions):
+    directory, started = sessions
+    entry = {"type": "llm", "timestamp": started["alpha"], "status": "ok", "latency": 1, "agentId": "alpha",
+             "provider": "p", "model": "m", "tokens": {"inputTokens": 1, "outputTokens": 1}, "costUsd": 4.25}
+    (directory / "accounting.jsonl").write_bytes(orjson.dumps(entry) + b"\n")
+    app = MonitorApp(sessions_dir=directory, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app.screen, timeout=30)
+        screen = await _stats(pilot, app)
+        await pilot.press("c")
+        assert await wait_for(pilot, lambda: screen.stats is not None
+                              and screen.stats.totals.accounting_cost_usd == pytest.approx(4.25))
+        assert "accounting.jsonl $4.2500" in str(screen.query_one("#stats-header").render())
+        slow = screen.query_one("#stats-top-slowest", StatsTable)
+        assert slow.row_count == 2
+        slow.focus()
+        await pilot.press("enter")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, SessionScreen))
+        await pilot.press("q")
+        assert app.screen is screen
