@@ -40,7 +40,7 @@ _COVERED = "started_ms, kind, broken, status, cost_usd, tokens_in, tokens_out, f
 STATS_INDEXES = (
     f"CREATE INDEX IF NOT EXISTS sessions_stats ON sessions({_COVERED})",
     f"CREATE INDEX IF NOT EXISTS sessions_by_agent ON sessions(agent, {_COVERED})",
-    f"CREATE INDEX IF NOT EXISTS sessions_by_model ON sessions({_MAIN_MODEL}, {_COVERED}, models)",
+    f"CREATE INDEX IF NOT EXISTS sessions_by_model ON sessions({_MAIN_MODEL}, {_COVERED})",
     f"CREATE INDEX IF NOT EXISTS sessions_by_headend ON sessions(headend, {_COVERED})",
     # the slowest and most failing sessions: read from the top of an index, not sorted out of every row
     "CREATE INDEX IF NOT EXISTS sessions_duration ON sessions(duration_ms)",
