@@ -216,7 +216,10 @@ class MonitorApp(IdleCollector, App):
                                 partial(self.run_action, action, node))
 
     def on_open_session(self, message: OpenSession) -> None:
-        self.open_path(message.path, message.op_path, message.locate)
+        if message.locate is None:
+            self.open_path(message.path, message.op_path)
+        else:
+            self.open_path(message.path, message.op_path, locate=message.locate)
 
     def on_compare_sessions(self, message: CompareSessions) -> None:
         self.live.diff_paths(message.before, message.after)
