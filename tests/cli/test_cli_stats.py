@@ -38,7 +38,8 @@ def sessions_dir(tmp_path, monkeypatch):
 
 
 def run(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "tui", "stats", *args], capture_output=True, timeout=60,
+    return subprocess.run([sys.executable, "-m", "tui", "stats", "--no-refresh", *args], capture_output=True,
+                          timeout=60,
                           env={**os.environ, **(env or {})})
 
 
@@ -55,7 +56,7 @@ def test_text_table_by_agent(sessions_dir):
 def test_json_has_the_same_numbers(sessions_dir, capsys):
     from tui.cli.main import main
 
-    assert main(["stats", "--sessions-dir", str(sessions_dir), "--json", "--by", "model"]) == 0
+    assert main(["stats", "--no-refresh", "--sessions-dir", str(sessions_dir), "--json", "--by", "model"]) == 0
     out = orjson.loads(capsys.readouterr().out)
     assert out["totals"]["sessions"] == 3 and out["totals"]["cost_usd"] == pytest.approx(10.75)
     assert {g["key"] for g in out["by"]["model"]} == {"claude-sonnet", "gpt-5", "model-a"}
@@ -74,11 +75,11 @@ def test_accounting_is_a_second_column(sessions_dir, capsys):
              {"type": "tool", "timestamp": now, "status": "ok", "latency": 1, "mcpServer": "x", "command": "y",
               "charactersIn": 1, "charactersOut": 1}]
     (sessions_dir / "accounting.jsonl").write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines) + b"{bad\n")
-    assert main(["stats", "--sessions-dir", str(sessions_dir), "--json", "--by", "agent", "--since", "1d"]) == 0
+    assert main(["stats", "--no-refresh", "--sessions-dir", str(sessions_dir), "--json", "--by", "agent", "--since", "1d"]) == 0
     out = orjson.loads(capsys.readouterr().out)
     assert out["totals"]["accounting_cost_usd"] == pytest.approx(2.5)
     assert out["by"]["agent"][0]["accounting_cost_usd"] == pytest.approx(2.5)
-    assert main(["stats", "--sessions-dir", str(sessions_dir), "--by", "agent"]) == 0
+    assert main(["stats", "--no-refresh", "--sessions-dir", str(sessions_dir), "--by", "agent"]) == 0
     assert "acct.jsonl" in capsys.readouterr().out
 
 
@@ -86,7 +87,7 @@ def test_missing_index_says_how_to_build_it(tmp_path, monkeypatch, capsys):
     from tui.cli.main import main
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    assert main(["stats", "--sessions-dir", str(tmp_path)]) == 1
+    assert main(["stats", "--no-refresh", "--sessions-dir", str(tmp_path)]) == 1
     err = capsys.readouterr().err
     assert "no sessions index yet" in err and "run the monitor once" in err
 
@@ -98,14 +99,14 @@ def test_foreign_file_is_not_taken_for_an_index(tmp_path, monkeypatch, capsys):
     path = index_file(tmp_path)
     path.parent.mkdir(parents=True)
     path.write_bytes(b"not sqlite at all" * 100)
-    assert main(["stats", "--sessions-dir", str(tmp_path)]) == 1
+    assert main(["stats", "--no-refresh", "--sessions-dir", str(tmp_path)]) == 1
     assert "cannot be read" in capsys.readouterr().err
 
 
 def test_bad_time_is_one_line(sessions_dir, capsys):
     from tui.cli.main import main
 
-    assert main(["stats", "--sessions-dir", str(sessions_dir), "--since", "last tuesday"]) == 2
+    assert main(["stats", "--no-refresh", "--sessions-dir", str(sessions_dir), "--since", "last tuesday"]) == 2
     assert "not a time" in capsys.readouterr().err
 
 
@@ -118,7 +119,25 @@ def test_parse_when():
 
 
 def test_never_imports_textual(sessions_dir):
-    code = ("import sys; from tui.cli.main import main; main(['stats', '--sessions-dir', sys.argv[1]]); "
+    code = ("import sys; from tui.cli.main import main; main(['stats', '--no-refresh', '--sessions-dir', sys.argv[1]]); "
             "assert 'textual' not in sys.modules and 'rich' not in sys.modules, 'textual imported'")
     result = subprocess.run([sys.executable, "-c", code, str(sessions_dir)], capture_output=True, timeout=60)
     assert result.returncode == 0, result.stderr
+
+
+def test_stats_refresh_the_index_first(tmp_path, monkeypatch, capsys):
+    """With the store's calls (tui.catalog.index.sync), a directory never indexed is indexed, then counted."""
+    pytest.importorskip("tui.catalog.index.sync")
+    from builders import op, turn, write
+    from builders import session as tree
+    from tui.cli.main import main
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    directory = tmp_path / "sessions"
+    directory.mkdir()
+    now = int(time.time() * 1000)
+    write(directory / "one.json.gz", {"version": 1, "opTree": tree(turn(1, op("llm")), agent="solo",
+                                                                   startedAt=now - 1000, endedAt=now)})
+    assert main(["stats", "--sessions-dir", str(directory), "--json", "--by", "agent"]) == 0
+    out = orjson.loads(capsys.readouterr().out)
+    assert out["totals"]["sessions"] == 1 and out["by"]["agent"][0]["key"] == "solo"

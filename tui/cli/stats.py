@@ -29,9 +29,41 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--top", type=int, default=10, metavar="N", help="sessions in each top list (default 10)")
     p.add_argument("--json", action="store_true", help="print one JSON object with every grouping and top list")
     p.add_argument("--no-accounting", action="store_true", help="do not read accounting.jsonl")
+    p.add_argument("--no-refresh", action="store_true",
+                   help="query the index as it is, without first reading the files that are new or changed since "
+                        "the monitor last ran (or building the index when there is none)")
     p.add_argument("--sessions-dir", metavar="DIR",
                    help="the sessions directory (default: $AI_AGENT_SESSIONS_DIR or ~/.ai-agent/sessions)")
     return p
+
+
+def refresh_index(sessions_dir: str) -> bool:
+    """Bring the index up to date with the directory (build it when there is none) through the store's own calls
+    (tui.catalog.index.store, .sync): new and changed files are read, unchanged ones are not. False when those
+    calls are not there or the index cannot be used (its notice goes to stderr); the query then says what to do."""
+    try:
+        from tui.catalog.index.store import open_index  # type: ignore[import-not-found,unused-ignore]
+        from tui.catalog.index.sync import refresh  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return False
+    from pathlib import Path
+
+    from tui.catalog.scan import scan
+
+    if not Path(sessions_dir).is_dir():
+        return False
+    index, notice = open_index(sessions_dir)
+    if notice:
+        fail(notice, PROG)
+    if index is None:
+        return False
+    try:
+        done = refresh(index, scan(sessions_dir))
+        if done.error:
+            fail(done.error, PROG)
+        return not done.error
+    finally:
+        index.close()
 
 
 def main(argv: list[str]) -> int:
@@ -48,6 +80,8 @@ def main(argv: list[str]) -> int:
     except ValueError as exc:
         return fail(str(exc), PROG)
     sessions_dir = args.sessions_dir or str(default_sessions_dir())
+    if not args.no_refresh:
+        refresh_index(sessions_dir)
     path = index_file(sessions_dir)
     add_stats_index(path)
     try:
