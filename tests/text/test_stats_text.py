@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tui.catalog.index.stats import Group, Stats, TimeRange
-from tui.text.stats_text import bar, render, sparkline
+from tui.text.stats_text import bar, daily, render, sparkline
 
 
 def test_bar_in_eighths():
@@ -28,3 +28,12 @@ def test_render_keeps_hostile_keys_inert():
     text = "\n".join(render(stats, "agent"))
     assert "\x1b" not in text and "red" in text
     assert "no sessions" in render(Stats(TimeRange()), "day")[-1]
+
+
+def test_daily_series_keeps_the_days_without_sessions():
+    days = [Group("2026-11-20", sessions=2), Group("2026-11-23", sessions=4)]
+    assert daily(days, lambda g: g.sessions) == [2.0, 0.0, 0.0, 4.0]
+    assert daily([], lambda g: g.sessions) == []
+    assert daily([Group("?", sessions=1)], lambda g: g.sessions) == [1.0]
+    long = [Group("2020-01-01", sessions=1), Group("2026-01-01", sessions=3)]
+    assert len(daily(long, lambda g: g.sessions)) == 120

@@ -4,6 +4,7 @@ and takes `bar` and `sparkline` from here."""
 
 from __future__ import annotations
 
+import datetime
 import time
 
 from tui.catalog.index.stats import Group, Stats, TopSession
@@ -12,6 +13,7 @@ from tui.model.format import fmt_cost, fmt_duration, fmt_tokens
 
 SPARKS = "▁▂▃▄▅▆▇█"
 BAR_WIDTH = 24
+MAX_SPARK = 120  # days in a sparkline (the newest)
 KEY_WIDTH = 28
 
 
@@ -31,6 +33,27 @@ def sparkline(values: list[float]) -> str:
         return SPARKS[0] * len(values)
     return "".join(SPARKS[min(len(SPARKS) - 1, int(v / peak * (len(SPARKS) - 1) + 0.5))] if v > 0 else " "
                    for v in values)
+
+
+def daily(days: list[Group], get) -> list[float]:
+    """The values of consecutive calendar days from the first group's to the last's, a day without sessions as 0
+    (the groups list only days with sessions: a sparkline must not close the gaps). At most MAX_SPARK days, the
+    newest."""
+    values: list[float] = []
+    try:
+        first = datetime.date.fromisoformat(days[0].key)
+        last = datetime.date.fromisoformat(days[-1].key)
+    except (IndexError, ValueError):
+        return [float(get(g)) for g in days]
+    if (last - first).days >= MAX_SPARK:
+        first = last - datetime.timedelta(days=MAX_SPARK - 1)
+    by_key = {g.key: g for g in days}
+    day = first
+    while day <= last:
+        group = by_key.get(day.isoformat())
+        values.append(float(get(group)) if group is not None else 0.0)
+        day += datetime.timedelta(days=1)
+    return values
 
 
 def _key(key: str, by: str) -> str:
@@ -86,7 +109,7 @@ def render(stats: Stats, by: str, *, accounting: bool = False) -> list[str]:
     if days:
         for name, get in (("cost", lambda g: g.cost_usd), ("tokens", lambda g: g.tokens_in + g.tokens_out),
                           ("sessions", lambda g: g.sessions), ("failures", lambda g: g.failures)):
-            lines.append(f"  {name:<9}{sparkline([float(get(g)) for g in days])}")
+            lines.append(f"  {name:<9}{sparkline(daily(days, get))}")
     lines.append("")
     lines.extend(group_table(stats.by.get(by, []), by, accounting=accounting))
     lines.extend(_top("most expensive", stats.expensive, lambda s: fmt_cost(s.cost_usd or 0.0)))

@@ -23,7 +23,7 @@ from textual.widgets import DataTable, Static
 from tui.catalog.index import stats as st
 from tui.model.fields import one_line, printable
 from tui.model.format import fmt_cost, fmt_duration, fmt_tokens, fmt_ts
-from tui.text.stats_text import bar, sparkline
+from tui.text.stats_text import bar, daily, sparkline
 from tui.ui.messages import OpenSession
 from tui.ui.widgets.footer import Footer
 from tui.ui.widgets.motion import TableMotion
@@ -171,7 +171,7 @@ class StatsScreen(Screen):
             for name, get in (("cost", lambda g: g.cost_usd), ("tokens", lambda g: g.tokens_in + g.tokens_out),
                               ("sessions", lambda g: g.sessions), ("failures", lambda g: g.failures)):
                 text.append(f"{name:<9}")
-                text.append(sparkline([float(get(g)) for g in days]) + ("" if name == "failures" else "\n"),
+                text.append(sparkline(daily(days, get)) + ("" if name == "failures" else "\n"),
                             style="red" if name == "failures" else "green")
         elif result is not None:
             text.append("no sessions in this time range", style="dim")
