@@ -48,11 +48,11 @@ def filter_term(name: str, value: str) -> str:
 class StatsScreen(Screen):
     CSS_PATH = "stats.tcss"
     BINDINGS = [
-        Binding("1", "range('1d')", "Last day"),
-        Binding("7", "range('7d')", "7 days"),
-        Binding("3", "range('30d')", "30 days"),
-        Binding("a", "range('all')", "All time"),
-        Binding("c", "toggle_accounting", "accounting.jsonl"),
+        Binding("1", "range('1d')", "1d"),
+        Binding("7", "range('7d')", "7d"),
+        Binding("3", "range('30d')", "30d"),
+        Binding("a", "range('all')", "All"),
+        Binding("c", "toggle_accounting", "Acct cost"),
         Binding("r", "refresh", "Refresh"),
         Binding("escape", "close", "Back", show=False),
         Binding("question_mark", "app.help", "Help", key_display="?"),
@@ -177,22 +177,25 @@ class StatsScreen(Screen):
             text.append("no sessions in this time range", style="dim")
         self.query_one("#stats-sparks", Static).update(text)
 
+    def _key_width(self) -> int:
+        return KEY_WIDTH if self.size.width >= 110 else 18  # 80 columns: every number still shows
+
     def _columns(self, table: DataTable, first: str, accounting: bool) -> None:
         table.clear(columns=True)
-        table.add_column(first, width=KEY_WIDTH, key="key")
-        for label, width in (("sessions", 9), ("failed", 10), ("tokens in", 10), ("out", 8), ("cost", 11)):
+        table.add_column(first, width=self._key_width(), key="key")
+        for label, width in (("cost", 10), ("sessions", 8), ("failed", 9), ("tokens in", 9), ("out", 8)):
             table.add_column(label, width=width)
         if accounting:
-            table.add_column("cost (accounting.jsonl)", width=11)
+            table.add_column("acct.jsonl", width=10)
         table.add_column("", key="bar")
 
     def _group_row(self, g: st.Group, by: str, peak: float, accounting: bool) -> list:
-        cells = [Text(one_line(g.key, KEY_WIDTH) or ("(none)" if by != "day" else "?")),
+        cells = [Text(one_line(g.key, self._key_width()) or ("(none)" if by != "day" else "?")),
+                 Text(fmt_cost(g.cost_usd), justify="right"),
                  Text(f"{g.sessions:,}", justify="right"),
                  Text(f"{g.failures:,} {g.failure_rate * 100:.0f}%", justify="right",
                       style="red" if g.failures else ""),
-                 Text(fmt_tokens(g.tokens_in), justify="right"), Text(fmt_tokens(g.tokens_out), justify="right"),
-                 Text(fmt_cost(g.cost_usd), justify="right")]
+                 Text(fmt_tokens(g.tokens_in), justify="right"), Text(fmt_tokens(g.tokens_out), justify="right")]
         if accounting:
             cells.append(Text(fmt_cost(g.accounting_cost_usd or 0.0), justify="right"))
         cells.append(Text(bar(g.cost_usd, peak, 30), style="green"))
