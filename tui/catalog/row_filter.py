@@ -5,6 +5,9 @@
                           main one in the Model column)
     status:stale agent:research   one column each: status (as shown: running, stale, ok, failed, broken),
                           agent, id, title, kind
+    day:2026-11-20        rows that started that local calendar day (the Stats screen's days)
+    since:7d until:2026-11-20     rows that started in a time range: a span back from the filter's time (90m,
+                          36h, 7d, 2w) or a local date (YYYY-MM-DD); `until` is exclusive
 
 Matching is a pure function of the row and the filter, including the time the filter was made (`now_s`): a row
 counted in the summary when it entered the filter is taken out the same way when it changes
@@ -15,11 +18,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 
+from tui.catalog.index.stats import day_bounds_ms, parse_when
 from tui.catalog.liveness import RUNNING, shown_status
 from tui.catalog.session_row import SessionRow, matches
 
 FIELDS = ("model", "status", "agent", "id", "title", "kind")
+TIME_FIELDS = ("day", "since", "until")
 PLACEHOLDER = "/ filter: text · model:NAME · status:stale · agent:NAME · Esc clears"
 
 
@@ -37,6 +43,8 @@ class RowFilter:
         for part in text.lower().split():
             name, colon, value = part.partition(":")
             if colon and name in FIELDS and value:
+                terms.append((name, value))
+            elif colon and name in TIME_FIELDS and value and _bounds(name, value, 0.0) is not None:
                 terms.append((name, value))
             elif part:
                 words.append(part)  # "model:" alone, or "http://x": a plain word
@@ -70,8 +78,23 @@ class RowFilter:
                 ok = value in status.lower()
             elif name == "id":
                 ok = value in row.session_id.lower()
+            elif name in TIME_FIELDS:
+                lo, hi = _bounds(name, value, self.now_s) or (0, 0)
+                ok = lo <= row.started_or_mtime_ms < hi
             else:
                 ok = value in str(getattr(row, name)).lower()
             if not ok:
                 return False
         return True
+
+
+@lru_cache(maxsize=64)
+def _bounds(name: str, value: str, now_s: float) -> tuple[float, float] | None:
+    """[lo, hi) in ms of a time term (None when `value` is not a time): one parse per filter, not per row."""
+    try:
+        if name == "day":
+            return day_bounds_ms(value)
+        when = parse_when(value, now_s)
+    except (ValueError, OverflowError):
+        return None
+    return (when, float("inf")) if name == "since" else (float("-inf"), when)

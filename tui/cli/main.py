@@ -1,5 +1,5 @@
-"""Command line: `aiagent-monitor [PATH]` runs the app (tui.cli.run); `dump`, `export`, `replay`, `generate`, `diff`
-(one module each in tui/cli/) never import textual."""
+"""Command line: `aiagent-monitor [PATH]` runs the app (tui.cli.run); `dump`, `export`, `replay`, `generate`, `diff`,
+`stats` (one module each in tui/cli/) never import textual."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ def app_parser() -> argparse.ArgumentParser:
             f"  {PROG} replay PATH --to URL      send a saved session as a live event stream\n"
             f"  {PROG} generate DIR              write realistic demo sessions into DIR\n"
             f"  {PROG} diff A B [--json]         what changed between two sessions (ops, status, cost, tokens)\n"
+            f"  {PROG} stats [--since 7d] [--by B] cost, tokens, failures across sessions (from the index)\n"
             "\nWith no PATH the sessions browser opens on --sessions-dir (default: $AI_AGENT_SESSIONS_DIR or\n"
             "~/.ai-agent/sessions) and follows it, even empty. Only when neither was given and ~/.ai-agent/sessions\n"
             "is empty or missing does the built-in demo start (as --demo does)."
@@ -101,6 +102,10 @@ def main(argv: list[str] | None = None) -> int:
         from tui.cli.diff import main as diff_main
 
         return diff_main(argv[1:])
+    if argv and argv[0] == "stats":
+        from tui.cli.stats import main as stats_main
+
+        return stats_main(argv[1:])
     if argv and argv[0] == "generate":
         from tui.cli.generate import main as gen_main
 

@@ -185,8 +185,9 @@ class MonitorApp(IdleCollector, App):
         self.live.note_opened(doc, live_root)
         return SessionScreen(doc, doc.root, live=self.live, select_path=op_path, live_root=live_root)
 
-    def open_path(self, path: str, op_path: str | None = None) -> None:
-        """Open a session on top of the current screen (the browser calls this on Enter)."""
+    def open_path(self, path: str, op_path: str | None = None, locate=None) -> None:
+        """Open a session on top of the current screen (the browser calls this on Enter); `locate(root)`, when
+        given, names the op to open it at once the tree is loaded (a search hit)."""
         if path.startswith(LIVE_PREFIX):
             root = path[len(LIVE_PREFIX):]
             session = self.live.build(root)
@@ -202,6 +203,8 @@ class MonitorApp(IdleCollector, App):
                 self.notify(f"{path}: an accounting ledger has no session tree; use `dump`", severity="warning",
                             markup=False)
                 return
+            if locate is not None:
+                op_path = locate(doc.root) or op_path
             self.push_screen(self.session_screen(doc, op_path))
 
     def action_close_view(self) -> None:
@@ -228,7 +231,10 @@ class MonitorApp(IdleCollector, App):
                                 partial(self.run_action, action, node))
 
     def on_open_session(self, message: OpenSession) -> None:
-        self.open_path(message.path, message.op_path)
+        if message.locate is None:
+            self.open_path(message.path, message.op_path)
+        else:
+            self.open_path(message.path, message.op_path, locate=message.locate)
 
     def on_compare_sessions(self, message: CompareSessions) -> None:
         self.live.diff_paths(message.before, message.after)

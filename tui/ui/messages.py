@@ -9,6 +9,7 @@ define `can_replace`, so that a screen which is busy (or under another) takes on
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -68,12 +69,15 @@ class StreamStateChanged(Message, bubble=False):
 
 
 class OpenSession(Message):
-    """A screen asks the app to open a session (a file path, or `live:<root>`) on top, optionally at an op."""
+    """A screen asks the app to open a session (a file path, or `live:<root>`) on top, optionally at an op: `op_path`,
+    or the one `locate` finds in the session once it is loaded (a search hit: tui.catalog.index.search.locate)."""
 
-    def __init__(self, path: str, op_path: str | None = None) -> None:
+    def __init__(self, path: str, op_path: str | None = None,
+                 locate: Callable[[Session], str | None] | None = None) -> None:
         super().__init__()
         self.path = path
         self.op_path = op_path
+        self.locate = locate
 
 
 class CompareSessions(Message):

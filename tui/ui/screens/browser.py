@@ -83,6 +83,8 @@ class BrowserScreen(Screen):
         Binding("m", "mark", "Mark to compare", show=False),
         Binding("d", "diff_marked", "Compare marked with selected", show=False),
         Binding("escape", "clear_filter", "Clear filter", show=False),
+        Binding("t", "stats", "Stats"),
+        Binding("F", "search_sessions", "Search all sessions", key_display="F", show=False),
     ]
 
     def __init__(self, sessions_dir: Path | None, live_summary: Callable[[], str] | None = None, *,
@@ -564,6 +566,25 @@ class BrowserScreen(Screen):
     # ----------------------------------------------------------------------------------------- actions
     def action_focus_filter(self) -> None:
         self.query_one(FilterInput).focus()
+
+    def action_stats(self) -> None:
+        """Stats across the directory's sessions (tui.ui.screens.stats); Enter there comes back filtered."""
+        from tui.ui.screens.stats import StatsScreen
+
+        self.app.push_screen(StatsScreen(self.sessions_dir), self.set_filter)
+
+    def action_search_sessions(self) -> None:
+        from tui.ui.screens.search import SearchScreen
+
+        self.app.push_screen(SearchScreen(self.sessions_dir))
+
+    def set_filter(self, text: str | None) -> None:
+        """Show the rows `text` selects (the filter box takes it, as if typed); None changes nothing."""
+        if text is None:
+            return
+        self.query_one(FilterInput).value = text
+        self._apply_filter(text)
+        self.table.focus()
 
     def action_clear_filter(self) -> None:
         """Escape on the table: clear a finished filter (the first screen has nothing to go back to)."""

@@ -77,6 +77,13 @@ LEGEND: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         ("◀ version n/m", "history: an older version is on screen (live updates paused for this view)"),
         ("! line", "dump --payloads: a problem with a payload (an · line is information)"),
     )),
+    ("stats and search", (
+        ("▁▂▃▄▅▆▇█", "stats: a sparkline, one character per day, the highest day the full block (blank: zero)"),
+        ("██▍", "stats: a bar, the row's cost against the largest of its table"),
+        ("3 12%", "stats, failed column: failed sessions, and their share of the row's sessions"),
+        ("field", "search: where the words matched (title, prompt, agents, tools, errors); the match is "
+                  "highlighted in the snippet"),
+    )),
 )
 
 

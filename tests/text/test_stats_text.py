@@ -1,0 +1,39 @@
+"""The stats command's text (tui.text.stats_text): bars, sparklines, and hostile group keys kept inert."""
+
+from __future__ import annotations
+
+from tui.catalog.index.stats import Group, Stats, TimeRange
+from tui.text.stats_text import bar, daily, render, sparkline
+
+
+def test_bar_in_eighths():
+    assert bar(0, 10) == "" and bar(5, 0) == ""
+    assert bar(10, 10, width=4) == "████"
+    assert bar(5, 10, width=4) == "██"
+    assert bar(0.001, 10, width=4) == "▏"  # not zero: a sliver
+    assert bar(20, 10, width=2) == "██"  # never past the width
+
+
+def test_sparkline_scales_to_the_peak():
+    assert sparkline([]) == ""
+    assert sparkline([0, 0]) == "▁▁"
+    line = sparkline([0, 1, 4, 8])
+    assert line[0] == " " and line[-1] == "█" and len(line) == 4
+
+
+def test_render_keeps_hostile_keys_inert():
+    stats = Stats(TimeRange(), totals=Group("total", sessions=1, cost_usd=1.0))
+    stats.by = {"day": [Group("2026-11-20", sessions=1, cost_usd=1.0)],
+                "agent": [Group("\x1b[31mred\x1b[0m\nnext", sessions=1, cost_usd=1.0)]}
+    text = "\n".join(render(stats, "agent"))
+    assert "\x1b" not in text and "red" in text
+    assert "no sessions" in render(Stats(TimeRange()), "day")[-1]
+
+
+def test_daily_series_keeps_the_days_without_sessions():
+    days = [Group("2026-11-20", sessions=2), Group("2026-11-23", sessions=4)]
+    assert daily(days, lambda g: g.sessions) == [2.0, 0.0, 0.0, 4.0]
+    assert daily([], lambda g: g.sessions) == []
+    assert daily([Group("?", sessions=1)], lambda g: g.sessions) == [1.0]
+    long = [Group("2020-01-01", sessions=1), Group("2026-01-01", sessions=3)]
+    assert len(daily(long, lambda g: g.sessions)) == 120

@@ -1,0 +1,87 @@
+"""The sessions index of a directory opened for reading only: what `aiagent-monitor stats` and the Stats and Search
+screens query. Never creates, migrates or writes the index (tui.catalog.index.store does, in the monitor); a missing,
+foreign or old index is reported with what to do, never fatal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from pathlib import Path
+
+from tui.catalog.index import schema
+
+BUILD_HINT = ("run the monitor once on this directory (`aiagent-monitor --sessions-dir DIR`): it builds the index in "
+              "the background, and stats answer from then on")
+
+
+class NoIndex(Exception):
+    """No usable index: `str(exc)` says why and how to build one."""
+
+
+def index_file(sessions_dir: Path | str) -> Path:
+    """Where the index of `sessions_dir` lives: the store's rule (tui.catalog.index.store.index_path) when it exists,
+    else the same rule written here: `$XDG_CACHE_HOME/aiagent-monitor/sessions-<sha256 of the resolved path>.sqlite`."""
+    try:
+        from tui.catalog.index.store import index_path  # type: ignore[import-not-found,unused-ignore]
+
+        return Path(index_path(sessions_dir))
+    except ImportError:
+        pass
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    root = Path(base) if base and os.path.isabs(base) else Path.home() / ".cache"
+    try:
+        resolved = Path(sessions_dir).resolve()
+    except (OSError, RuntimeError):
+        resolved = Path(sessions_dir).absolute()
+    digest = hashlib.sha256(os.fsencode(str(resolved))).hexdigest()[:20]
+    return root / "aiagent-monitor" / f"sessions-{digest}.sqlite"
+
+
+def open_readonly(path: Path | str) -> sqlite3.Connection:
+    """A read-only connection to the index at `path`, checked to be ours and of this schema (NoIndex otherwise)."""
+    p = Path(path)
+    if not p.is_file():
+        raise NoIndex(f"no sessions index yet ({p}): {BUILD_HINT}")
+    try:
+        conn = sqlite3.connect(f"{p.as_uri()}?mode=ro", uri=True, timeout=5.0, check_same_thread=False)
+    except sqlite3.Error as exc:
+        raise NoIndex(f"cannot open the sessions index {p}: {exc}") from None
+    try:
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        conn.execute("SELECT 1 FROM sessions LIMIT 1").fetchall()
+    except sqlite3.Error as exc:
+        conn.close()
+        raise NoIndex(f"the sessions index {p} cannot be read ({exc}): {BUILD_HINT}") from None
+    if app_id != schema.APPLICATION_ID or version != schema.SCHEMA_VERSION:
+        conn.close()
+        raise NoIndex(f"{p} is not a sessions index of this version: {BUILD_HINT}")
+    return conn
+
+
+def open_for(sessions_dir: Path | str) -> sqlite3.Connection:
+    return open_readonly(index_file(sessions_dir))
+
+
+def add_stats_index(path: Path | str) -> bool:
+    """Add the stats' covering index (tui.catalog.index.stats.STATS_INDEXES) to an existing index file when it can
+    be written; a read-only or busy one is left as it is (stats are then answered, only slower)."""
+    from tui.catalog.index.stats import ensure_indexes
+
+    p = Path(path)
+    if not p.is_file():
+        return False
+    try:
+        conn = sqlite3.connect(f"{p.as_uri()}?mode=rw", uri=True, timeout=1.0)
+    except sqlite3.Error:
+        return False
+    try:
+        if conn.execute("PRAGMA application_id").fetchone()[0] != schema.APPLICATION_ID:
+            return False
+        return ensure_indexes(conn)
+    except sqlite3.Error:
+        return False
+    finally:
+        conn.close()

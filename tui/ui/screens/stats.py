@@ -1,0 +1,255 @@
+"""The Stats screen (`t` in the browser): cost, tokens, sessions and failures across the sessions of the directory,
+per day (a bar per day, sparklines of the four series) and by agent, model and headend, with the most expensive,
+slowest and most failing sessions and the agents failing most, over a time range chosen with keys.
+
+Every number comes from SQL over the sessions index (tui.catalog.index.stats), queried in a thread worker: the
+screen only draws the answer. Enter on a day or a group dismisses the screen with the browser filter that lists
+those sessions (the browser applies it: `day:`, `agent:`, `model:` and `since:` terms, tui.catalog.row_filter);
+Enter on a top session opens it (OpenSession).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Static
+
+from tui.catalog.index import stats as st
+from tui.model.fields import one_line, printable
+from tui.model.format import fmt_cost, fmt_duration, fmt_tokens, fmt_ts
+from tui.text.stats_text import bar, daily, sparkline
+from tui.ui.messages import OpenSession
+from tui.ui.widgets.footer import Footer
+from tui.ui.widgets.motion import TableMotion
+
+# (key, label, seconds back from now; None: all time)
+RANGES = (("1", "1d", 86400.0), ("7", "7d", 7 * 86400.0), ("3", "30d", 30 * 86400.0), ("a", "all", None))
+GROUP_TABLES = ("agent", "model", "headend")
+TOP_TABLES = (("expensive", "most expensive"), ("slowest", "slowest"), ("failing", "most failed ops"))
+KEY_WIDTH = 28
+
+
+class StatsTable(TableMotion):
+    """One table of the screen: as tall as its rows (the screen scrolls), a row cursor."""
+
+
+def filter_term(name: str, value: str) -> str:
+    """A browser filter term for a group key: its first word (the filter splits on spaces); "" when empty."""
+    word = value.split()[0] if value.split() else ""
+    return f"{name}:{word}" if word else ""
+
+
+class StatsScreen(Screen):
+    CSS_PATH = "stats.tcss"
+    BINDINGS = [
+        Binding("1", "range('1d')", "1d"),
+        Binding("7", "range('7d')", "7d"),
+        Binding("3", "range('30d')", "30d"),
+        Binding("a", "range('all')", "All"),
+        Binding("c", "toggle_accounting", "Acct cost"),
+        Binding("r", "refresh", "Refresh"),
+        Binding("escape", "close", "Back", show=False),
+        Binding("question_mark", "app.help", "Help", key_display="?"),
+        Binding("q", "close", "Back"),
+    ]
+
+    def __init__(self, sessions_dir: Path | None, *, range_name: str = "7d", index_path: Path | None = None) -> None:
+        super().__init__()
+        self.sessions_dir = sessions_dir
+        self.index_path = index_path  # None: the index of sessions_dir (tui.catalog.index.reader)
+        self.range_name = range_name
+        self.accounting = False  # show accounting.jsonl's cost beside the sessions' own
+        self.stats: st.Stats | None = None
+        self.problem = ""  # why there is nothing to show (no index yet), with what to do
+        self._asked = 0  # the newest query: an older one finishing later is not drawn
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="stats-header")
+        with VerticalScroll(id="stats-body"):
+            yield Static(id="stats-sparks")
+            yield Static("per day (Enter: the browser filtered to that day)", classes="stats-title")
+            yield StatsTable(id="stats-day", cursor_type="row")
+            for name in GROUP_TABLES:
+                yield Static(f"by {name}", classes="stats-title")
+                yield StatsTable(id=f"stats-{name}", cursor_type="row")
+            yield Static("agents failing most", classes="stats-title")
+            yield StatsTable(id="stats-failing-agents", cursor_type="row")
+            for name, title in TOP_TABLES:
+                yield Static(f"{title} (Enter opens the session)", classes="stats-title")
+                yield StatsTable(id=f"stats-top-{name}", cursor_type="row")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#stats-day", StatsTable).focus()
+        self.action_refresh()
+
+    # ------------------------------------------------------------------------------------------- the query
+    def span(self) -> st.TimeRange:
+        seconds = next((s for _, name, s in RANGES if name == self.range_name), None)
+        return st.last(seconds)
+
+    def action_range(self, name: str) -> None:
+        self.range_name = name
+        self.action_refresh()
+
+    def action_toggle_accounting(self) -> None:
+        self.accounting = not self.accounting
+        self.action_refresh()
+
+    def action_refresh(self) -> None:
+        self.query_one("#stats-header", Static).update(Text(f"stats · {self.range_name} · querying…"))
+        span, accounting = self.span(), self.accounting
+        self._asked += 1
+        asked = self._asked
+        self.run_worker(lambda: self._query(span, accounting, asked), name="stats", group="stats", thread=True,
+                        exit_on_error=False)
+
+    def _query(self, span: st.TimeRange, accounting: bool, asked: int = 0) -> None:
+        """In a thread: the whole screen's numbers (a few SQL aggregates), then drawn on the UI thread."""
+        from tui.catalog.index.accounting_cost import accounting_path, attach, read_cost
+        from tui.catalog.index.reader import NoIndex, add_stats_index, index_file, open_readonly
+
+        result: st.Stats | None = None
+        problem = ""
+        if self.sessions_dir is None and self.index_path is None:
+            problem = "no sessions directory: stats need one (--sessions-dir)"
+        else:
+            path = self.index_path or index_file(self.sessions_dir or Path("."))
+            add_stats_index(path)
+            try:
+                conn = open_readonly(path)
+                try:
+                    result = st.collect(conn, span)
+                finally:
+                    conn.close()
+            except NoIndex as exc:
+                problem = str(exc)
+            except Exception as exc:  # noqa: BLE001 - a damaged index must not take the screen down
+                problem = f"the sessions index cannot be read: {type(exc).__name__}: {exc}"
+            if result is not None and accounting:
+                acc = accounting_path(self.sessions_dir)
+                if acc is None:
+                    problem = "no accounting.jsonl in or beside the sessions directory"
+                else:
+                    attach(result, read_cost(acc, span))
+        self.app.call_from_thread(self._show, result, problem, asked)
+
+    # ------------------------------------------------------------------------------------------- drawing
+    def _show(self, result: st.Stats | None, problem: str, asked: int = 0) -> None:
+        if asked != self._asked:
+            return  # a newer query is on its way
+        self.stats, self.problem = result, problem
+        header = Text(f"stats · {self.range_name}", style="bold")
+        if result is not None:
+            t = result.totals
+            header.append(f" · {result.range.label()} · {t.sessions:,} sessions · {t.failures:,} failed · "
+                          f"{fmt_tokens(t.tokens_in)} in / {fmt_tokens(t.tokens_out)} out · {fmt_cost(t.cost_usd)}")
+            if t.accounting_cost_usd is not None:
+                header.append(f" (accounting.jsonl {fmt_cost(t.accounting_cost_usd)})")
+        if problem:
+            header.append("\n" + printable(problem), style="yellow")
+        self.query_one("#stats-header", Static).update(header)
+        self._sparks(result)
+        self._day_table(result)
+        for name in GROUP_TABLES:
+            self._group_table(f"#stats-{name}", name, result.by.get(name, []) if result else [])
+        self._group_table("#stats-failing-agents", "agent", result.failing_agents if result else [], failing=True)
+        for name, _ in TOP_TABLES:
+            self._top_table(name, getattr(result, name) if result else [])
+
+    def _sparks(self, result: st.Stats | None) -> None:
+        days = result.by.get("day", []) if result else []
+        text = Text()
+        if days:
+            text.append(f"{days[0].key} → {days[-1].key}\n", style="dim")
+            for name, get in (("cost", lambda g: g.cost_usd), ("tokens", lambda g: g.tokens_in + g.tokens_out),
+                              ("sessions", lambda g: g.sessions), ("failures", lambda g: g.failures)):
+                text.append(f"{name:<9}")
+                text.append(sparkline(daily(days, get)) + ("" if name == "failures" else "\n"),
+                            style="red" if name == "failures" else "green")
+        elif result is not None:
+            text.append("no sessions in this time range", style="dim")
+        self.query_one("#stats-sparks", Static).update(text)
+
+    def _key_width(self) -> int:
+        return KEY_WIDTH if self.size.width >= 110 else 18  # 80 columns: every number still shows
+
+    def _columns(self, table: DataTable, first: str, accounting: bool) -> None:
+        table.clear(columns=True)
+        table.add_column(first, width=self._key_width(), key="key")
+        for label, width in (("cost", 10), ("sessions", 8), ("failed", 9), ("tokens in", 9), ("out", 8)):
+            table.add_column(label, width=width)
+        if accounting:
+            table.add_column("acct.jsonl", width=10)
+        table.add_column("", key="bar")
+
+    def _group_row(self, g: st.Group, by: str, peak: float, accounting: bool) -> list:
+        cells = [Text(one_line(g.key, self._key_width()) or ("(none)" if by != "day" else "?")),
+                 Text(fmt_cost(g.cost_usd), justify="right"),
+                 Text(f"{g.sessions:,}", justify="right"),
+                 Text(f"{g.failures:,} {g.failure_rate * 100:.0f}%", justify="right",
+                      style="red" if g.failures else ""),
+                 Text(fmt_tokens(g.tokens_in), justify="right"), Text(fmt_tokens(g.tokens_out), justify="right")]
+        if accounting:
+            cells.append(Text(fmt_cost(g.accounting_cost_usd or 0.0), justify="right"))
+        cells.append(Text(bar(g.cost_usd, peak, 30), style="green"))
+        return cells
+
+    def _day_table(self, result: st.Stats | None) -> None:
+        self._group_table("#stats-day", "day", result.by.get("day", []) if result else [])
+
+    def _group_table(self, selector: str, by: str, groups: list[st.Group], failing: bool = False) -> None:
+        table = self.query_one(selector, StatsTable)
+        accounting = (self.stats is not None and self.stats.totals.accounting_cost_usd is not None
+                      and by in ("day", "agent", "model") and not failing)
+        self._columns(table, by, accounting)
+        peak = max((g.cost_usd for g in groups), default=0.0)
+        for i, g in enumerate(groups):
+            table.add_row(*self._group_row(g, by, peak, accounting), key=f"{by}\x00{i}\x00{g.key}")
+        table.display = bool(groups)
+
+    def _top_table(self, name: str, sessions: list[st.TopSession]) -> None:
+        table = self.query_one(f"#stats-top-{name}", StatsTable)
+        table.clear(columns=True)
+        for label, width in (("value", 10), ("started", 16), ("agent", 20), ("title", 60)):
+            table.add_column(label, width=width)
+        for i, s in enumerate(sessions):
+            value = {"expensive": fmt_cost(s.cost_usd or 0.0), "slowest": fmt_duration(s.duration_ms),
+                     "failing": f"{s.failed_ops:,} ✗"}[name]
+            table.add_row(Text(value, justify="right"), Text(fmt_ts(s.started_ms)), Text(one_line(s.agent, 20)),
+                          Text(one_line(s.title or s.session_id, 60)), key=f"{i}\x00{s.path}")
+        table.display = bool(sessions)
+
+    # ------------------------------------------------------------------------------------------- Enter
+    def range_term(self) -> str:
+        return "" if self.range_name == "all" else f"since:{self.range_name}"
+
+    def filter_for(self, by: str, key: str) -> str:
+        """The browser filter listing the sessions of one day or group in the screen's time range."""
+        if by == "day":
+            return f"day:{key}" if key else self.range_term()
+        if by == "headend":  # the browser's rows do not know their headend: the time range only
+            return self.range_term()
+        return " ".join(t for t in (filter_term(by, key), self.range_term()) if t)
+
+    @on(DataTable.RowSelected)
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        table_id = event.data_table.id or ""
+        key = str(event.row_key.value)
+        if table_id.startswith("stats-top-"):
+            path = key.split("\x00", 1)[1]
+            self.post_message(OpenSession(path))
+            return
+        by, _, group_key = key.split("\x00", 2)
+        if by == "headend":
+            self.notify("the browser has no headend column: showing the time range", severity="warning")
+        self.dismiss(self.filter_for(by, group_key))
+
+    def action_close(self) -> None:
+        self.dismiss(None)
