@@ -28,7 +28,8 @@ def rows(result: dict, judged: bool) -> list[Row]:
     out = [Row("OTLP", "OTLP/gRPC → --listen otlp://, applied to the hub and the browser rows",
                f"{tp['sent']:,} ai-agent spans, {tp['sessions']:,} sessions",
                fmt_spread(rates, lambda v: f"{v:,.0f}") + " spans/s",
-               f"median run: {tp['received']:,} of {tp['sent']:,} received in {fmt_s(tp['seconds'])}; the sender's "
+               f"median run: {tp['received']:,} of {tp['sent']:,} in the hub after {fmt_s(tp['seconds'])}, every "
+               f"browser row after {fmt_s(tp['rows_seconds'] or float('nan'))}; the sender's "
                f"own rate {tp['sent'] / tp['sender_seconds']:,.0f}/s; lost {sum(tp['all_lost']):,} over "
                f"{rates['n']} runs; longest UI stall {fmt_s(tp['stall_s'])}",
                target="≥ 20,000/s, none lost" if judged else "",

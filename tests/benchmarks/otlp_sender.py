@@ -22,6 +22,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Sp
 
 BATCH = 512  # the JS BatchSpanProcessor's default maxExportBatchSize
 TURNS = 8  # spans per session: 1 + TURNS * 3
+IN_FLIGHT = 4  # concurrent export requests (as from several agent processes; each sends one at a time)
 EXPORT = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
 
 
@@ -97,13 +98,18 @@ def main(url: str, total: int, rate: float) -> None:
         grpc.channel_ready_future(channel).result(timeout=30)
         start = time.perf_counter()
         sent = sessions = 0
+        window: list = []  # requests in flight: a fleet's exporters send side by side
         for body, count, sessions in bodies:
-            export(body, timeout=60)
+            window.append(export.future(body, timeout=60))
+            if len(window) >= IN_FLIGHT:
+                window.pop(0).result()
             sent += count
             if rate:
                 ahead = sent / rate - (time.perf_counter() - start)
                 if ahead > 0:
                     time.sleep(ahead)
+        for call in window:
+            call.result()
         elapsed = time.perf_counter() - start
     print(sent, f"{elapsed:.3f}", sessions, flush=True)
 

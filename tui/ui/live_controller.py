@@ -13,6 +13,7 @@ it is done. A resent 50,000-op tree every second otherwise piles up until a full
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from collections.abc import Callable
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 
     from tui.catalog.session_row import SessionRow
 
+OTLP_FREEZE_RECORDS = 10_000  # spans + log records received between two gc.freeze() (apply)
 LIVE_APPLY_SECONDS = 0.25  # live updates are batched and applied this often
 REJECTION_NOTICE_SECONDS = 5.0  # at most one "rejected so far" notification this often
 LIVE_APPLY_SHARE = 4  # ... or, when applying takes longer, after 4 times as long as it took
@@ -65,6 +67,7 @@ class LiveController(HistoryRecorder):
         self.streams = streams  # --listen or --connect given
         self.hub = LiveHub()
         self.stream_status: dict[str, str] = {}
+        self._otlp_frozen = 0  # spans + log records received when the heap was last frozen
         self.otlp_sink: Any = None  # made by the first OTLP receiver (otlp_receiver)
         self._on_rows = on_rows  # the browser's rows of changed live roots, and whether its header changed
         self._live_row = live_row
@@ -215,7 +218,15 @@ class LiveController(HistoryRecorder):
         """Applied a few times a second: whatever arrived since the last call, in one batch."""
         hub = self.hub
         if self.otlp_sink is not None:
-            self.otlp_sink.drain()  # what the receivers decoded since the last batch, into the hub
+            sink = self.otlp_sink
+            sink.drain()  # what the receivers decoded and assembled since the last batch, into the hub
+            taken = sink.spans_received + sink.logs_received
+            if taken - self._otlp_frozen >= OTLP_FREEZE_RECORDS:
+                # The held spans, records and trees are long-lived: left to the collector, every full collection
+                # walked them all (1-1.5 s stalls at 100,000 spans). Frozen, they are out of its reach; they hold
+                # no cycles, so an evicted trace is still freed at once by reference counting.
+                gc.freeze()
+                self._otlp_frozen = taken
         problems = hub.malformed + hub.rejected["auth refused"]
         now = time.monotonic()
         if problems != self._reported_problems and now - self._reported_at >= REJECTION_NOTICE_SECONDS:
