@@ -90,3 +90,30 @@ async def test_both_receivers_feed_the_sink_count_rejections_and_stop_with_the_a
             assert probe.connect_ex((host, int(port))) != 0
     assert await wait_for(None, lambda: not [t for t in threading.enumerate() if t not in before and t.is_alive()
                                              and t.name.startswith(("otlp-grpc", "otlp-http", "otlp-assemble"))])
+
+
+async def test_traces_evicted_by_the_caps_let_their_builds_go_and_keep_their_rows(tmp_path):
+    """Past the sink's caps whole traces are evicted; the hub forgets their sessions and the controller its last
+    build of them (before: every root ever received stayed built, 1.4 GB after a million spans), while the browser
+    keeps their rows (a few hundred bytes each) with what was last known."""
+    from otlpfixtures import ROOT_TXN, ai_agent_spans, encode
+
+    url = "otlp://127.0.0.1:0"
+    app = MonitorApp(sessions_dir=tmp_path, listen_urls=[url], watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        assert await wait_for(pilot, lambda: _bound(app, url))
+        sink = app.live.otlp_sink
+        sink.max_spans = 14  # two traces of seven spans
+        bodies = [encode(ai_agent_spans(suffix=f"-{n}")) for n in range(8)]
+        channel = grpc.insecure_channel(_bound(app, url))
+        export = channel.unary_unary("/opentelemetry.proto.collector.trace.v1.TraceService/Export")
+        for body in bodies:  # one at a time, each shown before the next comes
+            await asyncio.to_thread(export, body, timeout=10)
+            assert await wait_for(pilot, lambda: not sink.pending and not app.hub.changed)
+        channel.close()
+        assert sink.evicted == 6 and sink.spans_held == 14
+        assert set(app.hub.roots()) == {f"{ROOT_TXN}-6", f"{ROOT_TXN}-7"}
+        assert set(app.live._live_builds) <= set(app.hub.roots())
+        browser = app.screen
+        rows = {r.session_id for r in browser._rows.values() if r.kind == RowKind.LIVE}
+        assert rows == {f"{ROOT_TXN}-{n}" for n in range(8)}

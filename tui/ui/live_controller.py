@@ -234,6 +234,10 @@ class LiveController(HistoryRecorder):
                         severity="warning", timeout=4, markup=False)
             self._reported_problems, self._reported_at = problems, now
         changed, hub.changed = hub.changed, set()
+        gone, hub.forgotten = hub.forgotten, set()
+        for root in gone:  # evicted by the OTLP sink's caps: its last build goes too (the browser keeps the row)
+            if not self.is_open(LIVE_PREFIX + root):
+                self.let_go(self._live_builds.pop(root, None))
         self.live_history_tick(changed)
         counts = (sum(hub.rejected.values()), tuple(self.stream_status.values()))
         counts_moved = counts != self._panel_counts

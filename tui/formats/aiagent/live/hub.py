@@ -60,6 +60,7 @@ class LiveHub:
         self.reordered = 0
         self.changed: set[str] = set()
         self._built: dict[str, Session] = {}
+        self.forgotten: set[str] = set()  # roots gone entirely (forget_otlp) since the holder last looked
         self.gaps = 0  # sequence gaps over every session (kept as events arrive: no scan per tick)
         self.resets = 0  # ... and jumps of a sequence too far to be gaps (live.order.MAX_SEQUENCE_JUMP)
         self._children: dict[str, dict[str, None]] = {}  # parent id -> its sub-agents' ids, in arrival order
@@ -318,6 +319,7 @@ class LiveHub:
             self.changed.add(root)
         else:
             self.changed.discard(root)
+            self.forgotten.add(root)  # whoever keeps things per root (the live controller's builds) lets go
 
     # grouping -------------------------------------------------------------------------------------------
     def _place(self, live: LiveSession) -> None:
