@@ -29,6 +29,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from tui.model.fields import printable
 from tui.catalog.liveness import stale_after
+from tui.catalog.row_merge import hidden_twins
 from tui.catalog.row_filter import PLACEHOLDER, RowFilter
 from tui.catalog.rows_summary import RowsSummary
 from tui.catalog.session_row import (
@@ -97,6 +98,7 @@ class BrowserScreen(Screen):
         self.clock: Callable[[], float] = time.time  # wall clock (s) for Age and stale; see set_clock
         self.demo_for = demo_for  # set while the demo runs in place of this (empty or missing) directory
         self._rows: dict[str, SessionRow] = {}
+        self._live_keys: set[str] = set()  # keys of the live rows (tui.catalog.row_merge: one row per session)
         self._cell_cache: dict[str, tuple] = {}  # key -> (row, (second, columns, marked), cells): _add_rows
         self._view: list[str] = []  # keys of every row that passes the filter, sorted
         self._shown: list[str] = []  # the prefix of _view that is in the table
@@ -376,12 +378,15 @@ class BrowserScreen(Screen):
         # Without a filter the summary does not depend on the time and is kept row by row: no recount of 100k
         # rows each time loaded rows are re-sorted. A filter may (status:stale): recounted with it.
         recount, self._summary_dirty = self._summary_dirty or bool(self._filter), False
-        if listing_order and not self._filter and self._sort == "started" and self._desc:
+        if listing_order and not self._filter and self._sort == "started" and self._desc and not self._live_keys:
             if recount:
                 self._summary = RowsSummary.of(self._rows.values())
             return list(self._rows)  # a fresh listing, nothing loaded: its order (newest file first) is this one
         started = operator.attrgetter("started_or_mtime_ms")
-        rows = sorted(self._rows.values(), key=started, reverse=True)
+        twins = hidden_twins(self._rows, self._live_keys)  # a session both on file and live: one row
+        recount = recount or bool(twins)  # (the summary kept row by row counts both twins)
+        rows = sorted((r for r in self._rows.values() if r.key not in twins) if twins else self._rows.values(),
+                      key=started, reverse=True)
         if self._filter:
             rows = [row for row in rows if self._filter.matches(row)]
         if recount:
@@ -537,10 +542,13 @@ class BrowserScreen(Screen):
                 self._summary.remove(old)
             if keep(row):
                 self._summary.add(row)
+            if row.kind == RowKind.LIVE:
+                self._live_keys.add(row.key)
             if row.kind == RowKind.LIVE and not self._has_live:
                 self._has_live = columns = True  # live rows have an Events column
             if (old is None or sort_value(old, self._sort) != sort_value(row, self._sort)
-                    or (self._filter and keep(old) != keep(row))):
+                    or (self._filter and keep(old) != keep(row))
+                    or (row.kind == RowKind.LIVE and old.status != row.status)):  # (its file twin: row_merge)
                 reorder = True
             elif row.key in self._shown_set:
                 self._update_cells(row)
