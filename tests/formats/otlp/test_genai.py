@@ -147,3 +147,13 @@ def test_messages_sent_as_a_log_record_in_the_llm_span_show_too():
     sink.drain()
     text = "\n".join(_messages_view(hub.build(hub.roots()[0]).turns[1].ops[0]))
     assert "and tomorrow?" in text and "Sunny." in text
+
+
+def test_the_first_user_message_is_the_title_of_a_session_that_has_none():
+    from tui.catalog.row_facts import row_title
+
+    hub, sink = _sink()
+    sink.accept("traces", encode(genai_spans()), "proto")
+    sink.drain()
+    [root] = hub.roots()
+    assert row_title(hub.build(root)) == "Weather in Paris?"

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from tui.formats.otlp.ops import llm_op, log_entry, log_turn, ms, role, tool_op
+from tui.formats.otlp.ops import first_user_text, llm_op, log_entry, log_turn, ms, role, tool_op
 from tui.formats.otlp.records import STATUS_ERROR, LogRecord, Span
 
 TOP = "^"  # the owner of spans above every session span (the trace itself)
@@ -251,6 +251,9 @@ def _tree(trace_id: str, s: _Session, owners, ops_of: dict[str, dict], logs_by_s
         _add_op(turns, turn, tool_op(span, txn_meta), ops_of, logs_by_span)
     own_logs = s.logs
     ordered = [turns[n] for n in sorted(turns)]
+    prompt = next((text for text in map(first_user_text, sorted(s.llm, key=lambda x: x.start_ns)[:1]) if text), "")
+    if prompt and ordered:  # (GenAI spans carry the prompt: the title of a session that has none)
+        ordered[0]["attributes"]["prompts"] = {"user": prompt}
     if own_logs:
         own_logs.sort(key=lambda r: r.time_ns)
         ordered.insert(0, {"id": f"{s.sid}-0", "index": 0, "attributes": {"system": True, "label": "init"},

@@ -217,6 +217,24 @@ def _structured(value: object) -> object:
     return value
 
 
+def first_user_text(span: Span) -> str:
+    """The text of the first user message of an LLM span's gen_ai.input.messages ("" when none): the session's
+    prompt, which the browser shows as the title of a session that has none (tui.catalog.row_facts)."""
+    messages = _structured(span.attrs.get("gen_ai.input.messages"))
+    if not isinstance(messages, list):
+        return ""
+    for message in messages[:50]:
+        if not isinstance(message, dict) or message.get("role") != "user":
+            continue
+        parts = message.get("parts")
+        texts = [p.get("content") for p in parts[:20] if isinstance(p, dict) and p.get("type") == "text"] \
+            if isinstance(parts, list) else []
+        text = " ".join(t for t in texts if isinstance(t, str))
+        if text.strip():
+            return text[:4096]
+    return ""
+
+
 def _capture(value: object) -> dict:
     """A value as an inline JSON capture (text encoding: the viewer reads it as it is)."""
     text = value if isinstance(value, str) else json_text(value)
