@@ -160,3 +160,8 @@ def test_a_lone_surrogate_reads_as_the_full_parse_reads_it() -> None:
     lazy, full = _both(None, data)
     assert lazy is None or _outputs(lazy) == _outputs(full)
     assert full.root.turns[1].ops[1].name == "gr\ufffdep"
+
+
+def test_bad_utf8_in_a_field_it_reads_falls_back() -> None:
+    data = orjson.dumps(_rich()).replace(b'"grep"', b'"gr\xff\xfep"')
+    assert _load_lazy(data, "s.json", None) is None

@@ -143,8 +143,9 @@ _decode_child_of = msgspec.json.Decoder(_ChildOf).decode
 _decode_tree_of = msgspec.json.Decoder(_TreeOf).decode
 _as_dict = msgspec.structs.asdict
 
-DecodeError = (msgspec.DecodeError, msgspec.ValidationError)
-_LOAD_ERRORS = (json_load.JSONDecodeError, msgspec.DecodeError, msgspec.ValidationError, IndexError, TypeError)
+# what msgspec raises for a file it cannot take (bad UTF-8 in a string it decodes is a UnicodeDecodeError)
+DecodeError = (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError)
+_LOAD_ERRORS = (json_load.JSONDecodeError, *DecodeError, IndexError, TypeError)
 
 
 def envelope(data: bytes | bytearray | memoryview) -> tuple[EnvelopeHead, Locator] | None:
