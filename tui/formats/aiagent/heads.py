@@ -8,7 +8,7 @@ the one JSON parser (tui.inputs.json_load), the first time something reads `op.r
 over the file builds the tree; an op's bytes are found when it is opened (Locator: one skipping scan of its
 session, kept).
 
-Every field is `Any` (decoded as JSON would be) unless it is a container the walk descends into: a value of the
+The structs are kept out of the cyclic collector (`gc=False`): decoded JSON holds no cycles. Every field is `Any` (decoded as JSON would be) unless it is a container the walk descends into: a value of the
 wrong type there (an op that is a string, a request that is a list) makes msgspec refuse the file, and the loader
 then takes the tolerant path (tui.formats.aiagent.snapshot over a full parse), which reports such parts as
 problems. Absent and null read alike (None), as the tolerant walk's `dict.get` reads them.
@@ -26,7 +26,7 @@ Raw = msgspec.Raw
 EMPTY = msgspec.Raw()
 
 
-class Head(msgspec.Struct, dict=False, weakref=False):
+class Head(msgspec.Struct, gc=False):
     """A struct the tolerant walk can read like the dict it stands for (`get`)."""
 
     def get(self, key: str, default: Any = None) -> Any:
@@ -56,7 +56,7 @@ class SizeHead(Head):
     size: Any = None
 
 
-class OpHead(msgspec.Struct):
+class OpHead(msgspec.Struct, gc=False):
     opId: Any = None
     kind: Any = None
     status: Any = None
@@ -74,7 +74,7 @@ class OpHead(msgspec.Struct):
     childSessionSummary: Any = None
 
 
-class TurnHead(msgspec.Struct):
+class TurnHead(msgspec.Struct, gc=False):
     id: Any = None
     index: Any = None
     startedAt: Any = None
@@ -86,7 +86,7 @@ class TurnHead(msgspec.Struct):
     ops: list[OpHead] | None = None
 
 
-class SessionHead(msgspec.Struct):
+class SessionHead(msgspec.Struct, gc=False):
     id: Any = None
     traceId: Any = None
     agentId: Any = None
@@ -105,7 +105,7 @@ class SessionHead(msgspec.Struct):
     steps: list[TurnHead] | None = None
 
 
-class EnvelopeHead(msgspec.Struct):
+class EnvelopeHead(msgspec.Struct, gc=False):
     """A snapshot file's top level; the fast path takes only the `opTree` shape (anything else: the full parse)."""
 
     version: Any = None
@@ -119,20 +119,20 @@ class EnvelopeHead(msgspec.Struct):
 
 
 # The skeletons that find an op's bytes when it is opened: one scan of its session, skipping every op.
-class _TurnOps(msgspec.Struct):
+class _TurnOps(msgspec.Struct, gc=False):
     ops: list[Raw] | None = None
 
 
-class _SessionOps(msgspec.Struct):
+class _SessionOps(msgspec.Struct, gc=False):
     turns: list[_TurnOps] | None = None
     steps: list[_TurnOps] | None = None
 
 
-class _ChildOf(msgspec.Struct):
+class _ChildOf(msgspec.Struct, gc=False):
     childSession: Raw = EMPTY
 
 
-class _TreeOf(msgspec.Struct):
+class _TreeOf(msgspec.Struct, gc=False):
     opTree: Raw = EMPTY
 
 

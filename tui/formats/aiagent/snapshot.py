@@ -281,7 +281,10 @@ def _tool_chars(op: Op, entry: dict) -> None:
 
 def _size(payload: object) -> int | None:
     """The `size` of a request or response object (None when it is not a count of bytes)."""
-    size = payload.get("size") if isinstance(payload, (dict, heads.SizeHead)) else None
+    if type(payload) is heads.SizeHead:
+        size = payload.size
+    else:
+        size = payload.get("size") if isinstance(payload, dict) else None
     return size if type(size) is int and size >= 0 else None
 
 
@@ -321,14 +324,17 @@ def _logs(op: Op, logs: object, counts) -> None:
         return
     warnings = errors = odd = 0
     for entry in logs:
-        if isinstance(entry, _LOG_ENTRY):
+        if type(entry) is heads.LogHead:
+            severity = entry.severity
+        elif isinstance(entry, dict):
             severity = entry.get("severity")
-            if severity == "WRN":
-                warnings += 1
-            elif severity == "ERR":
-                errors += 1
         else:
             odd += 1
+            continue
+        if severity == "WRN":
+            warnings += 1
+        elif severity == "ERR":
+            errors += 1
     if op.started_at is None and op.ts_fallback is None:  # no start and no accounting time: the first log's
         op.ts_fallback = next((as_ms(e.get("timestamp")) for e in logs if isinstance(e, _LOG_ENTRY)), None)
     if odd:
