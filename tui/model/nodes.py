@@ -6,6 +6,7 @@ parsed JSON costs; payloads and logs are read from `raw` lazily, when a screen a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -99,6 +100,14 @@ class Session(_Timed):
     raw = property(lambda self: _raw_of(self), lambda self, value: _set_raw(self, value),
                    doc="The SessionNode dict the session was built from (decoded on first use when it was read lazily).")
 
+    def raw_later(self) -> Callable[[], dict | None]:
+        """What `raw` gives, to be decoded only if it is ever needed (the history store records a file's tree as
+        it was opened only once the file changes); holds the node's bytes, not the session."""
+        raw, source = self._raw, self._source
+        if raw is not None or source is None:
+            return lambda: raw
+        return lambda: _as_raw(source.load())
+
     def field(self, key: str) -> object:
         """One of the node's own small fields (attributes, pluginMetas) without decoding the whole node."""
         head = self.head if self._raw is None else self._raw
@@ -186,7 +195,7 @@ class Op(_Timed):
         "_raw", "_source", "op_id", "kind", "status", "started_at", "ended_at", "name", "provider", "model", "label",
         "error", "path", "turn", "child", "child_ref", "tokens_in", "tokens_out", "cache_read", "cache_write",
         "cost", "log_count", "warnings", "errors", "problems", "payload_refs", "attributes", "__weakref__",
-        "chars_in", "chars_out", "request_bytes", "response_bytes", "ts_fallback", "duration_unknown",
+        "chars_in", "chars_out", "request_bytes", "response_bytes", "ts_fallback", "duration_unknown", "log_heads",
     )
 
     def __init__(self, turn: Turn, path: str) -> None:
@@ -228,9 +237,17 @@ class Op(_Timed):
         # a v3 ledger op with no startedAt, endedAt or durationMs sits at its turn_end record's time: its start and
         # end are that stand-in, so its duration is not known (not 0ms)
         self.duration_unknown = False
+        # a lazily read op: its log entries' severity, time and position (tui.model.logs reads them without
+        # decoding the op; the entries themselves come from `raw` when drawn)
+        self.log_heads: list | None = None
 
     raw = property(lambda self: _raw_of(self), lambda self, value: _set_raw(self, value),
                    doc="The op dict it was built from: payloads, logs, accounting (decoded on first use, once).")
+
+    @property
+    def lazy_logs(self) -> list | None:
+        """The log heads while the op's dict is not decoded yet (None once it is, or for an op read in full)."""
+        return self.log_heads if self._raw is None else None
 
     @property
     def has_raw(self) -> bool:
@@ -328,10 +345,13 @@ class LazySource(Protocol):
 def _raw_of(node: "Session | Op") -> dict | None:
     raw = node._raw
     if raw is None and node._source is not None:
-        value = node._source.load()
-        raw = node._raw = value if isinstance(value, dict) else {}
+        raw = node._raw = _as_raw(node._source.load())
         node._source = None
     return raw
+
+
+def _as_raw(value: object) -> dict:
+    return value if isinstance(value, dict) else {}
 
 
 def _set_raw(node: "Session | Op", value: dict | None) -> None:

@@ -35,8 +35,13 @@ class Head(msgspec.Struct, gc=False):
 
 
 class LogHead(Head):
+    """A log entry as the logs pane sorts and counts it (tui.model.logs); the entry itself is read from its op's
+    dict, at `log_position` in its `logs`, when it is drawn."""
+
     severity: Any = None
     timestamp: Any = None
+    fatal: Any = None
+    log_position: int = msgspec.field(default=0, name="§position")  # set by the walk; no producer writes it
 
 
 class AccountingHead(Head):

@@ -339,6 +339,10 @@ def _logs(op: Op, logs: object, counts) -> None:
         op.ts_fallback = next((as_ms(e.get("timestamp")) for e in logs if isinstance(e, _LOG_ENTRY)), None)
     if odd:
         op.problems.append(f"{odd} log entr{'y is' if odd == 1 else 'ies are'} not objects")
+    if not odd and logs and type(logs[0]) is heads.LogHead:  # the logs pane reads these until it draws one
+        for position, entry in enumerate(logs):
+            entry.log_position = position
+        op.log_heads = logs
     op.log_count = len(logs)
     op.warnings = warnings
     op.errors = errors
