@@ -12,15 +12,19 @@ import os
 import re
 import stat
 import sys
+import types
 import zlib
 
 from tui.model.fields import printable
 
+inflate: types.ModuleType = zlib
 try:  # ISA-L's inflate: about twice zlib's speed, a third of opening a big snapshot once parsing is lazy (README)
-    from isal import isal_zlib as inflate
+    from isal import isal_zlib
+
+    inflate = isal_zlib
 except ImportError:  # pragma: no cover - a dependency; zlib reads the same streams
-    inflate = zlib  # type: ignore[assignment,no-redef]
-_INFLATE_ERRORS = (zlib.error, inflate.error)
+    pass
+_INFLATE_ERRORS: tuple[type[Exception], ...] = (zlib.error, inflate.error)
 
 DEFAULT_MAX_BYTES = 1024 * 1024 * 1024
 ENV_MAX_BYTES = "AIAGENT_MONITOR_MAX_BYTES"

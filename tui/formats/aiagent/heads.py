@@ -192,7 +192,8 @@ class Locator:
 
     __slots__ = ("data", "parent", "key", "turn", "position", "raw", "ops")
 
-    def __init__(self, data: object, parent: Locator | None, key: str, turn: int, position: int) -> None:
+    def __init__(self, data: bytes | bytearray | memoryview | None, parent: Locator | None, key: str, turn: int,
+                 position: int) -> None:
         self.data = data
         self.parent = parent
         self.key, self.turn, self.position = key, turn, position
@@ -205,7 +206,7 @@ class Locator:
     def node(self) -> Raw:
         if self.raw is None:
             if self.parent is None:
-                self.raw = _decode_tree_of(self.data).opTree
+                self.raw = _decode_tree_of(self.data or b"{}").opTree
             else:
                 op = self.parent.op(self.key, self.turn, self.position)
                 self.raw = _decode_child_of(op).childSession

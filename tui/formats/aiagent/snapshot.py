@@ -7,6 +7,7 @@ built, driven from one loop, so sub-agents nested hundreds of levels deep cost n
 from __future__ import annotations
 
 from collections.abc import Generator
+from typing import cast
 
 from tui.model.fields import as_dict, as_ms, as_opt_bool, ms_field, str_field, type_name
 from tui.formats.aiagent import heads
@@ -48,9 +49,10 @@ def build_lazy_session(head: heads.SessionHead, where: heads.Locator) -> Session
 
 def _session(node: object, parent_op: Op | None, prefix: str, depth: int, walk: _Walk) -> SessionWalk:
     s = begin_session(parent_op, prefix, depth)
-    source = where = None
+    source: heads.SessionSource | None = None
+    where: heads.Locator | None = None
     if walk.lazy:
-        head, where = node  # type: ignore[misc]
+        head, where = cast("tuple[heads.SessionHead, heads.Locator]", node)
         node, source = heads.session_head(head, where)
     if not isinstance(node, dict):
         s.problems.append(f"session is {type_name(node)}, expected an object")
@@ -248,6 +250,7 @@ def _accounting(op: Op, entries: object, walk: _Walk) -> None:
         if not isinstance(entry, _ACCOUNTING_ENTRY):
             op.problems.append(f"accounting[{position}] is {type_name(entry)}, expected an object")
             continue
+        entry = cast(dict, entry)  # or an AccountingHead, read alike with .get
         if op.ts_fallback is None and op.started_at is None:
             op.ts_fallback = as_ms(entry.get("timestamp"))
         if entry.get("type") != "llm":
