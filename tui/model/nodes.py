@@ -1,7 +1,9 @@
 """The normalised session tree: Session -> Turn (turns and v2 steps) -> Op -> child Session.
 
-Nodes keep a reference to the raw dict they were built from instead of copying it, so memory stays near what the
-parsed JSON costs; payloads and logs are read from `raw` lazily, when a screen asks for them.
+Nodes keep a reference to the raw dict they were built from instead of copying it; payloads and logs are read from
+`raw` lazily, when a screen asks for them. A snapshot read lazily (tui.formats.aiagent.heads) goes further: an op's
+or session's dict is not decoded at all until `raw` is first read (then once, and kept), so memory stays near the
+file's own bytes instead of what a full parse of them costs.
 """
 
 from __future__ import annotations
