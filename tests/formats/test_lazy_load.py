@@ -17,6 +17,7 @@ from tui.formats.load import _load_lazy, from_object
 from tui.inputs import json_load
 from tui.inputs.files import LoadError
 from tui.model.insights import compute
+from tui.model.logs import logs_under
 from tui.model.session_dicts import export_session, session_node
 from tui.text.export_markdown import render
 from tui.text.summary import summarise
@@ -165,3 +166,26 @@ def test_a_lone_surrogate_reads_as_the_full_parse_reads_it() -> None:
 def test_bad_utf8_in_a_field_it_reads_falls_back() -> None:
     data = orjson.dumps(_rich()).replace(b'"grep"', b'"gr\xff\xfep"')
     assert _load_lazy(data, "s.json", None) is None
+
+
+def test_the_logs_of_a_big_node_are_sorted_and_counted_without_decoding_its_ops() -> None:
+    data = orjson.dumps(_rich())
+    lazy, full = _load_lazy(data, "s.json", None), from_object(json_load.loads(data), "s.json", None)
+    view, expected = logs_under(lazy.root), logs_under(full.root)
+    assert view.severity_counts() == expected.severity_counts()
+    assert all(op._raw is None for op in lazy.root.all_ops())
+    first = view[0]
+    assert (first.ts, first.severity, first.message, first.path) == (expected[0].ts, expected[0].severity,
+                                                                     expected[0].message, expected[0].path)
+    assert isinstance(first.raw, dict)
+    assert sum(op._raw is not None for op in lazy.root.all_ops()) == 1  # the drawn entry's op, and only it
+    assert [(e.ts, e.severity, e.message, e.path) for e in view] == [(e.ts, e.severity, e.message, e.path)
+                                                                      for e in expected]
+
+
+def test_the_tree_as_opened_is_decoded_only_when_asked() -> None:
+    doc = _load_lazy(orjson.dumps(_rich()), "s.json", None)
+    later = doc.root.raw_later()
+    assert doc.root._raw is None and doc.root._source is not None
+    assert later() == orjson.loads(orjson.dumps(_rich()))["opTree"]
+    assert doc.root._raw is None  # the call decoded a copy for its caller, the session keeps its bytes only

@@ -125,6 +125,8 @@ def _lazy_op(op: Op, source: heads.OpSource) -> None:
     (tui.formats.aiagent.child_refs finds it by the identity of that reference)."""
     if op.child_ref is None:
         set_lazy_raw(op, source)
+        if op.log_heads is None and not op.log_count:
+            op.log_heads = []  # no logs: nothing for the logs pane to decode either
         return
     raw = source.load()
     if isinstance(raw, dict):
