@@ -141,20 +141,27 @@ class LogView(Sequence):
 def _sort_keys(raws: list) -> list[int]:
     """Each raw item's timestamp as normalise() reads it (0 when it has none), without building entries."""
     try:
-        stamps = [raw.get("timestamp") for raw in raws]
-    except AttributeError:  # a LogEntry or a broken item among them
-        stamps = [raw.ts if isinstance(raw, LogEntry) else raw.get("timestamp") if hasattr(raw, "get") else None
-                  for raw in raws]
+        if raws and hasattr(raws[0], "log_position"):  # the heads of a lazily read snapshot's entries
+            stamps = [raw.timestamp for raw in raws]
+        else:
+            stamps = [raw.get("timestamp") for raw in raws]
+    except AttributeError:  # a LogEntry, a broken item or another kind among them
+        stamps = [raw.ts if isinstance(raw, LogEntry) else raw.get("timestamp") if type(raw) is dict
+                  else getattr(raw, "timestamp", None) for raw in raws]
     return [ts if type(ts) is int else as_ms(ts) or 0 for ts in stamps]
 
 
 def _severities(raws: list) -> list[str]:
     out = []
     for raw in raws:
-        if type(raw) is dict or hasattr(raw, "log_position"):  # a dict, or the head of a lazily read op's entry
+        if type(raw) is dict:
             severity = raw.get("severity")
             severity = severity.upper() if isinstance(severity, str) else "???"
             out.append("FATAL" if raw.get("fatal") is True else severity)
+        elif hasattr(raw, "log_position"):  # the head of a lazily read op's entry
+            severity = raw.severity
+            severity = severity.upper() if isinstance(severity, str) else "???"
+            out.append("FATAL" if raw.fatal is True else severity)
         else:
             out.append(raw.severity if isinstance(raw, LogEntry) else "???")
     return out
