@@ -14,6 +14,9 @@ FLOOR_CODE = ("import gc, os, sys, zlib, orjson; gc.disable(); "
               "orjson.loads(zlib.decompress(open(sys.argv[1], 'rb').read(), 31)); os._exit(0)")
 
 
+FLOOR_BEATEN_AT = (20_000, 100_000)  # the sizes whose dump --json is judged against the floor
+
+
 def commands(path: Path) -> dict[str, list[list[str]]]:
     cmds = {
         "dump": [[PY, "-m", "tui", "dump", "--json", str(path)]],
@@ -45,6 +48,7 @@ def measure(path: Path, runs: int, scratch: Path) -> dict:
     for name, got in samples.items():
         result[name] = {"seconds": summary([s.seconds for s in got]), "rss_kb": summary([s.rss_kb for s in got])}
         result[name]["per_round"] = [s.seconds for s in got]
+        result[name]["per_round_rss"] = [s.rss_kb for s in got]
     return result
 
 
@@ -60,11 +64,15 @@ def rows(results: dict[int, dict], target_ops: int) -> list[Row]:
                                  0.8 if judged else None, target_text="≤ 0.8× jq" if judged else "", ratios=ratios))
         else:
             out.append(Row("Open", "dump --json time", size, "", "zcat|jq: jq not installed, skipped"))
+        # beating the floor (issue 17): the lazy reader decodes what the tree needs, payloads when opened
+        beats = ops in FLOOR_BEATEN_AT
         ratios = [a / b for a, b in zip(dump["per_round"], r["floor"]["per_round"])]
         out.append(ratio_row("Open", "dump --json time", size, dump["seconds"], "floor", r["floor"]["seconds"],
-                             1.5 if judged else None, target_text="≤ 1.5× floor" if judged else "", ratios=ratios))
+                             0.6 if beats else None, target_text="≤ 0.6× floor" if beats else "", ratios=ratios))
+        ratios = [a / b for a, b in zip(dump["per_round_rss"], r["floor"]["per_round_rss"])]
         out.append(ratio_row("Open", "dump --json peak memory", size, dump["rss_kb"], "floor", r["floor"]["rss_kb"],
-                             1.5 if judged else None, fmt=fmt_mb, target_text="≤ 1.5× floor" if judged else ""))
+                             0.5 if beats else None, fmt=fmt_mb, target_text="≤ 0.5× floor" if beats else "",
+                             ratios=ratios))
         if "jq" in r:
             out.append(ratio_row("Open", "dump --json peak memory", size, dump["rss_kb"], "zcat|jq",
                                  r["jq"]["rss_kb"], None, fmt=fmt_mb))

@@ -12,7 +12,8 @@ import orjson
 from tui.formats.aiagent.accounting import looks_like_accounting, summarise_accounting
 from tui.formats.aiagent.child_refs import link_child_refs
 from tui.formats.aiagent.ledger import is_ledger_record, ledger_document, parse_records, sessions_dir_for_ledger
-from tui.formats.aiagent.snapshot import build_session
+from tui.formats.aiagent import heads
+from tui.formats.aiagent.snapshot import build_lazy_session, build_session
 from tui.inputs import json_load
 from tui.inputs.files import GZIP_MAGIC, LoadError, document_limit, read_source
 from tui.model.document import ACCOUNTING, SNAPSHOT, Document
@@ -50,6 +51,9 @@ def load_bytes(data: bytes, path: str, sessions_dir: Path | None = None) -> Docu
 
 
 def _load_bytes(data: bytes, path: str, sessions_dir: Path | None) -> Document:
+    doc = _load_lazy(data, path, sessions_dir)
+    if doc is not None:
+        return doc
     try:
         value = json_load.loads(data)
     except orjson.JSONDecodeError as exc:
@@ -59,6 +63,27 @@ def _load_bytes(data: bytes, path: str, sessions_dir: Path | None) -> Document:
     if looks_like_accounting(value):
         return _accounting([value], path)
     return from_object(value, path, sessions_dir)
+
+
+def _load_lazy(data: bytes, path: str, sessions_dir: Path | None) -> Document | None:
+    """A snapshot file read through tui.formats.aiagent.heads (payloads and logs left as bytes until opened); None
+    for any other input, or a snapshot of a shape the heads cannot take: the full parse reads those."""
+    try:
+        found = heads.envelope(data)
+        if found is None:
+            return None
+        env, where = found
+        root = build_lazy_session(env.opTree, where)  # type: ignore[arg-type]
+    except (*heads.DecodeError, RecursionError):
+        return None
+    doc = Document(SNAPSHOT, path, sessions_dir=sessions_dir)
+    fields = heads.envelope_fields(env)
+    doc.version = as_int(fields["version"], 0) or None
+    doc.shape = f"file-v{doc.version}" if doc.version else "file"
+    _envelope_fields(doc, fields)
+    doc.root = root
+    link_child_refs(doc.root, sessions_dir)
+    return doc
 
 
 def from_object(value: object, path: str, sessions_dir: Path | None = None) -> Document:

@@ -12,9 +12,19 @@ import os
 import re
 import stat
 import sys
+import types
 import zlib
 
 from tui.model.fields import printable
+
+inflate: types.ModuleType = zlib
+try:  # ISA-L's inflate: about twice zlib's speed, a third of opening a big snapshot once parsing is lazy (README)
+    from isal import isal_zlib
+
+    inflate = isal_zlib
+except ImportError:  # pragma: no cover - a dependency; zlib reads the same streams
+    pass
+_INFLATE_ERRORS: tuple[type[Exception], ...] = (zlib.error, inflate.error)
 
 DEFAULT_MAX_BYTES = 1024 * 1024 * 1024
 ENV_MAX_BYTES = "AIAGENT_MONITOR_MAX_BYTES"
@@ -202,7 +212,7 @@ def gunzip(data: bytes, path: str, max_bytes: int | None = None) -> bytearray:
                 continue  # a longer run than one match takes
             if data[pos:pos + 2] != GZIP_MAGIC:
                 break
-        d = zlib.decompressobj(wbits=31)
+        d = inflate.decompressobj(wbits=31)
         step = _FIRST_IN_STEP  # small first: what follows a small member is copied into unused_data
         while not d.eof:
             if pos >= size:
@@ -213,7 +223,7 @@ def gunzip(data: bytes, path: str, max_bytes: int | None = None) -> bytearray:
             while True:
                 try:
                     piece = d.decompress(chunk, _OUT_STEP)
-                except zlib.error as exc:
+                except _INFLATE_ERRORS as exc:
                     raise LoadError(path, f"corrupt gzip data ({exc})") from None
                 end = filled + len(piece)
                 if end > limit:

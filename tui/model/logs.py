@@ -35,6 +35,8 @@ def join_log_path(prefix: str, path: str) -> str:
 
 
 def normalise(raw: object, op: Op | None, fallback_path: str = "") -> LogEntry:
+    if op is not None and op.log_heads is not None and not isinstance(raw, dict):
+        raw = _entry_of(raw, op)
     if not isinstance(raw, dict):
         return LogEntry(None, "???", f"[log entry is not an object: {str(raw)[:200]}]", fallback_path, op, None)
     severity = raw.get("severity")
@@ -48,6 +50,15 @@ def normalise(raw: object, op: Op | None, fallback_path: str = "") -> LogEntry:
     if path and op is not None:
         path = join_log_path(op.turn.session.path_prefix, path)
     return LogEntry(as_ms(raw.get("timestamp")), severity, message, path or fallback_path, op, raw)
+
+
+def _entry_of(head: object, op: Op) -> object:
+    """The log entry a lazily read op's log head stands for, from the op's dict (decoded now if not yet)."""
+    position = getattr(head, "log_position", None)
+    logs = op.raw.get("logs") if op.raw is not None else None
+    if isinstance(position, int) and isinstance(logs, list) and position < len(logs):
+        return logs[position]
+    return head
 
 
 def op_logs(op: Op) -> list[LogEntry]:
@@ -130,10 +141,13 @@ class LogView(Sequence):
 def _sort_keys(raws: list) -> list[int]:
     """Each raw item's timestamp as normalise() reads it (0 when it has none), without building entries."""
     try:
-        stamps = [raw.get("timestamp") for raw in raws]
-    except AttributeError:  # a LogEntry or a broken item among them
-        stamps = [raw.get("timestamp") if type(raw) is dict else raw.ts if isinstance(raw, LogEntry) else None
-                  for raw in raws]
+        if raws and hasattr(raws[0], "log_position"):  # the heads of a lazily read snapshot's entries
+            stamps = [raw.timestamp for raw in raws]
+        else:
+            stamps = [raw.get("timestamp") for raw in raws]
+    except AttributeError:  # a LogEntry, a broken item or another kind among them
+        stamps = [raw.ts if isinstance(raw, LogEntry) else raw.get("timestamp") if type(raw) is dict
+                  else getattr(raw, "timestamp", None) for raw in raws]
     return [ts if type(ts) is int else as_ms(ts) or 0 for ts in stamps]
 
 
@@ -144,6 +158,10 @@ def _severities(raws: list) -> list[str]:
             severity = raw.get("severity")
             severity = severity.upper() if isinstance(severity, str) else "???"
             out.append("FATAL" if raw.get("fatal") is True else severity)
+        elif hasattr(raw, "log_position"):  # the head of a lazily read op's entry
+            severity = raw.severity
+            severity = severity.upper() if isinstance(severity, str) else "???"
+            out.append("FATAL" if raw.fatal is True else severity)
         else:
             out.append(raw.severity if isinstance(raw, LogEntry) else "???")
     return out
@@ -159,7 +177,9 @@ def _collect(node: Session | Turn | Op, raws: list, owners: list) -> None:
             if getattr(node, "view", None) is not None:  # Jules / Genkit ops make their own entries
                 logs = op_logs(node)
             else:
-                logs = node.raw.get("logs") if node.raw is not None else None
+                logs = node.lazy_logs
+                if logs is None:
+                    logs = node.raw.get("logs") if node.raw is not None else None
             if isinstance(logs, list) and logs:
                 raws.extend(logs)
                 owners.extend([node] * len(logs))

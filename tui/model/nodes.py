@@ -1,12 +1,16 @@
 """The normalised session tree: Session -> Turn (turns and v2 steps) -> Op -> child Session.
 
-Nodes keep a reference to the raw dict they were built from instead of copying it, so memory stays near what the
-parsed JSON costs; payloads and logs are read from `raw` lazily, when a screen asks for them.
+Nodes keep a reference to the raw dict they were built from instead of copying it; payloads and logs are read from
+`raw` lazily, when a screen asks for them. A snapshot read lazily (tui.formats.aiagent.heads) goes further: an op's
+or session's dict is not decoded at all until `raw` is first read (then once, and kept), so memory stays near the
+file's own bytes instead of what a full parse of them costs.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from tui.model.fields import as_str, type_name
 from tui.model.totals import Totals
@@ -62,13 +66,15 @@ class Session(_Timed):
     """One agent session: the root of a file, or a sub-agent embedded in an op."""
 
     __slots__ = (
-        "raw", "id", "trace_id", "agent_id", "call_path", "title", "latest_status", "started_at", "ended_at",
+        "_raw", "_source", "head", "id", "trace_id", "agent_id", "call_path", "title", "latest_status", "started_at", "ended_at",
         "success", "error", "turns", "totals", "stored_totals", "mismatch", "counts", "parent_op", "depth",
         "path_prefix", "problems", "max_depth", "final_report", "extra_logs", "origin_id", "__weakref__",
     )
 
     def __init__(self) -> None:
-        self.raw: dict | None = None
+        self._raw: dict | None = None
+        self._source: LazySource | None = None
+        self.head: dict | None = None  # a lazily read snapshot session: its small fields (attributes, pluginMetas)
         self.id = ""
         self.trace_id = ""
         self.agent_id = ""
@@ -92,6 +98,22 @@ class Session(_Timed):
         self.final_report: object = None
         self.extra_logs: list = []  # LogEntry objects not attached to any op (ledger session_error)
         self.origin_id = ""
+
+    raw = property(lambda self: _raw_of(self), lambda self, value: _set_raw(self, value),
+                   doc="The SessionNode dict the session was built from (decoded on first use when it was read lazily).")
+
+    def raw_later(self) -> Callable[[], dict | None]:
+        """What `raw` gives, to be decoded only if it is ever needed (the history store records a file's tree as
+        it was opened only once the file changes); holds the node's bytes, not the session."""
+        raw, source = self._raw, self._source
+        if raw is not None or source is None:
+            return lambda: raw
+        return lambda: _as_raw(source.load())
+
+    def field(self, key: str) -> object:
+        """One of the node's own small fields (attributes, pluginMetas) without decoding the whole node."""
+        head = self.head if self._raw is None else self._raw
+        return head.get(key) if isinstance(head, dict) else None
 
     @property
     def running(self) -> bool:
@@ -172,14 +194,15 @@ class Op(_Timed):
     """One operation: an LLM call, a tool call, a sub-agent (kind session) or a system op."""
 
     __slots__ = (
-        "raw", "op_id", "kind", "status", "started_at", "ended_at", "name", "provider", "model", "label",
+        "_raw", "_source", "op_id", "kind", "status", "started_at", "ended_at", "name", "provider", "model", "label",
         "error", "path", "turn", "child", "child_ref", "tokens_in", "tokens_out", "cache_read", "cache_write",
         "cost", "log_count", "warnings", "errors", "problems", "payload_refs", "attributes", "__weakref__",
-        "chars_in", "chars_out", "request_bytes", "response_bytes", "ts_fallback", "duration_unknown",
+        "chars_in", "chars_out", "request_bytes", "response_bytes", "ts_fallback", "duration_unknown", "log_heads",
     )
 
     def __init__(self, turn: Turn, path: str) -> None:
-        self.raw: dict | None = None
+        self._raw: dict | None = None
+        self._source: LazySource | None = None
         self.op_id = ""
         self.kind = "?"
         self.status: str | None = None
@@ -216,6 +239,22 @@ class Op(_Timed):
         # a v3 ledger op with no startedAt, endedAt or durationMs sits at its turn_end record's time: its start and
         # end are that stand-in, so its duration is not known (not 0ms)
         self.duration_unknown = False
+        # a lazily read op: its log entries' severity, time and position (tui.model.logs reads them without
+        # decoding the op; the entries themselves come from `raw` when drawn)
+        self.log_heads: list | None = None
+
+    raw = property(lambda self: _raw_of(self), lambda self, value: _set_raw(self, value),
+                   doc="The op dict it was built from: payloads, logs, accounting (decoded on first use, once).")
+
+    @property
+    def lazy_logs(self) -> list | None:
+        """The log heads while the op's dict is not decoded yet (None once it is, or for an op read in full)."""
+        return self.log_heads if self._raw is None else None
+
+    @property
+    def has_raw(self) -> bool:
+        """Whether it was built from an object (without decoding it)."""
+        return self._raw is not None or self._source is not None
 
     @property
     def duration_ms(self) -> int | None:
@@ -231,7 +270,7 @@ class Op(_Timed):
 
     @property
     def running(self) -> bool:
-        return self.status is None and self.ended_at is None and self.raw is not None  # a broken op is not running
+        return self.status is None and self.ended_at is None and self.has_raw  # a broken op is not running
 
     @property
     def target(self) -> str:
@@ -297,6 +336,35 @@ def failed_inside(node: "Turn | Op") -> int:
             failed += op.child.counts.failed
     node.failed_memo = (*key, failed)
     return failed
+
+
+class LazySource(Protocol):
+    """Where a node's dict comes from when it was read lazily (tui.formats.aiagent.heads): `load()` decodes it."""
+
+    def load(self) -> object: ...
+
+
+def _raw_of(node: "Session | Op") -> dict | None:
+    raw = node._raw
+    if raw is None and node._source is not None:
+        raw = node._raw = _as_raw(node._source.load())
+        node._source = None
+    return raw
+
+
+def _as_raw(value: object) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _set_raw(node: "Session | Op", value: dict | None) -> None:
+    node._raw = value
+    node._source = None
+
+
+def set_lazy_raw(node: "Session | Op", source: LazySource) -> None:
+    """The node's dict is decoded from `source` the first time `raw` is read, and kept."""
+    node._raw = None
+    node._source = source
 
 
 KINDS = frozenset({"llm", "tool", "session", "system"})

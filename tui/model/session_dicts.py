@@ -168,7 +168,7 @@ def _export_fields(s: Session) -> dict:
         "totalsMismatch": list(s.mismatch),
         "counts": s.counts.as_dict(),
         "finalReport": s.final_report,
-        "pluginMetas": s.raw.get("pluginMetas") if isinstance(s.raw, dict) else None,
+        "pluginMetas": s.field("pluginMetas"),
         "userTurns": user_turns(s),
         "problems": list(s.problems),
         "logs": [export_log(entry) for entry in s.extra_logs],

@@ -233,7 +233,7 @@ def _op_line(op: Op, facts=None) -> str:
 
 def _plugin_metas(s: Session) -> str:
     """v2 `opTree.pluginMetas` as one line of JSON ("" when absent)."""
-    metas = s.raw.get("pluginMetas") if isinstance(s.raw, dict) else None
+    metas = s.field("pluginMetas")
     if metas is None:
         return ""
     import orjson

@@ -83,7 +83,8 @@ class HistoryRecorder:
             size = os.stat(doc.path).st_size
         except OSError:
             size = None
-        self._history_seeds[key] = (doc.root.raw, summary_of(doc.root), time.time(), size)
+        # the tree as opened, decoded only if the file changes (a lazily read snapshot keeps its bytes)
+        self._history_seeds[key] = (doc.root.raw_later(), summary_of(doc.root), time.time(), size)
 
     def forget_history(self, key: str) -> None:
         """No screen shows that session any more (LiveController.closed): forget its history."""
@@ -117,8 +118,9 @@ class HistoryRecorder:
         seed = self._history_seeds.pop(key, None)
         if seed is None:
             return
-        raw, summary, at, size = seed
+        raw_later, summary, at, size = seed
         if tail is None:
+            raw = raw_later()
             if raw is not None:
                 self.history.add_tree(key, raw, summary, at=at)
             return

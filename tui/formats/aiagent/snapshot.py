@@ -7,25 +7,33 @@ built, driven from one loop, so sub-agents nested hundreds of levels deep cost n
 from __future__ import annotations
 
 from collections.abc import Generator
+from typing import cast
 
 from tui.model.fields import as_dict, as_ms, as_opt_bool, ms_field, str_field, type_name
-from tui.model.nodes import Op, Session, Turn, begin_op, begin_session
+from tui.formats.aiagent import heads
+from tui.model.nodes import Op, Session, Turn, begin_op, begin_session, set_lazy_raw
 from tui.model.totals import Totals, llm_entry_usage, mismatched_keys, stored_totals
 from tui.model.trampoline import drive
 
 _CHILD_REF_KEYS = ("childSessionRef", "childSessionSummary")
 _USAGE_KEYS = ("inputTokens", "outputTokens", "cacheReadInputTokens", "cachedTokens", "cacheWriteInputTokens")
 
+# a log or accounting entry as the full parse or the heads give it (both read with .get)
+_LOG_ENTRY = (dict, heads.LogHead)
+_ACCOUNTING_ENTRY = (dict, heads.AccountingHead)
+
 SessionWalk = Generator["SessionWalk", Session, Session]
 
 
 class _Walk:
-    """State of one walk: the sessions whose totals are open, so costs add up in the producer's order."""
+    """State of one walk: the sessions whose totals are open, so costs add up in the producer's order; `lazy`: the
+    nodes are msgspec.Raw bytes, read through tui.formats.aiagent.heads (their dicts decoded on first use)."""
 
-    __slots__ = ("open_totals",)
+    __slots__ = ("open_totals", "lazy")
 
-    def __init__(self) -> None:
+    def __init__(self, lazy: bool = False) -> None:
         self.open_totals: list[Totals] = []
+        self.lazy = lazy
 
 
 def build_session(node: object, *, parent_op: Op | None = None, prefix: str = "", depth: int = 0) -> Session:
@@ -33,14 +41,29 @@ def build_session(node: object, *, parent_op: Op | None = None, prefix: str = ""
     return drive(_session(node, parent_op, prefix, depth, _Walk()))
 
 
+def build_lazy_session(head: heads.SessionHead, where: heads.Locator) -> Session:
+    """A Session from the head of a SessionNode (tui.formats.aiagent.heads), its ops' dicts decoded on first use
+    from the bytes `where` finds."""
+    return drive(_session((head, where), None, "", 0, _Walk(lazy=True)))
+
+
 def _session(node: object, parent_op: Op | None, prefix: str, depth: int, walk: _Walk) -> SessionWalk:
     s = begin_session(parent_op, prefix, depth)
+    source: heads.SessionSource | None = None
+    where: heads.Locator | None = None
+    if walk.lazy:
+        head, where = cast("tuple[heads.SessionHead, heads.Locator]", node)
+        node, source = heads.session_head(head, where)
     if not isinstance(node, dict):
         s.problems.append(f"session is {type_name(node)}, expected an object")
         s.id = "?"
         return s
     problems = s.problems
-    s.raw = node
+    if source is None:
+        s.raw = node
+    else:
+        set_lazy_raw(s, source)
+        s.head = {"attributes": node.get("attributes"), "pluginMetas": node.get("pluginMetas")}
     s.id = str_field(node, "id", problems)
     s.trace_id = str_field(node, "traceId", problems)
     s.agent_id = str_field(node, "agentId", problems)
@@ -73,16 +96,23 @@ def _session(node: object, parent_op: Op | None, prefix: str, depth: int, walk: 
             seg_turn = f"{seg_prefix}S{t.index}-" if kind == "step" else f"{seg_prefix}{t.index}-"
             for op_position, op_node in enumerate(ops):
                 path = f"{seg_turn}{op_position + 1}"
+                op_source = None
+                if where is not None:
+                    op_node, op_source = heads.op_head(op_node, where, key, position, op_position)
                 op = _op(t, op_node, path, walk)
                 t.ops.append(op)
-                child = op_node.get("childSession") if op.raw is not None else None
+                child = op_node.get("childSession") if op.has_raw else None
+                if op_source is not None and op.has_raw:
+                    _lazy_op(op, op_source)
                 if child is None:
                     continue
+                if op_source is not None:
+                    child = (child, op_source.child())
                 if op.kind == "session":
                     op.child = yield _session(child, op, path, depth + 1, walk)
                     s.totals.agentsRun += op.child.totals.agentsRun
                 else:  # shown, but (like the producer) not counted in the parent's totals
-                    op.child = yield _session(child, op, path, depth + 1, _Walk())
+                    op.child = yield _session(child, op, path, depth + 1, _Walk(walk.lazy))
                 s.counts.add(op.child.counts)
                 s.max_depth = max(s.max_depth, op.child.max_depth, op.child.depth)
     walk.open_totals.pop()
@@ -90,9 +120,27 @@ def _session(node: object, parent_op: Op | None, prefix: str, depth: int, walk: 
     return s
 
 
+def _lazy_op(op: Op, source: heads.OpSource) -> None:
+    """The op's dict is read from its bytes on first use; one that names a sub-agent by reference is read now
+    (tui.formats.aiagent.child_refs finds it by the identity of that reference)."""
+    if op.child_ref is None:
+        set_lazy_raw(op, source)
+        if op.log_heads is None and not op.log_count:
+            op.log_heads = []  # no logs: nothing for the logs pane to decode either
+        return
+    raw = source.load()
+    if isinstance(raw, dict):
+        op.raw = raw
+        ref = next((raw[key] for key in _CHILD_REF_KEYS if raw.get(key) is not None), None)
+        op.child_ref = ref if isinstance(ref, dict) else op.child_ref
+
+
 def _turn(s: Session, node: object, kind: str, position: int) -> tuple[Turn, list]:
     """The turn or step itself, and the op nodes it holds (still to be walked)."""
     t = Turn(s, kind, position)
+    lazy_ops = None
+    if isinstance(node, heads.TurnHead):
+        lazy_ops, node = node.ops, heads.turn_fields(node)
     if kind == "turn":
         s.counts.turns += 1
     else:
@@ -120,7 +168,7 @@ def _turn(s: Session, node: object, kind: str, position: int) -> tuple[Turn, lis
     t.status = str_field(attrs, "status", problems)  # ledger turns replayed as trees carry their ok|failed|running here
     prompts = attrs.get("prompts")
     t.prompts = prompts if isinstance(prompts, dict) else None
-    ops = node.get("ops")
+    ops = node.get("ops") if lazy_ops is None else lazy_ops
     if ops is not None and not isinstance(ops, list):
         problems.append(f"ops is {type_name(ops)}, expected an array")
         return t, []
@@ -201,9 +249,10 @@ def _accounting(op: Op, entries: object, walk: _Walk) -> None:
         op.problems.append(f"accounting is {type_name(entries)}, expected an array")
         return
     for position, entry in enumerate(entries):
-        if not isinstance(entry, dict):
+        if not isinstance(entry, _ACCOUNTING_ENTRY):
             op.problems.append(f"accounting[{position}] is {type_name(entry)}, expected an object")
             continue
+        entry = cast(dict, entry)  # or an AccountingHead, read alike with .get
         if op.ts_fallback is None and op.started_at is None:
             op.ts_fallback = as_ms(entry.get("timestamp"))
         if entry.get("type") != "llm":
@@ -237,7 +286,10 @@ def _tool_chars(op: Op, entry: dict) -> None:
 
 def _size(payload: object) -> int | None:
     """The `size` of a request or response object (None when it is not a count of bytes)."""
-    size = payload.get("size") if isinstance(payload, dict) else None
+    if type(payload) is heads.SizeHead:
+        size = payload.size
+    else:
+        size = payload.get("size") if isinstance(payload, dict) else None
     return size if type(size) is int and size >= 0 else None
 
 
@@ -277,18 +329,25 @@ def _logs(op: Op, logs: object, counts) -> None:
         return
     warnings = errors = odd = 0
     for entry in logs:
-        if isinstance(entry, dict):
+        if type(entry) is heads.LogHead:
+            severity = entry.severity
+        elif isinstance(entry, dict):
             severity = entry.get("severity")
-            if severity == "WRN":
-                warnings += 1
-            elif severity == "ERR":
-                errors += 1
         else:
             odd += 1
+            continue
+        if severity == "WRN":
+            warnings += 1
+        elif severity == "ERR":
+            errors += 1
     if op.started_at is None and op.ts_fallback is None:  # no start and no accounting time: the first log's
-        op.ts_fallback = next((as_ms(e.get("timestamp")) for e in logs if isinstance(e, dict)), None)
+        op.ts_fallback = next((as_ms(e.get("timestamp")) for e in logs if isinstance(e, _LOG_ENTRY)), None)
     if odd:
         op.problems.append(f"{odd} log entr{'y is' if odd == 1 else 'ies are'} not objects")
+    if not odd and logs and type(logs[0]) is heads.LogHead:  # the logs pane reads these until it draws one
+        for position, entry in enumerate(logs):
+            entry.log_position = position
+        op.log_heads = logs
     op.log_count = len(logs)
     op.warnings = warnings
     op.errors = errors

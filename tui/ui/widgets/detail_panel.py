@@ -101,13 +101,13 @@ def _session(b: DetailBuilder, s: Session) -> None:
         b.block(s.error, "red")
     for problem in s.problems:
         b.field("broken", problem, "bold red")
-    attrs = as_dict(s.raw.get("attributes")) if s.raw else {}
+    attrs = as_dict(s.field("attributes"))
     if attrs:
         b.heading("Attributes")
         for key, value in list(attrs.items())[:40]:
             b.field(str(key), value)
     _final_report(b, s)
-    metas = s.raw.get("pluginMetas") if isinstance(s.raw, dict) else None
+    metas = s.field("pluginMetas")
     if metas is not None:
         b.heading("Plugin metas")
         b.block(_json(metas))
