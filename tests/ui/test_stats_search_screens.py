@@ -163,3 +163,19 @@ async def test_enter_on_a_top_session_opens_it_and_c_adds_the_accounting_cost(se
         assert await wait_for(pilot, lambda: isinstance(app.screen, SessionScreen))
         await pilot.press("q")
         assert app.screen is screen
+
+
+async def test_down_from_the_query_box_goes_into_the_hits(sessions):
+    directory, _ = sessions
+    app = MonitorApp(sessions_dir=directory, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app.screen, timeout=30)
+        await pilot.press("F")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, SearchScreen))
+        search = app.screen
+        for key in "alpha":
+            await pilot.press(key)
+        assert await wait_for(pilot, lambda: bool(search.hits))
+        assert not search.query_one(HitsTable).has_focus
+        await pilot.press("down")
+        assert search.query_one(HitsTable).has_focus

@@ -41,6 +41,7 @@ class SearchScreen(Screen):
         Binding("escape", "close", "Back", show=False),
         Binding("question_mark", "app.help", "Help", key_display="?"),
         Binding("q", "close", "Back"),
+        Binding("down", "to_hits", "Hits", show=False),  # from the query box straight into the results
     ]
 
     def __init__(self, sessions_dir: Path | None, *, query: str = "", index_path: Path | None = None) -> None:
@@ -140,6 +141,13 @@ class SearchScreen(Screen):
         if 0 <= index < len(self.hits):
             hit = self.hits[index]
             self.post_message(OpenSession(hit.path, locate=partial(_locate, hit.field, self.query_used)))
+
+    def action_to_hits(self) -> None:
+        table = self.query_one(HitsTable)
+        if not table.has_focus:
+            table.focus()
+        else:
+            table.action_cursor_down()
 
     def action_focus_query(self) -> None:
         self.query_one(Input).focus()
