@@ -245,3 +245,38 @@ def test_a_locked_index_is_bypassed_with_one_notice(tmp_path, monkeypatch):
         holder.execute("ROLLBACK")
         holder.close()
     assert open_index(sessions)[0] is not None  # and used again once the lock is gone
+
+
+def row_facts(rows) -> dict[str, tuple]:
+    from dataclasses import astuple
+
+    return {row.key: astuple(row) for row in rows}
+
+
+def test_the_one_pass_warm_start_gives_the_rows_of_the_listing_plus_the_index(tmp_path, counted):
+    """warm_scan (stored rows read first, each unchanged file's row built filled while listing) gives exactly the
+    rows of a listing filled by fill_from_index: unchanged ones filled, a changed and a new one left to read, a
+    deleted one's index row gone; nothing is read."""
+    from tui.catalog.index.sync import warm_scan
+
+    sessions = make_sessions_dir(tmp_path / "sessions")
+    index, _ = open_index(sessions)
+    refresh(index, scan(sessions), pool=False)
+    write_snapshot(sessions, GOOD_B, session_node(GOOD_B, "bigquery", "Rewritten", started=T0, duration=5,
+                                                 tokens=(7, 3), cost=4.5), T0 / 1000 + 50)
+    new = "dddddddd-0000-4000-8000-000000000009"
+    write_snapshot(sessions, new, session_node(new, "fresh", "New one", started=T0, duration=5), T0 / 1000 + 60)
+    (sessions / f"{RUNNING}.json.gz").unlink()
+    counted.clear()
+    before = index.count()
+    rows, result = warm_scan(sessions, index, prune=False)
+    expected = scan(sessions)
+    fill_from_index(index, expected, prune=False)
+    assert row_facts(rows) == row_facts(expected) and [r.key for r in rows] == [r.key for r in expected]
+    by_id = {row.session_id: row for row in rows}
+    assert not by_id[GOOD_B].loaded and not by_id[new].loaded and by_id[GOOD_A].loaded
+    assert by_id[GOOD_A].cost == pytest.approx(0.5) and by_id[GOOD_A].title == "Cheapest flight to Athens"
+    assert result.filled == sum(1 for r in rows if r.loaded and r.size) and result.removed == 0
+    assert index.count() == before and counted == []
+    _, pruned = warm_scan(sessions, index)
+    assert pruned.removed == 1 and f"{RUNNING}.json.gz" not in stored(index)

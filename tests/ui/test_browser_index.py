@@ -83,3 +83,31 @@ async def test_a_cold_fill_shows_its_progress_in_the_header(sessions, monkeypatc
     assert source.exists() and index_path(sessions).exists()
     index, _, done = update_index(sessions, pool=False)
     assert done.read == 0 and done.filled >= 63  # everything the pool read went to the index
+
+
+async def test_the_index_newest_rows_show_while_the_directory_is_listed(sessions, monkeypatch):
+    """First rows: the index's newest sessions (each checked with one stat: a deleted file is not shown) are on
+    screen before the listing ends, the header saying they come from the index; then the listing takes over."""
+    import threading
+
+    update_index(sessions, pool=False)
+    (sessions / f"{GOOD_B}.json.gz").unlink()  # indexed, then deleted
+    release = threading.Event()
+    real = browser_index.warm_scan
+
+    def slow_listing(*args, **kwargs):
+        release.wait(30)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(browser_index, "warm_scan", slow_listing)
+    app = MonitorApp(sessions_dir=sessions)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, BrowserScreen)
+        assert await wait_for(pilot, lambda: "indexed · listing…" in header(screen), timeout=30)
+        assert ids(screen)[:2] == [GOOD_A, RUNNING]  # newest first, GOOD_B gone (its file is)
+        assert all(row.loaded for row in screen._rows.values())
+        release.set()
+        await settle(pilot, screen)
+        assert "listing" not in header(screen) and "indexed" not in header(screen)
+        assert GOOD_B not in ids(screen) and GOOD_A in ids(screen)

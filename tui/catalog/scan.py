@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import gc
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from tui.formats.genkit.snapshot import looks_like_genkit_dir
@@ -27,9 +28,15 @@ PEEK_DIRS_MAX = 200
 NOT_SNAPSHOT_DIRS = frozenset({LEDGER_DIR, "payloads"})
 
 
-def scan(sessions_dir: Path | str, *, peek_ledgers_max: int | None = None) -> list[SessionRow]:
+# A file's filled row from what is already known of it (the sessions index), or None: (key, path, stat) -> row
+Known = Callable[[str, Path, os.stat_result], "SessionRow | None"]
+
+
+def scan(sessions_dir: Path | str, *, peek_ledgers_max: int | None = None,
+         known: Known | None = None) -> list[SessionRow]:
     """Every session file of the directory, newest mtime first. A missing directory gives an empty list; one that
-    cannot be listed (or whose session/ cannot) gives one broken row saying why."""
+    cannot be listed (or whose session/ cannot) gives one broken row saying why. `known` gives the filled row of a
+    file whose facts are already known (tui.catalog.index.sync.warm_scan): built once, never read."""
     base = Path(sessions_dir)
     try:
         base = base.resolve()  # the watcher reports resolved paths: row keys must match them
@@ -38,9 +45,9 @@ def scan(sessions_dir: Path | str, *, peek_ledgers_max: int | None = None) -> li
     gc_was_enabled = gc.isenabled()
     gc.disable()  # 100k small objects would trigger many useless collections: they roughly double the time
     try:
-        rows = _list(base, (".json.gz", ".json"), RowKind.SNAPSHOT)
+        rows = _list(base, (".json.gz", ".json"), RowKind.SNAPSHOT, known)
         unlistable = len(rows) == 1 and rows[0].path == base  # said once: session/ is out of reach as well
-        ledgers = [] if unlistable else _list(base / LEDGER_DIR, (".jsonl",), RowKind.LEDGER)
+        ledgers = [] if unlistable else _list(base / LEDGER_DIR, (".jsonl",), RowKind.LEDGER, known)
     finally:
         # The rows live as long as the listing and hold no cycles: out of the collector's reach, or its next
         # passes would scan all 100k of them (a quarter of a second) while the first rows are being shown.
@@ -48,7 +55,8 @@ def scan(sessions_dir: Path | str, *, peek_ledgers_max: int | None = None) -> li
         if gc_was_enabled:
             gc.enable()
     if len(ledgers) <= (PEEK_LEDGERS_MAX if peek_ledgers_max is None else peek_ledgers_max):
-        ledgers = [row for row in ledgers if row.size == 0 or not ledger_parent(row.path)]
+        ledgers = [row for row in ledgers
+                   if row.size == 0 or (row.kind != RowKind.CHILD if row.loaded else not ledger_parent(row.path))]
     rows.extend(ledgers)
     rows.extend(_genkit_dirs(base))
     rows.sort(key=lambda row: row.mtime, reverse=True)
@@ -83,7 +91,7 @@ def _genkit_dirs(base: Path) -> list[SessionRow]:
     return rows
 
 
-def _list(folder: Path, suffixes: tuple[str, ...], kind: str) -> list[SessionRow]:
+def _list(folder: Path, suffixes: tuple[str, ...], kind: str, known: Known | None = None) -> list[SessionRow]:
     rows: list[SessionRow] = []
     try:
         it = os.scandir(folder)
@@ -111,6 +119,11 @@ def _list(folder: Path, suffixes: tuple[str, ...], kind: str) -> list[SessionRow
                     append(_bad_link(entry, child(name), kind))
                 continue  # vanished between readdir and stat (a rename in progress)
             path = child(name)
+            if known is not None:
+                filled = known(entry.path, path, st)
+                if filled is not None:
+                    append(filled)
+                    continue
             size = st.st_size
             row = SessionRow(entry.path, path, kind, session_id_from_name(name), st.st_mtime, size,
                              mtime_ns=st.st_mtime_ns, inode=st.st_ino)

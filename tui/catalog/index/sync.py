@@ -27,10 +27,55 @@ class WarmResult:
     error: str = ""  # the index failed while read: the rows stay unloaded (the pool fills them)
 
 
-def fill_from_index(index: Index, rows: list[SessionRow], *, prune: bool = True) -> WarmResult:
-    """Fill `rows` (a fresh listing) in place from the index; delete the index rows of files not listed.
+def warm_scan(sessions_dir: Path | str, index: Index, *, prune: bool = True) -> tuple[list[SessionRow], WarmResult]:
+    """The listing with every unchanged file's row filled from the index, in one pass: the stored rows are read
+    first (plain tuples, by path), then the listing builds each unchanged file's row filled at once (one object,
+    no second pass, no file opened). Rows of files no longer listed are deleted from the index."""
+    from tui.catalog.scan import scan  # (lazy: scan is this package's neighbour, see update_index)
 
-    Rows are read as plain tuples and built positionally: at 300,000 rows this is most of a warm start."""
+    result = WarmResult()
+    try:
+        stored = {t[0]: t for chunk in index.tuples(WARM_COLUMNS, size=20_000) for t in chunk}
+    except sqlite3.Error as exc:
+        result.error = f"sessions index not read: {exc}"
+        return scan(sessions_dir), result
+    get = stored.get
+    make = SessionRow
+    models_of = _MODELS.get
+    hits: list[str] = []
+    hit = hits.append
+
+    def known(key: str, path: Path, st) -> SessionRow | None:
+        t = get(key)
+        if t is None or t[1] != st.st_size or t[2] != st.st_mtime_ns or t[3] != st.st_ino:
+            return None
+        hit(key)
+        return make(key, path, t[4], t[5], st.st_mtime, t[1], True, t[16], t[9], t[6], t[7], t[8], t[10], t[11],
+                    t[12], t[13], t[15], models_of(t[14]) or _models(t[14]), None, None, t[2], t[3])
+
+    rows = scan(sessions_dir, known=known)
+    result.filled = len(hits)
+    if prune and len(hits) < len(stored):
+        listed = {row.key for row in rows}
+        gone = [path for path in stored if path not in listed]
+        try:
+            result.removed = index.remove(gone) if gone else 0
+        except sqlite3.Error as exc:
+            result.error = f"sessions index not written: {exc}"
+    return rows, result
+
+
+def fill_from_index(index: Index, rows: list[SessionRow], *, prune: bool = True) -> WarmResult:
+    """Fill `rows` (a fresh listing) in place from the index; delete the index rows of files not listed."""
+    try:
+        return join_stored(index, rows, index.tuples(WARM_COLUMNS), prune=prune)
+    except sqlite3.Error as exc:
+        return WarmResult(error=f"sessions index not read: {exc}")
+
+
+def join_stored(index: Index, rows: list[SessionRow], stored, *, prune: bool = True) -> WarmResult:
+    """Fill `rows` in place from chunks of stored WARM_COLUMNS tuples (one O(n) pass; rows are built positionally:
+    at 300,000 rows every Python operation per row counts); prune the index rows of files not listed."""
     result = WarmResult()
     by_key = {row.key: i for i, row in enumerate(rows)}
     gone: list[str] = []
@@ -40,7 +85,7 @@ def fill_from_index(index: Index, rows: list[SessionRow], *, prune: bool = True)
     models_of = _MODELS.get
     filled = 0
     try:
-        for chunk in index.tuples(WARM_COLUMNS):
+        for chunk in stored:
             for (path, size, mtime_ns, inode, kind, session_id, agent, title, status, started, duration, turns,
                  tokens, cost, models, mismatch, broken) in chunk:
                 i = get(path)

@@ -132,7 +132,7 @@ class BrowserScreen(Screen):
         self._filled_since_freeze = 0
         # the sessions index (tui.catalog.index): a warm start, then the rest read on a process pool
         self._index = BrowserIndex(self.sessions_dir) if self.sessions_dir is not None else None
-        self._warming = False  # the listing is being filled from the index: the fill waits for it
+        self._indexed = 0  # rows of the index's first page are shown while the listing runs: the index's count
 
     # ----------------------------------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -188,17 +188,38 @@ class BrowserScreen(Screen):
             return
         self._scanning = True
         self.update_header()
-        self.run_worker(lambda: scan(self.sessions_dir), name="scan", group="browser-scan", thread=True,
+        self.run_worker(self._list_thread, name="scan", group="browser-scan", thread=True,
                         exclusive=True, exit_on_error=False)  # its own group: exclusive must not cancel the filler
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.name == "warm" and event.state in (WorkerState.SUCCESS, WorkerState.ERROR):
-            self._warming = False
-            self._apply_warm(event.worker.result if event.state == WorkerState.SUCCESS else None)
+    def _list_thread(self) -> list[SessionRow]:
+        """Runs in a thread: the listing, filled from the index when there is one (tui.ui.screens.browser_index);
+        at the first scan, the index's newest rows are shown first, and listing waits until they are drawn."""
+        if self._index is None:
+            return scan(self.sessions_dir)
+        drawn = threading.Event()
+
+        def show_first(rows: list[SessionRow], total: int) -> None:
+            self.app.call_from_thread(self._apply_first_rows, rows, total, drawn)
+            drawn.wait(1.0)  # the first paint has the interpreter to itself
+
+        return self._index.listing(None if self._rows else show_first)
+
+    def _apply_first_rows(self, rows: list[SessionRow], total: int, drawn: threading.Event) -> None:
+        if self._scanned or self._rows:
+            drawn.set()
             return
+        self._rows = {row.key: row for row in rows}
+        self._indexed = total
+        self._summary_dirty = True
+        self._refresh_view()
+        self.update_header()
+        self.call_after_refresh(drawn.set)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.name != "scan" or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR):
             return
         self._scanning = False
+        self._indexed = 0
         rows = event.worker.result if event.state == WorkerState.SUCCESS else []
         if event.state == WorkerState.ERROR:
             self.notify(f"cannot list {self.sessions_dir}: {event.worker.error}", severity="error", markup=False)
@@ -225,12 +246,7 @@ class BrowserScreen(Screen):
         self._queue = collections.deque(waiting)
         self._results.clear()
         self._refresh_view(listing_order=len(waiting) == len(fresh))
-        if waiting and self._index is not None:  # fill what the index knows first (in a thread), then the rest
-            self._warming = True
-            index = self._index  # (the whole listing: the index forgets the files that are not in it)
-            # after the first rows are drawn: the thread would take the interpreter from the first paint
-            self.call_after_refresh(self.run_worker, lambda: index.warm(rows), name="warm", group="browser-warm",
-                                    thread=True, exclusive=True, exit_on_error=False)
+        self._index_notices()
         self._ensure_worker()
 
     def _index_notices(self) -> None:
@@ -238,27 +254,10 @@ class BrowserScreen(Screen):
         for notice in self._index.take_notices() if self._index is not None else ():
             self.notify(notice, severity="warning", markup=False, timeout=10)
 
-    def _apply_warm(self, rows: list[SessionRow] | None) -> None:
-        """Rows filled from the index (tui.ui.screens.browser_index): one batch, then the fill reads the rest."""
-        self._index_notices()
-        for row in rows or ():
-            current = self._rows.get(row.key)
-            if not row.loaded or current is None or current.loaded or current.mtime != row.mtime:
-                continue
-            self._pending.discard(row.key)
-            if row.kind == RowKind.CHILD:
-                del self._rows[row.key]
-            else:
-                self._rows[row.key] = row
-        if rows:
-            self._summary_dirty = True
-            self._refresh_view()
-        self._ensure_worker()
-
     # ----------------------------------------------------------------------------------------- filling
     def _ensure_worker(self) -> None:
         worker = self._fill_worker
-        if self._pending and not self._warming and (worker is None or worker.is_finished):
+        if self._pending and (worker is None or worker.is_finished):
             self._fill_worker = self.run_worker(self._fill_thread, name="fill", thread=True, exit_on_error=False)
             self._was_loading = True  # so that _tick re-sorts once everything is loaded
 
@@ -463,7 +462,9 @@ class BrowserScreen(Screen):
         parts = [where]
         if self.demo_for is not None:
             parts = [f"DEMO (real sessions come from {printable(str(self.demo_for))})"]
-        if self._scanning and not self._scanned:
+        if self._scanning and self._indexed:  # the index's first page, shown while the listing runs
+            parts.append(f"{self._indexed:,} session{'s' if self._indexed != 1 else ''} indexed · listing…")
+        elif self._scanning and not self._scanned:
             parts.append("scanning…")
         else:
             parts.append(f"{len(self._rows):,} session{'s' if len(self._rows) != 1 else ''}")
@@ -489,7 +490,8 @@ class BrowserScreen(Screen):
     def _update_summary(self) -> None:
         """The summary line of the rows that pass the filter (kept as rows change, see _apply_filled)."""
         line = self._summary.line(self.clock(), self.stale_after_s)
-        text = Text(("shown: " if self._filter else "") + line, no_wrap=True, overflow="ellipsis")
+        lead = "newest indexed: " if self._indexed else "shown: " if self._filter else ""
+        text = Text(lead + line, no_wrap=True, overflow="ellipsis")
         self.query_one("#browser-summary", Static).update(text)
 
     def _update_note(self) -> None:

@@ -12,19 +12,23 @@ from __future__ import annotations
 import collections
 import concurrent.futures as cf
 import dataclasses
+import os
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tui.catalog.index.indexer import CHUNK, FileKey, IndexPool, index_chunk, index_file, row_from_record
+from tui.catalog.index.indexer import CHUNK, ROW_COLUMNS, FileKey, IndexPool, index_chunk, index_file, row_from_record
 from tui.catalog.index.store import Index, open_index
-from tui.catalog.index.sync import FILE_KINDS, fill_from_index
+from tui.catalog.index.sync import FILE_KINDS, fill_from_index, warm_scan
+from tui.catalog.scan import scan
 from tui.catalog.session_row import SessionRow, fill_row
 
 POOL_MIN = 200  # fewer files than this are read in the fill thread (starting worker processes costs ~1 s)
 WRITE_EVERY = 256  # rows written to the index per transaction, at least (in the thread's own fill)
 BAR_WIDTH = 16
+FIRST_PAGE = 200  # rows shown from the index before the listing ends (a screenful or two; each costs one stat)
 
 
 @dataclasses.dataclass(slots=True)
@@ -98,6 +102,48 @@ class BrowserIndex:
         if result.error:
             self._drop(result.error)
             return None
+        return rows
+
+    def first_page(self, limit: int) -> tuple[list[SessionRow], int]:
+        """Runs in the scan thread, before the listing: the newest `limit` sessions the index knows (by start, as
+        the browser sorts first), each kept only when one stat finds its file unchanged, and how many sessions
+        the index holds. The browser shows them while the directory is listed ("N sessions indexed · listing…")."""
+        index = self._open()
+        if index is None:
+            return [], 0
+        try:
+            conn = index.connection()
+            total = int(conn.execute("SELECT count(*) FROM sessions WHERE kind != 'child'").fetchone()[0])
+            stored = conn.execute(
+                f"SELECT {', '.join(ROW_COLUMNS)} FROM sessions WHERE kind != 'child' "  # noqa: S608 - ours
+                "ORDER BY started_ms DESC LIMIT ?", (limit,)).fetchall()
+        except sqlite3.Error:
+            return [], 0  # the listing's warm read says what went wrong
+        rows: list[SessionRow] = []
+        for record in stored:
+            try:
+                st = os.stat(record["path"])
+            except OSError:
+                continue  # gone: the listing drops its index row
+            if (st.st_size, st.st_mtime_ns, st.st_ino) != (record["size"], record["mtime_ns"], record["inode"]):
+                continue  # changed: the listing shows it, the fill reads it
+            rows.append(row_from_record(record, st.st_mtime))
+        return rows, total
+
+    def listing(self, show_first: Callable[[list[SessionRow], int], None] | None = None) -> list[SessionRow]:
+        """Runs in the scan thread: the listing, filled from the index (tui.catalog.index.sync.warm_scan: the
+        stored rows are read while the directory is listed). `show_first` gets the first page first (when the
+        index has one): the browser shows it before the listing ends."""
+        if show_first is not None:
+            page, total = self.first_page(FIRST_PAGE)
+            if page:
+                show_first(page, total)
+        index = self._open()
+        if index is None:
+            return scan(self.sessions_dir)
+        rows, result = warm_scan(self.sessions_dir, index)
+        if result.error:
+            self._drop(result.error)
         return rows
 
     def fill(self, next_key: Callable[[], str | None], row_of: Callable[[str], SessionRow | None],
