@@ -2,7 +2,8 @@
 
     python tests/benchmarks/index_run.py MODE DIR
 
-MODE: `list` (the directory listing alone), `warm` (listing + every row filled from the index and sorted by cost),
+MODE: `list` (the directory listing alone), `warm` (the listing with every row filled from the index in the same
+pass, tui.catalog.index.sync.warm_scan, then sorted by cost),
 `cold` (the index built from nothing on the process pool: scan, read, write), `today` (the browser's fill before
 the index: fill_row one file after another, as its fill thread does, over at most TODAY_MAX files). The index goes
 to $XDG_CACHE_HOME (the parent points it at a scratch directory). Prints one JSON object.
@@ -31,12 +32,11 @@ def main(mode: str, folder: str) -> dict:
         return {"seconds": time.perf_counter() - start, "rows": len(rows)}
     if mode == "warm":
         from tui.catalog.index.store import open_index
-        from tui.catalog.index.sync import fill_from_index
+        from tui.catalog.index.sync import warm_scan
 
-        rows = scan(folder)
-        index, notice = open_index(folder)
+        index, notice = open_index(folder)  # as the browser's scan thread does (BrowserIndex.listing)
         assert index is not None, notice
-        warm = fill_from_index(index, rows)
+        rows, warm = warm_scan(folder, index)
         ranked = sorted(rows, key=lambda row: -(row.cost or 0.0))
         seconds = time.perf_counter() - start
         unfilled = sum(1 for row in rows if not row.loaded)

@@ -280,3 +280,35 @@ def test_the_one_pass_warm_start_gives_the_rows_of_the_listing_plus_the_index(tm
     assert index.count() == before and counted == []
     _, pruned = warm_scan(sessions, index)
     assert pruned.removed == 1 and f"{RUNNING}.json.gz" not in stored(index)
+
+
+def test_a_fifo_is_indexed_as_not_a_regular_file_never_as_empty(tmp_path):
+    """A FIFO (or a link to one) has size 0: its row says what it is, and reading it never blocks."""
+    pipe = tmp_path / "pipe.json.gz"
+    os.mkfifo(pipe)
+    link = tmp_path / "link.json.gz"
+    link.symlink_to(pipe)
+    for path in (pipe, link):
+        record = indexer.index_file(str(path), "snapshot")
+        assert record["broken"].startswith("not a regular file"), record["broken"]
+        assert record["size"] == 0 and record["status"] == ""
+
+
+def test_headend_comes_from_a_snapshots_logs_and_a_ledgers_session_start(tmp_path):
+    """A snapshot's session node has no headendId: the producer stamps it on every log entry (ai-agent.ts);
+    a v3 ledger's session_start carries it. Both the lazy reader and the full parse give it."""
+    from corpus import op, put, session, snapshot_bytes, turn
+    from tui.formats.aiagent.snapshot import build_session
+
+    logs = [{"timestamp": 1_779_000_002_500, "severity": "VRB", "message": "m", "headendId": "slack"}]
+    path = tmp_path / "s.json.gz"
+    put(path, snapshot_bytes(session(turn(1, op("tool", "ls"), op("llm", "x", logs=logs)), agent="a")), gz=True)
+    assert indexer.index_file(str(path), "snapshot")["headend"] == "slack"
+    node = session(turn(1, op("tool", "ls"), op("llm", "x", logs=logs)), agent="a")
+    assert indexer.headend_of(build_session(node)) == "slack"  # the full parse (the tolerant path)
+    bare = tmp_path / "bare.json.gz"
+    put(bare, snapshot_bytes(session(turn(1, op("tool", "ls")), agent="b")), gz=True)
+    assert indexer.index_file(str(bare), "snapshot")["headend"] == ""
+    sessions = make_sessions_dir(tmp_path / "dir")
+    ledgers = [row for row in scan(sessions) if row.kind == "ledger"]
+    assert ledgers and {indexer.index_file(r.key, r.kind)["headend"] for r in ledgers} == {"cli"}

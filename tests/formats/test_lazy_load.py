@@ -140,9 +140,18 @@ def test_odd_items_fall_back_to_the_full_parse() -> None:
             assert lazy is None
 
 
-def test_hostile_strings_escapes_and_depth(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sys, "getrecursionlimit", sys.getrecursionlimit)
-    sys.setrecursionlimit(10_000)  # for json.dumps; the readers recurse not at all (orjson, msgspec: in C)
+@pytest.fixture
+def deep_recursion():
+    """json.dumps needs a higher recursion limit; it is put back after (orjson reads deeper with a higher one,
+    which other tests pin)."""
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(10_000)
+    yield
+    sys.setrecursionlimit(before)
+
+
+def test_hostile_strings_escapes_and_depth(deep_recursion) -> None:
+    # the readers recurse not at all (orjson, msgspec: in C)
     deep: object = "leaf"
     for _ in range(100):
         deep = {"d": [deep]}

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from tui.catalog.row_facts import first_prompt
 from tui.catalog.session_row import SessionRow, fill_row, session_id_from_name
+from tui.inputs.files import not_regular_reason
 from tui.model.fields import one_line
 from tui.model.nodes import Session
 from tui.model.search import walk_ops
@@ -47,9 +48,7 @@ def _extras(record: dict):
         record["tokens_in"], record["tokens_out"] = totals.tokensIn, totals.tokensOut
         record["tokens_cache_read"], record["tokens_cache_write"] = totals.tokensCacheRead, totals.tokensCacheWrite
         record["prompt"] = first_prompt_full(s)
-        raw = s.raw if isinstance(s.raw, dict) else {}
-        headend = raw.get("headendId") or raw.get("headend") or ""
-        record["headend"] = one_line(headend, 40) if isinstance(headend, str) else ""
+        record["headend"] = headend_of(s)
         failed = 0
         errors: list[str] = [s.error] if s.error else []
         tools: dict[str, None] = {}
@@ -71,6 +70,27 @@ def _extras(record: dict):
     return read
 
 
+def headend_of(s: Session) -> str:
+    """Where a session came from (cli, api, web, slack, ...). A v3 ledger's session_start says it; a snapshot's
+    session node does not: the producer stamps `headendId` on every log entry (ai-agent.ts), so the first of the
+    session's own ops' logs that carries one says it. Never decodes a lazily read node for it (Session.field)."""
+    value = s.field("headendId")
+    if not isinstance(value, str) or not value:
+        value = next(_log_headends(s), "")
+    return one_line(value, 40)
+
+
+def _log_headends(s: Session) -> Iterator[str]:
+    for turn in s.turns:
+        for op in turn.ops:
+            logs = op.log_heads if op.log_heads is not None else (op.raw or {}).get("logs") if op.log_count else None
+            for entry in logs if isinstance(logs, list) else ():
+                value = entry.get("headendId") if hasattr(entry, "get") else None
+                if isinstance(value, str) and value:
+                    yield value
+                    return
+
+
 def first_prompt_full(s: Session) -> str:
     """The first user prompt, longer than a row's title keeps (searched by the index), on one line."""
     prompt = first_prompt(s)
@@ -87,9 +107,11 @@ def index_file(path: str, kind: str) -> dict:
     """The `sessions` row of one file (never raises: a file that cannot be read is a row with `broken` set).
 
     The key (size, mtime_ns, inode) is taken before reading: a file rewritten meanwhile is read again next time."""
+    not_regular = ""
     try:
         info = os.stat(path)
         size, mtime_ns, inode, mtime = info.st_size, info.st_mtime_ns, info.st_ino, info.st_mtime
+        not_regular = not_regular_reason(info.st_mode)  # a FIFO has size 0: it is not an empty file
     except OSError:
         size = mtime_ns = inode = 0
         mtime = 0.0
@@ -99,6 +121,8 @@ def index_file(path: str, kind: str) -> dict:
                     "prompt": "", "headend": "", "failed_ops": 0, "errors": "", "tools": "", "agents": ""}
     if size == 0 and mtime_ns == 0:
         row.broken, row.loaded = "cannot be read (vanished)", True
+    elif not_regular:
+        row.broken, row.loaded = not_regular, True
     fill_row(row, _extras(record))
     if row.tokens is None:  # Jules / Genkit: no tokens
         record["tokens_in"] = record["tokens_out"] = record["tokens_cache_read"] = record["tokens_cache_write"] = None

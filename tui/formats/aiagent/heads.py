@@ -41,6 +41,7 @@ class LogHead(Head):
     severity: Any = None
     timestamp: Any = None
     fatal: Any = None
+    headendId: Any = None  # where the session came from: the sessions index reads it (a snapshot's node has none)
     log_position: int = msgspec.field(default=0, name="§position")  # set by the walk; no producer writes it
 
 

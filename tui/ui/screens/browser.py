@@ -195,7 +195,7 @@ class BrowserScreen(Screen):
         """Runs in a thread: the listing, filled from the index when there is one (tui.ui.screens.browser_index);
         at the first scan, the index's newest rows are shown first, and listing waits until they are drawn."""
         if self._index is None:
-            return scan(self.sessions_dir)
+            return scan(self.sessions_dir) if self.sessions_dir is not None else []
         drawn = threading.Event()
 
         def show_first(rows: list[SessionRow], total: int) -> None:
