@@ -30,6 +30,7 @@ SHOTS = [
     ("history", scenes.session_app, scenes.view_older_version, ()),
     ("history-diff", scenes.session_app, scenes.diff_versions, ()),
     ("broken-files", scenes.corpus_browser_app, scenes.wait_browser_loaded, ()),
+    ("stats", scenes.browser_app, scenes.wait_browser_loaded, ("t", "a")),
 ]
 
 
@@ -50,4 +51,9 @@ async def main(names: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1:]))
+    import os
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="aiagent-shots-cache-") as cache:
+        os.environ["XDG_CACHE_HOME"] = cache  # the scenes' indexes never land in the user's cache
+        asyncio.run(main(sys.argv[1:]))

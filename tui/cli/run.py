@@ -113,6 +113,9 @@ def build_app(args: argparse.Namespace, *, watch: bool = True, on_exit: Callable
         why = "--demo" if args.demo else f"no sessions in {sessions_dir}"
         running = start_demo()
         (on_exit or atexit.register)(running.stop)
+        from tui.catalog.index.store import set_cache_dir
+
+        set_cache_dir(running.base / "cache")  # the demo's index goes with it (never inside its sessions)
         demo_for, sessions_dir = sessions_dir, running.sessions
         demo_note = f"Built-in demo ({why}): generated sessions in {sessions_dir}"
     document = None

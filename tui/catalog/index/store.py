@@ -43,8 +43,20 @@ def enabled() -> bool:
     return _enabled
 
 
+def set_cache_dir(path: Path | None) -> None:
+    """Where this process keeps its indexes instead of the user's cache: the demo's, in its temporary directory
+    beside its sessions (removed with them), so that each demo leaves no index behind."""
+    global _cache_override
+    _cache_override = path
+
+
+_cache_override: Path | None = None
+
+
 def cache_dir() -> Path:
     """`$XDG_CACHE_HOME/aiagent-monitor` (an empty or relative XDG_CACHE_HOME is ignored, as the spec says)."""
+    if _cache_override is not None:
+        return _cache_override
     base = os.environ.get("XDG_CACHE_HOME", "")
     root = Path(base) if base and os.path.isabs(base) else Path.home() / ".cache"
     return root / APP_DIR
