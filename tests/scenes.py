@@ -59,7 +59,9 @@ async def wait_browser_loaded(pilot) -> None:
     for _ in range(200):
         screen = pilot.app.screen
         rows = getattr(screen, "_rows", {})
-        if rows and all(r.loaded for r in rows.values()):
+        settled = not (getattr(screen, "_pending", None) or getattr(screen, "_results", None)
+                       or getattr(screen, "_scanning", False) or getattr(screen, "_view_stale", False))
+        if rows and all(r.loaded for r in rows.values()) and settled:  # filled, applied and sorted
             break
         await pilot.pause(0.05)
     screen = pilot.app.screen
