@@ -245,3 +245,23 @@ async def test_a_fresh_listing_is_shown_newest_first_before_anything_loads(tmp_p
         assert screen._view == screen._compute_view()  # what a full sort gives
         mtimes = [screen._rows[key].mtime for key in screen._view]
         assert mtimes == sorted(mtimes, reverse=True)
+
+
+async def test_a_cursor_never_moved_stays_on_the_top_row_when_the_filled_rows_are_sorted(tmp_path):
+    """The listing shows rows by mtime; once filled they are sorted by start. A cursor nobody moved stays on the
+    first row (the newest session), instead of following whichever file happened to be listed first."""
+    listed_first, started_last = "12345678-0000-4000-8000-0000000000b1", "12345678-0000-4000-8000-0000000000b2"
+    write_snapshot(tmp_path, listed_first, session_node(listed_first, "a", "Older start", started=T0, duration=10),
+                   T0 / 1000 + 500)  # written last: listed first
+    write_snapshot(tmp_path, started_last, session_node(started_last, "b", "Newer start", started=T0 + 60_000,
+                                                        duration=10), T0 / 1000 + 100)
+    app = MonitorApp(sessions_dir=tmp_path, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await settle(pilot, screen)
+        table = screen.query_one(DataTable)
+        assert ids(screen) == [started_last, listed_first] and table.cursor_row == 0
+        table.move_cursor(row=1)  # once moved, the cursor follows its row through re-sorts
+        await pilot.press("S")
+        await pilot.pause()
+        assert ids(screen)[table.cursor_row] == listed_first

@@ -133,6 +133,9 @@ class BrowserScreen(Screen):
         # the sessions index (tui.catalog.index): a warm start, then the rest read on a process pool
         self._index = BrowserIndex(self.sessions_dir) if self.sessions_dir is not None else None
         self._indexed = 0  # rows of the index's first page are shown while the listing runs: the index's count
+        # Until the cursor is moved off the first row, re-sorts keep it there: while rows fill and re-sort it stays
+        # on the top session instead of following whichever row happened to be listed first
+        self._cursor_moved = False
 
     # ----------------------------------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -415,7 +418,9 @@ class BrowserScreen(Screen):
         self._view_stale = False
         self._since_view_refresh = 0.0
         self._limit = max(PAGE, self._limit)  # the window never grows here: 100k rows would take seconds
-        index = self._view.index(cursor_key, 0, self._limit) if cursor_key in self._view[: self._limit] else -1
+        self._cursor_moved = self._cursor_moved or cursor_row > 0  # (a move not yet announced by RowHighlighted)
+        index = (self._view.index(cursor_key, 0, self._limit)
+                 if self._cursor_moved and cursor_key in self._view[: self._limit] else -1)
         table.clear()
         self._shown, self._shown_set = [], set()
         self._add_rows(self._view[: self._limit])
@@ -449,8 +454,9 @@ class BrowserScreen(Screen):
         self._shown_set.update(keys)
 
     @on(DataTable.RowHighlighted, "#browser-table")
-    def _maybe_extend(self) -> None:
+    def _maybe_extend(self, event: DataTable.RowHighlighted) -> None:
         table = self.table
+        self._cursor_moved = self._cursor_moved or event.cursor_row > 0  # (re-sorts place it on row 0 until then)
         if table.row_count and table.cursor_row >= table.row_count - 1 and len(self._view) > len(self._shown):
             start = len(self._shown)
             self._limit = start + PAGE
