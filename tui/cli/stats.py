@@ -39,15 +39,12 @@ def parser() -> argparse.ArgumentParser:
 
 def refresh_index(sessions_dir: str) -> bool:
     """Bring the index up to date with the directory (build it when there is none) through the store's own calls
-    (tui.catalog.index.store, .sync): new and changed files are read, unchanged ones are not. False when those
-    calls are not there or the index cannot be used (its notice goes to stderr); the query then says what to do."""
-    try:
-        from tui.catalog.index.store import open_index  # type: ignore[import-not-found,unused-ignore]
-        from tui.catalog.index.sync import refresh  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        return False
+    (tui.catalog.index.store, .sync): new and changed files are read, unchanged ones are not. False when the
+    index cannot be used (its notice goes to stderr); the query then says what to do."""
     from pathlib import Path
 
+    from tui.catalog.index.store import open_index
+    from tui.catalog.index.sync import refresh
     from tui.catalog.scan import scan
 
     if not Path(sessions_dir).is_dir():

@@ -75,20 +75,16 @@ def headend_of(s: Session) -> str:
     session node does not: the producer stamps `headendId` on every log entry (ai-agent.ts), so the first of the
     session's own ops' logs that carries one says it. Never decodes a lazily read node for it (Session.field)."""
     value = s.field("headendId")
-    if not isinstance(value, str) or not value:
-        value = next(_log_headends(s), "")
-    return one_line(value, 40)
-
-
-def _log_headends(s: Session) -> Iterator[str]:
+    if isinstance(value, str) and value:
+        return one_line(value, 40)
     for turn in s.turns:
         for op in turn.ops:
             logs = op.log_heads if op.log_heads is not None else (op.raw or {}).get("logs") if op.log_count else None
             for entry in logs if isinstance(logs, list) else ():
                 value = entry.get("headendId") if hasattr(entry, "get") else None
                 if isinstance(value, str) and value:
-                    yield value
-                    return
+                    return one_line(value, 40)
+    return ""
 
 
 def first_prompt_full(s: Session) -> str:

@@ -5,12 +5,15 @@ foreign or old index is reported with what to do, never fatal.
 
 from __future__ import annotations
 
-import hashlib
-import os
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from tui.catalog.index import schema
+from tui.catalog.index.store import index_path
+
+T = TypeVar("T")
 
 BUILD_HINT = ("run the monitor once on this directory (`aiagent-monitor --sessions-dir DIR`): it builds the index in "
               "the background, and stats answer from then on")
@@ -21,22 +24,8 @@ class NoIndex(Exception):
 
 
 def index_file(sessions_dir: Path | str) -> Path:
-    """Where the index of `sessions_dir` lives: the store's rule (tui.catalog.index.store.index_path) when it exists,
-    else the same rule written here: `$XDG_CACHE_HOME/aiagent-monitor/sessions-<sha256 of the resolved path>.sqlite`."""
-    try:
-        from tui.catalog.index.store import index_path  # type: ignore[import-not-found,unused-ignore]
-
-        return Path(index_path(sessions_dir))
-    except ImportError:
-        pass
-    base = os.environ.get("XDG_CACHE_HOME", "")
-    root = Path(base) if base and os.path.isabs(base) else Path.home() / ".cache"
-    try:
-        resolved = Path(sessions_dir).resolve()
-    except (OSError, RuntimeError):
-        resolved = Path(sessions_dir).absolute()
-    digest = hashlib.sha256(os.fsencode(str(resolved))).hexdigest()[:20]
-    return root / "aiagent-monitor" / f"sessions-{digest}.sqlite"
+    """Where the index of `sessions_dir` lives (the store's one rule: tui.catalog.index.store.index_path)."""
+    return Path(index_path(sessions_dir))
 
 
 def open_readonly(path: Path | str) -> sqlite3.Connection:
@@ -61,8 +50,20 @@ def open_readonly(path: Path | str) -> sqlite3.Connection:
     return conn
 
 
-def open_for(sessions_dir: Path | str) -> sqlite3.Connection:
-    return open_readonly(index_file(sessions_dir))
+def ask(path: Path | str, question: Callable[[sqlite3.Connection], T], failed: str) -> tuple[T | None, str]:
+    """(the answer of `question` on a read-only connection to the index at `path`, "") or (None, why not): no
+    usable index says how to build one; anything else is `failed` with the error (a damaged index must not take a
+    screen down)."""
+    try:
+        conn = open_readonly(path)
+        try:
+            return question(conn), ""
+        finally:
+            conn.close()
+    except NoIndex as exc:
+        return None, str(exc)
+    except Exception as exc:  # noqa: BLE001 - see above
+        return None, f"{failed}: {type(exc).__name__}: {exc}"
 
 
 def add_stats_index(path: Path | str) -> bool:

@@ -98,24 +98,15 @@ class SearchScreen(Screen):
 
     def _search(self, query: fts.Query, asked: int = 0) -> None:
         """In a thread: the FTS5 query on a read-only connection, then drawn on the UI thread."""
-        from tui.catalog.index.reader import NoIndex, index_file, open_readonly
+        from tui.catalog.index.reader import ask, index_file
 
-        hits: list[fts.Hit] = []
-        problem = ""
+        found: list[fts.Hit] | None = None
         if self.sessions_dir is None and self.index_path is None:
             problem = "no sessions directory: search needs one (--sessions-dir)"
         else:
-            try:
-                conn = open_readonly(self.index_path or index_file(self.sessions_dir or Path(".")))
-                try:
-                    hits = fts.search(conn, query)
-                finally:
-                    conn.close()
-            except NoIndex as exc:
-                problem = str(exc)
-            except Exception as exc:  # noqa: BLE001 - a damaged index must not take the screen down
-                problem = f"the sessions index cannot be searched: {type(exc).__name__}: {exc}"
-        self.app.call_from_thread(self._show, query, hits, problem, asked)
+            found, problem = ask(self.index_path or index_file(self.sessions_dir or Path(".")),
+                                 lambda conn: fts.search(conn, query), "the sessions index cannot be searched")
+        self.app.call_from_thread(self._show, query, found or [], problem, asked)
 
     def _show(self, query: fts.Query, hits: list[fts.Hit], problem: str, asked: int = 0) -> None:
         if asked != self._asked:

@@ -113,25 +113,15 @@ class StatsScreen(Screen):
     def _query(self, span: st.TimeRange, accounting: bool, asked: int = 0) -> None:
         """In a thread: the whole screen's numbers (a few SQL aggregates), then drawn on the UI thread."""
         from tui.catalog.index.accounting_cost import accounting_path, attach, read_cost
-        from tui.catalog.index.reader import NoIndex, add_stats_index, index_file, open_readonly
+        from tui.catalog.index.reader import add_stats_index, ask, index_file
 
         result: st.Stats | None = None
-        problem = ""
         if self.sessions_dir is None and self.index_path is None:
             problem = "no sessions directory: stats need one (--sessions-dir)"
         else:
             path = self.index_path or index_file(self.sessions_dir or Path("."))
             add_stats_index(path)
-            try:
-                conn = open_readonly(path)
-                try:
-                    result = st.collect(conn, span)
-                finally:
-                    conn.close()
-            except NoIndex as exc:
-                problem = str(exc)
-            except Exception as exc:  # noqa: BLE001 - a damaged index must not take the screen down
-                problem = f"the sessions index cannot be read: {type(exc).__name__}: {exc}"
+            result, problem = ask(path, lambda conn: st.collect(conn, span), "the sessions index cannot be read")
             if result is not None and accounting:
                 acc = accounting_path(self.sessions_dir)
                 if acc is None:
