@@ -94,7 +94,11 @@ async def test_enter_on_an_agent_filters_by_agent_and_range(sessions):
 
 
 async def test_stats_without_an_index_say_how_to_build_it(tmp_path, monkeypatch):
+    from tui.catalog.index import store
+
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    # the browser builds the index as it lists (an empty directory's too): before `t`, or after, by timing
+    monkeypatch.setattr(store, "_enabled", False)
     app = MonitorApp(sessions_dir=tmp_path, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("t")
