@@ -21,7 +21,7 @@ from pathlib import Path
 
 from tui.catalog.index.indexer import CHUNK, ROW_COLUMNS, FileKey, IndexPool, index_chunk, index_file, row_from_record
 from tui.catalog.index.store import Index, open_index
-from tui.catalog.index.sync import FILE_KINDS, fill_from_index, warm_scan
+from tui.catalog.index.sync import FILE_KINDS, warm_scan
 from tui.catalog.scan import scan
 from tui.catalog.session_row import SessionRow, fill_row
 
@@ -91,18 +91,6 @@ class BrowserIndex:
         if self.index is not None:
             self.index = None
             self._notices.append(f"sessions index not used any more: {why}; the monitor works without it")
-
-    def warm(self, rows: list[SessionRow]) -> list[SessionRow] | None:
-        """Runs in a thread: the listing with every unchanged file's row filled from the index (None: no index)."""
-        index = self._open()
-        if index is None:
-            return None
-        rows = list(rows)
-        result = fill_from_index(index, rows)
-        if result.error:
-            self._drop(result.error)
-            return None
-        return rows
 
     def first_page(self, limit: int) -> tuple[list[SessionRow], int]:
         """Runs in the scan thread, before the listing: the newest `limit` sessions the index knows (by start, as
