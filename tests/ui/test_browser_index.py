@@ -111,3 +111,26 @@ async def test_the_index_newest_rows_show_while_the_directory_is_listed(sessions
         await settle(pilot, screen)
         assert "listing" not in header(screen) and "indexed" not in header(screen)
         assert GOOD_B not in ids(screen) and GOOD_A in ids(screen)
+
+
+async def test_the_browser_keeps_the_warm_image_current(sessions):
+    """Once the fill has read every file, the index's warm image is written (the next start loads it instead of
+    every stored row); a rescan that drops a deleted file's row (nothing left to read) writes it again."""
+    from tui.catalog.index import image
+    from tui.catalog.index.store import image_path, open_index
+
+    app = MonitorApp(sessions_dir=sessions)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, BrowserScreen)
+        await settle(pilot, screen)
+        index, _ = open_index(sessions)
+        assert index is not None
+        assert await wait_for(pilot, lambda: image.is_current(index), timeout=30)
+        written = image_path(index.path).stat().st_mtime_ns
+        (sessions / f"{RUNNING}.json.gz").unlink()
+        screen.action_rescan()
+        await settle(pilot, screen)
+        assert await wait_for(pilot, lambda: image.is_current(index), timeout=30)
+        assert image_path(index.path).stat().st_mtime_ns != written
+        assert RUNNING not in ids(screen)

@@ -76,3 +76,12 @@ TRIGGERS = (
         VALUES (new.rowid, new.title, new.prompt, new.agents, new.tools, new.errors);
     END""",
 )
+
+# One counter that every change of `sessions` bumps (triggers, so that any writer does, whatever its version): the
+# warm image (tui.catalog.index.image) remembers the value it was made at and is trusted only while it is current.
+GENERATION_TABLE = "CREATE TABLE IF NOT EXISTS generation (id INTEGER PRIMARY KEY CHECK (id = 0), n INTEGER NOT NULL)"
+GENERATION_START = "INSERT OR IGNORE INTO generation (id, n) VALUES (0, 0)"
+GENERATION_TRIGGERS = tuple(
+    f"""CREATE TRIGGER IF NOT EXISTS sessions_generation_{tag} AFTER {event} ON sessions BEGIN
+        UPDATE generation SET n = n + 1 WHERE id = 0;
+    END""" for tag, event in (("ai", "INSERT"), ("ad", "DELETE"), ("au", "UPDATE")))

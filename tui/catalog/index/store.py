@@ -30,6 +30,7 @@ from tui.catalog.index import schema
 APP_DIR = "aiagent-monitor"
 BUSY_TIMEOUT_MS = 5000
 META_TABLE = "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
+STATE_SQL = "SELECT (SELECT value FROM meta WHERE key = 'created'), (SELECT n FROM generation WHERE id = 0)"
 _enabled = True
 
 
@@ -73,6 +74,14 @@ def index_path(sessions_dir: Path | str, cache: Path | None = None) -> Path:
     """The index file of a sessions directory: `sessions-<hash of its resolved path>.sqlite`."""
     digest = hashlib.sha256(os.fsencode(str(resolved_dir(sessions_dir)))).hexdigest()[:20]
     return (cache_dir() if cache is None else cache) / f"sessions-{digest}.sqlite"
+
+
+IMAGE_SUFFIX = ".warm"  # the warm image of an index (tui.catalog.index.image) sits beside it: deleted with it
+
+
+def image_path(index_file: Path) -> Path:
+    """The warm image of the index file `index_file`: `sessions-<hash>.sqlite.warm`."""
+    return index_file.with_name(index_file.name + IMAGE_SUFFIX)
 
 
 class IndexUnavailable(Exception):
@@ -124,6 +133,26 @@ class Index:
                 yield chunk
         finally:
             conn.close()
+
+    def state(self) -> tuple[str, int]:
+        """What a warm image is checked against (tui.catalog.index.image): when this index file was created, and
+        how many changes its `sessions` table has had (schema.GENERATION_TRIGGERS count them)."""
+        created, generation = self.connection().execute(STATE_SQL).fetchone()
+        return str(created), int(generation)
+
+    def snapshot(self, columns: Iterable[str]) -> tuple[tuple[str, int], list[tuple]]:
+        """The state and every row of `sessions` (plain tuples of the columns asked for), read in one transaction:
+        the rows are exactly those of that state, whatever another monitor writes meanwhile."""
+        conn = _connect(self.path)
+        conn.row_factory = None
+        try:
+            conn.execute("BEGIN")
+            created, generation = conn.execute(STATE_SQL).fetchone()
+            rows = conn.execute(f"SELECT {', '.join(columns)} FROM sessions").fetchall()  # noqa: S608 - ours
+            conn.execute("COMMIT")
+        finally:
+            conn.close()
+        return (str(created), int(generation)), rows
 
     def write(self, records: list[dict]) -> None:
         """Insert or update rows (dicts with every column of `sessions`) in one transaction."""
@@ -222,7 +251,7 @@ def _create_file(path: Path) -> None:
 
 
 def _delete(path: Path) -> None:
-    for suffix in ("", "-wal", "-shm", "-journal"):
+    for suffix in ("", "-wal", "-shm", "-journal", IMAGE_SUFFIX):
         try:
             os.unlink(f"{path}{suffix}")
         except FileNotFoundError:
@@ -282,6 +311,10 @@ def _create_tables(conn: sqlite3.Connection, directory: Path) -> None:
         for statement in schema.TRIGGERS:
             conn.execute(statement)
         conn.execute(META_TABLE)
+        conn.execute(schema.GENERATION_TABLE)
+        conn.execute(schema.GENERATION_START)
+        for statement in schema.GENERATION_TRIGGERS:
+            conn.execute(statement)
         row = conn.execute("SELECT value FROM meta WHERE key = 'sessions_dir'").fetchone()
         if row is None:
             conn.execute("INSERT INTO meta (key, value) VALUES ('sessions_dir', ?)", (str(directory),))

@@ -6,12 +6,15 @@ keeps its unloaded row (the pool reads it and its row is replaced); a file no lo
 
 from __future__ import annotations
 
+import gc
+import os
 import sqlite3
-import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui.catalog.index import indexer
+from tui.catalog.index import image, indexer
+from tui.catalog.index.image import INODE, MTIME_NS, SIZE, models_tuple
 from tui.catalog.index.indexer import ROW_COLUMNS, FileKey
 from tui.catalog.index.store import Index, open_index
 from tui.catalog.session_row import RowKind, SessionRow
@@ -25,35 +28,39 @@ class WarmResult:
     filled: int = 0  # rows filled from the index
     removed: int = 0  # index rows of files that are gone
     error: str = ""  # the index failed while read: the rows stay unloaded (the pool fills them)
+    from_image: bool = False  # the stored rows came from the warm image (it was current)
 
 
 def warm_scan(sessions_dir: Path | str, index: Index, *, prune: bool = True) -> tuple[list[SessionRow], WarmResult]:
     """The listing with every unchanged file's row filled from the index, in one pass: the stored rows are read
-    first (plain tuples, by path), then the listing builds each unchanged file's row filled at once (one object,
-    no second pass, no file opened). Rows of files no longer listed are deleted from the index."""
+    first (from the warm image when it is current, tui.catalog.index.image, else from SQLite), then the listing
+    builds each unchanged file's row filled at once (one object, no second pass, no file opened). Rows of files no
+    longer listed are deleted from the index."""
     from tui.catalog.scan import scan  # (lazy: scan is this package's neighbour, see update_index)
 
     result = WarmResult()
+    collecting = gc.isenabled()
+    gc.disable()  # 100,000s of tuples made at once: collections would walk them all for nothing (scan freezes them)
     try:
-        stored = {t[0]: t for chunk in index.tuples(WARM_COLUMNS, size=20_000) for t in chunk}
-    except sqlite3.Error as exc:
-        result.error = f"sessions index not read: {exc}"
-        return scan(sessions_dir), result
-    get = stored.get
-    make = SessionRow
-    models_of = _MODELS.get
-    hits: list[str] = []
-    hit = hits.append
-
-    def known(key: str, path: Path, st) -> SessionRow | None:
-        t = get(key)
-        if t is None or t[1] != st.st_size or t[2] != st.st_mtime_ns or t[3] != st.st_ino:
-            return None
-        hit(key)
-        return make(key, path, t[4], t[5], st.st_mtime, t[1], True, t[16], t[9], t[6], t[7], t[8], t[10], t[11],
-                    t[12], t[13], t[15], models_of(t[14]) or _models(t[14]), None, None, t[2], t[3])
-
-    rows = scan(sessions_dir, known=known)
+        hits: list[str] = []
+        stored = image.load(index)
+        rows: list[SessionRow] | None = None
+        if stored is not None:
+            try:
+                rows = scan(sessions_dir, known=_known(stored, hits))
+                result.from_image = True
+            except (TypeError, IndexError, ValueError):  # an image of the right format holding wrong values
+                hits.clear()
+        if stored is None or rows is None:
+            try:
+                stored = image.read(index)
+            except sqlite3.Error as exc:
+                result.error = f"sessions index not read: {exc}"
+                return scan(sessions_dir), result
+            rows = scan(sessions_dir, known=_known(stored, hits))
+    finally:
+        if collecting:
+            gc.enable()
     result.filled = len(hits)
     if prune and len(hits) < len(stored):
         listed = {row.key for row in rows}
@@ -63,6 +70,24 @@ def warm_scan(sessions_dir: Path | str, index: Index, *, prune: bool = True) -> 
         except sqlite3.Error as exc:
             result.error = f"sessions index not written: {exc}"
     return rows, result
+
+
+def _known(stored: dict[str, tuple], hits: list[str]) -> Callable[[str, Path, os.stat_result], SessionRow | None]:
+    """scan's `known`: the filled row of a listed file whose (size, mtime_ns, inode) are the stored ones (its key
+    goes to `hits`), built from the stored value in one call."""
+    get = stored.get
+    make = SessionRow
+    hit = hits.append
+
+    def known(key: str, path: Path, st) -> SessionRow | None:
+        value = get(key)
+        if value is None or value[SIZE] != st.st_size or value[MTIME_NS] != st.st_mtime_ns \
+                or value[INODE] != st.st_ino:
+            return None
+        hit(key)
+        return make(key, path, *value)
+
+    return known
 
 
 def fill_from_index(index: Index, rows: list[SessionRow], *, prune: bool = True) -> WarmResult:
@@ -82,7 +107,7 @@ def join_stored(index: Index, rows: list[SessionRow], stored, *, prune: bool = T
     get = by_key.get
     make = SessionRow
     genkit = RowKind.GENKIT
-    models_of = _MODELS.get
+    models_of = image._MODELS.get
     filled = 0
     try:
         for chunk in stored:
@@ -97,7 +122,7 @@ def join_stored(index: Index, rows: list[SessionRow], stored, *, prune: bool = T
                     continue
                 rows[i] = make(path, row.path, genkit if row.kind == genkit else kind, session_id, row.mtime, size,
                                True, broken, started, agent, title, status, duration, turns, tokens, cost,
-                               mismatch, models_of(models) or _models(models), None, None, mtime_ns, inode)
+                               mismatch, models_of(models) or models_tuple(models), None, None, mtime_ns, inode)
                 filled += 1
         result.filled = filled
         if prune and gone:
@@ -107,20 +132,9 @@ def join_stored(index: Index, rows: list[SessionRow], stored, *, prune: bool = T
     return result
 
 
-_MODELS: dict[str, tuple[str, ...]] = {}
 # ROW_COLUMNS with the sums and truths done by SQLite (at 300,000 rows, every Python operation per row counts)
 _COMPUTED = {"tokens_in": "tokens_in + tokens_out", "mismatch": "mismatch != 0"}
 WARM_COLUMNS: tuple[str, ...] = tuple(_COMPUTED.get(name, name) for name in ROW_COLUMNS if name != "tokens_out")
-
-
-def _models(joined: str) -> tuple[str, ...]:
-    """The models tuple of a stored row: 300,000 rows share a few combinations, one tuple each."""
-    found = _MODELS.get(joined)
-    if found is None:
-        found = tuple(sys.intern(m) for m in joined.split("\n")) if joined else ()
-        if len(_MODELS) < 10_000:
-            _MODELS[joined] = found
-    return found
 
 
 def to_index(rows: list[SessionRow]) -> list[FileKey]:
@@ -168,6 +182,8 @@ def refresh(index: Index, rows: list[SessionRow], *, pool: bool | None = None) -
             done.read += len(batch)
     except sqlite3.Error as exc:
         done.error = f"sessions index not written: {exc}"
+        return done
+    image.keep(index)  # the next warm start reads it instead of SQLite (not written: it reads SQLite, no harm)
     return done
 
 

@@ -1,9 +1,11 @@
 """The browser's side of the sessions index: a warm start from it, and the fill of the rest on a process pool.
 
-The browser lists the directory first (its first rows show at once), then `BrowserIndex.warm` fills every row whose
-file is unchanged from the index (one pass over the stored rows, in a thread), and `BrowserIndex.fill` reads the
-other files: on a process pool (every core) when there are many, else in the fill thread itself; each result goes
-to the browser's result deque (the UI applies them in batches) and to the index (one transaction per batch).
+The browser shows the index's newest rows first (`BrowserIndex.first_page`), then lists the directory with every
+unchanged file's row filled from the index in the same pass (`BrowserIndex.listing`, tui.catalog.index.sync.warm_scan),
+and `BrowserIndex.fill` reads the other files: on a process pool (every core) when there are many, else in the fill
+thread itself; each result goes to the browser's result deque (the UI applies them in batches) and to the index (one
+transaction per batch). Once the index is up to date, its warm image is written (tui.catalog.index.image): the next
+start loads that instead of reading every stored row from SQLite.
 Nothing here touches a widget: the header asks `progress_line` what to say.
 """
 
@@ -21,7 +23,8 @@ from pathlib import Path
 
 from tui.catalog.index.indexer import CHUNK, ROW_COLUMNS, FileKey, IndexPool, index_chunk, index_file, row_from_record
 from tui.catalog.index.store import Index, open_index
-from tui.catalog.index.sync import FILE_KINDS, warm_scan
+from tui.catalog.index import image
+from tui.catalog.index.sync import FILE_KINDS, to_index, warm_scan
 from tui.catalog.scan import scan
 from tui.catalog.session_row import SessionRow, fill_row
 
@@ -132,12 +135,28 @@ class BrowserIndex:
         rows, result = warm_scan(self.sessions_dir, index)
         if result.error:
             self._drop(result.error)
+        elif not to_index(rows) and (result.removed or not result.from_image):
+            # nothing for the fill to read (it would write the image at its end): written here, after the listing
+            threading.Thread(target=self._keep_image, name="warm-image", daemon=False).start()
         return rows
+
+    def _keep_image(self) -> None:
+        """Write the warm image of the index once it is up to date (tui.catalog.index.image): the next start
+        loads it instead of reading every stored row from SQLite. Not written: that start reads SQLite."""
+        index = self.index
+        if index is not None:
+            image.keep(index)
 
     def fill(self, next_key: Callable[[], str | None], row_of: Callable[[str], SessionRow | None],
              results: collections.deque, cancelled: Callable[[], bool], active: threading.Event,
              pending: int) -> None:
-        """Runs in the fill thread: read every pending row (`next_key` hands them out, visible ones first)."""
+        """Runs in the fill thread: read every pending row (`next_key` hands them out, visible ones first); once
+        all are read, the warm image of the index is written."""
+        self._fill(next_key, row_of, results, cancelled, active, pending)
+        if not cancelled():
+            self._keep_image()
+
+    def _fill(self, next_key, row_of, results, cancelled, active, pending: int) -> None:
         index = self._open()
         pooled = pending >= POOL_MIN
         self.progress.begin(pending, pooled)
