@@ -95,7 +95,7 @@ def test_a_row_written_by_another_monitor_makes_the_image_stale(tmp_path):
     rows, result = warm_scan(sessions, index)
     assert not result.from_image
     assert {row.session_id: row for row in rows}[GOOD_A].title == "Written by the other monitor"
-    assert image.keep(index) == "" and image.is_current(index)
+    assert image.save(index) == "" and image.is_current(index)
     rows, result = warm_scan(sessions, index)
     assert result.from_image and {row.session_id: row for row in rows}[GOOD_A].title == "Written by the other monitor"
 
@@ -107,7 +107,9 @@ def test_two_monitors_each_write_the_image_and_each_sees_the_others_rows(tmp_pat
     second, _ = open_index(sessions)
     new = "dddddddd-0000-4000-8000-000000000009"
     write_snapshot(sessions, new, session_node(new, "fresh", "New one", started=T0, duration=5), T0 / 1000 + 60)
-    assert refresh(second, scan(sessions), pool=False).read == 1  # the second reads the new file, writes an image
+    assert refresh(second, scan(sessions), pool=False).read == 1  # the second reads the new file
+    assert not image.is_current(first)  # (one file read: refresh leaves an existing image stale)
+    assert image.keep(second, read=1, last_written=None)  # as the second's browser does after its fill
     assert image.is_current(first) and image.is_current(second)
     rows, result = warm_scan(sessions, first)
     assert result.from_image and {row.session_id: row for row in rows}[new].title == "New one"
@@ -128,7 +130,7 @@ def test_a_changed_new_or_deleted_file_is_seen_with_a_current_image(tmp_path):
     assert not by_id[GOOD_B].loaded and not by_id[new].loaded and RUNNING not in by_id and by_id[GOOD_A].loaded
     assert not image.is_current(index)  # the pruned row changed the index
     done = refresh(index, scan(sessions), pool=False)
-    assert done.read == 2 and image.is_current(index)
+    assert done.read == 2 and image.keep(index, read=done.read, last_written=None) and image.is_current(index)
     rows, result = warm_scan(sessions, index)
     by_id = {row.session_id: row for row in rows}
     assert result.from_image and by_id[GOOD_B].title == "Rewritten" and by_id[new].loaded
@@ -195,7 +197,7 @@ def test_the_image_is_never_read_or_written_through_a_symbolic_link(tmp_path):
     assert image.load(index) is None and not image.is_current(index)
     rows, result = warm_scan(sessions, index, prune=False)
     assert not result.from_image
-    assert image.keep(index) == ""
+    assert image.save(index) == ""
     assert not path.is_symlink() and path.is_file() and target.read_bytes() == kept  # replaced, not followed
     assert image.is_current(index) and not [p for p in path.parent.iterdir() if ".tmp-" in p.name]
 
@@ -229,7 +231,25 @@ def test_an_index_made_before_the_generation_counter_is_migrated(tmp_path):
     assert again is not None and notice == "" and again.count() == count
     rows, result = warm_scan(sessions, again)
     assert not result.from_image and result.filled > 3 and result.error == ""
-    assert image.keep(again) == "" and image.is_current(again)
+    assert image.save(again) == "" and image.is_current(again)
     before = again.state()
     again.remove([str(sessions.resolve() / f"{GOOD_A}.json.gz")])
     assert again.state()[1] == before[1] + 1 and not image.is_current(again)
+
+
+def test_the_image_is_rewritten_once_per_process_then_after_many_reads_or_minutes(tmp_path, monkeypatch):
+    """A watcher's trickle of changed files (one read each) does not rewrite the whole image each time."""
+    import time
+
+    sessions, index = indexed(tmp_path)
+    write_snapshot(sessions, GOOD_B, session_node(GOOD_B, "bigquery", "Rewritten", started=T0, duration=5),
+                   T0 / 1000 + 50)
+    assert refresh(index, scan(sessions), pool=False).read == 1
+    assert not image.is_current(index)  # refresh: one file read, an image there: left stale
+    now = time.monotonic()
+    assert not image.keep(index, read=1, last_written=now) and not image.is_current(index)
+    assert image.keep(index, read=image.MANY_READ, last_written=now) and image.is_current(index)
+    index.remove([str(sessions.resolve() / f"{GOOD_B}.json.gz")])
+    assert not image.keep(index, read=0, last_written=now)
+    assert image.keep(index, read=0, last_written=now - image.REWRITE_EVERY_S) and image.is_current(index)
+    assert not image.keep(index, read=0, last_written=None)  # current: nothing to write

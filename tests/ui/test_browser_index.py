@@ -113,11 +113,14 @@ async def test_the_index_newest_rows_show_while_the_directory_is_listed(sessions
         assert GOOD_B not in ids(screen) and GOOD_A in ids(screen)
 
 
-async def test_the_browser_keeps_the_warm_image_current(sessions):
+async def test_the_browser_keeps_the_warm_image_current(sessions, monkeypatch):
     """Once the fill has read every file, the index's warm image is written (the next start loads it instead of
-    every stored row); a rescan that drops a deleted file's row (nothing left to read) writes it again."""
+    every stored row); a rescan that drops a deleted file's row (nothing left to read) writes it again (here at
+    once: the real floor between two rewrites of one process is REWRITE_EVERY_S)."""
     from tui.catalog.index import image
     from tui.catalog.index.store import image_path, open_index
+
+    monkeypatch.setattr(image, "REWRITE_EVERY_S", 0.0)
 
     app = MonitorApp(sessions_dir=sessions)
     async with app.run_test(size=SIZE) as pilot:

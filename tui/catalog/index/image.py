@@ -24,6 +24,7 @@ import sqlite3
 import struct
 import sys
 import threading
+import time
 import zlib
 from pathlib import Path
 
@@ -134,10 +135,23 @@ def _head(fh) -> tuple[tuple[str, int], int, int] | None:
     return (head[1], head[2]), head[3], crc
 
 
-def keep(index: Index) -> str:
-    """Make the image current after the index was brought up to date (indexing, the browser's fill): written
-    unless the one there already is (its head alone is read then). "" or why it was not written."""
-    return "" if is_current(index) else save(index)
+# Writing the image costs ~1-2 s of CPU at 100,000 rows (every row read, shared, marshalled): worth it once per
+# process and after a fill that read many files, not after each file a watcher saw change (a session being written
+# changes every few seconds). A stale image costs only the SQLite read at the next start, so a process rewrites it
+# for a few changed rows at most every REWRITE_EVERY_S.
+MANY_READ = 200
+REWRITE_EVERY_S = 300.0
+
+
+def keep(index: Index, *, read: int, last_written: float | None) -> bool:
+    """Make the image current after the index was brought up to date (the browser's listing or fill), when it
+    pays: `read` files were just read, `last_written` is when (time.monotonic) this process last wrote it (None:
+    never). Nothing is written while the one there is current (its head alone is read). Whether it was written."""
+    if is_current(index):
+        return False
+    if read < MANY_READ and last_written is not None and time.monotonic() - last_written < REWRITE_EVERY_S:
+        return False
+    return save(index) == ""
 
 
 def save(index: Index) -> str:

@@ -16,7 +16,7 @@ from pathlib import Path
 from tui.catalog.index import image, indexer
 from tui.catalog.index.image import INODE, MTIME_NS, SIZE, models_tuple
 from tui.catalog.index.indexer import ROW_COLUMNS, FileKey
-from tui.catalog.index.store import Index, open_index
+from tui.catalog.index.store import Index, image_path, open_index
 from tui.catalog.session_row import RowKind, SessionRow
 
 # Rows the index holds but the listing does not show: deleted only for these kinds (a live row is not a file)
@@ -183,7 +183,8 @@ def refresh(index: Index, rows: list[SessionRow], *, pool: bool | None = None) -
     except sqlite3.Error as exc:
         done.error = f"sessions index not written: {exc}"
         return done
-    image.keep(index)  # the next warm start reads it instead of SQLite (not written: it reads SQLite, no harm)
+    if done.read >= image.MANY_READ or not os.path.lexists(image_path(index.path)):
+        image.save(index)  # the next warm start loads it instead of SQLite (not written: it reads SQLite, no harm)
     return done
 
 

@@ -75,6 +75,7 @@ class BrowserIndex:
         self._opened = False
         self._notices: collections.deque[str] = collections.deque()
         self._lock = threading.Lock()
+        self._image_written: float | None = None  # when this process last wrote the index's warm image
 
     def _open(self) -> Index | None:
         with self._lock:
@@ -137,15 +138,15 @@ class BrowserIndex:
             self._drop(result.error)
         elif not to_index(rows) and (result.removed or not result.from_image):
             # nothing for the fill to read (it would write the image at its end): written here, after the listing
-            threading.Thread(target=self._keep_image, name="warm-image", daemon=False).start()
+            threading.Thread(target=self._keep_image, args=(0,), name="warm-image", daemon=False).start()
         return rows
 
-    def _keep_image(self) -> None:
-        """Write the warm image of the index once it is up to date (tui.catalog.index.image): the next start
-        loads it instead of reading every stored row from SQLite. Not written: that start reads SQLite."""
+    def _keep_image(self, read: int) -> None:
+        """Write the warm image of the index once it is up to date (tui.catalog.index.image.keep says when it
+        pays): the next start loads it instead of reading every stored row from SQLite."""
         index = self.index
-        if index is not None:
-            image.keep(index)
+        if index is not None and image.keep(index, read=read, last_written=self._image_written):
+            self._image_written = time.monotonic()
 
     def fill(self, next_key: Callable[[], str | None], row_of: Callable[[str], SessionRow | None],
              results: collections.deque, cancelled: Callable[[], bool], active: threading.Event,
@@ -154,7 +155,7 @@ class BrowserIndex:
         all are read, the warm image of the index is written."""
         self._fill(next_key, row_of, results, cancelled, active, pending)
         if not cancelled():
-            self._keep_image()
+            self._keep_image(pending)
 
     def _fill(self, next_key, row_of, results, cancelled, active, pending: int) -> None:
         index = self._open()
