@@ -51,8 +51,12 @@ def main(mode: str, folder: str) -> dict:
         conn = index.connection()
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         size = os.path.getsize(index.path)
+        from tui.catalog.index.store import image_path
+
+        warm_image = image_path(index.path)
+        image_bytes = os.path.getsize(warm_image) if warm_image.exists() else 0
         return {"seconds": seconds, "read": done.read, "workers": os.cpu_count(), "index_bytes": size,
-                "rows": index.count()}
+                "image_bytes": image_bytes, "rows": index.count()}
     if mode == "today":
         from tui.catalog.session_row import fill_row
 

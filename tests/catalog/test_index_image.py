@@ -200,6 +200,10 @@ def test_the_image_is_never_read_or_written_through_a_symbolic_link(tmp_path):
     assert image.save(index) == ""
     assert not path.is_symlink() and path.is_file() and target.read_bytes() == kept  # replaced, not followed
     assert image.is_current(index) and not [p for p in path.parent.iterdir() if ".tmp-" in p.name]
+    path.unlink()
+    os.mkfifo(path)  # never opened for reading (it would block): ignored, then replaced
+    assert image.load(index) is None and not image.is_current(index)
+    assert image.save(index) == "" and path.is_file() and image.is_current(index)
 
 
 def test_the_image_goes_with_a_rebuilt_index(tmp_path):

@@ -2,6 +2,7 @@
 
 A file is unchanged when its (size, mtime_ns, inode) are the ones stored: it is never read again. A changed file
 keeps its unloaded row (the pool reads it and its row is replaced); a file no longer listed loses its row.
+The stored rows come from the index's warm image when it is current (tui.catalog.index.image), else from SQLite.
 """
 
 from __future__ import annotations
