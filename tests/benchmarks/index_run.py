@@ -3,7 +3,8 @@
     python tests/benchmarks/index_run.py MODE DIR
 
 MODE: `list` (the directory listing alone), `warm` (the listing with every row filled from the index in the same
-pass, tui.catalog.index.sync.warm_scan, then sorted by cost),
+pass, tui.catalog.index.sync.warm_scan, then sorted by cost; the stored rows come from the warm image the cold run
+wrote, `from_image`),
 `cold` (the index built from nothing on the process pool: scan, read, write), `today` (the browser's fill before
 the index: fill_row one file after another, as its fill thread does, over at most TODAY_MAX files). The index goes
 to $XDG_CACHE_HOME (the parent points it at a scratch directory). Prints one JSON object.
@@ -40,7 +41,8 @@ def main(mode: str, folder: str) -> dict:
         ranked = sorted(rows, key=lambda row: -(row.cost or 0.0))
         seconds = time.perf_counter() - start
         unfilled = sum(1 for row in rows if not row.loaded)
-        return {"seconds": seconds, "rows": len(ranked), "filled": warm.filled, "unfilled": unfilled}
+        return {"seconds": seconds, "rows": len(ranked), "filled": warm.filled, "unfilled": unfilled,
+                "from_image": warm.from_image}
     if mode == "cold":
         from tui.catalog.index.store import open_index
         from tui.catalog.index.sync import update_index
