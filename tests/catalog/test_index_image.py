@@ -59,7 +59,8 @@ def test_an_image_row_has_the_mtime_os_stat_gives_even_before_1970(tmp_path):
     """The image holds mtime as the float os.stat gives; SQLite's / and % truncate toward zero, so a file dated
     before 1970 (negative mtime_ns, not a whole second) must get its seconds rounded down, as the kernel does."""
     sessions = make_sessions_dir(tmp_path / "sessions")
-    dates = {GOOD_A: -123, GOOD_B: 1_700_000_000_123_456_789, RUNNING: -5_000_000_000}  # -123 ns: -1.229999999630138e-07
+    # -123 ns: os.stat gives -1.229999999630138e-07 (-1 s + 0.999999877 s), truncating would give -1.23e-07
+    dates = {GOOD_A: -123, GOOD_B: 1_700_000_000_123_456_789, RUNNING: -5_000_000_000}
     for name, ns in dates.items():
         os.utime(sessions / f"{name}.json.gz", ns=(ns, ns))
     index, _ = open_index(sessions)

@@ -42,7 +42,8 @@ VALUE_FIELDS = ("kind", "session_id", "mtime", "size", "loaded", "broken", "star
                 "duration_ms", "turns", "tokens", "cost", "mismatch", "models", "events", "gaps", "mtime_ns", "inode")
 SIZE, MTIME_NS, INODE = (VALUE_FIELDS.index(name) for name in ("size", "mtime_ns", "inode"))
 # What an image is made of: a change of SessionRow, of the values or of Python's marshal makes older images foreign
-FORMAT = (f"aiagent-monitor warm image 1; marshal {marshal.version}; python {sys.version_info[0]}.{sys.version_info[1]}; "
+FORMAT = (f"aiagent-monitor warm image 1; marshal {marshal.version}; "
+          f"python {sys.version_info[0]}.{sys.version_info[1]}; "
           + ",".join(field.name for field in dataclasses.fields(SessionRow)))
 # The float os.stat gives for mtime_ns: CPython's `sec + nsec * 1e-9` of the timespec (whole seconds rounded down,
 # 0 <= nsec < 1e9, also before 1970), done by SQLite with the same two double operations. (SQLite's / and %
@@ -84,11 +85,6 @@ def values(stored: list[tuple], *, share: bool = False) -> dict[str, tuple]:
 
 def _same(value: str, _: str) -> str:
     return value
-
-
-def read(index: Index) -> dict[str, tuple]:
-    """The values of every stored row, read from SQLite (no image, or a stale one). Raises sqlite3.Error."""
-    return values([t for chunk in index.tuples(STORED_COLUMNS, size=20_000) for t in chunk])
 
 
 def load(index: Index) -> dict[str, tuple] | None:

@@ -10,15 +10,18 @@ from __future__ import annotations
 import gc
 import os
 import sqlite3
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tui.catalog.index import image, indexer
 from tui.catalog.index.image import INODE, MTIME_NS, SIZE, models_tuple
 from tui.catalog.index.indexer import ROW_COLUMNS, FileKey
 from tui.catalog.index.store import Index, image_path, open_index
 from tui.catalog.session_row import RowKind, SessionRow
+
+if TYPE_CHECKING:
+    from tui.catalog.scan import Known
 
 # Rows the index holds but the listing does not show: deleted only for these kinds (a live row is not a file)
 FILE_KINDS = frozenset({RowKind.SNAPSHOT, RowKind.LEDGER, RowKind.CHILD, RowKind.JULES, RowKind.GENKIT})
@@ -54,11 +57,11 @@ def warm_scan(sessions_dir: Path | str, index: Index, *, prune: bool = True) -> 
                 hits.clear()
         if stored is None or rows is None:
             try:
-                stored = image.read(index)
+                stored = {t[0]: t for chunk in index.tuples(WARM_COLUMNS, size=20_000) for t in chunk}
             except sqlite3.Error as exc:
                 result.error = f"sessions index not read: {exc}"
                 return scan(sessions_dir), result
-            rows = scan(sessions_dir, known=_known(stored, hits))
+            rows = scan(sessions_dir, known=_known_stored(stored, hits))
     finally:
         if collecting:
             gc.enable()
@@ -73,9 +76,9 @@ def warm_scan(sessions_dir: Path | str, index: Index, *, prune: bool = True) -> 
     return rows, result
 
 
-def _known(stored: dict[str, tuple], hits: list[str]) -> Callable[[str, Path, os.stat_result], SessionRow | None]:
-    """scan's `known`: the filled row of a listed file whose (size, mtime_ns, inode) are the stored ones (its key
-    goes to `hits`), built from the stored value in one call."""
+def _known(stored: dict[str, tuple], hits: list[str]) -> Known:
+    """scan's `known` from the warm image's values: the filled row of a listed file whose (size, mtime_ns, inode)
+    are the stored ones (its key goes to `hits`), built from the stored value in one call."""
     get = stored.get
     make = SessionRow
     hit = hits.append
@@ -87,6 +90,25 @@ def _known(stored: dict[str, tuple], hits: list[str]) -> Callable[[str, Path, os
             return None
         hit(key)
         return make(key, path, *value)
+
+    return known
+
+
+def _known_stored(stored: dict[str, tuple], hits: list[str]) -> Known:
+    """_known for the stored WARM_COLUMNS tuples read from SQLite (no current image): each row is built from its
+    tuple at once (no intermediate value per row: at 100,000 rows, that pass cost ~0.2 s)."""
+    get = stored.get
+    make = SessionRow
+    models_of = image._MODELS.get
+    hit = hits.append
+
+    def known(key: str, path: Path, st) -> SessionRow | None:
+        t = get(key)
+        if t is None or t[1] != st.st_size or t[2] != st.st_mtime_ns or t[3] != st.st_ino:
+            return None
+        hit(key)
+        return make(key, path, t[4], t[5], st.st_mtime, t[1], True, t[16], t[9], t[6], t[7], t[8], t[10], t[11],
+                    t[12], t[13], t[15], models_of(t[14]) or models_tuple(t[14]), None, None, t[2], t[3])
 
     return known
 
