@@ -36,11 +36,6 @@ def run_dump(args: argparse.Namespace) -> int:
     from tui.model.json_text import dumps_for  # escapes what a terminal would obey when stdout is one
 
     gc.disable()  # a one-shot command over acyclic parsed JSON: the collector would only re-scan it
-    from tui.model.document import GENKIT, JULES
-    from tui.model.fields import printable
-    from tui.text.ascii_tree import render
-    from tui.text.summary import summarise
-
     data = None
     if args.json and not args.insights:
         summary, data = _fast_summary(args.path)
@@ -60,6 +55,11 @@ def run_dump(args: argparse.Namespace) -> int:
     doc, rc = load_or_fail(args.path, args.sessions_dir, loader=loader)
     if doc is None:
         return rc
+    from tui.model.document import GENKIT, JULES  # (after the summary read without a tree: not needed there)
+    from tui.model.fields import printable
+    from tui.text.ascii_tree import render
+    from tui.text.summary import summarise
+
     out = sys.stdout
     try:
         if args.insights and not args.json and doc.root is not None:

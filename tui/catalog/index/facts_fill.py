@@ -15,8 +15,7 @@ from collections import Counter
 from tui.catalog.index.row_extras import OpTally, headend_value, write_extras
 from tui.catalog.row_facts import TreeFacts, newest, ranked_models
 from tui.catalog.session_row import SessionRow, row_max_bytes, summarise_file_row
-from tui.formats.aiagent import heads
-from tui.formats.aiagent.facts import snapshot_facts
+from tui.formats.aiagent.facts import OpAttributes, OpFacts, SessionFacts, snapshot_facts
 from tui.inputs.files import LoadError, read_source
 from tui.model.gc_pause import paused_gc
 from tui.model.nodes import Session
@@ -34,11 +33,11 @@ class _RowWalk:
         self.headend = ""
         self.tally: OpTally | None = None
 
-    def on_op(self, op: heads.OpHead, attrs: dict, error: str, own: bool, child: heads.SessionHead | None) -> None:
+    def on_op(self, op: OpFacts, attrs: OpAttributes, error: str, own: bool, child: SessionFacts | None) -> None:
         self.last = newest(self.last, op.startedAt, op.endedAt)
         kind = op.kind
         if kind == "llm":
-            model = attrs.get("model")
+            model = attrs.model
             if model:
                 (self.own if own else self.nested)[model] += 1
         if own and not self.headend:
@@ -48,7 +47,7 @@ class _RowWalk:
                     break
         agent = child.agentId if child is not None else None
         assert self.tally is not None
-        self.tally.add(op.status, error, kind, attrs.get("name") or "", agent or "")
+        self.tally.add(op.status, error, kind, attrs.name or "", agent or "")
 
 
 def fill_from_facts(row: SessionRow, record: dict) -> bytes | bytearray | None:
