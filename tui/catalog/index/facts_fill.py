@@ -34,7 +34,11 @@ class _RowWalk:
         self.tally: OpTally | None = None
 
     def on_op(self, op: OpFacts, attrs: OpAttributes, error: str, own: bool, child: SessionFacts | None) -> None:
-        self.last = newest(self.last, op.startedAt, op.endedAt)
+        last = self.last  # (newest, inline: the walk let only ints or None through)
+        for value in (op.startedAt, op.endedAt):
+            if value is not None and (last is None or value > last):
+                last = value
+        self.last = last
         kind = op.kind
         if kind == "llm":
             model = attrs.model
