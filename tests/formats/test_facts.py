@@ -106,9 +106,10 @@ def test_a_wrong_type_anywhere_never_changes_the_answer() -> None:
 def test_sub_agents_thousands_deep_cost_no_recursion() -> None:
     from factscases import deep
 
-    for levels in (100, 3000):
+    for levels in (100, 3000):  # msgspec refuses to decode past ~1,000 levels: then the tree is built
         data = deep(levels)
         summary = _facts_summary(data)
+        assert summary is not None or levels > 1000
         if summary is not None:
             assert summary == _tree_summary(data)
             assert summary["maxDepth"] == levels
