@@ -46,7 +46,12 @@ def llm_entry_usage(entry: dict) -> tuple[int, int, int, int, float]:
     Cache read is `cacheReadInputTokens`, else `cachedTokens` (OpenAI's dialect), never both: the producer uses `??`,
     so an explicit 0 in cacheReadInputTokens wins over cachedTokens.
     """
-    tokens = as_dict(entry.get("tokens"))
+    return llm_usage(entry.get("tokens"), entry.get("costUsd"))
+
+
+def llm_usage(tokens: object, cost: object) -> tuple[int, int, int, int, float]:
+    """llm_entry_usage of an entry's `tokens` and `costUsd`, read already."""
+    tokens = as_dict(tokens)
     cache_read = tokens.get("cacheReadInputTokens")
     if cache_read is None:
         cache_read = tokens.get("cachedTokens")
@@ -55,8 +60,22 @@ def llm_entry_usage(entry: dict) -> tuple[int, int, int, int, float]:
         as_int(tokens.get("outputTokens")),
         as_int(cache_read),
         as_int(tokens.get("cacheWriteInputTokens")),
-        as_num(entry.get("costUsd")),
+        as_num(cost),
     )
+
+
+def plain_usage(tokens: object, cost_usd: object) -> bool:
+    """True for the usual llm accounting entry (its `tokens` and `costUsd`): every token count and the cost are
+    numbers (or absent), so llm_usage reads them as they are and there is no problem to report (the readers check
+    this first and look for the odd value only when it is False)."""
+    cost = type(cost_usd)
+    if cost is not float and cost is not int and cost is not type(None):
+        return False
+    if tokens is None:
+        return True
+    if type(tokens) is not dict:
+        return False
+    return all(type(v) is int or type(v) is float for v in tokens.values())
 
 
 def stored_totals(value: object) -> Totals | None:
