@@ -394,7 +394,7 @@ def begin_op(op: Op, node: object, counts: Counts) -> dict | None:
 def begin_op_fields(op: Op, op_id: object, kind: object, counts: Counts) -> None:
     """begin_op for an op object whose `opId` and `kind` are read already (a lazily read snapshot's op)."""
     counts.ops += 1
-    op.op_id = as_str(op_id)
+    op.op_id = op_id if type(op_id) is str else as_str(op_id)
     if isinstance(kind, str) and kind in KINDS:
         op.kind = kind
         setattr(counts, kind, getattr(counts, kind) + 1)

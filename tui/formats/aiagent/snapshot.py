@@ -6,7 +6,7 @@ built, driven from one loop, so sub-agents nested hundreds of levels deep cost n
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterable
+from collections.abc import Generator
 from typing import cast
 
 from tui.model.fields import as_dict, as_ms, as_opt_bool, ms_field, ms_value, str_field, type_name
@@ -27,6 +27,8 @@ _OP_FIELDS = ("opId", "kind", "status", "startedAt", "endedAt", "attributes", "e
 _ACCOUNTING_FIELDS = ("type", "timestamp", "tokens", "costUsd", "charactersIn", "charactersOut")
 assert heads.OpHead.__struct_fields__ == _OP_FIELDS and heads.AccountingHead.__struct_fields__ == _ACCOUNTING_FIELDS
 _as_tuple = heads.as_tuple
+# (the heads the walk tells apart by `type(x) is`, read as globals: once per op and entry)
+_OpHead, _AccountingHead, _LogHead, _SizeHead = heads.OpHead, heads.AccountingHead, heads.LogHead, heads.SizeHead
 
 SessionWalk = Generator["SessionWalk", Session, Session]
 
@@ -186,15 +188,13 @@ def _op(t: Turn, node: object, path: str, walk: _Walk) -> Op:
     read: its `raw` is set by the walk), read alike: its fields in _OP_FIELDS order."""
     op = Op(t, path)
     counts = t.session.counts
-    if type(node) is heads.OpHead:
-        fields: Iterable = _as_tuple(node)
-    elif begin_op(op, node, counts) is None:
+    is_head = type(node) is _OpHead
+    if not is_head and begin_op(op, node, counts) is None:
         return op
-    else:
-        fields = map(cast(dict, node).get, _OP_FIELDS)
+    fields = _as_tuple(cast(heads.OpHead, node)) if is_head else map(cast(dict, node).get, _OP_FIELDS)
     (op_id, kind, status, started_at, ended_at, attrs, error, request, response, refs, accounting, logs, child,
      child_ref, child_summary) = fields
-    if type(node) is heads.OpHead:
+    if is_head:
         begin_op_fields(op, op_id, kind, counts)
     problems = op.problems
     if isinstance(status, str):
@@ -251,24 +251,25 @@ def _op(t: Turn, node: object, path: str, walk: _Walk) -> Op:
 
 
 def _accounting(op: Op, entries: object, walk: _Walk) -> None:
-    if entries is None:
-        return
     if not isinstance(entries, list):
         op.problems.append(f"accounting is {type_name(entries)}, expected an array")
         return
     for position, entry in enumerate(entries):
-        if type(entry) is heads.AccountingHead:  # or a dict, read alike: its fields in _ACCOUNTING_FIELDS order
-            fields: Iterable = _as_tuple(entry)
+        # an AccountingHead or a dict, read alike: its fields in _ACCOUNTING_FIELDS order
+        if type(entry) is _AccountingHead:
+            kind, timestamp, tokens, cost_usd, chars_in, chars_out = _as_tuple(entry)
         elif isinstance(entry, dict):
-            fields = map(entry.get, _ACCOUNTING_FIELDS)
+            kind, timestamp, tokens, cost_usd, chars_in, chars_out = map(entry.get, _ACCOUNTING_FIELDS)
         else:
             op.problems.append(f"accounting[{position}] is {type_name(entry)}, expected an object")
             continue
-        kind, timestamp, tokens, cost_usd, chars_in, chars_out = fields
-        if op.ts_fallback is None and op.started_at is None:
+        if op.started_at is None and op.ts_fallback is None:
             op.ts_fallback = as_ms(timestamp)
-        if kind != "llm":
-            _tool_chars(op, chars_in, chars_out)
+        if kind != "llm":  # a tool's: charactersIn/Out, added up over the op's entries
+            if type(chars_in) is int and chars_in >= 0:
+                op.chars_in = (op.chars_in or 0) + chars_in
+            if type(chars_out) is int and chars_out >= 0:
+                op.chars_out = (op.chars_out or 0) + chars_out
             continue
         tin, tout, cread, cwrite, cost = llm_usage(tokens, cost_usd)
         if not plain_usage(tokens, cost_usd):
@@ -286,17 +287,9 @@ def _accounting(op: Op, entries: object, walk: _Walk) -> None:
             totals.costUsd += cost
 
 
-def _tool_chars(op: Op, chars_in: object, chars_out: object) -> None:
-    """charactersIn/Out of a tool accounting entry, added up over the op's entries."""
-    if type(chars_in) is int and chars_in >= 0:
-        op.chars_in = (op.chars_in or 0) + chars_in
-    if type(chars_out) is int and chars_out >= 0:
-        op.chars_out = (op.chars_out or 0) + chars_out
-
-
 def _size(payload: object) -> int | None:
     """The `size` of a request or response object (None when it is not a count of bytes)."""
-    if type(payload) is heads.SizeHead:
+    if type(payload) is _SizeHead:
         size = payload.size
     else:
         size = payload.get("size") if isinstance(payload, dict) else None
@@ -321,7 +314,7 @@ def _logs(op: Op, logs: object, counts) -> None:
         op.problems.append(f"logs is {type_name(logs)}, expected an array")
         return
     warnings = errors = odd = 0
-    if logs and type(logs[0]) is heads.LogHead:  # all of them (msgspec takes no other shape for a lazy op's logs)
+    if logs and type(logs[0]) is _LogHead:  # all of them (msgspec takes no other shape for a lazy op's logs)
         for position, head in enumerate(logs):
             head.log_position = position  # the logs pane reads the heads until it draws one
             severity = head.severity
