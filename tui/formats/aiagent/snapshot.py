@@ -29,6 +29,7 @@ assert heads.OpHead.__struct_fields__ == _OP_FIELDS and heads.AccountingHead.__s
 _as_tuple = heads.as_tuple
 # (the heads the walk tells apart by `type(x) is`, read as globals: once per op and entry)
 _OpHead, _AccountingHead, _LogHead, _SizeHead = heads.OpHead, heads.AccountingHead, heads.LogHead, heads.SizeHead
+_OpSource = heads.OpSource
 
 SessionWalk = Generator["SessionWalk", Session, Session]
 
@@ -110,8 +111,15 @@ def _session(node: object, parent_op: Op | None, prefix: str, depth: int, walk: 
                     child = op_node.get("childSession") if op.has_raw else None
                 else:  # an OpHead (msgspec takes no other shape for an op)
                     child = op_node.childSession
-                    op_source = heads.OpSource(where, key, position, op_position, child is not None)
-                    _lazy_op(op, op_source)
+                    # the op's dict is read from its bytes on first use; one that names a sub-agent by reference
+                    # is read now (tui.formats.aiagent.child_refs finds it by the identity of that reference)
+                    op_source = _OpSource(where, key, position, op_position, child is not None)
+                    if op.child_ref is not None:
+                        _read_ref_op(op, op_source)
+                    else:
+                        set_lazy_raw(op, op_source)
+                        if op.log_heads is None and not op.log_count:
+                            op.log_heads = []  # no logs: nothing for the logs pane to decode either
                     if child is not None:
                         child = (child, op_source.child())
                 if child is None:
@@ -128,14 +136,8 @@ def _session(node: object, parent_op: Op | None, prefix: str, depth: int, walk: 
     return s
 
 
-def _lazy_op(op: Op, source: heads.OpSource) -> None:
-    """The op's dict is read from its bytes on first use; one that names a sub-agent by reference is read now
-    (tui.formats.aiagent.child_refs finds it by the identity of that reference)."""
-    if op.child_ref is None:
-        set_lazy_raw(op, source)
-        if op.log_heads is None and not op.log_count:
-            op.log_heads = []  # no logs: nothing for the logs pane to decode either
-        return
+def _read_ref_op(op: Op, source: heads.OpSource) -> None:
+    """A lazily read op that names a sub-agent by reference: its dict now, and the reference from it."""
     raw = source.load()
     if isinstance(raw, dict):
         op.raw = raw
@@ -315,8 +317,10 @@ def _logs(op: Op, logs: object, counts) -> None:
         return
     warnings = errors = odd = 0
     if logs and type(logs[0]) is _LogHead:  # all of them (msgspec takes no other shape for a lazy op's logs)
-        for position, head in enumerate(logs):
+        position = 0  # (counted by hand: enumerate's tuples cost about a quarter of this loop)
+        for head in logs:
             head.log_position = position  # the logs pane reads the heads until it draws one
+            position += 1
             severity = head.severity
             if severity == "WRN":
                 warnings += 1
