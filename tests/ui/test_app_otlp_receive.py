@@ -117,3 +117,22 @@ async def test_traces_evicted_by_the_caps_let_their_builds_go_and_keep_their_row
         browser = app.screen
         rows = {r.session_id for r in browser._rows.values() if r.kind == RowKind.LIVE}
         assert rows == {f"{ROOT_TXN}-{n}" for n in range(8)}
+
+
+async def test_assembled_traces_reach_the_hub_at_every_tick_while_the_next_batch_is_not_due(tmp_path):
+    """A slow batch puts the next one off (4 times its time); the sink's trees are handed to the hub meanwhile all
+    the same (before: they waited, the sink's ready queue filled and its assembling thread stopped)."""
+    from otlpfixtures import ROOT_TXN, ai_agent_spans, encode
+
+    from tui.formats.otlp.sink import OtlpSink
+
+    app = MonitorApp(sessions_dir=tmp_path, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        live = app.live
+        sink = live.otlp_sink = OtlpSink(app.hub)  # not started: drain assembles in the tick itself
+        sink.accept("traces", encode(ai_agent_spans()), "proto")
+        assert sink.pending == 1
+        live._live_due = float("inf")  # the next batch is not due
+        live.tick()
+        assert sink.pending == 0 and ROOT_TXN in app.hub.sessions
+        await pilot.pause()

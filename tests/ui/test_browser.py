@@ -265,3 +265,31 @@ async def test_a_cursor_never_moved_stays_on_the_top_row_when_the_filled_rows_ar
         await pilot.press("S")
         await pilot.pause()
         assert ids(screen)[table.cursor_row] == listed_first
+
+
+async def test_live_rows_arriving_in_a_flood_re_sort_the_list_at_most_once_a_second(tmp_path, monkeypatch):
+    """Each re-sort clears the table and redraws every visible cell: live rows that keep arriving wait for the
+    next re-sort (LIVE_RESORT_S), also when no file is loading, and are sorted in once it is due."""
+    from tui.catalog.session_row import LIVE_PREFIX, RowKind, SessionRow
+
+    def live(n: int) -> SessionRow:
+        return SessionRow(key=f"{LIVE_PREFIX}s{n}", path=Path(f"{LIVE_PREFIX}s{n}"), kind=RowKind.LIVE,
+                          session_id=f"s{n}", mtime=1_700_000_000 + n, size=0, loaded=True,
+                          started_at=1_700_000_000_000 + n * 1000, status="running", events=1, gaps=0)
+
+    app = MonitorApp(sessions_dir=tmp_path, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await settle(pilot, screen)
+        sorts = []
+        original = screen._refresh_view
+        monkeypatch.setattr(screen, "_refresh_view", lambda *a, **k: (sorts.append(1), original(*a, **k)))
+        for n in range(10):  # ten batches within a second, each with a new session: one re-sort
+            screen.upsert_rows([live(n)])
+            screen._tick()
+        assert len(sorts) <= 1 and screen._view_stale
+        screen._view_refreshed_at -= browser.LIVE_RESORT_S  # a second later
+        screen._tick()
+        assert not screen._view_stale and [k for k in screen._shown if k.startswith(LIVE_PREFIX)][:3] == \
+            [f"{LIVE_PREFIX}s9", f"{LIVE_PREFIX}s8", f"{LIVE_PREFIX}s7"]
+        await pilot.pause()

@@ -183,3 +183,24 @@ async def test_down_from_the_query_box_goes_into_the_hits(sessions):
         assert not search.query_one(HitsTable).has_focus
         await pilot.press("down")
         assert search.query_one(HitsTable).has_focus
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+async def test_at_80_columns_every_column_shows_and_the_bars_can_be_read(sessions, size):
+    """The tables are sized to the screen: nothing is cut off to the right (no horizontal scrolling), the cost
+    bars keep some width and the titles of the top sessions show."""
+    directory, _ = sessions
+    app = MonitorApp(sessions_dir=directory, watch=False)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app.screen, timeout=30)
+        screen = await _stats(pilot, app)
+        await pilot.press("a")
+        assert await wait_for(pilot, lambda: screen.stats is not None and screen.stats.totals.sessions == 2)
+        await pilot.pause()
+        for table in screen.query(StatsTable):
+            if table.display:
+                assert table.virtual_size.width <= table.size.width, table.id
+        days = screen.query_one("#stats-day", StatsTable)
+        assert days.columns["bar"].width >= 6
+        top = screen.query_one("#stats-top-expensive", StatsTable)
+        assert list(top.columns.values())[-1].width >= 20

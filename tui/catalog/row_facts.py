@@ -64,21 +64,28 @@ def tree_facts(session: Session) -> TreeFacts:
     """Models and last activity in one walk over every op (sub-agents included)."""
     own: Counter[str] = Counter()
     nested: Counter[str] = Counter()
-    last = _newest(None, session.started_at, session.ended_at)
+    last = newest(None, session.started_at, session.ended_at)
     for turn in session.turns:
-        last = _newest(last, turn.started_at, turn.ended_at)
+        last = newest(last, turn.started_at, turn.ended_at)
     for op in walk_ops(session):
-        last = _newest(last, op.started_at, op.ended_at)
+        last = newest(last, op.started_at, op.ended_at)
         if op.kind == "llm" and op.model:
             (own if op.turn.session is session else nested)[op.model] += 1
+    return TreeFacts(ranked_models(own, nested), last)
+
+
+def ranked_models(own: Counter[str], nested: Counter[str]) -> tuple[str, ...]:
+    """A row's models from the LLM calls counted per model: the session's own (most used first), then its
+    sub-agents' (tree_facts, and the sessions index reading a plain snapshot without its tree)."""
     ranked = [name for name, _ in own.most_common()] + [name for name, _ in nested.most_common() if name not in own]
     models = tuple(sys.intern(one_line(name, 80)) for name in ranked[:MODELS_MAX])  # 100k rows share a few names
     if len(_SHARED) < SHARED_MAX:
         models = _SHARED.setdefault(models, models)  # ... and a few combinations of them: one tuple each
-    return TreeFacts(models, last)
+    return models
 
 
-def _newest(current: int | None, *times: int | None) -> int | None:
+def newest(current: int | None, *times: int | None) -> int | None:
+    """The latest of `current` and the times that are ints (a row's last activity)."""
     for t in times:
         if isinstance(t, int) and (current is None or t > current):
             current = t

@@ -21,7 +21,7 @@ from tui.model.document import ACCOUNTING, GENKIT, JULES
 from tui.model.fields import one_line
 from tui.model.nodes import Session, release_tree, user_turns
 from tui.catalog.liveness import shown_status
-from tui.catalog.row_facts import row_title, tree_facts
+from tui.catalog.row_facts import TreeFacts, row_title, tree_facts
 
 
 
@@ -144,13 +144,15 @@ def _implied_parent(start: dict) -> str:
     return ""
 
 
-def fill_row(row: SessionRow, on_tree: Callable[[Session], None] | None = None) -> SessionRow:
+def fill_row(row: SessionRow, on_tree: Callable[[Session], None] | None = None, *,
+             data: bytes | bytearray | None = None) -> SessionRow:
     """Load the row's document and fill the summary in place (returns the same row). Never raises.
-    `on_tree`: called with the loaded tree before it is released (the sessions index reads more facts from it)."""
+    `on_tree`: called with the loaded tree before it is released (the sessions index reads more facts from it);
+    `data`: the file's content when it was read already."""
     if row.loaded:
         return row
     try:
-        _fill(row, on_tree)
+        _fill(row, on_tree, data)
     except LoadError as exc:
         row.broken = one_line(exc.reason or "cannot be read")
     except MemoryError:
@@ -163,7 +165,7 @@ def fill_row(row: SessionRow, on_tree: Callable[[Session], None] | None = None) 
     return row
 
 
-def _fill(row: SessionRow, on_tree: Callable[[Session], None] | None = None) -> None:
+def _fill(row: SessionRow, on_tree: Callable[[Session], None] | None, data: bytes | bytearray | None) -> None:
     from tui.formats.load import load  # the document model is heavy: import on first use
 
     if row.size == 0:
@@ -172,13 +174,12 @@ def _fill(row: SessionRow, on_tree: Callable[[Session], None] | None = None) -> 
     if row.kind == RowKind.LEDGER and ledger_parent(row.path):
         row.kind = RowKind.CHILD
         return
-    doc = load(str(row.path), max_bytes=min(document_limit(), ROW_MAX_BYTES))
+    doc = load(str(row.path), max_bytes=row_max_bytes(), data=data)
     s = doc.root
     if doc.format == ACCOUNTING or s is None:
         row.broken = "an accounting ledger, not a session"
         return
-    _summarise(row, s)
-    row.agent = sys.intern(one_line(s.agent_id or s.call_path or "", 80))  # a few agents over 100k rows
+    summarise_file_row(row, s, tree_facts(s))
     if doc.format in FOREIGN_KINDS:  # Jules / Genkit: no tokens or cost; the kind shows in the Id column
         row.kind = FOREIGN_KINDS[doc.format]
         row.tokens = row.cost = None
@@ -191,9 +192,22 @@ def _fill(row: SessionRow, on_tree: Callable[[Session], None] | None = None) -> 
     release_tree(s)
 
 
-def _summarise(row: SessionRow, s: Session) -> None:
+def row_max_bytes() -> int:
+    """The most a row reads of a file, decompressed."""
+    return min(document_limit(), ROW_MAX_BYTES)
+
+
+def summarise_file_row(row: SessionRow, s: Session, facts: TreeFacts) -> None:
+    """The summary of a file's root session: a tree's, or one read by tui.formats.aiagent.facts (the sessions
+    index: `facts` gathered in its walk) with the same fields, totals and root turns."""
+    _summarise(row, s, facts)
+    row.agent = sys.intern(one_line(s.agent_id or s.call_path or "", 80))  # a few agents over 100k rows
+
+
+def _summarise(row: SessionRow, s: Session, facts: TreeFacts | None = None) -> None:
     """The summary of a session tree, the same for a file's row and a live one."""
-    facts = tree_facts(s)
+    if facts is None:
+        facts = tree_facts(s)
     row.started_at = s.started_at
     row.title = row_title(s)
     row.status = s.status

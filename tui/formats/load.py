@@ -20,9 +20,11 @@ from tui.model.document import ACCOUNTING, SNAPSHOT, Document
 from tui.model.fields import as_int, as_str, type_name
 from tui.model.gc_pause import paused_gc, paused_gc_then_frozen
 
-def load(path: str, sessions_dir: str | Path | None = None, max_bytes: int | None = None) -> Document:
+def load(path: str, sessions_dir: str | Path | None = None, max_bytes: int | None = None, *,
+         data: bytes | bytearray | None = None) -> Document:
+    """The document at `path`; `data`: its content (decompressed) when it was read already."""
     with paused_gc():
-        return _load(path, sessions_dir, max_bytes)
+        return _load(path, sessions_dir, max_bytes, data)
 
 
 def load_frozen(path: str, sessions_dir: str | Path | None = None, *, data: bytes | None = None) -> Document:
@@ -32,7 +34,8 @@ def load_frozen(path: str, sessions_dir: str | Path | None = None, *, data: byte
         return _load(path, sessions_dir, None, data)
 
 
-def _load(path: str, sessions_dir: str | Path | None, max_bytes: int | None, data: bytes | None = None) -> Document:
+def _load(path: str, sessions_dir: str | Path | None, max_bytes: int | None,
+          data: bytes | bytearray | None = None) -> Document:
     if data is None and path != "-" and os.path.isdir(path):
         from tui.formats.foreign_load import load_dir
 

@@ -33,6 +33,7 @@ def as_str(value: object, default: str = "") -> str:
 _INT_LIMIT = 2.0**63
 # datetime's range (years 1 to 9999): a "time" outside it cannot be shown, so it is not a time.
 _MS_LIMIT = 253_402_300_800_000
+MS_LIMIT = _MS_LIMIT  # a time ms_field takes as is (an int strictly within ±MS_LIMIT)
 
 
 def as_int(value: object, default: int = 0) -> int:

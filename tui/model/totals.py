@@ -66,20 +66,6 @@ def llm_usage(tokens: object, cost: object) -> tuple[int, int, int, int, float]:
     )
 
 
-def plain_usage(tokens: object, cost_usd: object) -> bool:
-    """True for the usual llm accounting entry (its `tokens` and `costUsd`): every token count and the cost are
-    numbers (or absent), so llm_usage reads them as they are and there is no problem to report (the readers check
-    this first and look for the odd value only when it is False)."""
-    cost = type(cost_usd)
-    if cost is not float and cost is not int and cost is not type(None):
-        return False
-    if tokens is None:
-        return True
-    if type(tokens) is not dict:
-        return False
-    return all(type(v) is int or type(v) is float for v in tokens.values())
-
-
 def stored_totals(value: object) -> Totals | None:
     """The `totals` object a producer stored, or None when absent or not an object."""
     if not isinstance(value, dict):
@@ -107,3 +93,16 @@ def mismatched_keys(stored: Totals | None, recomputed: Totals) -> list[str]:
         if a != b:
             out.append(key)
     return out
+
+
+def plain_usage(tokens: object, cost_usd: object) -> bool:
+    """True for the usual llm accounting entry (its `tokens` and `costUsd`): every token count and the cost are
+    numbers (or absent). Anything else the tree builder reports as problems (and reads as 0)."""
+    cost = type(cost_usd)
+    if cost is not float and cost is not int and cost is not type(None):
+        return False
+    if tokens is None:
+        return True
+    if type(tokens) is not dict:
+        return False
+    return all(type(v) is int or type(v) is float for v in tokens.values())

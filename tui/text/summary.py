@@ -23,11 +23,16 @@ def summarise(doc: Document) -> dict:
         from tui.text.foreign_text import summarise as foreign_summary
 
         return foreign_summary(doc, root_fields)
-    root = doc.root
-    assert root is not None
-    stored = root.stored_totals.as_dict() if root.stored_totals is not None and doc.format != LEDGER else None
+    assert doc.root is not None
+    return tree_summary(doc.format, doc.root)
+
+
+def tree_summary(fmt: str, root: Session) -> dict:
+    """The summary of an ai-agent tree (a snapshot's or a ledger's) from its root: its own fields, totals, counts
+    and max_depth (a root read by tui.formats.aiagent.facts, without ops, gives the same)."""
+    stored = root.stored_totals.as_dict() if root.stored_totals is not None and fmt != LEDGER else None
     return {
-        "format": doc.format,
+        "format": fmt,
         "root": root_fields(root),
         "totals": root.totals.as_dict(),
         "storedTotals": stored,

@@ -1,7 +1,8 @@
 """Filling the sessions index: the facts of one file as one `sessions` row, and many files on a process pool.
 
-`index_file` reuses the browser's fill (tui.catalog.session_row.fill_row) and reads what the index adds from the
-same tree before it is released (tokens split, headend, failed ops, errors, tools, agents, prompt). `IndexPool`
+`index_file` reads a plain snapshot without building its tree (tui.catalog.index.facts_fill: the same row, in
+about half the time); any other file through the browser's fill (tui.catalog.session_row.fill_row), reading what
+the index adds (tui.catalog.index.row_extras) from the same tree before it is released. `IndexPool`
 runs chunks of files in worker processes on every core: loading a session is CPU-bound Python, so threads would
 share one core. `row_from_record` turns a stored row back into a browser row: a warm start fills every row from the
 index without opening a file.
@@ -18,16 +19,13 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui.catalog.row_facts import first_prompt
-from tui.catalog.session_row import SessionRow, fill_row, session_id_from_name
+from tui.catalog.index.facts_fill import fill_from_facts
+from tui.catalog.index.row_extras import OpTally, empty_extras, headend_of, write_extras
+from tui.catalog.session_row import RowKind, SessionRow, fill_row, session_id_from_name
 from tui.inputs.files import not_regular_reason
-from tui.model.fields import one_line
 from tui.model.nodes import Session
 from tui.model.search import walk_ops
 
-PROMPT_MAX = 4096  # the first prompt, searched: a few KiB
-ERRORS_MAX = 4096  # error messages, '\n'-joined
-LIST_MAX = 64  # distinct tools or agents kept per row
 CHUNK = 32  # files per pool task: big enough to hide the round trip, small enough for rows to come steadily
 # What the browser needs of a stored row (the warm start reads only these)
 ROW_COLUMNS = ("path", "size", "mtime_ns", "inode", "kind", "session_id", "agent", "title", "status", "started_ms",
@@ -44,59 +42,12 @@ class FileKey:
 
 def _extras(record: dict):
     def read(s: Session) -> None:
-        totals = s.totals
-        record["tokens_in"], record["tokens_out"] = totals.tokensIn, totals.tokensOut
-        record["tokens_cache_read"], record["tokens_cache_write"] = totals.tokensCacheRead, totals.tokensCacheWrite
-        record["prompt"] = first_prompt_full(s)
-        record["headend"] = headend_of(s)
-        failed = 0
-        errors: list[str] = [s.error] if s.error else []
-        tools: dict[str, None] = {}
-        agents: dict[str, None] = {s.agent_id: None} if s.agent_id else {}
+        tally = OpTally(s)
         for op in walk_ops(s):
-            if op.status == "failed" or op.error:
-                failed += 1
-                if op.error and len(errors) < LIST_MAX:
-                    errors.append(op.error)
-            if op.kind == "tool" and op.name and len(tools) < LIST_MAX:
-                tools[one_line(op.name, 80)] = None
             child = op.child
-            if child is not None and child.agent_id and len(agents) < LIST_MAX:
-                agents[one_line(child.agent_id, 80)] = None
-        record["failed_ops"] = failed
-        record["errors"] = "\n".join(one_line(e, 300) for e in errors)[:ERRORS_MAX]
-        record["tools"] = "\n".join(tools)
-        record["agents"] = "\n".join(agents)
+            tally.add(op.status, op.error, op.kind, op.name, child.agent_id if child is not None else "")
+        write_extras(record, s, headend_of(s), tally)
     return read
-
-
-def headend_of(s: Session) -> str:
-    """Where a session came from (cli, api, web, slack, ...). A v3 ledger's session_start says it; a snapshot's
-    session node does not: the producer stamps `headendId` on every log entry (ai-agent.ts), so the first of the
-    session's own ops' logs that carries one says it. Never decodes a lazily read node for it (Session.field)."""
-    value = s.field("headendId")
-    if isinstance(value, str) and value:
-        return one_line(value, 40)
-    for turn in s.turns:
-        for op in turn.ops:
-            logs = op.log_heads if op.log_heads is not None else (op.raw or {}).get("logs") if op.log_count else None
-            for entry in logs if isinstance(logs, list) else ():
-                value = entry.get("headendId") if hasattr(entry, "get") else None
-                if isinstance(value, str) and value:
-                    return one_line(value, 40)
-    return ""
-
-
-def first_prompt_full(s: Session) -> str:
-    """The first user prompt, longer than a row's title keeps (searched by the index), on one line."""
-    prompt = first_prompt(s)
-    if not prompt:
-        return ""
-    for turn in s.turns:  # first_prompt cuts to a title's width: take the same prompt longer
-        user = turn.prompts.get("user") if turn.prompts and not turn.system else None
-        if isinstance(user, str) and user.strip():
-            return one_line(user[: PROMPT_MAX * 2], PROMPT_MAX)
-    return prompt
 
 
 def index_file(path: str, kind: str) -> dict:
@@ -113,13 +64,17 @@ def index_file(path: str, kind: str) -> dict:
         mtime = 0.0
     row = SessionRow(key=path, path=Path(path), kind=kind, session_id=session_id_from_name(os.path.basename(path)),
                      mtime=mtime, size=size)
-    record: dict = {"tokens_in": None, "tokens_out": None, "tokens_cache_read": None, "tokens_cache_write": None,
-                    "prompt": "", "headend": "", "failed_ops": 0, "errors": "", "tools": "", "agents": ""}
+    record = empty_extras()
     if size == 0 and mtime_ns == 0:
         row.broken, row.loaded = "cannot be read (vanished)", True
     elif not_regular:
         row.broken, row.loaded = not_regular, True
-    fill_row(row, _extras(record))
+    if not row.loaded and kind == RowKind.SNAPSHOT:
+        data = fill_from_facts(row, record)  # a plain snapshot: no tree (the same row, tests/catalog)
+        if not row.loaded:
+            fill_row(row, _extras(record), data=data)
+    else:
+        fill_row(row, _extras(record))
     if row.tokens is None:  # Jules / Genkit: no tokens
         record["tokens_in"] = record["tokens_out"] = record["tokens_cache_read"] = record["tokens_cache_write"] = None
     if row.broken and not record["errors"]:

@@ -160,12 +160,23 @@ _LOAD_ERRORS = (json_load.JSONDecodeError, *DecodeError, IndexError, TypeError)
 def envelope(data: bytes | bytearray | memoryview) -> tuple[EnvelopeHead, Locator] | None:
     """The top level when it is a snapshot file (an object with an `opTree` object) and where its tree's bytes
     are; None for any other shape."""
-    if bytes(data[:64]).lstrip()[:1] != b"{":
+    if not object_first(data):
         return None
     env = _decode_envelope(data)
-    if env.opTree is None or env.recordType is not None or env.type in ("llm", "tool"):
+    if not snapshot_envelope(env):
         return None
     return env, Locator(data, None, "", 0, 0)
+
+
+def object_first(data: bytes | bytearray | memoryview) -> bool:
+    """The bytes start with an object (a snapshot file may; a ledger, an array or a scalar is read elsewhere)."""
+    return bytes(data[:64]).lstrip()[:1] == b"{"
+
+
+def snapshot_envelope(env: Any) -> bool:
+    """A decoded top level (an EnvelopeHead, or the facts reader's, tui.formats.aiagent.facts) is a snapshot
+    file's: an `opTree` object, and not a ledger record or a live event that happens to carry one."""
+    return env.opTree is not None and env.recordType is None and env.type not in ("llm", "tool")
 
 
 def envelope_fields(env: EnvelopeHead) -> dict:

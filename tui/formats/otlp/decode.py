@@ -74,17 +74,27 @@ def _proto_traces(body: bytes) -> list[Span]:
     request = ExportTraceServiceRequest()
     request.ParseFromString(body)
     spans: list[Span] = []
+    append = spans.append
+    ids: dict[bytes, str] = {}  # raw id -> hex: a request carries the spans of few traces, each id seen many times
     for rs in request.resource_spans:
         resource = _proto_attrs(rs.resource.attributes)
         for ss in rs.scope_spans:
             scope = ss.scope.name
             for s in ss.spans:
-                spans.append(Span(
-                    trace_id=_hex(s.trace_id), span_id=_hex(s.span_id), parent_id=_hex(s.parent_span_id),
-                    name=s.name, start_ns=s.start_time_unix_nano, end_ns=s.end_time_unix_nano,
-                    attrs=_proto_attrs(s.attributes), status=int(s.status.code), status_message=s.status.message,
-                    kind=int(s.kind), resource=resource, scope=scope,
-                    events=[SpanEvent(e.name, e.time_unix_nano, _proto_attrs(e.attributes)) for e in s.events]))
+                trace_raw, parent_raw = s.trace_id, s.parent_span_id
+                trace_id = ids.get(trace_raw)
+                if trace_id is None:
+                    trace_id = ids[trace_raw] = _hex(trace_raw)
+                parent_id = ids.get(parent_raw)
+                if parent_id is None:
+                    parent_id = ids[parent_raw] = _hex(parent_raw)
+                status = s.status
+                events = s.events
+                append(Span(
+                    trace_id, _hex(s.span_id), parent_id, s.name, s.start_time_unix_nano, s.end_time_unix_nano,
+                    _proto_attrs(s.attributes), status.code, status.message, s.kind,
+                    [SpanEvent(e.name, e.time_unix_nano, _proto_attrs(e.attributes)) for e in events] if events
+                    else [], resource, scope))
     return spans
 
 
@@ -109,11 +119,23 @@ def _proto_logs(body: bytes) -> list[LogRecord]:
 
 
 def _hex(raw: bytes) -> str:
-    return "" if not raw or not any(raw) else raw.hex()
+    return "" if not raw.strip(b"\0") else raw.hex()
+
+
+_SCALARS = frozenset({"string_value", "bool_value", "int_value", "double_value", "bytes_value"})
 
 
 def _proto_attrs(kvs, depth: int = 0) -> dict[str, object]:
-    return {kv.key: _proto_value(kv.value, depth + 1) for kv in kvs}
+    """A KeyValue list as a dict. The scalar values (nearly all) are read here rather than through _proto_value:
+    this loop runs for every attribute of every span, and a call per value was a fifth of decoding."""
+    if depth >= MAX_DEPTH and len(kvs):
+        raise OtlpDecodeError(f"attribute values nested deeper than {MAX_DEPTH}")
+    out: dict[str, object] = {}
+    for kv in kvs:
+        v = kv.value
+        which = v.WhichOneof("value")
+        out[kv.key] = getattr(v, which) if which in _SCALARS else _proto_value(v, depth + 1)
+    return out
 
 
 def _proto_value(v, depth: int) -> object:

@@ -32,7 +32,14 @@ from tui.ui.widgets.motion import TableMotion
 RANGES = (("1", "1d", 86400.0), ("7", "7d", 7 * 86400.0), ("3", "30d", 30 * 86400.0), ("a", "all", None))
 GROUP_TABLES = ("agent", "model", "headend")
 TOP_TABLES = (("expensive", "most expensive"), ("slowest", "slowest"), ("failing", "most failed ops"))
-KEY_WIDTH = 28
+KEY_WIDTH = 28  # a group's key column, when the screen is wide enough
+KEY_MIN = 12  # ... and at 80 columns (a day is 10 cells)
+BAR_MIN = 10  # the cost bar: 80 columns still show one you can read
+NUMBER_COLUMNS = (("cost", 10), ("sessions", 8), ("failed", 9), ("tokens in", 9), ("out", 8))
+TOP_COLUMNS = (("value", 10), ("started", 16))  # then agent and title, sized to the screen
+TITLE_MIN = 20
+PAD = 2  # a DataTable cell's padding (one cell each side)
+CHROME = 4  # the tables' margins and the body's scrollbar
 
 
 class StatsTable(TableMotion):
@@ -167,20 +174,37 @@ class StatsScreen(Screen):
             text.append("no sessions in this time range", style="dim")
         self.query_one("#stats-sparks", Static).update(text)
 
-    def _key_width(self) -> int:
-        return KEY_WIDTH if self.size.width >= 110 else 18  # 80 columns: every number still shows
+    def on_resize(self) -> None:
+        if self.stats is not None:  # the column widths follow the screen's (80 columns cut nothing)
+            self._show(self.stats, self.problem, self._asked)
+
+    def _group_widths(self, accounting: bool) -> tuple[int, int]:
+        """The key and bar columns' widths: every number shows at any width; the key column takes what the bar
+        (BAR_MIN..30) leaves, up to KEY_WIDTH."""
+        numbers = sum(w + PAD for _, w in NUMBER_COLUMNS) + (10 + PAD if accounting else 0)
+        room = self.size.width - CHROME - numbers - 2 * PAD
+        key = max(KEY_MIN, min(KEY_WIDTH, room - BAR_MIN))
+        return key, max(1, min(30, room - key))
+
+    def _top_widths(self) -> tuple[int, int]:
+        """The agent and title columns of a top table: the title takes the rest of the screen (≥ TITLE_MIN)."""
+        room = self.size.width - CHROME - sum(w + PAD for _, w in TOP_COLUMNS) - 2 * PAD
+        agent = 20 if room >= 20 + 60 else 14
+        return agent, max(TITLE_MIN, min(120, room - agent))
 
     def _columns(self, table: DataTable, first: str, accounting: bool) -> None:
         table.clear(columns=True)
-        table.add_column(first, width=self._key_width(), key="key")
-        for label, width in (("cost", 10), ("sessions", 8), ("failed", 9), ("tokens in", 9), ("out", 8)):
+        key, bar_width = self._group_widths(accounting)
+        table.add_column(first, width=key, key="key")
+        for label, width in NUMBER_COLUMNS:
             table.add_column(label, width=width)
         if accounting:
             table.add_column("acct.jsonl", width=10)
-        table.add_column("", key="bar")
+        table.add_column("", width=bar_width, key="bar")
 
     def _group_row(self, g: st.Group, by: str, peak: float, accounting: bool) -> list:
-        cells = [Text(one_line(g.key, self._key_width()) or ("(none)" if by != "day" else "?")),
+        key, bar_width = self._group_widths(accounting)
+        cells = [Text(one_line(g.key, key) or ("(none)" if by != "day" else "?")),
                  Text(fmt_cost(g.cost_usd), justify="right"),
                  Text(f"{g.sessions:,}", justify="right"),
                  Text(f"{g.failures:,} {g.failure_rate * 100:.0f}%", justify="right",
@@ -188,7 +212,7 @@ class StatsScreen(Screen):
                  Text(fmt_tokens(g.tokens_in), justify="right"), Text(fmt_tokens(g.tokens_out), justify="right")]
         if accounting:
             cells.append(Text(fmt_cost(g.accounting_cost_usd or 0.0), justify="right"))
-        cells.append(Text(bar(g.cost_usd, peak, 30), style="green"))
+        cells.append(Text(bar(g.cost_usd, peak, bar_width), style="green"))
         return cells
 
     def _day_table(self, result: st.Stats | None) -> None:
@@ -207,13 +231,14 @@ class StatsScreen(Screen):
     def _top_table(self, name: str, sessions: list[st.TopSession]) -> None:
         table = self.query_one(f"#stats-top-{name}", StatsTable)
         table.clear(columns=True)
-        for label, width in (("value", 10), ("started", 16), ("agent", 20), ("title", 60)):
+        agent, title = self._top_widths()
+        for label, width in (*TOP_COLUMNS, ("agent", agent), ("title", title)):
             table.add_column(label, width=width)
         for i, s in enumerate(sessions):
             value = {"expensive": fmt_cost(s.cost_usd or 0.0), "slowest": fmt_duration(s.duration_ms),
                      "failing": f"{s.failed_ops:,} ✗"}[name]
-            table.add_row(Text(value, justify="right"), Text(fmt_ts(s.started_ms)), Text(one_line(s.agent, 20)),
-                          Text(one_line(s.title or s.session_id, 60)), key=f"{i}\x00{s.path}")
+            table.add_row(Text(value, justify="right"), Text(fmt_ts(s.started_ms)), Text(one_line(s.agent, agent)),
+                          Text(one_line(s.title or s.session_id, title)), key=f"{i}\x00{s.path}")
         table.display = bool(sessions)
 
     # ------------------------------------------------------------------------------------------- Enter

@@ -1,0 +1,84 @@
+"""The sessions-index row of a plain snapshot, read from its facts (tui.formats.aiagent.facts) without building
+its tree: building it is about half of indexing a file, for a row that keeps a few totals, counts and names.
+
+The row is the one the tree gives (tests/catalog/test_facts_fill.py compares both on every file of the tests'
+corpus): the browser's summary (tui.catalog.session_row.summarise_file_row) of a root read with the same fields,
+totals and turns, its models and last activity ranked by the rules of tui.catalog.row_facts, the index's extra
+columns by those of tui.catalog.index.row_extras, gathered in the facts walk. A file that is not a plain snapshot
+is left to the tree (`row.loaded` stays False).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from tui.catalog.index.row_extras import OpTally, headend_value, write_extras
+from tui.catalog.row_facts import TreeFacts, newest, ranked_models
+from tui.catalog.session_row import SessionRow, row_max_bytes, summarise_file_row
+from tui.formats.aiagent.facts import OpAttributes, OpFacts, SessionFacts, snapshot_facts
+from tui.inputs.files import LoadError, read_source
+from tui.model.gc_pause import paused_gc
+from tui.model.nodes import Session
+
+
+class _RowWalk:
+    """What a row reads of every op, given op by op by the facts walk (tui.formats.aiagent.facts.OnOp)."""
+
+    __slots__ = ("own", "nested", "last", "headend", "tally")
+
+    def __init__(self) -> None:
+        self.own: Counter[str] = Counter()
+        self.nested: Counter[str] = Counter()
+        self.last: int | None = None
+        self.headend = ""
+        self.tally: OpTally | None = None
+
+    def on_op(self, op: OpFacts, attrs: OpAttributes, error: str, own: bool, child: SessionFacts | None) -> None:
+        last = self.last  # (newest, inline: the walk let only ints or None through)
+        for value in (op.startedAt, op.endedAt):
+            if value is not None and (last is None or value > last):
+                last = value
+        self.last = last
+        kind = op.kind
+        if kind == "llm":
+            model = attrs.model
+            if model:
+                (self.own if own else self.nested)[model] += 1
+        if own and not self.headend:
+            for entry in op.logs or ():
+                self.headend = headend_value(entry.headendId)
+                if self.headend:
+                    break
+        agent = child.agentId if child is not None else None
+        assert self.tally is not None
+        self.tally.add(op.status, error, kind, attrs.name or "", agent or "")
+
+
+def fill_from_facts(row: SessionRow, record: dict) -> bytes | bytearray | None:
+    """Fill `row` (and the index's extra columns in `record`) when its file is a plain snapshot, and mark it
+    loaded; otherwise leave both as they were. Gives the file's content when it was read (for the tree to use),
+    None when it could not be (the tree's reader says why). Never raises."""
+    try:
+        data = read_source(str(row.path), row_max_bytes())
+    except (LoadError, MemoryError):
+        return None
+    walk = _RowWalk()
+    try:
+        with paused_gc():
+            root = snapshot_facts(data, walk.on_op, on_root=lambda s: _start(walk, s))
+    except Exception:  # noqa: BLE001 - whatever it is, the tree's reader meets it too and says what it is
+        return data
+    if root is None:
+        return data
+    last = newest(None, root.started_at, root.ended_at)
+    for turn in root.turns:
+        last = newest(last, turn.started_at, turn.ended_at)
+    summarise_file_row(row, root, TreeFacts(ranked_models(walk.own, walk.nested), newest(last, walk.last)))
+    assert walk.tally is not None
+    write_extras(record, root, walk.headend, walk.tally)
+    row.loaded = True
+    return data
+
+
+def _start(walk: _RowWalk, root: Session) -> None:
+    walk.tally = OpTally(root)

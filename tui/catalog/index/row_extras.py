@@ -1,0 +1,93 @@
+"""What a sessions-index row holds beyond a browser row (tokens split, first prompt, headend, failed ops, errors,
+tools, agents): the one set of rules, fed by either reader of a file (the tree, tui.catalog.index.indexer, or
+the facts of a plain snapshot, tui.catalog.index.facts_fill), so that both give the same row."""
+
+from __future__ import annotations
+
+from tui.catalog.row_facts import first_prompt
+from tui.model.fields import one_line
+from tui.model.nodes import Session
+
+PROMPT_MAX = 4096  # the first prompt, searched: a few KiB
+ERRORS_MAX = 4096  # error messages, '\n'-joined
+LIST_MAX = 64  # distinct tools or agents kept per row
+HEADEND_MAX = 40
+
+
+def empty_extras() -> dict:
+    """The extra columns of a row before its file is read (what a broken file keeps)."""
+    return {"tokens_in": None, "tokens_out": None, "tokens_cache_read": None, "tokens_cache_write": None,
+            "prompt": "", "headend": "", "failed_ops": 0, "errors": "", "tools": "", "agents": ""}
+
+
+class OpTally:
+    """Failed ops, errors, tools and agents over every op of a tree, given one op at a time in tree order
+    (sub-agents right after their op, as tui.model.search.walk_ops goes)."""
+
+    __slots__ = ("failed", "errors", "tools", "agents", "seen")
+
+    def __init__(self, root: Session) -> None:
+        self.failed = 0
+        self.errors: list[str] = [root.error] if root.error else []
+        self.tools: dict[str, None] = {}
+        self.agents: dict[str, None] = {root.agent_id: None} if root.agent_id else {}
+        self.seen: set[str] = set()  # tool names met: kept already, or past the limit (a session calls a few tools)
+
+    def add(self, status: str | None, error: str, kind: str, name: str, child_agent: str) -> None:
+        """One op: its status, error (Op.error), kind, name, and its sub-agent's agent id ("" when none)."""
+        if status == "failed" or error:
+            self.failed += 1
+            if error and len(self.errors) < LIST_MAX:
+                self.errors.append(error)
+        if kind == "tool" and name and name not in self.seen and len(self.tools) < LIST_MAX:
+            self.seen.add(name)
+            self.tools[one_line(name, 80)] = None
+        if child_agent and len(self.agents) < LIST_MAX:
+            self.agents[one_line(child_agent, 80)] = None
+
+
+def write_extras(record: dict, root: Session, headend: str, tally: OpTally) -> None:
+    """The extra columns of the row of `root` (a tree's, or one read by tui.formats.aiagent.facts) into `record`."""
+    totals = root.totals
+    record["tokens_in"], record["tokens_out"] = totals.tokensIn, totals.tokensOut
+    record["tokens_cache_read"], record["tokens_cache_write"] = totals.tokensCacheRead, totals.tokensCacheWrite
+    record["prompt"] = first_prompt_full(root)
+    record["headend"] = headend
+    record["failed_ops"] = tally.failed
+    record["errors"] = "\n".join(one_line(e, 300) for e in tally.errors)[:ERRORS_MAX]
+    record["tools"] = "\n".join(tally.tools)
+    record["agents"] = "\n".join(tally.agents)
+
+
+def headend_value(value: object) -> str:
+    """A `headendId` as a row keeps it; "" when it is not one."""
+    return one_line(value, HEADEND_MAX) if isinstance(value, str) and value else ""
+
+
+def headend_of(s: Session) -> str:
+    """Where a session came from (cli, api, web, slack, ...). A v3 ledger's session_start says it; a snapshot's
+    session node does not: the producer stamps `headendId` on every log entry (ai-agent.ts), so the first of the
+    session's own ops' logs that carries one says it. Never decodes a lazily read node for it (Session.field)."""
+    found = headend_value(s.field("headendId"))
+    if found:
+        return found
+    for turn in s.turns:
+        for op in turn.ops:
+            logs = op.log_heads if op.log_heads is not None else (op.raw or {}).get("logs") if op.log_count else None
+            for entry in logs if isinstance(logs, list) else ():
+                found = headend_value(entry.get("headendId") if hasattr(entry, "get") else None)
+                if found:
+                    return found
+    return ""
+
+
+def first_prompt_full(s: Session) -> str:
+    """The first user prompt, longer than a row's title keeps (searched by the index), on one line."""
+    prompt = first_prompt(s)
+    if not prompt:
+        return ""
+    for turn in s.turns:  # first_prompt cuts to a title's width: take the same prompt longer
+        user = turn.prompts.get("user") if turn.prompts and not turn.system else None
+        if isinstance(user, str) and user.strip():
+            return one_line(user[: PROMPT_MAX * 2], PROMPT_MAX)
+    return prompt
