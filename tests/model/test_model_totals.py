@@ -72,3 +72,15 @@ def test_op_paths_follow_turn_and_position_through_sub_agents():
     s = build_session(session(turn(0, op("system"), system=True), turn(1, op("llm"), op("session", child=child))))
     paths = [o.path for o in __import__("tui.model.search", fromlist=["walk_ops"]).walk_ops(s)]
     assert paths == ["0-1", "1-1", "1-2", "1-2.1-1", "1-2.3-1", "1-2.3-1.1-1", "1-2.3-1.1-2"]
+
+
+def test_plain_usage_is_true_only_when_every_count_and_the_cost_are_numbers():
+    from tui.model.totals import plain_usage
+
+    assert plain_usage({"inputTokens": 3, "outputTokens": 4.5}, 0.1)
+    assert plain_usage(None, None) and plain_usage({}, 2)
+    assert not plain_usage({"inputTokens": True}, 0.1)  # a bool is no count (it reads as 0 and is reported)
+    assert not plain_usage({"inputTokens": "3"}, 0.1)
+    assert not plain_usage([3], 0.1)
+    assert not plain_usage({"inputTokens": 3}, "0.1")
+    assert not plain_usage(None, False)

@@ -116,7 +116,11 @@ def str_field(node: dict, key: str, problems: list[str]) -> str:
 
 def ms_field(node: dict, key: str, problems: list[str]) -> int | None:
     """node[key] as ms since the epoch (see as_ms); a value that is not a time is noted in `problems`."""
-    value = node.get(key)
+    return ms_value(node.get(key), key, problems)
+
+
+def ms_value(value: object, key: str, problems: list[str]) -> int | None:
+    """ms_field of a value read already (`key`: its name in the problem)."""
     if type(value) is int and -_MS_LIMIT < value < _MS_LIMIT:  # nearly every time: as_ms's answer, no call
         return value
     ms = as_ms(value)

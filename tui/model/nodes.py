@@ -382,19 +382,24 @@ def begin_session(parent_op: Op | None, prefix: str, depth: int) -> Session:
 
 def begin_op(op: Op, node: object, counts: Counts) -> dict | None:
     """The fields every op reader shares (snapshots and ledgers): id and kind, counted; None if not an object."""
-    counts.ops += 1
     if not isinstance(node, dict):
+        counts.ops += 1
         op.problems.append(f"op is {type_name(node)}, expected an object")
         return None
     op.raw = node
-    op.op_id = as_str(node.get("opId"))
-    kind = node.get("kind")
+    begin_op_fields(op, node.get("opId"), node.get("kind"), counts)
+    return node
+
+
+def begin_op_fields(op: Op, op_id: object, kind: object, counts: Counts) -> None:
+    """begin_op for an op object whose `opId` and `kind` are read already (a lazily read snapshot's op)."""
+    counts.ops += 1
+    op.op_id = op_id if type(op_id) is str else as_str(op_id)
     if isinstance(kind, str) and kind in KINDS:
         op.kind = kind
         setattr(counts, kind, getattr(counts, kind) + 1)
     else:
         op.problems.append(f"kind is {kind!r}" if isinstance(kind, str) else f"kind is {type_name(kind)}")
-    return node
 
 
 def release_tree(root: Session) -> None:

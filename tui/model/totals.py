@@ -46,16 +46,23 @@ def llm_entry_usage(entry: dict) -> tuple[int, int, int, int, float]:
     Cache read is `cacheReadInputTokens`, else `cachedTokens` (OpenAI's dialect), never both: the producer uses `??`,
     so an explicit 0 in cacheReadInputTokens wins over cachedTokens.
     """
-    tokens = as_dict(entry.get("tokens"))
-    cache_read = tokens.get("cacheReadInputTokens")
+    return llm_usage(entry.get("tokens"), entry.get("costUsd"))
+
+
+def llm_usage(tokens: object, cost: object) -> tuple[int, int, int, int, float]:
+    """llm_entry_usage of an entry's `tokens` and `costUsd`, read already."""
+    get = as_dict(tokens).get
+    tin, tout, cache_read, cwrite = (get("inputTokens"), get("outputTokens"), get("cacheReadInputTokens"),
+                                     get("cacheWriteInputTokens"))
     if cache_read is None:
-        cache_read = tokens.get("cachedTokens")
+        cache_read = get("cachedTokens")
+    # (a plain int, nearly every count, is as_int's answer: taken without the call)
     return (
-        as_int(tokens.get("inputTokens")),
-        as_int(tokens.get("outputTokens")),
-        as_int(cache_read),
-        as_int(tokens.get("cacheWriteInputTokens")),
-        as_num(entry.get("costUsd")),
+        tin if type(tin) is int else as_int(tin),
+        tout if type(tout) is int else as_int(tout),
+        cache_read if type(cache_read) is int else as_int(cache_read),
+        cwrite if type(cwrite) is int else as_int(cwrite),
+        as_num(cost),
     )
 
 

@@ -148,6 +148,9 @@ _decode_session_ops = msgspec.json.Decoder(_SessionOps).decode
 _decode_child_of = msgspec.json.Decoder(_ChildOf).decode
 _decode_tree_of = msgspec.json.Decoder(_TreeOf).decode
 _as_dict = msgspec.structs.asdict
+# A head's values in the order of its fields (__struct_fields__): how the walk reads an op or an accounting entry
+# without building a dict of it.
+as_tuple = msgspec.structs.astuple
 
 # what msgspec raises for a file it cannot take (bad UTF-8 in a string it decodes is a UnicodeDecodeError)
 DecodeError = (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError)
@@ -189,12 +192,6 @@ def turn_fields(head: TurnHead) -> dict:
     """A turn's own fields (without its ops): what Turn.raw holds for a snapshot turn."""
     fields = _as_dict(head)
     return {key: value for key, value in fields.items() if value is not None and key != "ops"}
-
-
-def op_head(head: OpHead, where: Locator, key: str, turn: int, position: int) -> tuple[dict, OpSource]:
-    """An op's fields as the dict the walk reads (`childSession` still a head), and its lazy source."""
-    fields = _as_dict(head)
-    return fields, OpSource(where, key, turn, position, fields["childSession"] is not None)
 
 
 class Locator:

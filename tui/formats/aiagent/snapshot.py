@@ -9,19 +9,28 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import cast
 
-from tui.model.fields import as_ms, as_opt_bool, ms_field, str_field, type_name
+from tui.model.fields import as_ms, as_opt_bool, ms_field, ms_value, str_field, type_name
 from tui.formats.aiagent import heads
-from tui.model.nodes import Op, Session, Turn, begin_op, begin_session, set_lazy_raw
+from tui.model.nodes import Op, Session, Turn, begin_op, begin_op_fields, begin_session, set_lazy_raw
 from tui.formats.aiagent.turn_build import build_turn as _turn
-from tui.model.totals import Totals, llm_entry_usage, mismatched_keys, stored_totals
+from tui.model.totals import Totals, llm_usage, mismatched_keys, plain_usage, stored_totals
 from tui.model.trampoline import drive
 
 _CHILD_REF_KEYS = ("childSessionRef", "childSessionSummary")
 _USAGE_KEYS = ("inputTokens", "outputTokens", "cacheReadInputTokens", "cachedTokens", "cacheWriteInputTokens")
 
-# a log or accounting entry as the full parse or the heads give it (both read with .get)
+# a log entry as the full parse or the heads give it (both read with .get)
 _LOG_ENTRY = (dict, heads.LogHead)
-_ACCOUNTING_ENTRY = (dict, heads.AccountingHead)
+# The fields an op and an accounting entry are read by, in the order of their heads' fields (a head gives its
+# values as a tuple in that order, a dict its .get of each key: both are read by one unpacking).
+_OP_FIELDS = ("opId", "kind", "status", "startedAt", "endedAt", "attributes", "error", "request", "response",
+              "payloadRefs", "accounting", "logs", "childSession", "childSessionRef", "childSessionSummary")
+_ACCOUNTING_FIELDS = ("type", "timestamp", "tokens", "costUsd", "charactersIn", "charactersOut")
+assert heads.OpHead.__struct_fields__ == _OP_FIELDS and heads.AccountingHead.__struct_fields__ == _ACCOUNTING_FIELDS
+_as_tuple = heads.as_tuple
+# (the heads the walk tells apart by `type(x) is`, read as globals: once per op and entry)
+_OpHead, _AccountingHead, _LogHead, _SizeHead = heads.OpHead, heads.AccountingHead, heads.LogHead, heads.SizeHead
+_OpSource = heads.OpSource
 
 SessionWalk = Generator["SessionWalk", Session, Session]
 
@@ -97,18 +106,25 @@ def _session(node: object, parent_op: Op | None, prefix: str, depth: int, walk: 
             seg_turn = f"{seg_prefix}S{t.index}-" if kind == "step" else f"{seg_prefix}{t.index}-"
             for op_position, op_node in enumerate(ops):
                 path = f"{seg_turn}{op_position + 1}"
-                op_source = None
-                if where is not None:
-                    op_node, op_source = heads.op_head(op_node, where, key, position, op_position)
                 op = _op(t, op_node, path, walk)
                 t.ops.append(op)
-                child = op_node.get("childSession") if op.has_raw else None
-                if op_source is not None and op.has_raw:
-                    _lazy_op(op, op_source)
+                if where is None:
+                    child = op_node.get("childSession") if op.has_raw else None
+                else:  # an OpHead (msgspec takes no other shape for an op)
+                    child = op_node.childSession
+                    # the op's dict is read from its bytes on first use; one that names a sub-agent by reference
+                    # is read now (tui.formats.aiagent.child_refs finds it by the identity of that reference)
+                    op_source = _OpSource(where, key, position, op_position, child is not None)
+                    if op.child_ref is not None:
+                        _read_ref_op(op, op_source)
+                    else:
+                        set_lazy_raw(op, op_source)
+                        if op.log_heads is None and not op.log_count:
+                            op.log_heads = []  # no logs: nothing for the logs pane to decode either
+                    if child is not None:
+                        child = (child, op_source.child())
                 if child is None:
                     continue
-                if op_source is not None:
-                    child = (child, op_source.child())
                 if op.kind == "session":
                     op.child = yield _session(child, op, path, depth + 1, walk)
                     s.totals.agentsRun += op.child.totals.agentsRun
@@ -121,14 +137,8 @@ def _session(node: object, parent_op: Op | None, prefix: str, depth: int, walk: 
     return s
 
 
-def _lazy_op(op: Op, source: heads.OpSource) -> None:
-    """The op's dict is read from its bytes on first use; one that names a sub-agent by reference is read now
-    (tui.formats.aiagent.child_refs finds it by the identity of that reference)."""
-    if op.child_ref is None:
-        set_lazy_raw(op, source)
-        if op.log_heads is None and not op.log_count:
-            op.log_heads = []  # no logs: nothing for the logs pane to decode either
-        return
+def _read_ref_op(op: Op, source: heads.OpSource) -> None:
+    """A lazily read op that names a sub-agent by reference: its dict now, and the reference from it."""
     raw = source.load()
     if isinstance(raw, dict):
         op.raw = raw
@@ -137,24 +147,27 @@ def _lazy_op(op: Op, source: heads.OpSource) -> None:
 
 
 def _op(t: Turn, node: object, path: str, walk: _Walk) -> Op:
-    """An op without its sub-agent (the session walk builds that next)."""
+    """An op without its sub-agent (the session walk builds that next), from an op dict or an OpHead (lazily
+    read: its `raw` is set by the walk), read alike: its fields in _OP_FIELDS order."""
     op = Op(t, path)
-    s = t.session
-    counts = s.counts
-    node = begin_op(op, node, counts)  # the same object, now known to be a dict
-    if node is None:
+    counts = t.session.counts
+    is_head = type(node) is _OpHead
+    if not is_head and begin_op(op, node, counts) is None:
         return op
+    fields = _as_tuple(cast(heads.OpHead, node)) if is_head else map(cast(dict, node).get, _OP_FIELDS)
+    (op_id, kind, status, started_at, ended_at, attrs, error, request, response, refs, accounting, logs, child,
+     child_ref, child_summary) = fields
+    if is_head:
+        begin_op_fields(op, op_id, kind, counts)
     problems = op.problems
-    status = node.get("status")
     if isinstance(status, str):
         op.status = status
+        if status == "failed":
+            counts.failed += 1
     elif status is not None:
         problems.append(f"status is {type_name(status)}, expected a string")
-    if op.status == "failed":
-        counts.failed += 1
-    op.started_at = ms_field(node, "startedAt", problems)
-    op.ended_at = ms_field(node, "endedAt", problems)
-    attrs = node.get("attributes")
+    op.started_at = ms_value(started_at, "startedAt", problems)
+    op.ended_at = ms_value(ended_at, "endedAt", problems)
     if isinstance(attrs, dict):
         # (the usual value, a string or nothing, read without a call: 20,000 ops open in the first second;
         # Op's defaults are the empty strings)
@@ -176,52 +189,54 @@ def _op(t: Turn, node: object, path: str, walk: _Walk) -> Op:
         op.error = err if isinstance(err, str) else ""
     elif attrs is not None:
         problems.append(f"attributes is {type_name(attrs)}, expected an object")
-    if not op.error and isinstance(node.get("error"), str):
-        op.error = node["error"]
-    value = node.get("request")
-    if value is not None:
-        op.request_bytes = _size(value)
-    value = node.get("response")
-    if value is not None:
-        op.response_bytes = _size(value)
-    refs = node.get("payloadRefs")  # a v3 ledger op replayed as a tree keeps its payload files here
+    if not op.error and isinstance(error, str):
+        op.error = error
+    if request is not None:
+        op.request_bytes = _size(request)
+    if response is not None:
+        op.response_bytes = _size(response)
+    # a v3 ledger op replayed as a tree keeps its payload files in payloadRefs
     op.payload_refs = refs if isinstance(refs, list) else None
 
     if op.kind == "tool":
         for totals in walk.open_totals:
             totals.toolsRun += 1
-    _accounting(op, node.get("accounting"), walk)
-    _logs(op, node.get("logs"), counts)
+    if accounting is not None:
+        _accounting(op, accounting, walk)
+    if logs is not None:
+        _logs(op, logs, counts)
 
-    child = node.get("childSession")
-    if child is None:
-        for key in _CHILD_REF_KEYS:
-            ref = node.get(key)
-            if ref is not None:
-                op.child_ref = ref if isinstance(ref, dict) else {"value": ref}
-                break
+    if child is None:  # a sub-agent named by reference (_CHILD_REF_KEYS, in that order)
+        ref = child_ref if child_ref is not None else child_summary
+        if ref is not None:
+            op.child_ref = ref if isinstance(ref, dict) else {"value": ref}
     return op
 
 
 def _accounting(op: Op, entries: object, walk: _Walk) -> None:
-    if entries is None:
-        return
     if not isinstance(entries, list):
         op.problems.append(f"accounting is {type_name(entries)}, expected an array")
         return
     for position, entry in enumerate(entries):
-        if not isinstance(entry, _ACCOUNTING_ENTRY):
+        # an AccountingHead or a dict, read alike: its fields in _ACCOUNTING_FIELDS order
+        if type(entry) is _AccountingHead:
+            kind, timestamp, tokens, cost_usd, chars_in, chars_out = _as_tuple(entry)
+        elif isinstance(entry, dict):
+            kind, timestamp, tokens, cost_usd, chars_in, chars_out = map(entry.get, _ACCOUNTING_FIELDS)
+        else:
             op.problems.append(f"accounting[{position}] is {type_name(entry)}, expected an object")
             continue
-        entry = cast(dict, entry)  # or an AccountingHead, read alike with .get
-        if op.ts_fallback is None and op.started_at is None:
-            op.ts_fallback = as_ms(entry.get("timestamp"))
-        if entry.get("type") != "llm":
-            _tool_chars(op, entry)
+        if op.started_at is None and op.ts_fallback is None:
+            op.ts_fallback = as_ms(timestamp)
+        if kind != "llm":  # a tool's: charactersIn/Out, added up over the op's entries
+            if type(chars_in) is int and chars_in >= 0:
+                op.chars_in = (op.chars_in or 0) + chars_in
+            if type(chars_out) is int and chars_out >= 0:
+                op.chars_out = (op.chars_out or 0) + chars_out
             continue
-        tin, tout, cread, cwrite, cost = llm_entry_usage(entry)
-        if not _plain_usage(entry):
-            _usage_problems(op, entry, position)
+        tin, tout, cread, cwrite, cost = llm_usage(tokens, cost_usd)
+        if not plain_usage(tokens, cost_usd):
+            _usage_problems(op, tokens, cost_usd, position)
         op.tokens_in += tin
         op.tokens_out += tout
         op.cache_read += cread
@@ -235,80 +250,58 @@ def _accounting(op: Op, entries: object, walk: _Walk) -> None:
             totals.costUsd += cost
 
 
-def _tool_chars(op: Op, entry: dict) -> None:
-    """charactersIn/Out of a tool accounting entry, added up over the op's entries."""
-    value = entry.get("charactersIn")
-    if type(value) is int and value >= 0:
-        op.chars_in = (op.chars_in or 0) + value
-    value = entry.get("charactersOut")
-    if type(value) is int and value >= 0:
-        op.chars_out = (op.chars_out or 0) + value
-
-
 def _size(payload: object) -> int | None:
     """The `size` of a request or response object (None when it is not a count of bytes)."""
-    if type(payload) is heads.SizeHead:
+    if type(payload) is _SizeHead:
         size = payload.size
     else:
         size = payload.get("size") if isinstance(payload, dict) else None
     return size if type(size) is int and size >= 0 else None
 
 
-def _plain_usage(entry: dict) -> bool:
-    """True for the usual entry: every token count and the cost are numbers (or absent)."""
-    cost = type(entry.get("costUsd"))
-    if cost is not float and cost is not int and cost is not type(None):
-        return False
-    tokens = entry.get("tokens")
-    if tokens is None:
-        return True
-    if type(tokens) is not dict:
-        return False
-    return all(type(v) is int or type(v) is float for v in tokens.values())
-
-
-def _usage_problems(op: Op, entry: dict, position: int) -> None:
-    """Numbers stored as something else read as 0: say so."""
-    tokens = entry.get("tokens")
+def _usage_problems(op: Op, tokens: object, cost: object, position: int) -> None:
+    """Numbers stored as something else read as 0 (in an entry's `tokens` and `costUsd`): say so."""
     if tokens is not None and not isinstance(tokens, dict):
         op.problems.append(f"accounting[{position}].tokens is {type_name(tokens)}, expected an object")
         tokens = None
     for key in _USAGE_KEYS if tokens else ():
-        value = tokens.get(key)
+        value = cast(dict, tokens).get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
             op.problems.append(f"accounting[{position}].tokens.{key} is {type_name(value)}, expected a number")
-    cost = entry.get("costUsd")
     if cost is not None and (isinstance(cost, bool) or not isinstance(cost, (int, float))):
         op.problems.append(f"accounting[{position}].costUsd is {type_name(cost)}, expected a number")
 
 
 def _logs(op: Op, logs: object, counts) -> None:
-    if logs is None:
-        return
     if not isinstance(logs, list):
         op.problems.append(f"logs is {type_name(logs)}, expected an array")
         return
     warnings = errors = odd = 0
-    for entry in logs:
-        if type(entry) is heads.LogHead:
-            severity = entry.severity
-        elif isinstance(entry, dict):
+    if logs and type(logs[0]) is _LogHead:  # all of them (msgspec takes no other shape for a lazy op's logs)
+        position = 0  # (counted by hand: enumerate's tuples cost about a quarter of this loop)
+        for head in logs:
+            head.log_position = position  # the logs pane reads the heads until it draws one
+            position += 1
+            severity = head.severity
+            if severity == "WRN":
+                warnings += 1
+            elif severity == "ERR":
+                errors += 1
+        op.log_heads = logs
+    else:
+        for entry in logs:
+            if not isinstance(entry, dict):
+                odd += 1
+                continue
             severity = entry.get("severity")
-        else:
-            odd += 1
-            continue
-        if severity == "WRN":
-            warnings += 1
-        elif severity == "ERR":
-            errors += 1
+            if severity == "WRN":
+                warnings += 1
+            elif severity == "ERR":
+                errors += 1
     if op.started_at is None and op.ts_fallback is None:  # no start and no accounting time: the first log's
         op.ts_fallback = next((as_ms(e.get("timestamp")) for e in logs if isinstance(e, _LOG_ENTRY)), None)
     if odd:
         op.problems.append(f"{odd} log entr{'y is' if odd == 1 else 'ies are'} not objects")
-    if not odd and logs and type(logs[0]) is heads.LogHead:  # the logs pane reads these until it draws one
-        for position, entry in enumerate(logs):
-            entry.log_position = position
-        op.log_heads = logs
     op.log_count = len(logs)
     op.warnings = warnings
     op.errors = errors
