@@ -3,6 +3,7 @@ without reading a file, sorted by cost at once; a cold fill shows its progress i
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -55,6 +56,16 @@ async def test_a_warm_start_fills_every_row_from_the_index_without_reading(sessi
 
 async def test_a_cold_fill_shows_its_progress_in_the_header(sessions, monkeypatch):
     monkeypatch.setattr(browser_index, "POOL_MIN", 20)  # the pool for 60 files (the real floor is 200)
+    # The real pool, paced: its first chunk waits until the header was seen (up to 20 s), so that a fill quicker
+    # than the header's refresh cannot go unseen (on a busy machine one did: ~1 run in 10).
+    header_seen = threading.Event()
+
+    class PacedPool(browser_index.IndexPool):
+        def submit(self, chunk):
+            header_seen.wait(20)
+            return super().submit(chunk)
+
+    monkeypatch.setattr(browser_index, "IndexPool", PacedPool)
     source = sessions / f"{GOOD_A}.json.gz"
     for i in range(60):
         trace = f"{i:08x}-1111-4000-8000-{i:012x}"
@@ -70,6 +81,7 @@ async def test_a_cold_fill_shows_its_progress_in_the_header(sessions, monkeypatc
             text = header(screen)
             if "indexing ▕" in text:
                 seen.append(text)
+                header_seen.set()
             return bool(seen)
 
         assert await wait_for(pilot, progress_shown, timeout=30, step=0.02)
@@ -88,7 +100,6 @@ async def test_a_cold_fill_shows_its_progress_in_the_header(sessions, monkeypatc
 async def test_the_index_newest_rows_show_while_the_directory_is_listed(sessions, monkeypatch):
     """First rows: the index's newest sessions (each checked with one stat: a deleted file is not shown) are on
     screen before the listing ends, the header saying they come from the index; then the listing takes over."""
-    import threading
 
     update_index(sessions, pool=False)
     (sessions / f"{GOOD_B}.json.gz").unlink()  # indexed, then deleted

@@ -26,7 +26,7 @@ from tui.formats.aiagent import heads
 from tui.formats.aiagent.turn_build import build_turn
 from tui.model.fields import MS_LIMIT
 from tui.model.nodes import KINDS, Session, begin_session
-from tui.model.totals import llm_entry_usage, mismatched_keys, plain_usage, stored_totals
+from tui.model.totals import llm_usage, mismatched_keys, plain_usage, stored_totals
 
 
 
@@ -45,7 +45,7 @@ class LogFacts(msgspec.Struct, gc=False):
     headendId: Any = None  # where the session came from (the sessions index: tui.catalog.index.row_extras)
 
 
-class UsageFacts(heads.Head):  # read with .get, as the tree reads an entry (llm_entry_usage)
+class UsageFacts(msgspec.Struct, gc=False):  # an accounting entry: its tokens and cost read by llm_usage
     type: Any = None
     tokens: Any = None
     costUsd: Any = None
@@ -212,7 +212,7 @@ def _walk(root: Session, root_ops: list, on_op: OnOp | None) -> bool:
                     if not plain_usage(entry.tokens, entry.costUsd):
                         return False
                     if counted:
-                        tin, tout, cread, cwrite, cost = llm_entry_usage(entry)
+                        tin, tout, cread, cwrite, cost = llm_usage(entry.tokens, entry.costUsd)
                         totals.tokensIn += tin
                         totals.tokensOut += tout
                         totals.tokensCacheRead += cread

@@ -26,7 +26,8 @@ _LOG_ENTRY = (dict, heads.LogHead)
 _OP_FIELDS = ("opId", "kind", "status", "startedAt", "endedAt", "attributes", "error", "request", "response",
               "payloadRefs", "accounting", "logs", "childSession", "childSessionRef", "childSessionSummary")
 _ACCOUNTING_FIELDS = ("type", "timestamp", "tokens", "costUsd", "charactersIn", "charactersOut")
-assert heads.OpHead.__struct_fields__ == _OP_FIELDS and heads.AccountingHead.__struct_fields__ == _ACCOUNTING_FIELDS
+if heads.OpHead.__struct_fields__ != _OP_FIELDS or heads.AccountingHead.__struct_fields__ != _ACCOUNTING_FIELDS:
+    raise ImportError("snapshot: _OP_FIELDS / _ACCOUNTING_FIELDS no longer follow the heads' field order")
 _as_tuple = heads.as_tuple
 # (the heads the walk tells apart by `type(x) is`, read as globals: once per op and entry)
 _OpHead, _AccountingHead, _LogHead, _SizeHead = heads.OpHead, heads.AccountingHead, heads.LogHead, heads.SizeHead
