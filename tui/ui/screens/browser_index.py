@@ -211,6 +211,8 @@ class BrowserIndex:
 
     def _pooled(self, pool, next_key, row_of, results, cancelled, active, running, chunk) -> None:
         limit = 2 * pool.max_workers
+        records: list[dict] = []  # read, not written yet: written WRITE_EVERY at a time (a transaction per chunk
+        # of 32 costs ~20% more CPU per row, taken from the workers on 2 cores)
         try:
             while not cancelled():
                 if active.is_set():
@@ -226,7 +228,6 @@ class BrowserIndex:
                     active.wait(0.5)
                     continue
                 done, _ = cf.wait(running, timeout=0.5, return_when=cf.FIRST_COMPLETED)
-                records: list[dict] = []
                 for future in done:
                     done_rows = running[future]
                     try:
@@ -240,8 +241,11 @@ class BrowserIndex:
                         results.append(_as_row(record, row))
                     records.extend(got)
                     self.progress.done += len(got)
-                self._write(records)
+                if len(records) >= WRITE_EVERY or not running:  # (the rows are on screen already: see results)
+                    self._write(records)
+                    records = []
         finally:
+            self._write(records)
             pool.shutdown()
 
     def _write(self, records: list[dict]) -> None:
