@@ -29,7 +29,6 @@ from tui.model.nodes import KINDS, Session, begin_session
 from tui.model.totals import llm_usage, mismatched_keys, plain_usage, stored_totals
 
 
-
 # The shapes the walk reads (absent and null read alike, None; a container of another type makes msgspec refuse
 # the file, and the tree reads it). A root turn is a heads.TurnHead: build_turn reads it as the tree does.
 class OpAttributes(msgspec.Struct, gc=False):
