@@ -82,6 +82,12 @@ async def test_rows_of_forgotten_sessions_are_kept_newest_first_up_to_the_bound(
         # one row per session (row_merge): session 0's file and live rows are one
         assert await wait_for(pilot, lambda: _text(browser, "#browser-summary").startswith("5 sessions"))
         assert "4 evicted live rows dropped" in _text(browser, "#browser-header")
+        # forgotten and back within one batch (evicted, then a span of it came): live, so not named as forgotten
+        app.hub.forgotten.add(sid(3))
+        app.hub.changed.add(sid(3))
+        app.live.apply()
+        await pilot.pause(0.2)
+        assert LIVE_PREFIX + sid(3) in browser._rows and LIVE_PREFIX + sid(3) not in browser._forgotten
         channel.close()
 
 
