@@ -383,9 +383,9 @@ class BrowserScreen(Screen):
     def _compute_view(self, listing_order: bool = False) -> list[str]:
         """The keys that pass the filter, sorted; the summary of those rows is recounted on the way."""
         self._filter = dataclasses.replace(self._filter, now_s=self.clock())  # "stale" as of now
+        self._drop_forgotten()  # (only here: the view never names a dropped row)
         # Without a filter the summary does not depend on the time and is kept row by row: no recount of 100k
         # rows each time loaded rows are re-sorted. A filter may (status:stale): recounted with it.
-        self._drop_forgotten()
         recount, self._summary_dirty = self._summary_dirty or bool(self._filter), False
         if listing_order and not self._filter and self._sort == "started" and self._desc and not self._live_keys:
             if recount:
