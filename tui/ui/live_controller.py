@@ -3,8 +3,9 @@
 It owns the event hub (tui.formats.aiagent.live), the tails of open ledgers, the reloads of changed files, the
 live builds and their release, and the recorded history (tui.ui.app_history). What changes reaches the screens
 as messages (tui.ui.messages): `LiveTreeBuilt`, `DocumentReloaded`, `HistoryChanged`, `StreamStateChanged`,
-posted to every screen in the stack; each screen takes what concerns it. Screens get the controller at
-construction and ask it only for what they need (the clock of a live root, the history, a hold on a tree).
+`LiveRootsForgotten`, posted to every screen in the stack; each screen takes what concerns it. Screens get the
+controller at construction and ask it only for what they need (the clock of a live root, the history, a hold on a
+tree).
 
 Trees are released (tui.model.nodes.release_tree) as soon as nothing holds them: the controller holds the
 newest build of each live root; a screen holds the roots it shows; an export or a diff holds what it reads until
@@ -31,7 +32,7 @@ from tui.inputs.stream.access import mask_token
 from tui.model.document import Document
 from tui.model.nodes import Session, release_tree
 from tui.ui.app_history import LIVE_PREFIX, HistoryRecorder
-from tui.ui.messages import DocumentReloaded, LiveTreeBuilt, StreamStateChanged
+from tui.ui.messages import DocumentReloaded, LiveRootsForgotten, LiveTreeBuilt, StreamStateChanged
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -246,6 +247,9 @@ class LiveController(HistoryRecorder):
         for root in gone:  # evicted by the OTLP sink's caps: its last build goes too (the browser keeps the row)
             if not self.is_open(LIVE_PREFIX + root):
                 self.let_go(self._live_builds.pop(root, None))
+        gone -= changed  # (one that came back since is live again: its row is updated below)
+        if gone:  # the browser keeps a bounded number of such rows (tui.ui.screens.browser_forgotten)
+            self.post(partial(LiveRootsForgotten, frozenset(gone)))
         self.live_history_tick(changed)
         counts = (sum(hub.rejected.values()), tuple(self.stream_status.values()))
         counts_moved = counts != self._panel_counts

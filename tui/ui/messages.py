@@ -2,9 +2,10 @@
 and what screens ask of the app.
 
 The controller posts each message to every screen in the stack; a screen handles those that concern it
-(`on_live_tree_built`, `on_document_reloaded`, `on_history_changed`, `on_stream_state_changed`) and nothing
-else. They do not bubble: a screen that does not handle one must not pass it to the app. Those that come fast
-define `can_replace`, so that a screen which is busy (or under another) takes only the newest of a run of them.
+(`on_live_tree_built`, `on_document_reloaded`, `on_history_changed`, `on_stream_state_changed`,
+`on_live_roots_forgotten`) and nothing else. They do not bubble: a screen that does not handle one must not pass it
+to the app. Those that come fast define `can_replace`, so that a screen which is busy (or under another) takes only
+the newest of a run of them.
 """
 
 from __future__ import annotations
@@ -66,6 +67,16 @@ class StreamStateChanged(Message, bubble=False):
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, StreamStateChanged)
+
+
+class LiveRootsForgotten(Message, bubble=False):
+    """The hub forgot these live roots entirely (the OTLP sink evicted their traces, and no event stream speaks for
+    them): the browser keeps their rows only up to its bound (tui.ui.screens.browser_forgotten). Roots that came
+    back in the same batch are not named. Not replaceable: each message names other roots."""
+
+    def __init__(self, roots: frozenset[str]) -> None:
+        super().__init__()
+        self.roots = roots
 
 
 class OpenSession(Message):

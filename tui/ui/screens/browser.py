@@ -33,12 +33,13 @@ from tui.catalog.row_merge import hidden_twins
 from tui.catalog.row_filter import PLACEHOLDER, RowFilter
 from tui.catalog.rows_summary import RowsSummary
 from tui.catalog.session_row import (
-    RowKind, SessionRow, carry_summary, fill_row, ledger_parent, sort_value,
+    LIVE_PREFIX, RowKind, SessionRow, carry_summary, fill_row, ledger_parent, sort_value,
 )
 from tui.catalog.scan import scan
 from tui.inputs.paths import safe_resolve
-from tui.ui.messages import CompareSessions, OpenSession
+from tui.ui.messages import CompareSessions, LiveRootsForgotten, OpenSession
 from tui.ui.screens.browser_columns import Column, layout, row_cells
+from tui.ui.screens.browser_forgotten import ForgottenLiveRows
 from tui.ui.screens.browser_index import BrowserIndex, progress_line
 from tui.ui.textual_compat import UnmeasuredRowsTable
 from tui.ui.widgets.footer import Footer
@@ -100,6 +101,7 @@ class BrowserScreen(Screen):
         self.demo_for = demo_for  # set while the demo runs in place of this (empty or missing) directory
         self._rows: dict[str, SessionRow] = {}
         self._live_keys: set[str] = set()  # keys of the live rows (tui.catalog.row_merge: one row per session)
+        self._forgotten = ForgottenLiveRows()  # live rows whose session the hub forgot: kept up to a bound
         self._cell_cache: dict[str, tuple] = {}  # key -> (row, (second, columns, marked), cells): _add_rows
         self._view: list[str] = []  # keys of every row that passes the filter, sorted
         self._shown: list[str] = []  # the prefix of _view that is in the table
@@ -381,6 +383,7 @@ class BrowserScreen(Screen):
     def _compute_view(self, listing_order: bool = False) -> list[str]:
         """The keys that pass the filter, sorted; the summary of those rows is recounted on the way."""
         self._filter = dataclasses.replace(self._filter, now_s=self.clock())  # "stale" as of now
+        self._drop_forgotten()  # (only here: the view never names a dropped row)
         # Without a filter the summary does not depend on the time and is kept row by row: no recount of 100k
         # rows each time loaded rows are re-sorted. A filter may (status:stale): recounted with it.
         recount, self._summary_dirty = self._summary_dirty or bool(self._filter), False
@@ -409,6 +412,16 @@ class BrowserScreen(Screen):
             (missing if value is None else present).append((value, row.key))
         present.sort(key=lambda pair: pair[0], reverse=self._desc)
         return [key for _, key in present] + [key for _, key in missing]
+
+    def _drop_forgotten(self) -> None:
+        """Drop the oldest rows of forgotten live sessions past the bound (at a re-sort only: the view, the table
+        and the cell cache are rebuilt from what is left). The summary is recounted: a dropped row may have been
+        the hidden twin of a file's row (row_merge), which the summary did not count."""
+        for key in self._forgotten.excess():
+            self._summary_dirty |= self._rows.pop(key, None) is not None
+            self._live_keys.discard(key)
+            self._pending.discard(key)
+            self._cell_cache.pop(key, None)
 
     def _refresh_view(self, columns: bool = False, listing_order: bool = False) -> None:
         """Re-sort and re-filter everything, keeping the cursor on the same row (or at the same place)."""
@@ -478,6 +491,8 @@ class BrowserScreen(Screen):
             parts.append("scanning…")
         else:
             parts.append(f"{len(self._rows):,} session{'s' if len(self._rows) != 1 else ''}")
+            if self._forgotten.dropped:  # (browser_forgotten: the oldest rows of sessions the hub forgot)
+                parts.append(f"{self._forgotten.dropped:,} evicted live rows dropped")
             loading = len(self._pending) + (1 if self._fill_busy() else 0)
             progress = progress_line(self._index.progress) if self._index is not None and loading else ""
             if progress:
@@ -555,6 +570,7 @@ class BrowserScreen(Screen):
                 self._summary.add(row)
             if row.kind == RowKind.LIVE:
                 self._live_keys.add(row.key)
+                self._forgotten.returned(row.key)
             if row.kind == RowKind.LIVE and not self._has_live:
                 self._has_live = columns = True  # live rows have an Events column
             if (old is None or sort_value(old, self._sort) != sort_value(row, self._sort)
@@ -573,6 +589,12 @@ class BrowserScreen(Screen):
         self._ensure_worker()
         self.update_header()
 
+    def on_live_roots_forgotten(self, message: LiveRootsForgotten) -> None:
+        """The hub forgot these live sessions: their rows stay, the newest up to a bound (browser_forgotten); the
+        oldest go at the next re-sort, paced like live rows arriving (_live_resort_due)."""
+        if self._forgotten.forgotten((LIVE_PREFIX + root for root in message.roots), self._rows):
+            self._view_stale = self._live_reorder = True
+
     def _live_resort_due(self) -> bool:
         """Whether live rows that changed the order may re-sort the list now: a tenth of the time at most, and
         not more often than LIVE_RESORT_S. A re-sort clears the table, and the redraw that follows (every visible
@@ -589,6 +611,8 @@ class BrowserScreen(Screen):
             for key in {str(p), str(p.absolute()), str(safe_resolve(p))}:
                 removed |= self._rows.pop(key, None) is not None
                 self._pending.discard(key)
+                self._live_keys.discard(key)
+                self._forgotten.returned(key)
         if removed:
             self._summary_dirty = True
             self._refresh_view()
