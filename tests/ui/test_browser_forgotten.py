@@ -124,3 +124,29 @@ def test_the_keeper_drops_the_oldest_by_last_update_and_never_a_returned_or_file
     keeper.returned("live:c")
     assert sorted(keeper.excess()) == ["live:b", "live:e"] and keeper.dropped == 2
     assert len(keeper) == 2 and "live:a" in keeper and "live:d" in keeper and keeper.excess() == []
+
+
+async def test_when_the_directory_comes_back_live_rows_stay_and_missing_files_go(tmp_path):
+    """The watched directory came back (DirChanges.complete): rows of files no longer on disk go, live rows (no
+    file: their key is LIVE_PREFIX + the session id) stay (before: every live row vanished until its next update)."""
+    from tui.inputs.watch import DirChanges
+
+    app = MonitorApp(sessions_dir=tmp_path, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        browser = app.screen
+        live = f"{LIVE_PREFIX}s1"
+        gone = str(tmp_path / "gone.json.gz")
+        Path(gone).write_bytes(b"{}")  # there when listed, deleted while the directory was away
+        await pilot.pause()
+        browser.upsert_rows([
+            SessionRow(key=live, path=Path(live), kind=RowKind.LIVE, session_id="s1", mtime=T0 / 1000, size=0,
+                       loaded=True, status="running", events=1, gaps=0),
+            SessionRow(key=gone, path=Path(gone), kind=RowKind.SNAPSHOT, session_id="gone", mtime=T0 / 1000,
+                       size=10, loaded=True)])
+        await pilot.pause()
+        assert live in browser._rows and gone in browser._rows
+        Path(gone).unlink()
+        app._dir_changed(DirChanges(complete=True))
+        await pilot.pause()
+        assert live in browser._rows and live in browser._live_keys
+        assert gone not in browser._rows

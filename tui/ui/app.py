@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import os
 import time
 from collections.abc import Iterable
 from functools import partial
@@ -284,7 +283,7 @@ class MonitorApp(IdleCollector, App):
             if batch.removed:
                 browser.remove_paths(batch.removed)
             if batch.complete:  # the directory came back: rows of files that went with the old one go
-                browser.remove_paths([key for key in list(browser._rows) if not os.path.lexists(key)])
+                browser.drop_missing_files()
         for path in batch.updated:
             self.live.file_changed(safe_resolve(path))
 

@@ -12,6 +12,7 @@ import collections
 import dataclasses
 import gc
 import operator
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -602,6 +603,12 @@ class BrowserScreen(Screen):
         OTLP sessions arriving re-sorted 2-3 times a second and the re-sorts and redraws took half the UI thread's
         time, which the receiving threads then waited for."""
         return time.perf_counter() - self._view_refreshed_at >= max(LIVE_RESORT_S, 10 * self._view_refresh_cost)
+
+    def drop_missing_files(self) -> None:
+        """The watched directory came back: drop the rows of files no longer there. Live rows have no file
+        (their key is LIVE_PREFIX + the session id) and stay."""
+        self.remove_paths([key for key in list(self._rows)
+                           if not key.startswith(LIVE_PREFIX) and not os.path.lexists(key)])
 
     def remove_paths(self, paths) -> None:
         """Drop the rows of files that were deleted, keeping the cursor where it was."""
