@@ -88,6 +88,7 @@ class MonitorApp(IdleCollector, App):
     # start-up ---------------------------------------------------------------------------------------------
     def on_mount(self) -> None:
         gc.set_threshold(*GC_THRESHOLDS)
+        self.watch_frozen_garbage()
         if self.initial_document is not None:
             settle_heap()
         if self.demo_note:
