@@ -88,7 +88,6 @@ class MonitorApp(IdleCollector, App):
     # start-up ---------------------------------------------------------------------------------------------
     def on_mount(self) -> None:
         gc.set_threshold(*GC_THRESHOLDS)
-        self.watch_frozen_garbage()
         if self.initial_document is not None:
             settle_heap()
         if self.demo_note:
@@ -114,6 +113,8 @@ class MonitorApp(IdleCollector, App):
                 self.call_after_refresh(start_watch)
             else:
                 start_watch()
+        if any(is_otlp(url) for url in self.listen_urls):
+            self.watch_frozen_garbage()  # (the one flood known to freeze garbage: see tui/ui/idle_collect.py)
         for url in self.listen_urls:
             if is_otlp(url):
                 self.run_worker(self._stream(url, self._receive_otlp(url)), group="streams", exit_on_error=False)

@@ -16,7 +16,8 @@ gc.freeze(), and whatever cyclic garbage exists at that moment is frozen with th
 OTLP flood, the browser's discarded rendering objects (segments, strips, caches of re-sorted tables) piled up to
 1.5 million frozen garbage objects per million spans, growing with running time. When the frozen count has grown
 by REFREEZE_GROWTH since the last time, the next quiet moment unfreezes, collects and freezes again (a full
-collection of everything, 0.3-0.5 s with 100,000 spans held: only while nobody is typing)."""
+collection of everything, 0.3-0.5 s with 100,000 spans held: only while nobody is typing). Watched only while an
+OTLP receiver runs: a listing or a session freezes its heap once, with little garbage in it."""
 
 from __future__ import annotations
 
