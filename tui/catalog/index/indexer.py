@@ -26,7 +26,8 @@ from tui.inputs.files import not_regular_reason
 from tui.model.nodes import Session
 from tui.model.search import walk_ops
 
-CHUNK = 32  # files per pool task: big enough to hide the round trip, small enough for rows to come steadily
+CHUNK = 128  # files per pool task (~45 ms of work): 32 left the workers idle between tasks a fifth of the time
+# (cold indexing of 100,000 files: 28.0 s with 32, 23.1 s with 128, 22.9 s with 256); rows still come steadily
 # What the browser needs of a stored row (the warm start reads only these)
 ROW_COLUMNS = ("path", "size", "mtime_ns", "inode", "kind", "session_id", "agent", "title", "status", "started_ms",
                "duration_ms", "turns", "tokens_in", "tokens_out", "cost_usd", "models", "mismatch", "broken")
