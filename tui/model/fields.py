@@ -32,8 +32,7 @@ def as_str(value: object, default: str = "") -> str:
 # orjson reads integers past 64 bits as floats (1e29): int() of those makes integers no JSON writer takes back.
 _INT_LIMIT = 2.0**63
 # datetime's range (years 1 to 9999): a "time" outside it cannot be shown, so it is not a time.
-_MS_LIMIT = 253_402_300_800_000
-MS_LIMIT = _MS_LIMIT  # a time ms_field takes as is (an int strictly within ±MS_LIMIT)
+MS_LIMIT = 253_402_300_800_000  # (a time ms_field takes as is: an int strictly within ±MS_LIMIT)
 
 
 def as_int(value: object, default: int = 0) -> int:
@@ -64,7 +63,7 @@ def as_ms(value: object) -> int | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
-        if value != value or abs(value) >= _MS_LIMIT:
+        if value != value or abs(value) >= MS_LIMIT:
             return None
         return int(value)
     if isinstance(value, str) and value:
@@ -121,7 +120,7 @@ def ms_field(node: dict, key: str, problems: list[str]) -> int | None:
 
 def ms_value(value: object, key: str, problems: list[str]) -> int | None:
     """ms_field of a value read already (`key`: its name in the problem)."""
-    if type(value) is int and -_MS_LIMIT < value < _MS_LIMIT:  # nearly every time: as_ms's answer, no call
+    if type(value) is int and -MS_LIMIT < value < MS_LIMIT:  # nearly every time: as_ms's answer, no call
         return value
     ms = as_ms(value)
     if ms is None and value is not None:

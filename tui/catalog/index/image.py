@@ -55,23 +55,24 @@ STORED_COLUMNS = ("path", "kind", "session_id", MTIME_SQL, "size",
                   "broken", "started_ms", "agent", "title", "status", "duration_ms", "turns", "tokens_in + tokens_out",
                   "cost_usd", "mismatch != 0", "models", "mtime_ns", "inode")
 
-_MODELS: dict[str, tuple[str, ...]] = {}
+# models_tuple's tuples by joined string (read directly by the warm start's per-row loops: a call per row costs)
+SHARED_MODELS: dict[str, tuple[str, ...]] = {}
 
 
 def models_tuple(joined: str) -> tuple[str, ...]:
     """The models tuple of a stored row ('\\n'-joined): 100,000s of rows share a few combinations, one tuple each."""
-    found = _MODELS.get(joined)
+    found = SHARED_MODELS.get(joined)
     if found is None:
         found = tuple(sys.intern(m) for m in joined.split("\n")) if joined else ()
-        if len(_MODELS) < 10_000:
-            _MODELS[joined] = found
+        if len(SHARED_MODELS) < 10_000:
+            SHARED_MODELS[joined] = found
     return found
 
 
 def values(stored: list[tuple], *, share: bool = False) -> dict[str, tuple]:
     """{path: SessionRow arguments after key and path} of stored STORED_COLUMNS tuples. `share`: equal strings
     become one object (the image then stores and loads each once: worth it when writing, not when used at once)."""
-    models_of = _MODELS.get
+    models_of = SHARED_MODELS.get
     shared: dict[str, str] = {}
     one = shared.setdefault if share else _same
     out: dict[str, tuple] = {}

@@ -185,11 +185,7 @@ def _walk(root: Session, root_ops: list, on_op: OnOp | None) -> bool:
                     return False
                 if status == "failed":
                     failed += 1
-            value = op.startedAt
-            if value is not None and (type(value) is not int or not -MS_LIMIT < value < MS_LIMIT):
-                return False
-            value = op.endedAt
-            if value is not None and (type(value) is not int or not -MS_LIMIT < value < MS_LIMIT):
+            if not (_plain_ms(op.startedAt) and _plain_ms(op.endedAt)):
                 return False
             attrs = op.attributes
             error = ""

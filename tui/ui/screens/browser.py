@@ -419,10 +419,16 @@ class BrowserScreen(Screen):
         and the cell cache are rebuilt from what is left). The summary is recounted: a dropped row may have been
         the hidden twin of a file's row (row_merge), which the summary did not count."""
         for key in self._forgotten.excess():
-            self._summary_dirty |= self._rows.pop(key, None) is not None
-            self._live_keys.discard(key)
-            self._pending.discard(key)
-            self._cell_cache.pop(key, None)
+            self._summary_dirty |= self._forget_row(key)
+
+    def _forget_row(self, key: str) -> bool:
+        """Drop a row and what the browser keeps of it (a deleted file's, or a forgotten live session's past the
+        bound); whether there was one."""
+        self._pending.discard(key)
+        self._live_keys.discard(key)
+        self._cell_cache.pop(key, None)
+        self._forgotten.returned(key)
+        return self._rows.pop(key, None) is not None
 
     def _refresh_view(self, columns: bool = False, listing_order: bool = False) -> None:
         """Re-sort and re-filter everything, keeping the cursor on the same row (or at the same place)."""
@@ -616,10 +622,7 @@ class BrowserScreen(Screen):
         for path in paths:
             p = Path(path)
             for key in {str(p), str(p.absolute()), str(safe_resolve(p))}:
-                removed |= self._rows.pop(key, None) is not None
-                self._pending.discard(key)
-                self._live_keys.discard(key)
-                self._forgotten.returned(key)
+                removed |= self._forget_row(key)
         if removed:
             self._summary_dirty = True
             self._refresh_view()

@@ -211,8 +211,8 @@ class BrowserIndex:
 
     def _pooled(self, pool, next_key, row_of, results, cancelled, active, running, chunk) -> None:
         limit = 2 * pool.max_workers
-        records: list[dict] = []  # read, not written yet: written WRITE_EVERY at a time (a transaction per chunk
-        # of 32 costs ~20% more CPU per row, taken from the workers on 2 cores)
+        records: list[dict] = []  # read, not written yet: written WRITE_EVERY at a time (a transaction per 32
+        # rows cost ~20% more CPU per row, taken from the workers on 2 cores)
         try:
             while not cancelled():
                 if active.is_set():
