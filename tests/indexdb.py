@@ -15,8 +15,6 @@ COLUMNS = ("path", "size", "mtime_ns", "inode", "kind", "format", "session_id", 
            "tokens_cache_write", "cost_usd", "models", "headend", "failed_ops", "errors", "tools", "agents",
            "mismatch", "broken", "indexed_at")
 DAY_MS = 86_400_000
-# The store keeps sessions_fts in step with triggers (once it defines them); else insert() writes both tables.
-TRIGGERS: tuple[str, ...] = getattr(schema, "TRIGGERS", ())
 
 
 def create(path: Path | str) -> sqlite3.Connection:
@@ -28,7 +26,7 @@ def create(path: Path | str) -> sqlite3.Connection:
     for ddl in schema.INDEXES:
         conn.execute(ddl)
     conn.execute(schema.SEARCH_TABLE)
-    for ddl in TRIGGERS:
+    for ddl in schema.TRIGGERS:
         conn.execute(ddl)
     conn.commit()
     return conn
@@ -56,23 +54,23 @@ def session(n: int = 0, **values) -> dict:
     return row
 
 
-def insert(conn: sqlite3.Connection, rows: list[dict], *, fts: bool = True) -> None:
-    """Insert rows into `sessions` and, as the store does, their text into `sessions_fts` (same rowid)."""
+def insert(conn: sqlite3.Connection, rows: list[dict]) -> None:
+    """Insert rows into `sessions` and, as the store does (schema.SEARCH_ADD), their text into `sessions_fts`."""
     marks = ", ".join("?" for _ in COLUMNS)
     sql = f"INSERT INTO sessions ({', '.join(COLUMNS)}) VALUES ({marks})"
-    for row in rows:
-        cur = conn.execute(sql, [row.get(c) for c in COLUMNS])
-        if fts and not TRIGGERS:
-            conn.execute("INSERT INTO sessions_fts (rowid, title, prompt, agents, tools, errors) VALUES (?, ?, ?, ?, ?, ?)",
-                         (cur.lastrowid, row["title"], row["prompt"], row["agents"], row["tools"], row["errors"]))
+    top = conn.execute(schema.TOP_ROWID).fetchone()[0]
+    conn.executemany(sql, [[row.get(c) for c in COLUMNS] for row in rows])
+    conn.execute(schema.SEARCH_ADD, (top,))
     conn.commit()
 
 
 def synthetic(conn: sqlite3.Connection, count: int, *, days: int = 90, now_ms: int | None = None,
               seed: int = 1) -> None:
     """`count` plausible sessions over the last `days` days (the benchmark's 300,000): a few agents, models and
-    headends, some failures, costs spread over three orders of magnitude. Search text is left out (fts=False)."""
+    headends, some failures, costs spread over three orders of magnitude, added to the search table as the store
+    adds rows (schema.SEARCH_ADD)."""
     rng = random.Random(seed)
+    top = conn.execute(schema.TOP_ROWID).fetchone()[0]
     now = int(time.time() * 1000) if now_ms is None else now_ms
     agents = [f"agent-{i}" for i in range(25)]
     models = ["claude-sonnet", "gpt-5", "gemini-pro", "qwen3", "llama-70b", "o3"]
@@ -94,6 +92,7 @@ def synthetic(conn: sqlite3.Connection, count: int, *, days: int = 90, now_ms: i
             conn.executemany(sql, batch)
             batch.clear()
     conn.executemany(sql, batch)
+    conn.execute(schema.SEARCH_ADD, (top,))
     conn.commit()
 
 

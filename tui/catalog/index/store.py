@@ -155,9 +155,18 @@ class Index:
         return (str(created), int(generation)), rows
 
     def write(self, records: list[dict]) -> None:
-        """Insert or update rows (dicts with every column of `sessions`) in one transaction."""
+        """Insert or update rows (dicts with every column of `sessions`) in one transaction, their search text
+        with them.
+
+        The transaction takes the write lock first (another monitor's writes wait or come before): the rows it
+        inserts are then exactly those above the largest rowid it sees, which schema.SEARCH_ADD gives to the
+        search table in one statement. A changed row keeps its rowid (an upsert: schema.TRIGGERS update its search
+        text). A path given twice is written once (its last row): the second would update a row whose search text
+        is not added yet, and FTS5 would be told to delete text it never had."""
         if not records:
             return
+        if len({r["path"] for r in records}) != len(records):
+            records = list({r["path"]: r for r in records}.values())
         columns = list(records[0])
         names = ", ".join(columns)
         marks = ", ".join(f":{name}" for name in columns)
@@ -165,7 +174,10 @@ class Index:
         sql = f"INSERT INTO sessions ({names}) VALUES ({marks}) ON CONFLICT(path) DO UPDATE SET {updates}"  # noqa: S608
         conn = self.connection()
         with conn:
+            conn.execute("BEGIN IMMEDIATE")
+            top = conn.execute(schema.TOP_ROWID).fetchone()[0]
             conn.executemany(sql, records)
+            conn.execute(schema.SEARCH_ADD, (top,))
 
     def remove(self, paths: Iterable[str]) -> int:
         """Delete the rows of these paths (files that are gone) in one transaction; how many went."""
