@@ -22,9 +22,15 @@ def measure(folder: Path, one_file: Path, files: int, runs: int, cache: Path) ->
     saved = os.environ.get("XDG_CACHE_HOME")
     os.environ["XDG_CACHE_HOME"] = str(cache)
     try:
-        shutil.rmtree(cache, ignore_errors=True)
-        today = _run("today", folder)
-        cold = _run("cold", folder)
+        todays, colds, cold_ratios = [], [], []
+        for _ in range(runs):  # today's fill and cold indexing back to back, both with the files in the page cache
+            page_cache(folder)
+            today = _run("today", folder)
+            shutil.rmtree(cache, ignore_errors=True)
+            cold = _run("cold", folder)
+            todays.append(today)
+            colds.append(cold)
+            cold_ratios.append(_rate(cold, "rows_seconds") / _rate(today, "seconds"))
         lists, warms, ratios = [], [], []
         for _ in range(runs):
             listed, warm = _run("list", folder), _run("warm", folder)
@@ -49,28 +55,49 @@ def measure(folder: Path, one_file: Path, files: int, runs: int, cache: Path) ->
             os.environ.pop("XDG_CACHE_HOME", None)
         else:
             os.environ["XDG_CACHE_HOME"] = saved
-    return {"files": files, "today": today, "cold": cold, "list_s": summary(lists), "warm_s": summary(warms),
+    return {"files": files, "todays": todays, "colds": colds, "cold_ratios": cold_ratios, "list_s": summary(lists), "warm_s": summary(warms),
             "warm_ratios": ratios, "first_big_s": summary(big), "first_one_s": summary(small),
             "first_ratios": first_ratios, "first_no_index_s": summary(bare), "first_no_index_ratios": bare_ratios}
 
 
+def page_cache(folder: Path) -> None:
+    """Read every file of `folder` once: both fills are then measured on files in the page cache (their CPU, not
+    the disk's speed, which varies between runs as the kernel reclaims cached pages)."""
+    with os.scandir(folder) as it:
+        for entry in it:
+            if entry.is_file(follow_symlinks=False):
+                with open(entry.path, "rb") as fh:
+                    while fh.read(1 << 20):
+                        pass
+
+
+def _rate(run: dict, key: str) -> float:
+    return run["read"] / run[key]
+
+
 def rows(r: dict) -> list[Row]:
     size = f"{r['files']:,} files"
-    today_rate = r["today"]["read"] / r["today"]["seconds"]
-    cold_rate = r["cold"]["read"] / r["cold"]["seconds"]
-    per_100k = r["cold"]["index_bytes"] / max(1, r["cold"]["rows"]) * 100_000
+    today_rates = summary([_rate(t, "seconds") for t in r["todays"]])
+    rows_s = summary([c["rows_seconds"] for c in r["colds"]])
+    all_s = summary([c["seconds"] for c in r["colds"]])
+    cold_rate = r["colds"][0]["read"] / rows_s["median"]
+    ratio = statistics.median(r["cold_ratios"])
+    last = r["colds"][-1]
+    per_100k = last["index_bytes"] / max(1, last["rows"]) * 100_000
     return [
         ratio_row("Index", "warm start: every row filled from the index and sorted by cost", size, r["warm_s"],
                   "directory listing", r["list_s"], 1.5, target_text="≤ 1.5× the listing", ratios=r["warm_ratios"]),
-        Row("Index", f"cold indexing on {r['cold']['workers']} cores (scan + read + write)", size,
-            f"{fmt_s(r['cold']['seconds'])}, {cold_rate:,.0f} files/s",
-            f"today's fill (one thread, {r['today']['read']:,} files): {today_rate:,.0f} files/s",
-            cold_rate / today_rate, "≥ 2.5× today's rate", cold_rate / today_rate >= 2.5),
+        Row("Index", f"cold indexing on {last['workers']} cores (scan + read + write), every row in the index",
+            size, f"{fmt_spread(rows_s, fmt_s)}, {cold_rate:,.0f} files/s; the warm image written after it: "
+                  f"{fmt_spread(all_s, fmt_s)} in all",
+            f"today's fill (one thread, {r['todays'][0]['read']:,} files): "
+            f"{today_rates['median']:,.0f} files/s ({today_rates['min']:,.0f}–{today_rates['max']:,.0f})",
+            ratio, "≥ 2.5× today's rate", ratio >= 2.5),
         ratio_row("Index", "start → first rows on screen (terminal, warm index)", size, r["first_big_s"],
                   "1-file directory", r["first_one_s"], 1.5, target_text="≤ 1.5× a 1-file directory",
                   ratios=r["first_ratios"]),
         ratio_row("Index", "start → first rows on screen (terminal, --no-index)", size, r["first_no_index_s"],
                   "1-file directory", r["first_one_s"], None, ratios=r["first_no_index_ratios"]),
-        Row("Index", "index file size", size, fmt_mb(r["cold"]["index_bytes"] / 1024),
+        Row("Index", "index file size", size, fmt_mb(last["index_bytes"] / 1024),
             f"{fmt_mb(per_100k / 1024)} per 100,000 sessions"),
     ]

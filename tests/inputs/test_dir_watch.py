@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from tui.inputs.watch import watch_sessions
 from waiting import until
 
@@ -110,3 +112,29 @@ async def test_files_outside_the_session_folders_are_reported_when_named(tmp_pat
     finally:
         stop.set()
         await asyncio.wait_for(task, 10)
+
+
+def test_snapshot_subdirectories_are_found_and_a_directory_without_them_is_not_listed(tmp_path, monkeypatch):
+    """The link count (2 + subdirectories) spares listing 100,000s of files when the only subdirectories are the
+    known ones; any other (a Genkit run, a hidden one, a symbolic link posing as session/) makes it list."""
+    from tui.inputs import watch
+
+    sessions = tmp_path / "sessions"
+    (sessions / "session").mkdir(parents=True)
+    (sessions / "payloads").mkdir()
+    (sessions / "a.json.gz").write_bytes(b"x")
+    listed: list = []
+    real_scandir = watch.os.scandir
+    monkeypatch.setattr(watch.os, "scandir", lambda path: listed.append(path) or real_scandir(path))
+    if watch.os.stat(sessions).st_nlink != 4:
+        pytest.skip(f"this filesystem's directory link count says nothing of subdirectories ({tmp_path})")
+    assert watch._snapshot_subdirs(sessions) == [] and listed == []
+    (sessions / "genkit-run").mkdir()
+    assert watch._snapshot_subdirs(sessions) == [sessions / "genkit-run"] and listed == [sessions]
+    (sessions / "payloads").rmdir()
+    (sessions / "payloads").symlink_to(sessions / "session")  # a link: not a subdirectory in the link count
+    (sessions / ".hidden").mkdir()
+    assert watch._snapshot_subdirs(sessions) == [sessions / "genkit-run"]
+    (sessions / "genkit-run").rmdir()
+    assert watch._snapshot_subdirs(sessions) == []  # (listed: the hidden one is counted, not named)
+    assert len(listed) == 3

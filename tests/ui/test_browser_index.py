@@ -124,6 +124,19 @@ async def test_the_index_newest_rows_show_while_the_directory_is_listed(sessions
         assert GOOD_B not in ids(screen) and GOOD_A in ids(screen)
 
 
+def test_the_first_page_counts_sessions_not_sub_agent_ledgers(sessions):
+    """The header's "N sessions indexed" counts what the browser lists: sub-agent ledgers (kind 'child') are rows
+    of the index (their sessions' search text) but not of the browser (counted through schema.COUNT_SESSIONS)."""
+    index, _, done = update_index(sessions, pool=False)
+    listed = index.count()
+    child = dict(next(iter(dict(r) for r in index.records())), path=str(sessions / "session" / "sub.jsonl"),
+                 kind="child")
+    index.write([child])
+    assert index.count() == listed + 1
+    rows, total = browser_index.BrowserIndex(sessions).first_page(500)
+    assert total == listed and all(row.kind != "child" for row in rows)
+
+
 async def test_the_browser_keeps_the_warm_image_current(sessions, monkeypatch):
     """Once the fill has read every file, the index's warm image is written (the next start loads it instead of
     every stored row); a rescan that drops a deleted file's row (nothing left to read) writes it again (here at

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from tui.catalog.index.indexer import CHUNK, ROW_COLUMNS, FileKey, IndexPool, index_chunk, index_file, row_from_record
 from tui.catalog.index.store import Index, open_index
-from tui.catalog.index import image
+from tui.catalog.index import image, schema
 from tui.catalog.index.sync import FILE_KINDS, to_index, warm_scan
 from tui.catalog.scan import scan
 from tui.catalog.session_row import SessionRow, fill_row
@@ -105,7 +105,7 @@ class BrowserIndex:
             return [], 0
         try:
             conn = index.connection()
-            total = int(conn.execute("SELECT count(*) FROM sessions WHERE kind != 'child'").fetchone()[0])
+            total = int(conn.execute(schema.COUNT_SESSIONS).fetchone()[0])
             stored = conn.execute(
                 f"SELECT {', '.join(ROW_COLUMNS)} FROM sessions WHERE kind != 'child' "  # noqa: S608 - ours
                 "ORDER BY started_ms DESC LIMIT ?", (limit,)).fetchall()
