@@ -70,6 +70,11 @@ def test_the_hand_made_tree_is_read_and_its_rules_hold() -> None:
     lambda t: t["turns"][1]["ops"][2]["childSession"]["turns"][0].update(attributes="x"),
     lambda t: t["turns"][1]["ops"].append({**op("session", op_id="r"), "childSessionRef": {"ledgerPath": "x.jsonl"}}),
     lambda t: t["turns"][1]["ops"].append({**op("session", op_id="r"), "childSessionSummary": {"agentId": "x"}}),
+    lambda t: t["turns"][1]["ops"][1]["accounting"][0].update(tokens={"inputTokens": "12"}),  # a tool entry's
+    lambda t: t["turns"][1]["ops"][1]["accounting"][0].update(costUsd="0.1"),
+    lambda t: t["turns"][1]["ops"][0].pop("kind"),
+    lambda t: t["turns"][1]["ops"][2]["childSession"]["turns"][0].update(index=True),
+    lambda t: t["turns"][1]["ops"][2]["childSession"]["turns"][0]["attributes"].update(status=1),
     lambda t: t.update(totals=[1]),
     lambda t: t.update(success="yes"),
 ])
