@@ -34,7 +34,9 @@ class OpTally:
         self.seen: set[str] = set()  # tool names met: kept already, or past the limit (a session calls a few tools)
 
     def add(self, status: str | None, error: str, kind: str, name: str, child_agent: str) -> None:
-        """One op: its status, error (Op.error), kind, name, and its sub-agent's agent id ("" when none)."""
+        """One op: its status, error (Op.error), kind, name, and its sub-agent's agent id ("" when none). Nothing
+        to do for an op that did not fail, has no error, is not a tool and has no sub-agent (the facts walk,
+        tui.catalog.index.facts_fill, skips the call for those)."""
         if status == "failed" or error:
             self.failed += 1
             if error and len(self.errors) < LIST_MAX:
