@@ -4,7 +4,7 @@ the facts of a plain snapshot, tui.catalog.index.facts_fill), so that both give 
 
 from __future__ import annotations
 
-from tui.catalog.row_facts import first_prompt
+from tui.catalog.row_facts import first_prompt, row_name
 from tui.model.fields import one_line
 from tui.model.nodes import Session
 
@@ -43,9 +43,9 @@ class OpTally:
                 self.errors.append(error)
         if kind == "tool" and name and name not in self.seen and len(self.tools) < LIST_MAX:
             self.seen.add(name)
-            self.tools[one_line(name, 80)] = None
+            self.tools[row_name(name)] = None
         if child_agent and len(self.agents) < LIST_MAX:
-            self.agents[one_line(child_agent, 80)] = None
+            self.agents[row_name(child_agent)] = None
 
 
 def write_extras(record: dict, root: Session, headend: str, tally: OpTally) -> None:
