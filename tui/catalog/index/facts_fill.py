@@ -18,7 +18,7 @@ from tui.catalog.session_row import SessionRow, row_max_bytes, summarise_file_ro
 from tui.formats.aiagent.facts import OpAttributes, OpFacts, SessionFacts, snapshot_facts
 from tui.inputs.files import LoadError, read_source
 from tui.model.gc_pause import paused_gc
-from tui.model.nodes import Session
+from tui.model.nodes import Session, release_tree
 
 
 class _RowWalk:
@@ -84,5 +84,6 @@ def fill_from_facts(row: SessionRow, record: dict) -> bytes | bytearray | None:
     summarise_file_row(row, root, TreeFacts(ranked_models(walk.own, walk.nested), newest(last, walk.last)))
     assert walk.tally is not None
     write_extras(record, root, walk.headend, walk.tally)
+    release_tree(root)  # (its turns link back to it: freed now, not by the collector's next pass)
     row.loaded = True
     return data
