@@ -7,7 +7,7 @@ import orjson
 import pytest
 from builders import llm_acc, op, session, turn
 from corpusfix import run_cli
-from factscases import WRONG, envelope, file_bytes, rich, wrong_type_variants, write_all
+from factscases import BAD_UTF8_OP_ID, WRONG, envelope, file_bytes, rich, wrong_type_variants, write_all
 
 from tui.formats.aiagent.facts import snapshot_facts
 from tui.formats.load import load, load_bytes
@@ -93,7 +93,7 @@ def test_what_is_not_a_snapshot_file_is_left_to_the_loader(value) -> None:
 
 
 @pytest.mark.parametrize("data", [b"", b"{", b"\xff\xfe", b'{"opTree": {"turns": [{"ops": [1]}]}}',
-                                  b'{"opTree": {"id": "a\xff"}}'])
+                                  b'{"opTree": {"id": "a\xff"}}', BAD_UTF8_OP_ID])
 def test_bytes_it_cannot_take_are_left_to_the_loader(data) -> None:
     assert snapshot_facts(data) is None
 

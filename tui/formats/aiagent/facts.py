@@ -138,7 +138,7 @@ def snapshot_facts(data: bytes | bytearray | memoryview, on_op: OnOp | None = No
                    on_root: Callable[[Session], None] | None = None) -> Session | None:
     """The root session of a snapshot file's bytes, as the tree would give it but without ops (see root_facts);
     None when the bytes are not a plain snapshot (then build the tree)."""
-    if not heads.object_first(data):
+    if not heads.object_first(data) or not _utf8(data):
         return None
     try:
         env = _decode(data)  # (a field of another type than its shape's: a ValidationError, one of these)
@@ -148,6 +148,19 @@ def snapshot_facts(data: bytes | bytearray | memoryview, on_op: OnOp | None = No
     if not heads.snapshot_envelope(env):
         return None
     return root_facts(head, on_op, on_root) if head is not None else None
+
+
+def _utf8(data: bytes | bytearray | memoryview) -> bool:
+    """The bytes are UTF-8 text. msgspec checks only the strings it decodes, and these shapes decode fewer than
+    the tree's (tui.formats.aiagent.heads: op ids, final reports...): a byte that is not UTF-8 in one of those
+    makes the tree's reader fall back to the full parse, which refuses the file (a broken row)."""
+    if not isinstance(data, memoryview) and data.isascii():  # (nearly every file: one fast scan)
+        return True
+    try:
+        str(data, "utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def root_facts(head: RootFacts, on_op: OnOp | None = None,
