@@ -67,7 +67,7 @@ def fill_from_facts(row: SessionRow, record: dict) -> bytes | bytearray | None:
     loaded; otherwise leave both as they were. Gives the file's content when it was read (for the tree to use),
     None when it could not be (the tree's reader says why). Never raises."""
     try:
-        data = read_source(str(row.path), row_max_bytes())
+        data = read_source(row.key, row_max_bytes())  # (a file's row: its key is its path)
     except (LoadError, MemoryError):
         return None
     walk = _RowWalk()
