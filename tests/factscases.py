@@ -86,6 +86,15 @@ def wrong_type_variants() -> list[tuple[str, bytes]]:
     return out
 
 
+# tokens and a cost that are not numbers in an entry that is not an llm one: the tree does not read them, the
+# facts reader (which takes every entry's as numbers) leaves such a file to the tree
+ODD_TOOL_USAGE = [{"tokens": {"inputTokens": "12"}}, {"tokens": [1]}, {"costUsd": "0.1"}, {"costUsd": True}]
+
+
+# a byte that is not UTF-8 in a field the facts reader skips but the tree's reader decodes (the tree: a broken row)
+BAD_UTF8_OP_ID = b'{"opTree": {"turns": [{"ops": [{"opId": "a\xff", "kind": "llm"}]}]}}'
+
+
 def deep(levels: int) -> bytes:
     """A root with sub-agents nested `levels` deep (each with one LLM call), written without recursion."""
     head, tail = [], []
@@ -114,6 +123,11 @@ def write_all(directory: Path) -> list[Path]:
     ref = rich()
     ref["opTree"]["turns"][1]["ops"].append({**op("session", op_id="r"), "childSessionRef": {"ledgerPath": "x.jsonl"}})
     paths.append(write(directory / "child-ref.json.gz", ref))
+    for position, usage in enumerate(ODD_TOOL_USAGE):  # the facts reader leaves these to the tree: same row
+        odd = rich()
+        odd["opTree"]["turns"][1]["ops"][1]["accounting"][0].update(usage)
+        paths.append(write(directory / f"odd-tool-usage-{position}.json.gz", odd))
+    (directory / "bad-utf8-op-id.json").write_bytes(file_bytes(rich()).replace(b'"opId":"a"', b'"opId":"a\xff"', 1))
     (directory / "deep-100.json").write_bytes(deep(100))
     (directory / "deep-3000.json").write_bytes(deep(3000))
     paths += [directory / "deep-100.json", directory / "deep-3000.json"]

@@ -4,7 +4,7 @@ models used, main one first; the last activity inside the tree; a live row keeps
 from __future__ import annotations
 
 from builders import op, session, turn
-from tui.catalog.row_facts import first_prompt, model_label, row_title, session_liveness, tree_facts
+from tui.catalog.row_facts import NAME_MAX, first_prompt, model_label, row_name, row_title, session_liveness, tree_facts
 from tui.catalog.session_row import LIVE_PREFIX, RowKind, live_session_row
 from tui.formats.aiagent.snapshot import build_session
 
@@ -44,6 +44,16 @@ def test_models_main_first_and_last_activity():
     assert facts.models == ("big", "small")  # the session's own LLM calls before its sub-agents'
     assert facts.last_activity_ms == 9000  # the newest time anywhere in the tree
     assert model_label(facts.models) == "big +1" and model_label(("one",)) == "one" and model_label(()) == ""
+
+
+def test_a_name_is_kept_flat_short_and_shared():
+    from tui.model.fields import one_line
+
+    for name in ("grep\nlines", "\x1b[31mred", "x" * 100, "y" * 10 * NAME_MAX, ""):
+        shown = row_name(name)
+        assert shown == one_line(name, NAME_MAX) and row_name(name) == shown  # remembered or not: the same
+    built = "".join(["agent", "__", "docs"])  # equal to a name met before, another string object
+    assert row_name(built) is row_name("agent__docs")  # one string however many rows hold it
 
 
 def test_a_live_row_keeps_its_title_and_counts_events_apart():

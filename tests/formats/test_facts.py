@@ -7,7 +7,7 @@ import orjson
 import pytest
 from builders import llm_acc, op, session, turn
 from corpusfix import run_cli
-from factscases import WRONG, envelope, file_bytes, rich, wrong_type_variants, write_all
+from factscases import BAD_UTF8_OP_ID, WRONG, envelope, file_bytes, rich, wrong_type_variants, write_all
 
 from tui.formats.aiagent.facts import snapshot_facts
 from tui.formats.load import load, load_bytes
@@ -70,6 +70,11 @@ def test_the_hand_made_tree_is_read_and_its_rules_hold() -> None:
     lambda t: t["turns"][1]["ops"][2]["childSession"]["turns"][0].update(attributes="x"),
     lambda t: t["turns"][1]["ops"].append({**op("session", op_id="r"), "childSessionRef": {"ledgerPath": "x.jsonl"}}),
     lambda t: t["turns"][1]["ops"].append({**op("session", op_id="r"), "childSessionSummary": {"agentId": "x"}}),
+    lambda t: t["turns"][1]["ops"][1]["accounting"][0].update(tokens={"inputTokens": "12"}),  # a tool entry's
+    lambda t: t["turns"][1]["ops"][1]["accounting"][0].update(costUsd="0.1"),
+    lambda t: t["turns"][1]["ops"][0].pop("kind"),
+    lambda t: t["turns"][1]["ops"][2]["childSession"]["turns"][0].update(index=True),
+    lambda t: t["turns"][1]["ops"][2]["childSession"]["turns"][0]["attributes"].update(status=1),
     lambda t: t.update(totals=[1]),
     lambda t: t.update(success="yes"),
 ])
@@ -88,7 +93,7 @@ def test_what_is_not_a_snapshot_file_is_left_to_the_loader(value) -> None:
 
 
 @pytest.mark.parametrize("data", [b"", b"{", b"\xff\xfe", b'{"opTree": {"turns": [{"ops": [1]}]}}',
-                                  b'{"opTree": {"id": "a\xff"}}'])
+                                  b'{"opTree": {"id": "a\xff"}}', BAD_UTF8_OP_ID])
 def test_bytes_it_cannot_take_are_left_to_the_loader(data) -> None:
     assert snapshot_facts(data) is None
 

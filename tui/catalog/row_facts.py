@@ -18,6 +18,9 @@ SHARED_MAX = 10_000  # distinct model tuples shared between rows (fill threads o
 _SHARED: dict[tuple[str, ...], tuple[str, ...]] = {}
 TITLE_MAX = 200  # a session title, or an error
 PROMPT_MAX = 120  # a prompt standing in for a title: more than the widest Title column, 100k of them kept
+NAME_MAX = 80  # an agent, model, tool or sub-agent name as a row keeps it
+NAMES_KEPT = 4096  # names remembered flattened (row_name), each of at most 4 * NAME_MAX characters
+_NAMES: dict[str, str] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,10 +81,23 @@ def ranked_models(own: Counter[str], nested: Counter[str]) -> tuple[str, ...]:
     """A row's models from the LLM calls counted per model: the session's own (most used first), then its
     sub-agents' (tree_facts, and the sessions index reading a plain snapshot without its tree)."""
     ranked = [name for name, _ in own.most_common()] + [name for name, _ in nested.most_common() if name not in own]
-    models = tuple(sys.intern(one_line(name, 80)) for name in ranked[:MODELS_MAX])  # 100k rows share a few names
+    models = tuple(row_name(name) for name in ranked[:MODELS_MAX])
     if len(_SHARED) < SHARED_MAX:
         models = _SHARED.setdefault(models, models)  # ... and a few combinations of them: one tuple each
     return models
+
+
+def row_name(name: str) -> str:
+    """A name as a row keeps it (its agent, models, tools, sub-agents): on one line, at most NAME_MAX characters,
+    one string however many rows hold it. Remembered: a few hundred names recur over 100,000s of files, and
+    flattening one (tui.model.fields.one_line) costs several times finding it again (threads only add: a lost race
+    costs a copy)."""
+    shown = _NAMES.get(name)
+    if shown is None:
+        shown = sys.intern(one_line(name, NAME_MAX))
+        if len(_NAMES) < NAMES_KEPT and len(name) <= 4 * NAME_MAX:
+            _NAMES[name] = shown
+    return shown
 
 
 def newest(current: int | None, *times: int | None) -> int | None:

@@ -7,7 +7,6 @@ row with `broken` set to the one-line reason.
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ from tui.model.document import ACCOUNTING, GENKIT, JULES
 from tui.model.fields import one_line
 from tui.model.nodes import Session, release_tree, user_turns
 from tui.catalog.liveness import shown_status
-from tui.catalog.row_facts import TreeFacts, row_title, tree_facts
+from tui.catalog.row_facts import TreeFacts, row_name, row_title, tree_facts
 
 
 
@@ -201,7 +200,7 @@ def summarise_file_row(row: SessionRow, s: Session, facts: TreeFacts) -> None:
     """The summary of a file's root session: a tree's, or one read by tui.formats.aiagent.facts (the sessions
     index: `facts` gathered in its walk) with the same fields, totals and root turns."""
     _summarise(row, s, facts)
-    row.agent = sys.intern(one_line(s.agent_id or s.call_path or "", 80))  # a few agents over 100k rows
+    row.agent = row_name(s.agent_id or s.call_path or "")  # a few agents over 100k rows
 
 
 def _summarise(row: SessionRow, s: Session, facts: TreeFacts | None = None) -> None:

@@ -4,7 +4,7 @@ the facts of a plain snapshot, tui.catalog.index.facts_fill), so that both give 
 
 from __future__ import annotations
 
-from tui.catalog.row_facts import first_prompt
+from tui.catalog.row_facts import first_prompt, row_name
 from tui.model.fields import one_line
 from tui.model.nodes import Session
 
@@ -34,16 +34,18 @@ class OpTally:
         self.seen: set[str] = set()  # tool names met: kept already, or past the limit (a session calls a few tools)
 
     def add(self, status: str | None, error: str, kind: str, name: str, child_agent: str) -> None:
-        """One op: its status, error (Op.error), kind, name, and its sub-agent's agent id ("" when none)."""
+        """One op: its status, error (Op.error), kind, name, and its sub-agent's agent id ("" when none). Nothing
+        to do for an op that did not fail, has no error, is not a tool and has no sub-agent (the facts walk,
+        tui.catalog.index.facts_fill, skips the call for those)."""
         if status == "failed" or error:
             self.failed += 1
             if error and len(self.errors) < LIST_MAX:
                 self.errors.append(error)
         if kind == "tool" and name and name not in self.seen and len(self.tools) < LIST_MAX:
             self.seen.add(name)
-            self.tools[one_line(name, 80)] = None
+            self.tools[row_name(name)] = None
         if child_agent and len(self.agents) < LIST_MAX:
-            self.agents[one_line(child_agent, 80)] = None
+            self.agents[row_name(child_agent)] = None
 
 
 def write_extras(record: dict, root: Session, headend: str, tally: OpTally) -> None:

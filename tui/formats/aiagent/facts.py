@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import chain
-from typing import Any
+from typing import Annotated, Any, Literal, get_args
 
 import msgspec
 
@@ -26,16 +26,25 @@ from tui.formats.aiagent import heads
 from tui.formats.aiagent.turn_build import build_turn
 from tui.model.fields import MS_LIMIT
 from tui.model.nodes import KINDS, Session, begin_session
-from tui.model.totals import llm_usage, mismatched_keys, plain_usage, stored_totals
+from tui.model.totals import llm_usage, mismatched_keys, stored_totals
 
 
-# The shapes the walk reads (absent and null read alike, None; a container of another type makes msgspec refuse
-# the file, and the tree reads it). A root turn is a heads.TurnHead: build_turn reads it as the tree does.
+# The shapes the walk reads, typed as the tree reads them: a value of another type (a number for a string, a
+# float for a time, a container of another type) is one the tree reports as a problem, and msgspec refuses it
+# (ValidationError) at C speed, so the walk need not look. Absent and null read alike (None). A field only the
+# tree's rules look at by type ("a string, else nothing": an error) stays Any: any value there is plain.
+Kind = Literal["llm", "tool", "session", "system"]
+if set(get_args(Kind)) != KINDS:
+    raise ImportError("facts: Kind no longer names tui.model.nodes.KINDS")
+# a time as ms_field takes it without a problem: an int strictly within +-MS_LIMIT (msgspec's int takes no bool)
+Ms = Annotated[int, msgspec.Meta(gt=-MS_LIMIT, lt=MS_LIMIT)]
+
+
 class OpAttributes(msgspec.Struct, gc=False):
-    name: Any = None
-    provider: Any = None
-    model: Any = None
-    label: Any = None
+    name: str | None = None
+    provider: str | None = None
+    model: str | None = None
+    label: str | None = None
     error: Any = None
 
 
@@ -44,52 +53,75 @@ class LogFacts(msgspec.Struct, gc=False):
     headendId: Any = None  # where the session came from (the sessions index: tui.catalog.index.row_extras)
 
 
-class UsageFacts(msgspec.Struct, gc=False):  # an accounting entry: its tokens and cost read by llm_usage
+class UsageFacts(msgspec.Struct, gc=False):
+    """An accounting entry: its tokens and cost read by llm_usage. The tree reads them only in entries of type
+    llm (plain_usage), but takes them as numbers in every entry here: an odd one anywhere is left to the tree."""
+
     type: Any = None
-    tokens: Any = None
-    costUsd: Any = None
+    tokens: dict[str, int | float] | None = None
+    costUsd: int | float | None = None
 
 
 class OpFacts(msgspec.Struct, gc=False):
-    kind: Any = None
-    status: Any = None
-    startedAt: Any = None
-    endedAt: Any = None
+    kind: Kind  # (required: an op without a kind the tree reports)
+    status: str | None = None
+    startedAt: Ms | None = None
+    endedAt: Ms | None = None
     attributes: OpAttributes | None = None
     error: Any = None
     accounting: list[UsageFacts] | None = None
     logs: list[LogFacts] | None = None
     childSession: SessionFacts | None = None
-    childSessionRef: Any = None
-    childSessionSummary: Any = None
+    childSessionRef: None = None  # a sub-agent named by reference: the tree links its ledger
+    childSessionSummary: None = None
 
 
-class TurnFacts(heads.TurnHead):
+class TurnFacts(heads.TurnHead):  # a root turn: read by build_turn as the tree reads it
     ops: list[OpFacts] | None = None  # type: ignore[assignment]
 
 
+class ChildTurnFacts(msgspec.Struct, gc=False):
+    """A sub-agent's turn: what build_turn reads of it, typed (its Turn is never built)."""
+
+    id: str | None = None
+    index: int | None = None
+    startedAt: Ms | None = None
+    endedAt: Ms | None = None
+    kind: str | None = None
+    label: str | None = None
+    attributes: dict[str, Any] | None = None
+    ops: list[OpFacts] | None = None
+
+
 class SessionFacts(msgspec.Struct, gc=False):
-    id: Any = None
-    traceId: Any = None
-    agentId: Any = None
-    callPath: Any = None
-    sessionTitle: Any = None
-    latestStatus: Any = None
-    startedAt: Any = None
-    endedAt: Any = None
-    success: Any = None
-    error: Any = None
-    totals: Any = None
+    """A sub-agent's session node (the root's: RootFacts)."""
+
+    id: str | None = None
+    traceId: str | None = None
+    agentId: str | None = None
+    callPath: str | None = None
+    sessionTitle: str | None = None
+    latestStatus: str | None = None
+    startedAt: Ms | None = None
+    endedAt: Ms | None = None
+    success: bool | None = None
+    error: str | None = None
+    totals: dict[str, Any] | None = None
     attributes: Any = None
     pluginMetas: Any = None
-    turns: list[TurnFacts] | None = None
-    steps: list[TurnFacts] | None = None
+    turns: list[ChildTurnFacts] | None = None
+    steps: list[ChildTurnFacts] | None = None
+
+
+class RootFacts(SessionFacts):
+    turns: list[TurnFacts] | None = None  # type: ignore[assignment]
+    steps: list[TurnFacts] | None = None  # type: ignore[assignment]
 
 
 class EnvelopeFacts(msgspec.Struct, gc=False):
     recordType: Any = None
     type: Any = None
-    opTree: SessionFacts | None = None
+    opTree: RootFacts | None = None
 
 
 _decode = msgspec.json.Decoder(EnvelopeFacts).decode
@@ -99,8 +131,6 @@ _decode = msgspec.json.Decoder(EnvelopeFacts).decode
 # and its sub-agent (or None). Every field of the op and of that sub-agent the tree reads is of its plain type.
 OnOp = Callable[[OpFacts, OpAttributes, str, bool, "SessionFacts | None"], None]
 
-_SESSION_STRINGS = ("id", "traceId", "agentId", "callPath", "sessionTitle", "latestStatus", "error")
-_TURN_STRINGS = ("id", "kind", "label")
 _NO_ATTRIBUTES = OpAttributes()
 
 
@@ -108,10 +138,10 @@ def snapshot_facts(data: bytes | bytearray | memoryview, on_op: OnOp | None = No
                    on_root: Callable[[Session], None] | None = None) -> Session | None:
     """The root session of a snapshot file's bytes, as the tree would give it but without ops (see root_facts);
     None when the bytes are not a plain snapshot (then build the tree)."""
-    if not heads.object_first(data):
+    if not heads.object_first(data) or not _utf8(data):
         return None
     try:
-        env = _decode(data)
+        env = _decode(data)  # (a field of another type than its shape's: a ValidationError, one of these)
     except (*heads.DecodeError, RecursionError):
         return None
     head = env.opTree
@@ -120,13 +150,24 @@ def snapshot_facts(data: bytes | bytearray | memoryview, on_op: OnOp | None = No
     return root_facts(head, on_op, on_root) if head is not None else None
 
 
-def root_facts(head: SessionFacts, on_op: OnOp | None = None,
+def _utf8(data: bytes | bytearray | memoryview) -> bool:
+    """The bytes are UTF-8 text. msgspec checks only the strings it decodes, and these shapes decode fewer than
+    the tree's (tui.formats.aiagent.heads: op ids, final reports...): a byte that is not UTF-8 in one of those
+    makes the tree's reader fall back to the full parse, which refuses the file (a broken row)."""
+    if not isinstance(data, memoryview) and data.isascii():  # (nearly every file: one fast scan)
+        return True
+    try:
+        str(data, "utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def root_facts(head: RootFacts, on_op: OnOp | None = None,
                on_root: Callable[[Session], None] | None = None) -> Session | None:
     """A Session holding what the tree's root holds of its own (fields, totals and stored totals, mismatch, counts
     and max_depth over the whole tree) and its own turns, each without ops; None when the tree is not plain.
     `on_root`: called with the root once its own fields are read, before the first `on_op`."""
-    if not _plain_session(head):
-        return None
     root = begin_session(None, "", 0)
     root.id = head.id or ""
     root.trace_id = head.traceId or ""
@@ -156,19 +197,19 @@ def root_facts(head: SessionFacts, on_op: OnOp | None = None,
 
 
 def _walk(root: Session, root_ops: list, on_op: OnOp | None) -> bool:
-    """Count every op and sub-agent into the root, in tree order; False at the first part that is not plain."""
+    """Count every op and sub-agent into the root, in tree order; False at the first part that is not plain.
+    (msgspec checked the type of every field the tree reads but a sub-agent's turn attributes: see the shapes.)"""
     counts, totals = root.counts, root.totals
-    turns = steps = ops = llm = tool = session = system = failed = logs = warnings = errors = 0
+    turns = steps = llm = tool = session = system = failed = logs = warnings = errors = 0
     sessions = max_depth = 0
     tools_run = agents_run = 0
+    ops = sum(map(len, root_ops))
     stack = [(chain.from_iterable(root_ops), 0, True)]  # (ops still to walk, depth, counted in the root's totals)
     while stack:
         todo, depth, counted = stack[-1]
+        own = depth == 0
         for op in todo:
-            ops += 1
             kind = op.kind
-            if type(kind) is not str or kind not in KINDS:
-                return False
             if kind == "llm":
                 llm += 1
             elif kind == "tool":
@@ -179,34 +220,23 @@ def _walk(root: Session, root_ops: list, on_op: OnOp | None) -> bool:
                 session += 1
             else:
                 system += 1
-            status = op.status
-            if status is not None:
-                if type(status) is not str:
-                    return False
-                if status == "failed":
-                    failed += 1
-            if not (_plain_ms(op.startedAt) and _plain_ms(op.endedAt)):
-                return False
+            if op.status == "failed":
+                failed += 1
             attrs = op.attributes
-            error = ""
             if attrs is None:
-                attrs = _NO_ATTRIBUTES
+                attrs, error = _NO_ATTRIBUTES, ""
             else:
-                for value in (attrs.name, attrs.provider, attrs.model, attrs.label):
-                    if value is not None and type(value) is not str:
-                        return False
-                if isinstance(attrs.error, str):
-                    error = attrs.error
-            if not error and isinstance(op.error, str):
+                error = attrs.error
+                if type(error) is not str:
+                    error = ""
+            if not error:  # Op.error: the attributes' error, else the op's (a string, else none)
                 error = op.error
+                if type(error) is not str:
+                    error = ""
             entries = op.accounting
-            if entries:
+            if entries and counted:
                 for entry in entries:
-                    if entry.type != "llm":
-                        continue
-                    if not plain_usage(entry.tokens, entry.costUsd):
-                        return False
-                    if counted:
+                    if entry.type == "llm":
                         tin, tout, cread, cwrite, cost = llm_usage(entry.tokens, entry.costUsd)
                         totals.tokensIn += tin
                         totals.tokensOut += tout
@@ -222,22 +252,22 @@ def _walk(root: Session, root_ops: list, on_op: OnOp | None) -> bool:
                         warnings += 1
                     elif severity == "ERR":
                         errors += 1
-            if op.childSessionRef is not None or op.childSessionSummary is not None:
-                return False  # a sub-agent named by reference: the tree links its ledger
             child = op.childSession
-            if child is not None and not _plain_session(child):
-                return False
             if on_op is not None:
-                on_op(op, attrs, error, depth == 0, child)
+                on_op(op, attrs, error, own, child)
             if child is None:
                 continue
             child_ops = []
-            for key in ("turns", "steps"):
-                for item in getattr(child, key) or ():
-                    if not _plain_turn(item):
+            for items, is_turn in ((child.turns, True), (child.steps, False)):
+                for item in items or ():
+                    attributes = item.attributes
+                    if attributes and not (_plain_str(attributes.get("label"))
+                                           and _plain_str(attributes.get("status"))):
                         return False
-                    child_ops.append(item.ops or ())
-                    if key == "turns":
+                    if item.ops:
+                        child_ops.append(item.ops)
+                        ops += len(item.ops)
+                    if is_turn:
                         turns += 1
                     else:
                         steps += 1
@@ -268,36 +298,5 @@ def _walk(root: Session, root_ops: list, on_op: OnOp | None) -> bool:
     return True
 
 
-def _plain_ms(value: object) -> bool:
-    return value is None or (type(value) is int and -MS_LIMIT < value < MS_LIMIT)
-
-
-def _plain_session(head: SessionFacts) -> bool:
-    """Every field of a session node the tree reads is of its type (or absent)."""
-    for key in _SESSION_STRINGS:
-        value = getattr(head, key)
-        if value is not None and type(value) is not str:
-            return False
-    success, totals = head.success, head.totals
-    return (_plain_ms(head.startedAt) and _plain_ms(head.endedAt) and (success is None or type(success) is bool)
-            and (totals is None or type(totals) is dict))
-
-
-def _plain_turn(head: TurnFacts) -> bool:
-    """Every field of a turn the tree reads (tui.formats.aiagent.turn_build) is of its type (or absent)."""
-    index = head.index
-    if index is not None and type(index) is not int:
-        return False
-    for key in _TURN_STRINGS:
-        value = getattr(head, key)
-        if value is not None and type(value) is not str:
-            return False
-    attrs = head.attributes
-    if attrs is not None:
-        if type(attrs) is not dict:
-            return False
-        for key in ("label", "status"):
-            value = attrs.get(key)
-            if value is not None and type(value) is not str:
-                return False
-    return _plain_ms(head.startedAt) and _plain_ms(head.endedAt)
+def _plain_str(value: object) -> bool:
+    return value is None or type(value) is str
