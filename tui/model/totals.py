@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tui.model.fields import as_dict, as_int, as_num
+from tui.model.fields import as_int, as_num
 
 _NO_TOKENS: dict = {}
 _INF = float("inf")

@@ -9,8 +9,9 @@ producer does) and keeps no op. msgspec decodes only the fields that walk reads 
 tui.formats.aiagent.heads without what opening an op needs), so decoding the file costs a quarter less too.
 
 It answers only for a plain snapshot: every field the tree reads of the type the tree expects (a value of another
-type is something the tree reports as a problem and reads its own way), and no sub-agent named by reference (the
-tree links those from their ledgers). For anything else `snapshot_facts` gives None and the caller builds the tree:
+type is something the tree reports as a problem and reads its own way; the shapes are typed, so msgspec checks
+this as it decodes), UTF-8 text throughout, and no sub-agent named by reference (the tree links those from their
+ledgers). For anything else `snapshot_facts` gives None and the caller builds the tree:
 what it answers is always what the tree would give (tests/formats/test_facts.py compares both on every file).
 """
 
