@@ -67,14 +67,21 @@ def tree_facts(session: Session) -> TreeFacts:
     """Models and last activity in one walk over every op (sub-agents included)."""
     own: Counter[str] = Counter()
     nested: Counter[str] = Counter()
-    last = newest(None, session.started_at, session.ended_at)
-    for turn in session.turns:
-        last = newest(last, turn.started_at, turn.ended_at)
+    last = own_last(session)
     for op in walk_ops(session):
         last = newest(last, op.started_at, op.ended_at)
         if op.kind == "llm" and op.model:
             (own if op.turn.session is session else nested)[op.model] += 1
     return TreeFacts(ranked_models(own, nested), last)
+
+
+def own_last(session: Session) -> int | None:
+    """The latest time of a session node and its turns, its ops left out (tree_facts adds them; the sessions index
+    reading a plain snapshot's facts adds those its walk saw)."""
+    last = newest(None, session.started_at, session.ended_at)
+    for turn in session.turns:
+        last = newest(last, turn.started_at, turn.ended_at)
+    return last
 
 
 def ranked_models(own: Counter[str], nested: Counter[str]) -> tuple[str, ...]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 
 from tui.catalog.index.row_extras import OpTally, headend_value, write_extras
-from tui.catalog.row_facts import TreeFacts, newest, ranked_models
+from tui.catalog.row_facts import TreeFacts, newest, own_last, ranked_models
 from tui.catalog.session_row import SessionRow, row_max_bytes, summarise_file_row
 from tui.formats.aiagent.facts import OpAttributes, OpFacts, SessionFacts, snapshot_facts
 from tui.inputs.files import LoadError, read_source
@@ -78,10 +78,8 @@ def fill_from_facts(row: SessionRow, record: dict) -> bytes | bytearray | None:
         return data
     if root is None:
         return data
-    last = newest(None, root.started_at, root.ended_at)
-    for turn in root.turns:
-        last = newest(last, turn.started_at, turn.ended_at)
-    summarise_file_row(row, root, TreeFacts(ranked_models(walk.own, walk.nested), newest(last, walk.last)))
+    last = newest(own_last(root), walk.last)
+    summarise_file_row(row, root, TreeFacts(ranked_models(walk.own, walk.nested), last))
     assert walk.tally is not None
     write_extras(record, root, walk.headend, walk.tally)
     release_tree(root)  # (its turns link back to it: freed now, not by the collector's next pass)

@@ -24,14 +24,13 @@ class OpTally:
     """Failed ops, errors, tools and agents over every op of a tree, given one op at a time in tree order
     (sub-agents right after their op, as tui.model.search.walk_ops goes)."""
 
-    __slots__ = ("failed", "errors", "tools", "agents", "seen")
+    __slots__ = ("failed", "errors", "tools", "agents")
 
     def __init__(self, root: Session) -> None:
         self.failed = 0
         self.errors: list[str] = [root.error] if root.error else []
         self.tools: dict[str, None] = {}
         self.agents: dict[str, None] = {root.agent_id: None} if root.agent_id else {}
-        self.seen: set[str] = set()  # tool names met: kept already, or past the limit (a session calls a few tools)
 
     def add(self, status: str | None, error: str, kind: str, name: str, child_agent: str) -> None:
         """One op: its status, error (Op.error), kind, name, and its sub-agent's agent id ("" when none). Nothing
@@ -41,9 +40,8 @@ class OpTally:
             self.failed += 1
             if error and len(self.errors) < LIST_MAX:
                 self.errors.append(error)
-        if kind == "tool" and name and name not in self.seen and len(self.tools) < LIST_MAX:
-            self.seen.add(name)
-            self.tools[row_name(name)] = None
+        if kind == "tool" and name and len(self.tools) < LIST_MAX:
+            self.tools[row_name(name)] = None  # (row_name remembers a name flattened: a repeat costs a lookup)
         if child_agent and len(self.agents) < LIST_MAX:
             self.agents[row_name(child_agent)] = None
 
