@@ -102,8 +102,9 @@ def producer_totals(node: object) -> dict:
     return t
 
 
-COUNT_KEYS = ("sessions", "turns", "steps", "ops", "llm", "tool", "session", "system", "failed", "logs", "warnings",
-              "errors")
+# "turnNodes": every turn record in the tree (the monitor's "turns" are the root's user turns, one meaning everywhere)
+COUNT_KEYS = ("sessions", "turnNodes", "steps", "ops", "llm", "tool", "session", "system", "failed", "logs",
+              "warnings", "errors")
 
 
 def tree_counts(node: object) -> tuple[dict, int]:
@@ -119,7 +120,7 @@ def tree_counts(node: object) -> tuple[dict, int]:
         if not isinstance(session, dict):
             continue
         for key, container in _containers(session):
-            c[key] += 1
+            c["turnNodes" if key == "turns" else key] += 1
             if not isinstance(container, dict):
                 continue
             for op in _items(container.get("ops")):

@@ -24,7 +24,9 @@ def test_json_contract(tmp_path):
     result = run("--json", str(snapshot(tmp_path)))
     assert result.returncode == 0, result.stderr
     out = orjson.loads(result.stdout)
-    assert list(out) == ["format", "root", "totals", "storedTotals", "totalsMismatch", "counts", "maxDepth"]
+    assert list(out) == ["format", "root", "facts", "totals", "storedTotals", "totalsMismatch", "counts", "maxDepth"]
+    assert list(out["facts"]) == ["status", "durationMs", "durationPartial", "lastActivityMs", "userTurns",
+                                  "turnNodes", "costUsd", "failedOps"]
     assert list(out["root"]) == ["traceId", "agentId", "callPath", "title", "success", "error", "startedAt", "endedAt"]
     assert out["totals"]["costUsd"] == 0.5 and out["counts"]["failed"] == 1
     assert result.stdout.count(b"\n") == 1

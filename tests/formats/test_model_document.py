@@ -38,8 +38,9 @@ def test_every_snapshot_shape_gives_the_same_summary(tmp_path, shape, gz):
     doc = load(str(write(tmp_path / ("x.json.gz" if gz else "x.json"), value, gz=gz)))
     assert doc.format == SNAPSHOT
     out = summarise(doc)
-    assert out["counts"] == {"sessions": 2, "turns": 3, "steps": 0, "ops": 5, "llm": 2, "tool": 1, "session": 1,
-                             "system": 1, "failed": 1, "logs": 0, "warnings": 0, "errors": 0}
+    # turns: the root's user turns (one meaning everywhere); turnNodes: every turn record in the tree
+    assert out["counts"] == {"sessions": 2, "turns": 1, "steps": 0, "ops": 5, "llm": 2, "tool": 1, "session": 1,
+                             "system": 1, "failed": 1, "logs": 0, "warnings": 0, "errors": 0, "turnNodes": 3}
     assert out["totals"] == {"tokensIn": 110, "tokensOut": 25, "tokensCacheRead": 7, "tokensCacheWrite": 3,
                              "costUsd": 0.011, "toolsRun": 1, "agentsRun": 2}
     assert out["maxDepth"] == 1

@@ -48,8 +48,8 @@ def test_root_and_child_ledgers(tmp_path):
     assert out["format"] == "aiagent-ledger" and out["storedTotals"] is None
     assert out["totals"] == {"tokensIn": 150, "tokensOut": 15, "tokensCacheRead": 40, "tokensCacheWrite": 0,
                              "costUsd": 0.015, "toolsRun": 1, "agentsRun": 2}
-    assert out["counts"] == {"sessions": 2, "turns": 2, "steps": 0, "ops": 4, "llm": 2, "tool": 1, "session": 1,
-                             "system": 0, "failed": 1, "logs": 2, "warnings": 1, "errors": 1}
+    assert out["counts"] == {"sessions": 2, "turns": 1, "steps": 0, "ops": 4, "llm": 2, "tool": 1, "session": 1,
+                             "system": 0, "failed": 1, "logs": 2, "warnings": 1, "errors": 1, "turnNodes": 2}
     assert out["maxDepth"] == 1 and out["root"]["success"] is True
     first = doc.root.turns[0].ops[0]
     assert first.duration_ms == 1500 and first.payload_refs[0]["format"] == "http"

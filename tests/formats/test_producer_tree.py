@@ -230,7 +230,7 @@ def test_export_markdown_and_json():
 
 def test_dump_json_contract_unchanged():
     doc = from_object(producer_tree.snapshot(), "producer.json")
-    assert list(summarise(doc)) == ["format", "root", "totals", "storedTotals", "totalsMismatch", "counts",
+    assert list(summarise(doc)) == ["format", "root", "facts", "totals", "storedTotals", "totalsMismatch", "counts",
                                     "maxDepth"]
 
 

@@ -38,6 +38,8 @@ def test_status_change_running_to_failed_and_duration():
     assert changed.change == STATUS and (changed.status_before, changed.status_after) == ("running", "failed")
     assert changed.duration_before is None and changed.duration_after == 3000
     assert (d.before.status, d.after.status) == ("running", "failed")
+    # the unfinished side lasted at least up to its last activity (one rule for every view): no delta from it
+    assert (d.before.duration_ms, d.before.duration_partial) == (2000, True)
     assert d.duration_delta is None and d.counts_delta["failed"] == 1
 
 

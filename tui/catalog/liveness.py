@@ -2,8 +2,8 @@
 
 A session without an end is "running" only as long as something keeps happening to it: its file changes (a
 snapshot rewritten, a ledger appended to) or its stream delivers events. After `stale_after` seconds of silence it
-is shown as `stale`, and its duration is what is known (up to its last activity) instead of a clock that keeps
-ticking from its start for as long as the monitor runs (5,000 hours for a process killed half a year ago).
+is shown as `stale`. Its duration is what is known either way, up to its last activity (tui.model.session_facts),
+never a clock that keeps ticking from its start (5,000 hours for a process killed half a year ago).
 
 Pure functions of times in seconds (wall clock) or milliseconds (session time): the browser rows, the summary line
 and the Totals panel all ask these, so they never disagree. `--stale-after` sets the threshold for the process.
@@ -82,25 +82,9 @@ class Liveness:
         return self.status == STALE
 
 
-def liveness(status: str, started_at: int | None, ended_at: int | None, *, now_ms: int,
-             last_change_s: float | None, now_s: float, last_activity_ms: int | None = None,
+def liveness(status: str, duration_ms: int | None, *, last_change_s: float | None, now_s: float,
              stale_after_s: float | None = None) -> Liveness:
-    """Status and duration of one session (the Totals panel's rule; the browser rows use the same pieces).
-
-    - ended: `ended_at - started_at`;
-    - running: `now_ms - started_at`, the clock ticking (`now_ms` in the session's own time: wall time for a file,
-      the live hub's clock for a stream);
-    - stale (running, but `last_change_s` is more than `stale_after_s` before `now_s`): up to its last activity,
-      `last_activity_ms - started_at` (the newest time inside the tree, see `tui.catalog.row_facts`), or unknown.
-    """
-    shown = shown_status(status, last_change_s, now_s, stale_after_s)
-    if started_at is None:
-        return Liveness(shown, None)
-    if ended_at is not None:
-        return Liveness(shown, max(0, ended_at - started_at))
-    if shown == STALE:
-        known = None if last_activity_ms is None else max(0, last_activity_ms - started_at)
-        return Liveness(shown, known)
-    if status == RUNNING:
-        return Liveness(shown, max(0, now_ms - started_at))
-    return Liveness(shown, None)
+    """Status and duration of one session: the status as shown (`stale` for a running session gone silent) and
+    its duration (tui.model.session_facts: the session's own when it ended, else up to its last activity; never a
+    clock ticking from its start)."""
+    return Liveness(shown_status(status, last_change_s, now_s, stale_after_s), duration_ms)

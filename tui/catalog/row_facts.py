@@ -12,6 +12,7 @@ from tui.catalog.liveness import Liveness, liveness
 from tui.model.fields import one_line
 from tui.model.nodes import Session
 from tui.model.search import walk_ops
+from tui.model.session_facts import newest, own_last, session_facts
 
 MODELS_MAX = 8  # distinct models kept per row (for the model: filter); the column shows the first
 SHARED_MAX = 10_000  # distinct model tuples shared between rows (fill threads only add: a lost race costs a copy)
@@ -75,15 +76,6 @@ def tree_facts(session: Session) -> TreeFacts:
     return TreeFacts(ranked_models(own, nested), last)
 
 
-def own_last(session: Session) -> int | None:
-    """The latest time of a session node and its turns, its ops left out (tree_facts adds them; the sessions index
-    reading a plain snapshot's facts adds those its walk saw)."""
-    last = newest(None, session.started_at, session.ended_at)
-    for turn in session.turns:
-        last = newest(last, turn.started_at, turn.ended_at)
-    return last
-
-
 def ranked_models(own: Counter[str], nested: Counter[str]) -> tuple[str, ...]:
     """A row's models from the LLM calls counted per model: the session's own (most used first), then its
     sub-agents' (tree_facts, and the sessions index reading a plain snapshot without its tree)."""
@@ -107,14 +99,6 @@ def row_name(name: str) -> str:
     return shown
 
 
-def newest(current: int | None, *times: int | None) -> int | None:
-    """The latest of `current` and the times that are ints (a row's last activity)."""
-    for t in times:
-        if isinstance(t, int) and (current is None or t > current):
-            current = t
-    return current
-
-
 def model_label(models: tuple[str, ...]) -> str:
     """The Model cell: the main model, and how many others (`claude-sonnet-4-5 +2`)."""
     if not models:
@@ -122,14 +106,11 @@ def model_label(models: tuple[str, ...]) -> str:
     return models[0] if len(models) == 1 else f"{models[0]} +{len(models) - 1}"
 
 
-def session_liveness(session: Session, *, now_ms: int, now_s: float, last_change_s: float | None,
+def session_liveness(session: Session, *, now_s: float, last_change_s: float | None,
                      stale_after_s: float | None = None) -> Liveness:
-    """Status and duration for the Totals panel of a session on screen (tui.catalog.liveness.liveness): `now_ms`
-    the panel's clock (session time), `last_change_s` the file's mtime or the live session's last event (wall).
-    The tree is walked for its last activity only when the session turns out to be stale."""
-    state = liveness(session.status, session.started_at, session.ended_at, now_ms=now_ms, now_s=now_s,
-                     last_change_s=last_change_s, stale_after_s=stale_after_s)
-    if state.stale and session.started_at is not None and session.ended_at is None:
-        last = tree_facts(session).last_activity_ms
-        return Liveness(state.status, None if last is None else max(0, last - session.started_at))
-    return state
+    """Status and duration for the Totals panel of a session on screen: its status (`stale` once its file or
+    stream went silent, `last_change_s` the file's mtime or the live session's last event, wall seconds) and its
+    duration as every view shows it (tui.model.session_facts: up to its last activity when it has no end)."""
+    facts = session_facts(session)
+    return liveness(facts.status, facts.duration_ms, last_change_s=last_change_s, now_s=now_s,
+                    stale_after_s=stale_after_s)

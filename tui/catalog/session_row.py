@@ -19,6 +19,7 @@ from tui.inputs.files import LoadError, document_limit, open_regular
 from tui.model.document import ACCOUNTING, GENKIT, JULES
 from tui.model.fields import one_line
 from tui.model.nodes import Session, release_tree, user_turns
+from tui.model.session_facts import node_duration
 from tui.catalog.liveness import shown_status
 from tui.catalog.row_facts import TreeFacts, row_name, row_title, tree_facts
 
@@ -210,20 +211,12 @@ def _summarise(row: SessionRow, s: Session, facts: TreeFacts | None = None) -> N
     row.started_at = s.started_at
     row.title = row_title(s)
     row.status = s.status
-    row.duration_ms = known_duration_ms(s.started_at, s.duration_ms, facts.last_activity_ms)
+    row.duration_ms = node_duration(s, facts.last_activity_ms)[0]  # the one rule (tui.model.session_facts)
     row.turns = user_turns(s)  # the one definition of Turns (tui.model.nodes), shared with live rows and Totals
     row.tokens = s.totals.tokensIn + s.totals.tokensOut
     row.cost = s.totals.cost
     row.mismatch = bool(s.mismatch)
     row.models = facts.models
-
-
-def known_duration_ms(started_at: int | None, duration_ms: int | None, last_activity_ms: int | None) -> int | None:
-    """A row's Duration: the session's own when it ended, else how long it ran up to its last activity (never
-    up to now: a session whose writer died months ago is not months long)."""
-    if duration_ms is not None or started_at is None or last_activity_ms is None:
-        return duration_ms
-    return max(0, last_activity_ms - started_at)
 
 
 def live_session_row(root: str, session: Session, events: int, gaps: int, updated: float | None) -> SessionRow:

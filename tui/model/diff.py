@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from tui.model.nodes import Op, Session
 from tui.model.search import walk_ops
+from tui.model.session_facts import session_facts, shown_counts
 from tui.model.totals import TOTAL_KEYS, Totals
 
 _OP_USAGE = (("tokensIn", "tokens_in"), ("tokensOut", "tokens_out"), ("tokensCacheRead", "cache_read"),
@@ -37,11 +38,14 @@ class Side:
     duration_ms: int | None
     totals: Totals
     counts: dict
+    duration_partial: bool = False  # no end: duration_ms is "at least" (up to its last activity)
 
     @classmethod
     def of(cls, session: Session, label: str) -> "Side":
-        return cls(label, session.display_agent, session.title, session.status, session.started_at,
-                   session.duration_ms, session.totals, session.counts.as_dict())
+        """The side's facts as every view computes them (tui.model.session_facts): `turns` its user turns."""
+        facts = session_facts(session)
+        return cls(label, session.display_agent, session.title, facts.status, session.started_at,
+                   facts.duration_ms, session.totals, shown_counts(session), facts.partial)
 
 
 @dataclass(slots=True)
@@ -98,9 +102,11 @@ class SessionDiff:
 
     @property
     def duration_delta(self) -> int | None:
-        if self.before.duration_ms is None or self.after.duration_ms is None:
+        """After minus before; None when either is unknown or only "at least" (no end)."""
+        before, after = self.before.duration_ms, self.after.duration_ms
+        if before is None or after is None or self.before.duration_partial or self.after.duration_partial:
             return None
-        return self.after.duration_ms - self.before.duration_ms
+        return after - before
 
     def as_json(self) -> dict:
         return {
@@ -124,7 +130,8 @@ def _delta(a: float, b: float) -> float:
 
 def _side_json(side: Side) -> dict:
     return {"label": side.label, "agent": side.agent, "title": side.title, "status": side.status,
-            "startedAt": side.started_at, "durationMs": side.duration_ms, "totals": side.totals.as_dict(),
+            "startedAt": side.started_at, "durationMs": side.duration_ms,
+            "durationPartial": side.duration_partial, "totals": side.totals.as_dict(),
             "counts": side.counts}
 
 

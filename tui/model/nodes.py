@@ -68,7 +68,8 @@ class Session(_Timed):
     __slots__ = (
         "_raw", "_source", "head", "id", "trace_id", "agent_id", "call_path", "title", "latest_status", "started_at", "ended_at",
         "success", "error", "turns", "totals", "stored_totals", "mismatch", "counts", "parent_op", "depth",
-        "path_prefix", "problems", "max_depth", "final_report", "extra_logs", "origin_id", "__weakref__",
+        "path_prefix", "problems", "max_depth", "final_report", "extra_logs", "origin_id", "settled", "cost_unknown", "ops_last",
+        "__weakref__",
     )
 
     def __init__(self) -> None:
@@ -98,6 +99,14 @@ class Session(_Timed):
         self.final_report: object = None
         self.extra_logs: list = []  # LogEntry objects not attached to any op (ledger session_error)
         self.origin_id = ""
+        # a sub-agent with no end of its own inside an op that ended (the producer's `tool_output` stub child,
+        # `{"id": "...-stub", "turns": []}`): it is over, not running
+        self.settled = False
+        # the path it came by records no cost (ai-agent's OpenTelemetry export): its cost is unknown, not $0
+        self.cost_unknown = False
+        # a root read without its ops (tui.formats.aiagent.facts) and without an end: the newest op time its walk
+        # saw, which tui.model.session_facts would otherwise read from the ops
+        self.ops_last: int | None = None
 
     raw = property(lambda self: _raw_of(self), lambda self, value: _set_raw(self, value),
                    doc="The SessionNode dict the session was built from (decoded on first use when it was read lazily).")
@@ -117,7 +126,7 @@ class Session(_Timed):
 
     @property
     def running(self) -> bool:
-        return self.ended_at is None and self.success is None
+        return self.ended_at is None and self.success is None and not self.settled
 
     @property
     def status(self) -> str:

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from tui.model.fields import as_dict, as_list
 from tui.model.logs import LogEntry, op_logs
-from tui.model.nodes import Op, Session, Turn, user_turns
+from tui.model.nodes import Op, Session, Turn
 from tui.model.op_facts import op_facts
+from tui.model.session_facts import node_duration, session_facts, shown_counts
 
 _NODE_KINDS = {"llm", "tool", "session", "system"}
 
@@ -148,6 +149,7 @@ def export_session(root: Session) -> dict:
 
 
 def _export_fields(s: Session) -> dict:
+    facts = session_facts(s)
     return {
         "path": s.path_prefix,
         "id": s.id or None,
@@ -161,19 +163,28 @@ def _export_fields(s: Session) -> dict:
         "error": s.error,
         "startedAt": s.started_at,
         "endedAt": s.ended_at,
-        "durationMs": s.duration_ms,
+        "durationMs": facts.duration_ms,
+        "durationPartial": facts.partial,
+        "lastActivityMs": facts.last_activity_ms,
         "depth": s.depth,
         "totals": s.totals.as_dict(),
         "storedTotals": s.stored_totals.as_dict() if s.stored_totals is not None else None,
         "totalsMismatch": list(s.mismatch),
-        "counts": s.counts.as_dict(),
+        "counts": shown_counts(s),
+        "costUsd": facts.cost,
         "finalReport": s.final_report,
         "pluginMetas": s.field("pluginMetas"),
-        "userTurns": user_turns(s),
+        "userTurns": facts.turns,
         "problems": list(s.problems),
         "logs": [export_log(entry) for entry in s.extra_logs],
         "turns": [export_turn(t) for t in s.turns],
     }
+
+
+def _duration(node: Turn | Op) -> dict:
+    """durationMs as every view shows it (tui.model.session_facts), and whether it is only "at least"."""
+    duration, partial = node_duration(node)
+    return {"durationMs": duration, "durationPartial": partial}
 
 
 def export_turn(t: Turn) -> dict:
@@ -188,7 +199,7 @@ def export_turn(t: Turn) -> dict:
         "status": t.status or None,
         "startedAt": t.started_at,
         "endedAt": t.ended_at,
-        "durationMs": t.duration_ms,
+        **_duration(t),
         "prompts": t.prompts,
         "problems": list(t.problems),
         "logs": [export_log(entry) for entry in t.extra_logs],
@@ -214,7 +225,7 @@ def export_op(op: Op) -> dict:
         "error": op.error or None,
         "startedAt": op.started_at,
         "endedAt": op.ended_at,
-        "durationMs": op.duration_ms,
+        **_duration(op),
         "tokensIn": op.tokens_in,
         "tokensOut": op.tokens_out,
         "cacheRead": op.cache_read,

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from tui.model.fields import one_line, printable
-from tui.model.format import fmt_cost, fmt_duration, fmt_tokens, fmt_ts
+from tui.model.format import fmt_cost, fmt_tokens, fmt_ts
+from tui.model.session_facts import shown_duration
 from tui.model.nodes import Op, Session, Turn
 from tui.model.op_facts import facts_parts, op_facts
 from tui.model.trampoline import flatten
@@ -32,7 +33,7 @@ def session_line(s: Session) -> str:
         parts.append(f"title={one_line(s.title, 80)!r}")
     parts.append(s.status.upper() if s.status != "ok" else "ok")
     parts.append(f"started={fmt_ts(s.started_at)}")
-    parts.append(f"dur={fmt_duration(s.duration_ms)}")
+    parts.append(f"dur={shown_duration(s)}")
     t = s.totals
     parts.append(
         f"| in={fmt_tokens(t.tokensIn)} out={fmt_tokens(t.tokensOut)} cR={fmt_tokens(t.tokensCacheRead)} "
@@ -46,7 +47,7 @@ def session_line(s: Session) -> str:
 
 
 def turn_line(t: Turn) -> str:
-    text = f"{one_line(t.title, 120)}  {fmt_ts(t.started_at)}  {fmt_duration(t.duration_ms)}  ops={len(t.ops)}"
+    text = f"{one_line(t.title, 120)}  {fmt_ts(t.started_at)}  {shown_duration(t)}  ops={len(t.ops)}"
     if t.status and t.status != "ok":
         text += f"  {one_line(t.status.upper(), 40)}"
     if t.problems:
@@ -62,7 +63,7 @@ def op_line(op: Op) -> str:
         agent = op.child_agent
         if agent:
             parts.append(f"-> {one_line(agent, 60)}")
-    parts.append(fmt_duration(op.duration_ms))
+    parts.append(shown_duration(op))
     parts.append("RUNNING" if op.running else one_line(op.status or "-", 40) if op.status != "failed" else "FAILED")
     if op.error:
         parts.append(f"({one_line(op.error, 60)})")

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from tui.model.diff import ADDED, CHANGED, REMOVED, RENAMED, STATUS, OpDelta, SessionDiff, Side
 from tui.model.fields import one_line
 from tui.model.format import fmt_duration, fmt_ts
+from tui.model.session_facts import duration_text
 
 # (label, key in totals/counts, source) for the totals table
 TOTAL_ROWS = (
@@ -14,7 +15,7 @@ TOTAL_ROWS = (
     ("cache read", "tokensCacheRead", "totals"), ("cache write", "tokensCacheWrite", "totals"),
     ("cost", "costUsd", "totals"), ("tools run", "toolsRun", "totals"), ("agents run", "agentsRun", "totals"),
     ("ops", "ops", "counts"), ("llm", "llm", "counts"), ("tool", "tool", "counts"), ("session", "session", "counts"),
-    ("turns", "turns", "counts"), ("failed", "failed", "counts"), ("logs", "logs", "counts"),
+    ("user turns", "turns", "counts"), ("turn records", "turnNodes", "counts"), ("failed", "failed", "counts"), ("logs", "logs", "counts"),
     ("errors", "errors", "counts"),
 )
 SECTIONS = ((ADDED, "added", "+"), (REMOVED, "removed", "-"), (STATUS, "status changed", "~"),
@@ -53,8 +54,9 @@ def total_rows(diff: SessionDiff) -> list[tuple[str, str, str, str]]:
         after = getattr(diff.after.totals, key) if source == "totals" else diff.after.counts[key]
         delta = totals[key] if source == "totals" else counts[key]
         rows.append((label, fmt_value(key, before), fmt_value(key, after), fmt_delta(key, delta)))
-    rows.append(("duration", fmt_value("durationMs", diff.before.duration_ms),
-                 fmt_value("durationMs", diff.after.duration_ms), fmt_delta("durationMs", diff.duration_delta)))
+    before, after = diff.before, diff.after
+    rows.append(("duration", duration_text(before.duration_ms, before.duration_partial),
+                 duration_text(after.duration_ms, after.duration_partial), fmt_delta("durationMs", diff.duration_delta)))
     status_change = "" if diff.before.status == diff.after.status else "changed"
     rows.append(("status", diff.before.status, diff.after.status, status_change))
     return rows

@@ -10,9 +10,10 @@ from collections.abc import Iterator
 
 from tui.model.fields import as_dict, as_list, one_line
 from tui.model.format import fmt_cost, fmt_duration, fmt_tokens, fmt_ts
+from tui.model.session_facts import session_facts, shown_duration
 from tui.model.insights import Insights, Usage, compute
 from tui.model.logs import LogEntry, op_logs
-from tui.model.nodes import Op, Session, Turn, user_turns
+from tui.model.nodes import Op, Session, Turn
 from tui.model.op_facts import OpFacts, facts_parts, op_facts
 from tui.model.search import walk_ops
 from tui.model.trampoline import flatten
@@ -58,11 +59,11 @@ def _overview(s: Session, ins: Insights) -> list[str]:
         ("Status", status),
         ("Started", fmt_ts(s.started_at) + (" UTC" if s.started_at is not None else "")),
         ("Ended", fmt_ts(s.ended_at) + " UTC" if s.ended_at is not None else "not yet"),
-        ("Duration", fmt_duration(s.duration_ms)),
+        ("Duration", shown_duration(s)),
     ]
     if s.latest_status:
         rows.append(("Latest status", md.text(s.latest_status)))
-    rows.append(("User turns", f"{user_turns(s):,}"))
+    rows.append(("User turns", f"{session_facts(s).turns:,}"))
     report = ins.final_report
     if report is not None:
         where = f" at op {_path(report.path)}" if report.path else ""
@@ -73,14 +74,15 @@ def _overview(s: Session, ins: Insights) -> list[str]:
         rows.append(("Plugin metas", md.text(plugins, 600)))
     out = ["## Overview", "", md.table(["", ""], [[f"**{k}**", v] for k, v in rows if v]), ""]
     t, c = s.totals, s.counts
-    header = ["tokens in", "tokens out", "cache read", "cache write", "cost", "tools run", "agents run", "turns",
-              "ops", "failed ops", "warnings", "errors"]
+    facts = session_facts(s)  # turns and cost as every view says them (tui.model.session_facts)
+    header = ["tokens in", "tokens out", "cache read", "cache write", "cost", "tools run", "agents run",
+              "user turns", "turn records", "ops", "failed ops", "warnings", "errors"]
     row = [f"{t.tokensIn:,}", f"{t.tokensOut:,}", f"{t.tokensCacheRead:,}", f"{t.tokensCacheWrite:,}",
-           _cost(t.costUsd), f"{t.toolsRun:,}", f"{t.agentsRun:,}", f"{c.turns:,}", f"{c.ops:,}", f"{c.failed:,}",
-           f"{c.warnings:,}", f"{c.errors:,}"]
+           _cost(facts.cost) if facts.cost is not None else "unknown", f"{t.toolsRun:,}", f"{t.agentsRun:,}",
+           f"{facts.turns:,}", f"{c.turns:,}", f"{c.ops:,}", f"{c.failed:,}", f"{c.warnings:,}", f"{c.errors:,}"]
     if c.steps:
-        header.insert(8, "steps")
-        row.insert(8, f"{c.steps:,}")
+        header.insert(9, "steps")
+        row.insert(9, f"{c.steps:,}")
     out += ["### Totals", "", md.table(header, [row]), ""]
     if s.mismatch and s.stored_totals is not None:
         stored = s.stored_totals
@@ -204,7 +206,7 @@ def _timeline_body(s: Session, level: int) -> Iterator:
 
 
 def _turn_line(t: Turn) -> str:
-    parts = [f"**{md.text(t.title, 60)}**", fmt_ts(t.started_at, date=False), fmt_duration(t.duration_ms),
+    parts = [f"**{md.text(t.title, 60)}**", fmt_ts(t.started_at, date=False), shown_duration(t),
              f"{len(t.ops):,} ops"]
     if t.status and t.status != "ok":
         parts.append(f"**{md.text(t.status, 20)}**")
@@ -212,7 +214,7 @@ def _turn_line(t: Turn) -> str:
 
 
 def _op_line(op: Op, facts=None) -> str:
-    parts = [_path(op.path), f"{op.kind.upper()} {md.text(op.target, 80)}".rstrip(), fmt_duration(op.duration_ms)]
+    parts = [_path(op.path), f"{op.kind.upper()} {md.text(op.target, 80)}".rstrip(), shown_duration(op)]
     if op.failed:
         parts.append("**FAILED**" + (f" ({md.text(op.error, 80)})" if op.error else ""))
     elif op.running:
@@ -245,7 +247,7 @@ def _plugin_metas(s: Session) -> str:
 
 
 def _session_line(s: Session) -> str:
-    parts = [f"sub-agent **{md.text(s.display_agent, 80)}**", s.status, fmt_duration(s.duration_ms),
+    parts = [f"sub-agent **{md.text(s.display_agent, 80)}**", s.status, shown_duration(s),
              f"{s.counts.ops:,} ops", _cost(s.totals.costUsd)]
     if s.error:
         parts.append(md.text(s.error, 120))
@@ -268,7 +270,7 @@ def _errors(s: Session, ins: Insights) -> list[str]:
             continue
         out += [f"### {_path(op.path)} {op.kind.upper()} {md.text(op.target, 80)}", ""]
         out.append(f"- agent: {md.text(op.turn.session.display_agent, 80)}")
-        out.append(f"- started: {fmt_ts(op.started_at)}, duration {fmt_duration(op.duration_ms)}")
+        out.append(f"- started: {fmt_ts(op.started_at)}, duration {shown_duration(op)}")
         if op.error:
             out.append(f"- error: {md.text(op.error, 300)}")
         if op.child is not None and op.child.error:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tui.model.document import ACCOUNTING, GENKIT, JULES, LEDGER, Document
 from tui.model.nodes import Session
+from tui.model.session_facts import session_facts, shown_counts
 
 
 def summarise(doc: Document) -> dict:
@@ -34,10 +35,11 @@ def tree_summary(fmt: str, root: Session) -> dict:
     return {
         "format": fmt,
         "root": root_fields(root),
+        "facts": session_facts(root).as_dict(),  # status, duration, turns, cost as every view shows them
         "totals": root.totals.as_dict(),
         "storedTotals": stored,
         "totalsMismatch": bool(root.mismatch) if stored is not None else False,
-        "counts": root.counts.as_dict(),
+        "counts": shown_counts(root),
         "maxDepth": root.max_depth,
     }
 

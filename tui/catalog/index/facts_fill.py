@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections import Counter
 
 from tui.catalog.index.row_extras import OpTally, headend_value, write_extras
-from tui.catalog.row_facts import TreeFacts, newest, own_last, ranked_models
+from tui.catalog.row_facts import TreeFacts, ranked_models
+from tui.model.session_facts import newest, own_last
 from tui.catalog.session_row import SessionRow, row_max_bytes, summarise_file_row
 from tui.formats.aiagent.facts import OpAttributes, OpFacts, SessionFacts, snapshot_facts
 from tui.inputs.files import LoadError, read_source

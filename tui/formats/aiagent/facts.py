@@ -28,6 +28,7 @@ from tui.formats.aiagent.turn_build import build_turn
 from tui.model.fields import MS_LIMIT
 from tui.model.nodes import KINDS, Session, begin_session
 from tui.model.totals import llm_usage, mismatched_keys, stored_totals
+from tui.model.session_facts import newest
 
 
 # The shapes the walk reads, typed as the tree reads them: a value of another type (a number for a string, a
@@ -61,6 +62,7 @@ class UsageFacts(msgspec.Struct, gc=False):
     type: Any = None
     tokens: dict[str, int | float] | None = None
     costUsd: int | float | None = None
+    error: Any = None  # a failed op's reason when its attributes have none (the tree's rule, snapshot._accounting)
 
 
 class OpFacts(msgspec.Struct, gc=False):
@@ -206,11 +208,14 @@ def _walk(root: Session, root_ops: list, on_op: OnOp | None) -> bool:
     tools_run = agents_run = 0
     ops = sum(map(len, root_ops))
     stack = [(chain.from_iterable(root_ops), 0, True)]  # (ops still to walk, depth, counted in the root's totals)
+    unended, last = root.ended_at is None, None  # no end: its duration runs to its newest op (ops_last)
     while stack:
         todo, depth, counted = stack[-1]
         own = depth == 0
         for op in todo:
             kind = op.kind
+            if unended:
+                last = newest(last, op.startedAt, op.endedAt)
             if kind == "llm":
                 llm += 1
             elif kind == "tool":
@@ -235,6 +240,8 @@ def _walk(root: Session, root_ops: list, on_op: OnOp | None) -> bool:
                 if type(error) is not str:
                     error = ""
             entries = op.accounting
+            if not error and entries and op.status == "failed":  # ... else its first accounting entry's
+                error = next((e.error for e in entries if e.error and type(e.error) is str), "")
             if entries and counted:
                 for entry in entries:
                     if entry.type == "llm":
@@ -296,6 +303,7 @@ def _walk(root: Session, root_ops: list, on_op: OnOp | None) -> bool:
     totals.toolsRun += tools_run
     totals.agentsRun += agents_run
     root.max_depth = max_depth
+    root.ops_last = last
     return True
 
 

@@ -54,6 +54,7 @@ class AccountingHead(Head):
     costUsd: Any = None
     charactersIn: Any = None
     charactersOut: Any = None
+    error: Any = None
 
 
 class SizeHead(Head):

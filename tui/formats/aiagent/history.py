@@ -33,7 +33,7 @@ from tui.formats.aiagent.snapshot import build_session
 from tui.formats.aiagent.tree_store import DIGEST_SIZE, TreeStore
 from tui.model.format import fmt_ts
 from tui.model.gc_pause import paused_gc
-from tui.model.nodes import Session
+from tui.model.nodes import Session, user_turns
 
 DEFAULT_MAX_VERSIONS = int(os.environ.get("AIAGENT_MONITOR_HISTORY_VERSIONS", 200))
 DEFAULT_MAX_BYTES = int(float(os.environ.get("AIAGENT_MONITOR_HISTORY_MB", 512)) * 1024 * 1024)
@@ -53,7 +53,7 @@ class Summary:
 
 def summary_of(session: Session) -> Summary:
     t = session.totals
-    return Summary(ops=session.counts.ops, turns=session.counts.turns,
+    return Summary(ops=session.counts.ops, turns=user_turns(session),  # Turns: one meaning everywhere
                    failed=session.counts.failed, status=session.status, tokens=t.tokensIn + t.tokensOut,
                    cost=t.cost)
 

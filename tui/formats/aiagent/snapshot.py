@@ -25,7 +25,7 @@ _LOG_ENTRY = (dict, heads.LogHead)
 # values as a tuple in that order, a dict its .get of each key: both are read by one unpacking).
 _OP_FIELDS = ("opId", "kind", "status", "startedAt", "endedAt", "attributes", "error", "request", "response",
               "payloadRefs", "accounting", "logs", "childSession", "childSessionRef", "childSessionSummary")
-_ACCOUNTING_FIELDS = ("type", "timestamp", "tokens", "costUsd", "charactersIn", "charactersOut")
+_ACCOUNTING_FIELDS = ("type", "timestamp", "tokens", "costUsd", "charactersIn", "charactersOut", "error")
 if heads.OpHead.__struct_fields__ != _OP_FIELDS or heads.AccountingHead.__struct_fields__ != _ACCOUNTING_FIELDS:
     raise ImportError("snapshot: _OP_FIELDS / _ACCOUNTING_FIELDS no longer follow the heads' field order")
 _as_tuple = heads.as_tuple
@@ -133,6 +133,8 @@ def _session(node: object, parent_op: Op | None, prefix: str, depth: int, walk: 
                     op.child = yield _session(child, op, path, depth + 1, _Walk(walk.lazy))
                 s.counts.add(op.child.counts)
                 s.max_depth = max(s.max_depth, op.child.max_depth, op.child.depth)
+                if op.child.running and (op.status is not None or op.ended_at is not None):
+                    op.child.settled = True  # its op ended: a child without an end of its own is not running
     walk.open_totals.pop()
     s.mismatch = mismatched_keys(s.stored_totals, s.totals)
     return s
@@ -221,12 +223,16 @@ def _accounting(op: Op, entries: object, walk: _Walk) -> None:
     for position, entry in enumerate(entries):
         # an AccountingHead or a dict, read alike: its fields in _ACCOUNTING_FIELDS order
         if type(entry) is _AccountingHead:
-            kind, timestamp, tokens, cost_usd, chars_in, chars_out = _as_tuple(entry)
+            kind, timestamp, tokens, cost_usd, chars_in, chars_out, error = _as_tuple(entry)
         elif isinstance(entry, dict):
-            kind, timestamp, tokens, cost_usd, chars_in, chars_out = map(entry.get, _ACCOUNTING_FIELDS)
+            kind, timestamp, tokens, cost_usd, chars_in, chars_out, error = map(entry.get, _ACCOUNTING_FIELDS)
         else:
             op.problems.append(f"accounting[{position}] is {type_name(entry)}, expected an object")
             continue
+        if error and not op.error and op.status == "failed" and isinstance(error, str):
+            # the real producer writes a failed LLM op without attributes.error: its reason
+            # (`refusal:content-filter`, the provider's message) is only in its accounting entry
+            op.error = error
         if op.started_at is None and op.ts_fallback is None:
             op.ts_fallback = as_ms(timestamp)
         if kind != "llm":  # a tool's: charactersIn/Out, added up over the op's entries

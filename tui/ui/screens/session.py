@@ -139,7 +139,6 @@ class SessionScreen(LiveView, HistoryView, Screen):
         self.tree.border_title = Text(getattr(view_of(self.session), "tree_title", "opTree"))
         if self.live_root is not None:
             self.tree.clock = self.live.clock(self.live_root)
-            self.query_one(TotalsPanel).clock = self.tree.clock
         totals = self.query_one(TotalsPanel)  # `stale` after --stale-after of silence (tui.catalog.liveness)
         totals.last_change = (last_event(self.live.hub, self.live_root) if self.live_root is not None
                               else FileChange(self.doc.path))

@@ -6,6 +6,7 @@ stays on that version until `]` walks forward past the newest one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -16,7 +17,6 @@ from tui.model.format import fmt_bytes, fmt_cost
 from tui.model.nodes import Session, release_tree
 from tui.model.search import find_session_by_prefix
 from tui.ui.messages import HistoryChanged
-from tui.ui.widgets.totals_panel import TotalsPanel
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -56,7 +56,7 @@ class HistoryView(SessionScreenMixin):
     viewing: Version | None = None  # the older version on screen; None = the live (newest) view
     _history_root: Session | None = None  # the rebuilt tree this screen owns while viewing a version
     _wanted_version: Version | None = None
-    _saved_clocks: tuple | None = None
+    _saved_clocks: Callable[[], int] | None = None
 
     # the app's records ----------------------------------------------------------------------------------
     @property
@@ -231,14 +231,13 @@ class HistoryView(SessionScreenMixin):
         self._history_root = None  # (the screen's holds are let go as it unmounts)
 
     def _freeze_clocks(self, clock_ms: int) -> None:
-        totals = self.query_one(TotalsPanel)
         if self._saved_clocks is None:
-            self._saved_clocks = (self.tree.clock, totals.clock)
-        self.tree.clock = totals.clock = lambda: clock_ms
+            self._saved_clocks = self.tree.clock
+        self.tree.clock = lambda: clock_ms
 
     def _restore_clocks(self) -> None:
         if self._saved_clocks is not None:
-            self.tree.clock, self.query_one(TotalsPanel).clock = self._saved_clocks
+            self.tree.clock = self._saved_clocks
             self._saved_clocks = None
 
     # the banner -----------------------------------------------------------------------------------------

@@ -9,7 +9,8 @@ from textual.widgets import Static
 from tui.model.fields import as_dict, as_list, one_line, printable, type_name
 from tui.model.final_report import final_report
 from tui.model.foreign import sections_of, view_of
-from tui.model.format import fmt_bytes, fmt_cost, fmt_duration, fmt_ts
+from tui.model.format import fmt_bytes, fmt_cost, fmt_ts
+from tui.model.session_facts import shown_duration
 from tui.model.json_text import dumps
 from tui.model.nodes import Op, Session, Turn, user_turns
 from tui.model.op_facts import op_facts
@@ -94,7 +95,7 @@ def _session(b: DetailBuilder, s: Session) -> None:
     b.field("latest", s.latest_status)
     b.field("started", fmt_ts(s.started_at))
     b.field("ended", fmt_ts(s.ended_at) if s.ended_at else "running")
-    b.field("duration", fmt_duration(s.duration_ms))
+    b.field("duration", shown_duration(s))
     b.field("user turns", user_turns(s))
     if s.error:
         b.heading("Error")
@@ -140,7 +141,7 @@ def _turn(b: DetailBuilder, t: Turn) -> None:
     b.heading(t.title)
     b.field("id", t.id)
     b.field("started", fmt_ts(t.started_at))
-    b.field("duration", fmt_duration(t.duration_ms))
+    b.field("duration", shown_duration(t))
     b.field("ops", len(t.ops))
     b.field("status", t.status)
     for problem in t.problems:
@@ -166,7 +167,7 @@ def _op(b: DetailBuilder, op: Op) -> None:
         b.field("at", f"{fmt_ts(facts.when)} (no start recorded: {facts.when_source} ts)")
     else:
         b.field("started", fmt_ts(op.started_at))
-    b.field("duration", fmt_duration(op.duration_ms))
+    b.field("duration", shown_duration(op))
     if facts.chars_in is not None or facts.chars_out is not None:
         b.field("characters", f"in {_count(facts.chars_in)}  out {_count(facts.chars_out)}")
     if facts.request_bytes is not None:

@@ -6,8 +6,9 @@ from rich.text import Text
 
 from tui.model.fields import one_line
 from tui.model.foreign import view_of
-from tui.model.format import fmt_cost, fmt_duration, fmt_path, fmt_tokens
+from tui.model.format import fmt_cost, fmt_path, fmt_tokens
 from tui.model.nodes import Op, Session, Turn, failed_inside
+from tui.model.session_facts import shown_duration
 
 KIND_STYLE = {"llm": "bold cyan", "tool": "bold magenta", "session": "bold blue", "system": "dim", "?": "bold red"}
 KIND_TAG = {"llm": "LLM ", "tool": "TOOL", "session": "AGENT", "system": "SYS ", "?": "??? "}
@@ -26,14 +27,6 @@ KIND_STYLE.update({
 })
 
 
-def live_duration(started: int | None, ended: int | None, now_ms: int | None) -> int | None:
-    if started is None:
-        return None
-    if ended is not None:
-        return ended - started
-    return max(0, now_ms - started) if now_ms is not None else None
-
-
 def running_text(stale: bool = False) -> Text:
     """`● running`, or `○ stale` once the session's file or stream went silent (tui.catalog.liveness): a killed
     writer's nodes must not look alive."""
@@ -50,7 +43,7 @@ def status_text(status: str | None, running: bool, stale: bool = False) -> Text:
     return Text(status or "-", style="dim")
 
 
-def session_label(s: Session, now_ms: int | None = None, stale: bool = False) -> Text:
+def session_label(s: Session, stale: bool = False) -> Text:
     text = Text()
     text.append("◆ ", style="bold blue")
     text.append(one_line(s.display_agent, 60), style="bold")
@@ -58,7 +51,7 @@ def session_label(s: Session, now_ms: int | None = None, stale: bool = False) ->
         text.append(f"  {one_line(s.title, 60)}", style="italic")
     text.append("  ")
     text.append_text(_session_status(s, stale))
-    text.append(f"  {fmt_duration(live_duration(s.started_at, s.ended_at, now_ms))}", style="dim")
+    text.append(f"  {shown_duration(s)}", style="dim")
     t = s.totals
     if view_of(s) is None:  # Jules and Genkit record no tokens or cost
         text.append(f"  {fmt_tokens(t.tokensIn)}→{fmt_tokens(t.tokensOut)} {fmt_cost(t.costUsd)}", style="dim")
@@ -79,14 +72,13 @@ def _session_status(s: Session, stale: bool = False) -> Text:
     return Text("ok", style="green")
 
 
-def turn_label(t: Turn, now_ms: int | None = None, stale: bool = False) -> Text:
+def turn_label(t: Turn, stale: bool = False) -> Text:
     text = Text()
     text.append(one_line(t.title, 60), style="bold" if not t.system else "dim bold")
     text.append(f"  {len(t.ops)} ops", style="dim")
     _failed_inside(text, failed_inside(t))
     running = t.running and t.session.running
-    dur = live_duration(t.started_at, t.ended_at, now_ms if running else None)
-    text.append(f"  {fmt_duration(dur)}", style="dim")
+    text.append(f"  {shown_duration(t)}", style="dim")
     if running:
         text.append("  ")
         text.append_text(running_text(stale))
@@ -108,7 +100,7 @@ def _failed_inside(text: Text, failed: int) -> None:
         text.append(f" ✗{failed:,}", style="bold red")
 
 
-def op_label(op: Op, now_ms: int | None = None, stale: bool = False) -> Text:
+def op_label(op: Op, stale: bool = False) -> Text:
     text = Text()
     text.append(f"{fmt_path(op.path)} ", style="dim")
     text.append(KIND_TAG.get(op.kind, op.kind), style=KIND_STYLE.get(op.kind, ""))
@@ -126,8 +118,7 @@ def op_label(op: Op, now_ms: int | None = None, stale: bool = False) -> Text:
     text.append_text(status_text(op.status, running, stale))
     if op.error:
         text.append(f" {one_line(op.error, 40)}", style="red")
-    dur = live_duration(op.started_at, op.ended_at, now_ms if running else None)
-    text.append(f"  {fmt_duration(dur)}", style="dim")
+    text.append(f"  {shown_duration(op)}", style="dim")
     if op.tokens_in or op.tokens_out:
         text.append(f"  {fmt_tokens(op.tokens_in)}→{fmt_tokens(op.tokens_out)}", style="dim")
     if op.cost:
@@ -143,12 +134,12 @@ def op_label(op: Op, now_ms: int | None = None, stale: bool = False) -> Text:
     return text
 
 
-def label_for(node: object, now_ms: int | None = None, stale: bool = False) -> Text:
+def label_for(node: object, stale: bool = False) -> Text:
     """The tree label of a node; `stale`: its session is running but went silent (`○ stale`, not `● running`)."""
     if isinstance(node, Op):
-        return op_label(node, now_ms, stale)
+        return op_label(node, stale)
     if isinstance(node, Turn):
-        return turn_label(node, now_ms, stale)
+        return turn_label(node, stale)
     if isinstance(node, Session):
-        return session_label(node, now_ms, stale)
+        return session_label(node, stale)
     return Text(str(node))

@@ -59,7 +59,7 @@ class OpTree(QuietTree[Node]):
     def reset_tree(self) -> None:
         self.clear()
         self._populated.clear()
-        self.root.set_label(label_for(self.session, self.now_ms(), self.stale()))
+        self.root.set_label(label_for(self.session, self.stale()))
         self.root.data = self.session
         self.populate(self.root)
         self.root.expand()
@@ -76,9 +76,6 @@ class OpTree(QuietTree[Node]):
         # the links lets reference counting free them as the screen closes.
         unlink_tree_nodes(self)
         self._populated.clear()
-
-    def now_ms(self) -> int:
-        return self.clock()
 
     def children_of(self, data: Node) -> list[Node]:
         if isinstance(data, Session):
@@ -104,8 +101,8 @@ class OpTree(QuietTree[Node]):
         if node.id in self._populated or node.data is None:
             return
         self._populated.add(node.id)
-        now, stale = self.now_ms(), self.stale()
-        attach_children(self, node, self.children_of(node.data), lambda item: label_for(item, now, stale),
+        stale = self.stale()
+        attach_children(self, node, self.children_of(node.data), lambda item: label_for(item, stale),
                         self.expandable)
 
     def expand_all(self) -> list[TreeNode[Node]]:
@@ -221,13 +218,13 @@ class OpTree(QuietTree[Node]):
         self.scroll_to(y=max(0, y), animate=False, immediate=True, force=True)
 
     def refresh_labels(self) -> None:
-        """Re-render the labels of built nodes (running durations grow)."""
-        now, stale = self.now_ms(), self.stale()
+        """Re-render the labels of built nodes (a running session grows; one that goes silent turns `stale`)."""
+        stale = self.stale()
         stack = [self.root]
         while stack:
             node = stack.pop()
             if node.data is not None:
-                node.set_label(label_for(node.data, now, stale))
+                node.set_label(label_for(node.data, stale))
             if node.is_expanded:
                 stack.extend(node.children)
 

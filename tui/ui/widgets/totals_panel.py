@@ -13,13 +13,12 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from tui.catalog.liveness import STALE, Liveness, is_stale
-from tui.catalog.row_facts import session_liveness
+from tui.catalog.liveness import STALE, Liveness, is_stale, liveness
 from tui.model.fields import one_line
 from tui.model.foreign import Facts, facts_of
-from tui.model.format import fmt_cost, fmt_duration, fmt_tokens
-from tui.model.nodes import Session, user_turns
-from tui.ui.widgets.node_labels import live_duration
+from tui.model.format import fmt_cost, fmt_tokens
+from tui.model.nodes import Session
+from tui.model.session_facts import session_facts
 
 if TYPE_CHECKING:
     from tui.formats.aiagent.live.hub import LiveHub
@@ -47,7 +46,7 @@ class Cell:
 
 def status_word(session: Session, state: Liveness | None = None) -> str:
     """The status word the panel shows: the browser's `stale` for a session with no end that has not changed for
-    a while (`state`, from tui.catalog.row_facts.session_liveness), else the session's own status."""
+    a while (`state`, from tui.catalog.liveness), else the session's own status."""
     return state.status if state is not None else session.status
 
 
@@ -169,7 +168,6 @@ class TotalsPanel(Static):
         super().__init__(**kwargs)
         self.session = session
         self.border_title = "Totals"
-        self.clock = lambda: int(time.time() * 1000)  # "now" in the session's time (a live root: the hub's clock)
         # when the session's file or stream last changed (wall seconds; None: unknown, never stale), and the
         # threshold (None: the process's --stale-after, as the browser)
         self.last_change: Callable[[], float | None] = lambda: None
@@ -189,16 +187,14 @@ class TotalsPanel(Static):
             return
         self.border_title = "Totals"
         t = s.totals
-        now = self.clock() if s.running else None
+        facts = session_facts(s)  # the one truth of duration, turns and cost (tui.model.session_facts)
         state = None
-        if now is not None and s.status == "running":  # running or stale: as the browser rows say it
-            state = session_liveness(s, now_ms=now, now_s=time.time(), last_change_s=self.last_change(),
-                                     stale_after_s=self.stale_after_s)
+        if s.status == "running":  # running or stale: as the browser rows say it
+            state = liveness(facts.status, facts.duration_ms, last_change_s=self.last_change(), now_s=time.time(),
+                             stale_after_s=self.stale_after_s)
         status = status_word(s, state)
         label, style = STATUS_STYLE.get(status, (status, "green"))
-        duration = live_duration(s.started_at, s.ended_at, now) if state is None else state.duration_ms
-        # `+`: still unfinished (running), or known so far (stale), as the browser's Duration column
-        shown_duration = fmt_duration(duration) + ("+" if state is not None and duration is not None else "")
+        shown_duration = facts.duration_text
         c = s.counts
 
         def tokens(label: str, n: int, rank: int) -> Cell:
@@ -211,7 +207,8 @@ class TotalsPanel(Static):
         cells = [
             tokens("tokens in", t.tokensIn, 0), tokens("out", t.tokensOut, 0),
             tokens("cache read", t.tokensCacheRead, 2), tokens("cache write", t.tokensCacheWrite, 3),
-            Cell("cost", Text(fmt_cost(t.costUsd), style="bold")), count("turns", user_turns(s), rank=1),
+            Cell("cost", Text(fmt_cost(facts.cost) if facts.cost is not None else "unknown", style="bold")),
+            count("turns", facts.turns, rank=1),
             count("tools run", t.toolsRun, rank=1), count("agents", t.agentsRun, rank=2),
             Cell("duration", Text(shown_duration, style="dim" if status == STALE else "")),
             Cell("status", Text(label, style=style)),

@@ -1,0 +1,146 @@
+"""One session, one truth: the facts every view shows of a session, computed in one place.
+
+The browser row, the Totals panel, the tree's labels, the details panel, `dump`, `export`, `diff`, `stats` and the
+sessions index all show a session's status, duration, turns, totals and cost. When each derived them its own way
+they disagreed (a killed session was `running 356ms+` in the browser and `running 10m57s`, growing with the clock,
+on its own screen; "turns" was 5 in one view and 18 in another). Every door (snapshot, ledger, accounting, live
+stream, OTLP) fills the same normalised Session (tui.model.nodes); this module derives what is shown of it.
+
+The rules:
+- **Duration.** An ended node lasted `endedAt - startedAt`. A node without an end (still running, killed, or its
+  writer silent) lasted *at least* up to its last activity: the newest start or end time inside it. It never
+  counts up to "now": a process killed half a year ago did not run for half a year. Shown with a `+`.
+- **Turns** are the session's own user turns (tui.model.nodes.user_turns): what the producer counts as turns used.
+  The number of turn records over the whole tree (turn 0 and sub-agents' turns included) is `turn_nodes`.
+- **Cost** is None when the path the session came by records none (OpenTelemetry from ai-agent exports no cost):
+  unknown, never a made-up $0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tui.model.format import fmt_duration
+from tui.model.nodes import Op, Session, Turn, user_turns
+from tui.model.search import walk_ops
+from tui.model.totals import Totals
+
+
+@dataclass(frozen=True, slots=True)
+class SessionFacts:
+    status: str  # "ok" | "failed" | "running" (the shown `stale` is a matter of wall time: tui.catalog.liveness)
+    started_at: int | None
+    ended_at: int | None
+    last_activity_ms: int | None  # its end, else the newest time inside the tree (session time)
+    duration_ms: int | None
+    partial: bool  # no end recorded: the duration runs up to the last activity, shown with `+`
+    turns: int  # the session's own user turns
+    turn_nodes: int  # every turn record in the tree (turn 0 and sub-agents' turns included)
+    totals: Totals  # over the session and everything below it
+    cost: float | None  # rounded to 4 decimals; None: not recorded on this path
+    failed_ops: int
+    error: str | None
+
+    @property
+    def duration_text(self) -> str:
+        return duration_text(self.duration_ms, self.partial)
+
+    def as_dict(self) -> dict:
+        """The facts as `dump --json` and `export --format json` write them."""
+        return {"status": self.status, "durationMs": self.duration_ms, "durationPartial": self.partial,
+                "lastActivityMs": self.last_activity_ms, "userTurns": self.turns, "turnNodes": self.turn_nodes,
+                "costUsd": self.cost, "failedOps": self.failed_ops}
+
+
+def session_facts(session: Session) -> SessionFacts:
+    """The facts of one session (a root, or a sub-agent with everything below it)."""
+    # an ended session's last activity is its end (the walk is only paid for one without: running or killed)
+    last = session.ended_at if session.ended_at is not None else last_activity(session)
+    duration, partial = node_duration(session, last)
+    totals = session.totals
+    return SessionFacts(
+        status=session.status, started_at=session.started_at, ended_at=session.ended_at, last_activity_ms=last,
+        duration_ms=duration, partial=partial, turns=user_turns(session), turn_nodes=session.counts.turns,
+        totals=totals, cost=None if session.cost_unknown else totals.cost, failed_ops=session.counts.failed,
+        error=session.error,
+    )
+
+
+def shown_counts(session: Session) -> dict:
+    """The session's counts as `dump --json`, `export` and `diff` write them: `turns` its own user turns (the one
+    meaning of turns), `turnNodes` every turn record in the tree; the other counts over the whole tree."""
+    counts = session.counts.as_dict()
+    counts["turnNodes"] = counts["turns"]
+    counts["turns"] = user_turns(session)
+    return counts
+
+
+def shown_counts(session: Session) -> dict:
+    """The session's counts as `dump --json`, `export` and `diff` write them: `turns` its own user turns (the one
+    meaning of turns), `turnNodes` every turn record in the tree; the other counts over the whole tree."""
+    counts = session.counts.as_dict()
+    counts["turnNodes"] = counts["turns"]
+    counts["turns"] = user_turns(session)
+    return counts
+
+
+def duration_text(duration_ms: int | None, partial: bool) -> str:
+    """`1.2s`, or `356ms+` for a node without an end (at least that long), or `-` when not known."""
+    if duration_ms is None:
+        return "-"
+    return fmt_duration(duration_ms) + ("+" if partial else "")
+
+
+def shown_duration(node: Session | Turn | Op) -> str:
+    """A session's, turn's or op's duration as every view writes it: `1.2s`, `356ms+` (no end), `-`."""
+    return duration_text(*node_duration(node))
+
+
+def node_duration(node: Session | Turn | Op, last: int | None = None) -> tuple[int | None, bool]:
+    """How long a session, turn or op lasted, and whether that is only "at least" (no end recorded).
+    `last`: the node's last activity when the caller has it already."""
+    if node.started_at is None:
+        return None, node.ended_at is None
+    if node.ended_at is not None:
+        return node.duration_ms, False
+    if isinstance(node, Op) and node.child is None:
+        return None, True  # a call under way (or cut off): nothing inside it tells how long it ran
+    if last is None:
+        last = last_activity(node)
+    return (None if last is None else max(0, last - node.started_at)), True
+
+
+def last_activity(node: Session | Turn | Op) -> int | None:
+    """The newest start or end time inside a node (sub-agents included): where an unfinished node's known duration
+    ends. Iterative: sub-agents nest thousands deep."""
+    if isinstance(node, Session):
+        last = newest(own_last(node), node.ops_last)
+        for op in walk_ops(node):
+            last = newest(last, op.started_at, op.ended_at)
+        return last
+    if isinstance(node, Turn):
+        last = newest(None, node.started_at, node.ended_at)
+        for op in node.ops:
+            last = newest(last, op.started_at, op.ended_at)
+            if op.child is not None:
+                last = newest(last, last_activity(op.child))
+        return last
+    last = newest(None, node.started_at, node.ended_at)
+    return last if node.child is None else newest(last, last_activity(node.child))
+
+
+def own_last(session: Session) -> int | None:
+    """The latest time of a session node and its turns, its ops left out (last_activity adds them; the sessions
+    index reading a plain snapshot's facts adds those its walk saw)."""
+    last = newest(None, session.started_at, session.ended_at)
+    for turn in session.turns:
+        last = newest(last, turn.started_at, turn.ended_at)
+    return last
+
+
+def newest(current: int | None, *times: int | None) -> int | None:
+    """The latest of `current` and the times that are ints."""
+    for t in times:
+        if isinstance(t, int) and (current is None or t > current):
+            current = t
+    return current
