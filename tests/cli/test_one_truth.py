@@ -14,6 +14,8 @@ import pytest
 
 from tui.catalog.index.indexer import index_file
 from tui.catalog.session_row import RowKind, fill_row, row_from_entry
+from tui.formats.aiagent.live.hub import LiveHub
+from tui.formats.aiagent.replay import replay_events
 from tui.formats.load import load
 from tui.model.session_facts import duration_text, session_facts
 
@@ -62,6 +64,22 @@ def test_every_view_says_what_the_facts_say(path: Path):
     before = diffed["before"]
     assert (before["status"], before["durationMs"], before["counts"]["turns"]) == (
         facts.status, facts.duration_ms, facts.turns)
+
+
+@pytest.mark.parametrize("path", SNAPSHOTS, ids=lambda p: p.parent.parent.name)
+def test_the_live_door_gives_the_same_facts(path: Path):
+    """The same session replayed as ai-agent's onEvent stream (op_tree, log, accounting events) into a live hub."""
+    doc = load(str(path))
+    events = replay_events(doc)
+    hub = LiveHub()
+    for _, event in events:
+        hub.feed(orjson.dumps(event))
+    [root_id] = hub.roots()
+    live = session_facts(hub.build(root_id))
+    want = session_facts(doc.root)
+    assert (live.status, live.duration_ms, live.partial, live.turns, live.turn_nodes, live.cost, live.failed_ops) == (
+        want.status, want.duration_ms, want.partial, want.turns, want.turn_nodes, want.cost, want.failed_ops)
+    assert live.totals == want.totals
 
 
 def test_a_killed_session_lasts_up_to_its_last_activity_not_up_to_now():
