@@ -1,0 +1,30 @@
+"""The files the real ai-agent wrote (tests/fixtures/aiagent-real: each run's sessions/*.json.gz and the
+accounting.jsonl of the same run; make/ says how they were made)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+
+REAL = Path(__file__).parent / "fixtures" / "aiagent-real"
+RUNS = ("master", "flaky", "killed", "handoff")
+# runs whose snapshot holds every session the run's accounting.jsonl speaks of (handoff's file lost its master)
+WHOLE_RUNS = ("master", "flaky", "killed")
+HANDOFF_FILE = REAL / "handoff" / "sessions" / "c75f0ff6-b12c-4847-b470-824df33502d3.json.gz"
+HANDOFF_TRACE = "1cd8301a-8531-49f4-91df-7754112ee94b"  # the formatter's traceId, held in the master's file
+
+
+def snapshot(run: str) -> Path:
+    """The run's one snapshot file."""
+    (path,) = sorted((REAL / run / "sessions").glob("*.json.gz"))
+    return path
+
+
+def accounting(run: str) -> Path:
+    return REAL / run / "accounting.jsonl"
+
+
+def accounting_lines(run: str) -> list[dict]:
+    """Every line of the run's accounting.jsonl, repeats included."""
+    return [orjson.loads(line) for line in accounting(run).read_bytes().splitlines() if line.strip()]
