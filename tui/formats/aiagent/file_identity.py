@@ -2,8 +2,9 @@
 
 ai-agent writes a session's snapshot to `<originId>.json.gz`. A handoff child shares its master's originId, so its
 final snapshot replaces the master's file: the file then holds a tree whose root `traceId` is not the id in its
-name, and the master's own tree is gone (its cost survives only in accounting.jsonl). Such a file must say so
-wherever it is shown, never pass for the master. Only names the producer writes (a UUID) are compared: a file a
+name, and the master's own tree is gone (its cost survives only in accounting.jsonl). (A sub-agent's final snapshot
+goes to the same file too, until its parent writes again: a run killed in between leaves the same.) Such a file must
+say so wherever it is shown, never pass for the master. Only names the producer writes (a UUID) are compared: a file a
 person renamed says nothing about what it should hold.
 """
 
@@ -46,5 +47,6 @@ def misfiled_note(named: str, trace_id: str, who: str) -> str:
     """The sentence every view shows for a file named after session `named` that holds session `trace_id`."""
     holder = f"{trace_id} ({one_line(who, 60)})" if who else trace_id
     return (f"file named after session {named} holds another session, {holder}: a session of the same run "
-            f"(a handoff child) overwrote it; session {named} itself is not in this file")
+            f"(a handoff child, or a sub-agent whose parent never wrote again) overwrote it; session {named} "
+            f"itself is not in this file")
 
