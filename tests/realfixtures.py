@@ -28,3 +28,19 @@ def accounting(run: str) -> Path:
 def accounting_lines(run: str) -> list[dict]:
     """Every line of the run's accounting.jsonl, repeats included."""
     return [orjson.loads(line) for line in accounting(run).read_bytes().splitlines() if line.strip()]
+
+
+def snapshot_entries(run: str) -> list[dict]:
+    """Every accounting entry in the run's snapshot tree (ops' `accounting[]`, sub-agents included)."""
+    import gzip
+
+    out: list[dict] = []
+    stack = [orjson.loads(gzip.decompress(snapshot(run).read_bytes()))["opTree"]]
+    while stack:
+        node = stack.pop()
+        for turn in node.get("turns") or []:
+            for op in turn.get("ops") or []:
+                out.extend(op.get("accounting") or [])
+                if isinstance(op.get("childSession"), dict):
+                    stack.append(op["childSession"])
+    return out

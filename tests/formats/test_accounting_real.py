@@ -9,10 +9,10 @@ import orjson
 import pytest
 
 from builders import live_event as ev
-from realfixtures import WHOLE_RUNS, accounting, accounting_lines, snapshot
+from realfixtures import WHOLE_RUNS, accounting, accounting_lines, snapshot, snapshot_entries
 from tui.catalog.index.accounting_cost import read_cost
 from tui.catalog.index.stats import TimeRange
-from tui.formats.aiagent.accounting import summarise_accounting
+from tui.formats.aiagent.accounting import EntrySet, entry_identity, summarise_accounting
 from tui.formats.aiagent.live.hub import LiveHub
 from tui.formats.load import load
 from tui.text.summary import summarise
@@ -26,6 +26,24 @@ def test_the_ledger_totals_are_the_snapshots(run):
     tree = summarise(load(str(snapshot(run))))
     assert {k: ledger["totals"][k] for k in TOKENS} == {k: tree["totals"][k] for k in TOKENS}
     assert ledger["counts"]["llm"] <= tree["counts"]["llm"]  # (a killed run's running llm ops have no entry yet)
+
+
+def test_what_each_file_holds_that_the_other_does_not():
+    """The ledger holds what each session flushed when it ended; the snapshot, the tree when it was last written.
+    Finished runs: the same entries. The killed run: the ledger holds nothing the snapshot lacks, and the snapshot
+    one tool entry more (the master's call of the refuser: the master never flushed). The handoff run: the file
+    lost its master, whose two entries survive only in the ledger."""
+    def ids(entries):
+        return {entry_identity(x) for x in entries}
+
+    for run in ("master", "flaky"):
+        assert ids(accounting_lines(run)) == ids(snapshot_entries(run))
+    killed_ledger, killed_tree = ids(accounting_lines("killed")), ids(snapshot_entries("killed"))
+    extra = [x for x in snapshot_entries("killed") if entry_identity(x) not in killed_ledger]
+    assert killed_ledger < killed_tree and [(x["type"], x["command"]) for x in extra] == [("tool", "agent__refuser")]
+    handoff_ledger, handoff_tree = ids(accounting_lines("handoff")), ids(snapshot_entries("handoff"))
+    only_ledger = [x for x in accounting_lines("handoff") if entry_identity(x) not in handoff_tree]
+    assert handoff_tree < handoff_ledger and {x["callPath"] for x in only_ledger} == {"handoff"}
 
 
 def test_master_counts_each_entry_once():
