@@ -8,9 +8,9 @@ from pathlib import Path
 import orjson
 
 REAL = Path(__file__).parent / "fixtures" / "aiagent-real"
-RUNS = ("master", "flaky", "killed", "handoff")
+RUNS = ("master", "flaky", "killed", "handoff", "live")
 # runs whose snapshot holds every session the run's accounting.jsonl speaks of (handoff's file lost its master)
-WHOLE_RUNS = ("master", "flaky", "killed")
+WHOLE_RUNS = ("master", "flaky", "killed", "live")
 HANDOFF_FILE = REAL / "handoff" / "sessions" / "c75f0ff6-b12c-4847-b470-824df33502d3.json.gz"
 HANDOFF_TRACE = "1cd8301a-8531-49f4-91df-7754112ee94b"  # the formatter's traceId, held in the master's file
 
@@ -44,3 +44,10 @@ def snapshot_entries(run: str) -> list[dict]:
                 if isinstance(op.get("childSession"), dict):
                     stack.append(op["childSession"])
     return out
+
+
+def live_events() -> list[bytes]:
+    """The live run's events as the bridge would forward them, one JSON object each (live/README.md)."""
+    import gzip
+
+    return [line for line in gzip.decompress((REAL / "live" / "events.jsonl.gz").read_bytes()).split(b"\n") if line]

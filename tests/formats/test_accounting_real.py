@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from builders import live_event as ev
-from realfixtures import WHOLE_RUNS, accounting, accounting_lines, snapshot, snapshot_entries
+from realfixtures import WHOLE_RUNS, accounting, accounting_lines, live_events, snapshot, snapshot_entries
 from tui.catalog.index.accounting_cost import read_cost
 from tui.catalog.index.stats import TimeRange
 from tui.formats.aiagent.accounting import EntrySet, entry_identity, summarise_accounting
@@ -100,3 +100,22 @@ def test_dump_json_cli_on_the_real_ledger(tmp_path):
     assert done.returncode == 0, done.stderr
     out = orjson.loads(done.stdout)
     assert out["totals"]["tokensIn"] == 18874 and out["totals"]["costUsd"] == 0.063
+
+
+def test_the_real_live_stream_the_snapshot_and_the_ledger_agree():
+    """The real run's events through the live hub: one root, the snapshot's totals, the deduplicated ledger's; every
+    session's flush status counts its own tree's entries once, even when its flush comes again later."""
+    hub = LiveHub()
+    events = live_events()
+    for event in events:
+        hub.feed(event)
+    (root,) = {hub.root_of(sid) for sid in hub.sessions}
+    built = hub.build(root).totals.as_dict()
+    tree = summarise(load(str(snapshot("live"))))["totals"]
+    ledger = summarise(load(str(accounting("live"))))["totals"]
+    assert {k: built[k] for k in TOKENS} == {k: tree[k] for k in TOKENS} == {k: ledger[k] for k in TOKENS}
+    assert hub.sessions[root].status_line == "accounting flushed (21 entries)"
+    flush = next(orjson.loads(e) for e in events if b'"accounting_flush"' in e and root.encode() in e)
+    flush["meta"]["sequence"] += 10_000  # the same entries in a later flush of the same session
+    hub.feed(orjson.dumps(flush))
+    assert hub.sessions[root].status_line == "accounting flushed (21 entries)"
