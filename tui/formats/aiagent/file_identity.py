@@ -48,5 +48,5 @@ def misfiled_note(named: str, trace_id: str, who: str) -> str:
     holder = f"{trace_id} ({one_line(who, 60)})" if who else trace_id
     return (f"file named after session {named} holds another session, {holder}: a session of the same run "
             f"(a handoff child, or a sub-agent whose parent never wrote again) overwrote it; session {named} "
-            f"itself is not in this file")
+            f"itself is not in this file (accounting.jsonl may still hold its entries)")
 
