@@ -141,3 +141,18 @@ def test_stats_refresh_the_index_first(tmp_path, monkeypatch, capsys):
     assert main(["stats", "--sessions-dir", str(directory), "--json", "--by", "agent"]) == 0
     out = orjson.loads(capsys.readouterr().out)
     assert out["totals"]["sessions"] == 1 and out["by"]["agent"][0]["key"] == "solo"
+
+
+def test_the_real_ledger_costs_what_the_real_sessions_do(tmp_path, capsys):
+    """The real ai-agent's accounting.jsonl beside its sessions (each sub-agent's entries written 2 to 6 times):
+    stats index the snapshot and read the ledger, and both say the same cost."""
+    import shutil
+
+    from realfixtures import REAL
+    from tui.cli.main import main
+
+    shutil.copytree(REAL / "master", tmp_path / "run")
+    assert main(["stats", "--sessions-dir", str(tmp_path / "run" / "sessions"), "--json"]) == 0
+    totals = orjson.loads(capsys.readouterr().out)["totals"]
+    assert totals["sessions"] == 1 and totals["cost_usd"] == pytest.approx(0.063)
+    assert totals["accounting_cost_usd"] == pytest.approx(totals["cost_usd"], abs=5e-5)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import orjson
 
+from tui.formats.aiagent.file_identity import misfiled, misfiled_title
 from tui.inputs import json_load
 from tui.inputs.files import LoadError, document_limit, open_regular
 from tui.model.document import ACCOUNTING, GENKIT, JULES
@@ -202,6 +203,8 @@ def summarise_file_row(row: SessionRow, s: Session, facts: TreeFacts) -> None:
     index: `facts` gathered in its walk) with the same fields, totals and root turns."""
     _summarise(row, s, facts)
     row.agent = row_name(s.agent_id or s.call_path or "")  # a few agents over 100k rows
+    if misfiled(row.key, s.trace_id):  # the producer's handoff bug: said in the title, which the index keeps
+        row.title = misfiled_title(s.trace_id, s.call_path or s.agent_id, row.title)
 
 
 def _summarise(row: SessionRow, s: Session, facts: TreeFacts | None = None) -> None:

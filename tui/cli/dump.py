@@ -58,7 +58,7 @@ def run_dump(args: argparse.Namespace) -> int:
     from tui.model.document import GENKIT, JULES  # (after the summary read without a tree: not needed there)
     from tui.model.fields import printable
     from tui.text.ascii_tree import render
-    from tui.text.summary import summarise
+    from tui.text.summary import file_mismatch, summarise
 
     out = sys.stdout
     try:
@@ -66,13 +66,20 @@ def run_dump(args: argparse.Namespace) -> int:
             from tui.model.insights import compute
             from tui.text.insights_text import render_text
 
-            out.write(printable(render_text(compute(doc.root)), keep_newlines=True))
+            text = render_text(compute(doc.root))
+            mismatch = file_mismatch(doc.root)
+            if mismatch is not None:  # the file is not the session it is named after: said before anything else
+                text = f"FILE ID MISMATCH: {mismatch['problem']}\n\n{text}"
+            out.write(printable(text, keep_newlines=True))
         elif args.json:
             summary = summarise(doc)
             if args.insights:  # opt-in: ~5% of the dump of a 20,000-op file, and ~100x the output
                 from tui.model.insights import compute
 
                 summary["insights"] = compute(doc.root).as_dict() if doc.root is not None else None
+                mismatch = file_mismatch(doc.root) if doc.root is not None else None
+                if summary["insights"] is not None and mismatch is not None:
+                    summary["insights"]["fileIdMismatch"] = mismatch
             out.buffer.write(dumps_for(out, summary) + b"\n")
         elif doc.root is None:
             out.buffer.write(dumps_for(out, summarise(doc), indent=True) + b"\n")
@@ -104,6 +111,7 @@ def _fast_summary(path: str) -> tuple[dict | None, bytes | bytearray | None]:
     import os
 
     from tui.formats.aiagent.facts import snapshot_facts
+    from tui.formats.aiagent.file_identity import misfiled
     from tui.inputs.files import LoadError, read_source
     from tui.model.document import SNAPSHOT
     from tui.text.summary import tree_summary
@@ -118,4 +126,7 @@ def _fast_summary(path: str) -> tuple[dict | None, bytes | bytearray | None]:
         root = snapshot_facts(data)
     except RecursionError:
         return None, data
-    return (tree_summary(SNAPSHOT, root) if root is not None else None), data
+    if root is None:
+        return None, data
+    root.misfiled = misfiled(path, root.trace_id)
+    return tree_summary(SNAPSHOT, root), data

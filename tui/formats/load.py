@@ -13,6 +13,7 @@ from tui.formats.aiagent.accounting import looks_like_accounting, summarise_acco
 from tui.formats.aiagent.child_refs import link_child_refs
 from tui.formats.aiagent.ledger import is_ledger_record, ledger_document, parse_records, sessions_dir_for_ledger
 from tui.formats.aiagent import heads
+from tui.formats.aiagent.file_identity import misfiled
 from tui.formats.aiagent.snapshot import build_lazy_session, build_session
 from tui.inputs import json_load
 from tui.inputs.files import GZIP_MAGIC, LoadError, document_limit, read_source
@@ -85,6 +86,7 @@ def _load_lazy(data: bytes, path: str, sessions_dir: Path | None) -> Document | 
     doc.shape = f"file-v{doc.version}" if doc.version else "file"
     _envelope_fields(doc, fields)
     doc.root = root
+    root.misfiled = misfiled(path, root.trace_id)
     link_child_refs(doc.root, sessions_dir)
     return doc
 
@@ -117,6 +119,7 @@ def from_object(value: object, path: str, sessions_dir: Path | None = None) -> D
     if not isinstance(tree, dict):
         raise LoadError(path, f"opTree is {type_name(tree)}, expected an object")
     doc.root = build_session(tree)
+    doc.root.misfiled = misfiled(path, doc.root.trace_id)
     link_child_refs(doc.root, sessions_dir)  # sub-agents a snapshot names by reference, from their v3 ledgers
     return doc
 

@@ -26,9 +26,11 @@ class AccountingSummary:
     tool: int = 0
     failed: int = 0
     other: int = 0
+    duplicates: int = 0  # lines that repeat an entry counted already (the producer re-appends sub-agents' entries)
 
     def counts(self) -> dict:
-        return {"entries": self.entries, "llm": self.llm, "tool": self.tool, "failed": self.failed}
+        return {"entries": self.entries, "llm": self.llm, "tool": self.tool, "failed": self.failed,
+                "duplicates": self.duplicates}
 
 
 @dataclass

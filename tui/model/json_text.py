@@ -31,6 +31,29 @@ def dumps(value: object, *, indent: bool = False) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
+def canonical(value: object) -> bytes:
+    """One spelling of a parsed value whatever its key order (keys sorted at every level): two objects that mean
+    the same give the same bytes, so they hash the same (accounting entries, tree blobs). Never raises: past
+    orjson's 255 levels the stdlib writes it; what is not JSON (never from a parsed file) is written by repr."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except orjson.JSONEncodeError:
+        pass
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS, default=repr)
+    except orjson.JSONEncodeError:
+        pass
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(before, _stack_depth() + _FALLBACK_FRAMES))
+    try:
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=repr)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(value)
+    finally:
+        sys.setrecursionlimit(before)
+    return text.encode("utf-8", "surrogatepass")
+
+
 # What JSON may carry raw but a terminal would obey: DEL, the C1 controls (U+0080-U+009F: U+009B is CSI, an escape
 # sequence in one character), bidi marks, embeddings, overrides and isolates (they reorder what follows), line and
 # paragraph separators, and lone surrogates (the stdlib fallback writes them as invalid UTF-8). orjson and the

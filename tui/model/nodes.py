@@ -68,8 +68,8 @@ class Session(_Timed):
     __slots__ = (
         "_raw", "_source", "head", "id", "trace_id", "agent_id", "call_path", "title", "latest_status", "started_at", "ended_at",
         "success", "error", "turns", "totals", "stored_totals", "mismatch", "counts", "parent_op", "depth",
-        "path_prefix", "problems", "max_depth", "final_report", "extra_logs", "origin_id", "settled", "cost_unknown", "ops_last",
-        "__weakref__",
+        "path_prefix", "problems", "max_depth", "final_report", "extra_logs", "origin_id", "settled", "cost_unknown",
+        "ops_last", "misfiled", "__weakref__",
     )
 
     def __init__(self) -> None:
@@ -107,6 +107,9 @@ class Session(_Timed):
         # a root read without its ops (tui.formats.aiagent.facts) and without an end: the newest op time its walk
         # saw, which tui.model.session_facts would otherwise read from the ops
         self.ops_last: int | None = None
+        # a file's root: the session id the file is named after when the file holds another session ("" when it
+        # holds its own; tui.formats.aiagent.file_identity, the producer's handoff bug)
+        self.misfiled = ""
 
     raw = property(lambda self: _raw_of(self), lambda self, value: _set_raw(self, value),
                    doc="The SessionNode dict the session was built from (decoded on first use when it was read lazily).")

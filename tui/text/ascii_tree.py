@@ -41,6 +41,8 @@ def session_line(s: Session) -> str:
     )
     if s.mismatch:
         parts.append(f"TOTALS MISMATCH ({', '.join(s.mismatch)})")
+    if s.misfiled:  # the file is named after another session (tui.formats.aiagent.file_identity)
+        parts.append(f"FILE ID MISMATCH (file named {one_line(s.misfiled, 80)}, not this session)")
     if s.error:
         parts.append(f"error={one_line(s.error, 160)}")
     return "  ".join(parts)

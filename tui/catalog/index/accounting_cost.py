@@ -3,7 +3,8 @@
 The producer appends one AccountingEntry per LLM or tool call to `~/.ai-agent/accounting.jsonl` (beside the
 sessions directory; `generate DIR` writes it inside DIR): its cost may disagree with the sessions' stored totals
 (a session file never written, a crash before the last snapshot), so stats offer it as a second column, per day,
-agent and model (entries carry no headend). Read line by line, never whole: the file only grows.
+agent and model (entries carry no headend). Read line by line, never whole: the file only grows. A sub-agent's
+entries are written again at every ancestor's flush: each entry counts once (tui.formats.aiagent.accounting.EntrySet).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 import orjson
 
 from tui.catalog.index.stats import Stats, TimeRange
-from tui.formats.aiagent.accounting import looks_like_accounting
+from tui.formats.aiagent.accounting import EntrySet, looks_like_accounting
 from tui.inputs.files import open_regular
 from tui.model.fields import as_str
 from tui.model.totals import llm_entry_usage
@@ -50,10 +51,11 @@ class AccountingCost:
     def __init__(self) -> None:
         self.total = 0.0
         self.entries = 0
+        self.seen = EntrySet()  # llm entries read, whatever their time: a repeat of one is not counted again
         self.by: dict[str, dict[str, float]] = {name: defaultdict(float) for name in GROUPABLE}
 
     def add(self, entry: dict, span: TimeRange) -> None:
-        if entry.get("type") != "llm":
+        if entry.get("type") != "llm" or not self.seen.first(entry):
             return
         stamp = entry.get("timestamp")
         if isinstance(stamp, bool) or not isinstance(stamp, (int, float)) or not math.isfinite(stamp):

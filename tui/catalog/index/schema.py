@@ -8,7 +8,9 @@ SCHEMA_VERSION changes whenever these tables do: an index of another version is 
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 2  # 2: rows reach sessions_fts by SEARCH_ADD, not by an insert trigger
+# 3: a row's facts as tui.model.session_facts gives them (durations up to the last activity, misfiled titles,
+# failure reasons); 2: rows reach sessions_fts by SEARCH_ADD, not by an insert trigger
+SCHEMA_VERSION = 3
 APPLICATION_ID = 0x41494D31  # "AIM1": PRAGMA application_id, so a foreign SQLite file is never taken for ours
 
 # raw: the comments below say '\n' (two characters), which must not become a line break inside a quote

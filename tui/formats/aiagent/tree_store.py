@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from hashlib import blake2b
 
-import orjson
-
+from tui.model.json_text import canonical
 from tui.model.trampoline import drive
 
 DIGEST_SIZE = 16
@@ -29,13 +28,6 @@ class _Blob:
         self.fields = fields  # the node with its child containers set to None (order kept), or a non-dict leaf
         self.children = children  # key -> tuple of digests (lists) or one digest (childSession); None for a leaf
         self.size = size  # bytes of the canonical serialisation: what the blob weighs, roughly
-
-
-def _canonical(value: object) -> bytes:
-    try:
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-    except TypeError:  # not plain JSON (never from a parsed file): still hash it, deterministically enough
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS, default=repr)
 
 
 class TreeStore:
@@ -87,7 +79,7 @@ class TreeStore:
         return self._put(b"t", fields, {"ops": tuple(digests)})
 
     def _put(self, tag: bytes, fields: object, children: dict | None) -> bytes:
-        data = _canonical(fields)
+        data = canonical(fields)
         h = blake2b(tag, digest_size=DIGEST_SIZE)
         h.update(len(data).to_bytes(8, "little"))
         h.update(data)

@@ -19,6 +19,7 @@ from rich.text import Text
 from tui.catalog.liveness import STALE, humanize_age, shown_status
 from tui.catalog.row_facts import model_label
 from tui.catalog.session_row import RowKind, SessionRow
+from tui.formats.aiagent.file_identity import MARK as MISFILED
 from tui.model.fields import one_line, printable
 from tui.model.format import fmt_cost, fmt_duration, fmt_tokens, fmt_ts
 
@@ -121,7 +122,10 @@ def _cell(row: SessionRow, key: str, known: bool, status: str, now_s: float) -> 
     if not known:
         return PENDING.copy()
     if key == "title":
-        return Text(one_line(row.title, 200), no_wrap=True, overflow="ellipsis")
+        title = Text(one_line(row.title, 200), no_wrap=True, overflow="ellipsis")
+        if row.title.startswith(MISFILED):  # the file holds another session than the one it is named after
+            title.stylize("bold red", 0, len(MISFILED))
+        return title
     if key == "status":
         label, style = STATUS_STYLE.get(status, (printable(status), ""))
         return Text(label, style=style, no_wrap=True, overflow="ellipsis")

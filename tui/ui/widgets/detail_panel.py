@@ -6,6 +6,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from tui.formats.aiagent.file_identity import misfiled_note
 from tui.model.fields import as_dict, as_list, one_line, printable, type_name
 from tui.model.final_report import final_report
 from tui.model.foreign import sections_of, view_of
@@ -102,6 +103,8 @@ def _session(b: DetailBuilder, s: Session) -> None:
         b.block(s.error, "red")
     for problem in s.problems:
         b.field("broken", problem, "bold red")
+    if s.misfiled:  # the producer's handoff bug (tui.formats.aiagent.file_identity)
+        b.field("file", misfiled_note(s.misfiled, s.trace_id, s.call_path or s.agent_id), "bold red")
     attrs = as_dict(s.field("attributes"))
     if attrs:
         b.heading("Attributes")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from tui.formats.aiagent.file_identity import MARK
 from tui.model.fields import one_line
 from tui.model.foreign import view_of
 from tui.model.format import fmt_cost, fmt_path, fmt_tokens
@@ -57,6 +58,8 @@ def session_label(s: Session, stale: bool = False) -> Text:
         text.append(f"  {fmt_tokens(t.tokensIn)}→{fmt_tokens(t.tokensOut)} {fmt_cost(t.costUsd)}", style="dim")
     if s.problems:
         text.append("  BROKEN", style="bold red")
+    if s.misfiled:  # the file is named after another session: this tree is not that session
+        text.append(f"  {MARK} {one_line(s.misfiled, 40)}", style="bold red")
     return text
 
 

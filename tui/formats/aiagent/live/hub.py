@@ -231,7 +231,9 @@ class LiveHub:
             if isinstance(text, str):
                 (live.output_text if kind == "output" else live.thinking_text).add(text, sequence)
         elif kind == "accounting_flush":
-            live.flushed_entries += len(as_list(as_dict(event.get("payload")).get("entries")))
+            # A flush holds the session's whole tree, sub-agents included, and may come again: each entry once.
+            for entry in as_list(as_dict(event.get("payload")).get("entries")):
+                live.flushed.first(entry)
         elif kind in ("final_report", "handoff"):
             report = event.get("report")
             live.final_report = report if isinstance(report, dict) else {"content": report}
@@ -569,7 +571,7 @@ def _status_text(kind: str, event: dict, live: LiveSession) -> str:
     if kind in ("progress", "status"):
         return _progress_text(as_dict(event.get("event")))
     if kind == "accounting_flush":
-        return f"accounting flushed ({live.flushed_entries} entries)"
+        return f"accounting flushed ({len(live.flushed)} entries)"
     return f"{kind.replace('_', ' ')} received"
 
 

@@ -1,16 +1,18 @@
 """What the hub keeps of one live session: its last tree (or the newer frame not parsed yet), the log and accounting
 entries that arrived since, streamed text, sequence bookkeeping and status. Bounded: MAX_PENDING_LOGS,
-MAX_PENDING_ACCOUNTING, MAX_TEXT."""
+MAX_PENDING_ACCOUNTING, MAX_FLUSHED, MAX_TEXT."""
 
 from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
 
+from tui.formats.aiagent.accounting import EntrySet
 from tui.formats.aiagent.live.order import OrderedText, SeenSequences
 
 MAX_PENDING_LOGS = 5000  # logs kept per session between two trees; older ones are dropped from view
 MAX_PENDING_ACCOUNTING = 10_000  # ... and accounting entries
+MAX_FLUSHED = 100_000  # distinct flushed accounting entries remembered per session (16 bytes each)
 MAX_TEXT = 64 * 1024  # streamed output/thinking kept per session
 
 
@@ -36,7 +38,7 @@ class LiveSession:
     output_text: OrderedText = field(default_factory=lambda: OrderedText(MAX_TEXT))
     thinking_text: OrderedText = field(default_factory=lambda: OrderedText(MAX_TEXT))
     final_report: dict | None = None
-    flushed_entries: int = 0
+    flushed: EntrySet = field(default_factory=lambda: EntrySet(MAX_FLUSHED))  # accounting_flush entries, once each
     pending_logs: deque = field(default_factory=lambda: deque(maxlen=MAX_PENDING_LOGS))  # (sequence, entry)
     pending_accounting: deque = field(default_factory=lambda: deque(maxlen=MAX_PENDING_ACCOUNTING))
     dropped_logs: int = 0
