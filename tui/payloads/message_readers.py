@@ -17,7 +17,8 @@ import json
 from dataclasses import dataclass, field
 
 from tui.payloads import genai
-from tui.payloads.result import Reassembled, compact, d, lst, s
+from tui.payloads.openai_chat import thinking_text
+from tui.payloads.result import Block, Reassembled, compact, d, lst, s
 
 __all__ = ["NO_ROLE", "READERS", "ROLES", "Message", "Part", "answer_messages", "tool_names"]
 
@@ -29,7 +30,7 @@ NO_ROLE = "no role"
 
 @dataclass(slots=True)
 class Part:
-    kind: str  # "text" | "thinking" | "tool_call" | "tool_result" | "media" | "refusal" | "other"
+    kind: str  # "text" | "thinking" | "tool_call" | "tool_result" | "media" | "refusal" | "compaction" | "other"
     text: str = ""  # text, thinking, a tool call's arguments (JSON text), a tool result, a media line
     name: str = ""  # tool name
     call_id: str = ""
@@ -162,6 +163,8 @@ def _anthropic_block(block: object) -> Part:
         return Part("thinking", s(b.get("thinking")))
     if t == "redacted_thinking":
         return Part("thinking", "[redacted thinking]")
+    if t == "compaction":  # the summary a compaction wrote, sent back as context
+        return Part("compaction", s(b.get("content")) or "[no summary: the compaction failed]")
     if t in ("tool_use", "server_tool_use", "mcp_tool_use"):
         return Part("tool_call", _args_text(b.get("input")), s(b.get("name")), s(b.get("id")))
     if t == "tool_result" or t.endswith("_tool_result"):
@@ -214,6 +217,8 @@ def _openai_chat(body: dict) -> list[Message]:
         for key in ("reasoning_content", "reasoning", "thinking"):  # DeepSeek, OpenRouter, Ollama
             if isinstance(m.get(key), str) and m[key]:
                 parts.append(Part("thinking", m[key]))
+        if not parts:  # OpenRouter / Snowflake: the reasoning sent back only as reasoning_details
+            parts.extend(_reasoning_detail(x) for x in lst(m.get("reasoning_details")) if d(x))
         content = m.get("content")
         if role == "tool":
             parts.append(Part("tool_result", _result_text(content), s(m.get("name")) or s(m.get("tool_name")),
@@ -249,6 +254,8 @@ def _content_part(part: object) -> Part:
         return Part("thinking" if t in ("summary_text", "reasoning_text") else "text", s(p.get("text")))
     if t == "refusal":
         return Part("refusal", s(p.get("refusal")))
+    if t == "thinking":  # Mistral: {type: "thinking", thinking: [{type: "text", text}]}
+        return Part("thinking", thinking_text(p.get("thinking")))
     if t in ("image_url", "input_image"):
         url = p.get("image_url")
         url = s(d(url).get("url")) if isinstance(url, dict) else s(url)
@@ -262,6 +269,12 @@ def _content_part(part: object) -> Part:
     if t in ("image", "document"):
         return _anthropic_block(part)
     return _other(part)
+
+
+def _reasoning_detail(item: object) -> Part:
+    i = d(item)
+    text = s(i.get("text")) or s(i.get("summary"))
+    return Part("thinking", text or "[redacted thinking]")
 
 
 # OpenAI Responses -----------------------------------------------------------------------------------------
@@ -422,25 +435,59 @@ READERS = {
 
 
 def answer_messages(r: Reassembled) -> list[Message]:
-    """One assistant message per choice / candidate, its blocks in the order the model produced them."""
+    """One assistant message per choice / candidate, its blocks in the order the model produced them: adjacent text
+    blocks as one text (the citations that split them follow it), a provider-run tool's results as one result of
+    its call."""
     choices = r.choices
     several = len(choices) > 1
-    out = []
-    for choice in choices:
-        parts: list[Part] = []
-        for b in r.blocks:
-            if b.choice != choice:
-                continue
-            if b.kind == "tool_call" and b.tool is not None:
-                kind = f"{b.tool.kind} tool " if b.tool.kind else ""
-                parts.append(Part("tool_call", b.tool.arguments, kind + (b.tool.name or ""), b.tool.id))
-            elif b.kind in ("thinking", "redacted_thinking"):
-                parts.append(Part("thinking", "[redacted thinking]" if b.kind == "redacted_thinking" else b.text))
-            elif b.kind == "refusal":
-                parts.append(Part("refusal", b.text))
-            elif b.kind in ("citation", "search_result"):
-                parts.append(Part("other", b.text, b.kind.replace("_", " ")))
+    return [Message("assistant", _answer_parts(r, choice), response=r, choice=choice if several else None)
+            for choice in choices]
+
+
+def _answer_parts(r: Reassembled, choice: int) -> list[Part]:
+    parts: list[Part] = []
+    sources: list[Part] = []  # citations of the text being read: after it, so it stays one text
+    flowing = False
+    for b in r.blocks:
+        if b.choice != choice:
+            continue
+        if b.kind == "citation":
+            sources.append(Part("other", b.text, "citation"))
+            continue
+        if b.kind == "text":
+            if flowing:
+                parts[-1].text += b.text
             else:
                 parts.append(Part("text", b.text))
-        out.append(Message("assistant", parts, response=r, choice=choice if several else None))
-    return out
+            flowing = True
+            continue
+        parts.extend(sources)
+        sources, flowing = [], False
+        part = _answer_part(b, parts[-1] if parts else None)
+        if not parts or part is not parts[-1]:
+            parts.append(part)
+    parts.extend(sources)
+    return parts
+
+
+def _answer_part(b: Block, last: Part | None) -> Part:
+    """The part of one non-text block; a result line of the same provider-run call as `last` joins it (returned)."""
+    tool = b.tool
+    if b.kind == "tool_call" and tool is not None:
+        kind = f"{tool.kind} tool " if tool.kind else ""
+        return Part("tool_call", tool.arguments, kind + (tool.name or ""), tool.id)
+    if b.kind in ("thinking", "redacted_thinking"):
+        return Part("thinking", "[redacted thinking]" if b.kind == "redacted_thinking" else b.text)
+    if b.kind == "refusal":
+        return Part("refusal", b.text)
+    if b.kind == "compaction":
+        return Part("compaction", b.text or "[no summary: the compaction failed]")
+    if b.kind == "search_result" and tool is not None:  # a provider-run tool's result (search, code, MCP)
+        name = f"{tool.kind} tool {tool.name}" if tool.kind else tool.name
+        if last is not None and last.kind == "tool_result" and last.name == name and last.call_id == tool.id:
+            last.text += "\n" + b.text
+            return last
+        return Part("tool_result", b.text, name, tool.id, tool.error)
+    if b.kind in ("citation", "search_result"):
+        return Part("other", b.text, b.kind.replace("_", " "))
+    return Part("text", b.text)
