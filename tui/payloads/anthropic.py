@@ -96,8 +96,10 @@ def _result(b: Builder, bt: str, block: dict) -> None:
     content = block.get("content")
     results = [content] if isinstance(content, (dict, str)) else lst(content)
     lines = [_result_line(bt, r) for r in results]
+    kind = "search_result" if any(d(r).get("url") for r in results) or "search" in bt or "fetch" in bt \
+        else "tool_result"
     for line in [ln for ln in lines if ln] or [f"{bt} (no results)"]:
-        b.block(None, "search_result").parts.append(line)
+        b.block(None, kind).parts.append(line)
         b.r.blocks[-1].tool = call
 
 

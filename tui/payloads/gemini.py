@@ -67,9 +67,13 @@ def message(b: Builder, obj: dict) -> None:
 
 
 def _part(b: Builder, choice: int, part: dict) -> None:
+    """One part; text and thoughts continue across chunks until a call or a code result comes between them."""
+    segment = b.by_key.get(("segment", choice)) or 0
     if isinstance(part.get("text"), str):
         kind = "thinking" if part.get("thought") is True else "text"
-        b.append(kind, part["text"], choice, key=(kind, choice))
+        b.append(kind, part["text"], choice, key=(kind, choice, segment))
+    if any(isinstance(part.get(k), dict) for k in ("functionCall", "executableCode", "codeExecutionResult")):
+        b.by_key.set_plain(("segment", choice), segment + 1)
     fc = part.get("functionCall")
     if isinstance(fc, dict):
         tc = b.tool(None, choice, name=s(fc.get("name")), id=s(fc.get("id")))
@@ -84,6 +88,6 @@ def _part(b: Builder, choice: int, part: dict) -> None:
     if isinstance(result, dict):
         call = ToolCall(name="code_execution", id=s(result.get("id")), kind="code", choice=choice,
                         error=s(result.get("outcome")) not in ("", "OUTCOME_OK"))
-        b.block(None, "search_result", choice).parts.append(
+        b.block(None, "tool_result", choice).parts.append(
             f"code execution {s(result.get('outcome'))}: {s(result.get('output'))}".rstrip(": "))
         b.r.blocks[-1].tool = call

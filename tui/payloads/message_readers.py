@@ -482,12 +482,13 @@ def _answer_part(b: Block, last: Part | None) -> Part:
         return Part("refusal", b.text)
     if b.kind == "compaction":
         return Part("compaction", b.text or "[no summary: the compaction failed]")
-    if b.kind == "search_result" and tool is not None:  # a provider-run tool's result (search, code, MCP)
-        name = f"{tool.kind} tool {tool.name}" if tool.kind else tool.name
+    if b.kind in ("search_result", "tool_result") and tool is not None:  # a provider-run tool's result
+        name = "" if tool.id else f"{tool.kind} tool {tool.name}" if tool.kind else tool.name  # the call's, by id
+        text = b.text.removeprefix(f"{tool.name}: ")  # the line says whose result it is: the part does already
         if last is not None and last.kind == "tool_result" and last.name == name and last.call_id == tool.id:
-            last.text += "\n" + b.text
+            last.text += "\n" + text
             return last
-        return Part("tool_result", b.text, name, tool.id, tool.error)
-    if b.kind in ("citation", "search_result"):
+        return Part("tool_result", text, name, tool.id, tool.error)
+    if b.kind in ("citation", "search_result", "tool_result"):
         return Part("other", b.text, b.kind.replace("_", " "))
     return Part("text", b.text)

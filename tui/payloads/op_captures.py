@@ -276,7 +276,8 @@ def _reassembled_lines(view: DecodedView) -> list[str]:
             out.extend(split_lines(refusal))
     if calls:
         out.extend(_tool_lines(calls, several))
-    for kind, title in (("citation", "citations"), ("search_result", "search results")):
+    for kind, title in (("citation", "citations"), ("search_result", "search results"),
+                        ("tool_result", "results of the provider's tools")):
         blocks = r.of_kind(kind)
         if blocks:
             out.append(f"{SECTION_PREFIX}{title} ({len(blocks)})")

@@ -40,10 +40,11 @@ class ToolCall:
 @dataclass(slots=True)
 class Block:
     kind: str  # "text" | "thinking" | "redacted_thinking" | "refusal" | "tool_call" | "citation" | "search_result"
-    #            | "compaction" (Anthropic's summary of the context it compacted)
+    #            | "tool_result" (of a tool the provider ran: code execution, MCP) | "compaction" (Anthropic's
+    #            summary of the context it compacted)
     choice: int = 0
     parts: list[str] = field(default_factory=list)
-    tool: ToolCall | None = None  # a tool_call's call; on a search_result, the provider-run call it answers
+    tool: ToolCall | None = None  # a tool_call's call; on a search_result / tool_result, the call it answers
 
     @property
     def text(self) -> str:
