@@ -251,9 +251,9 @@ def _reassembled_lines(view: DecodedView) -> list[str]:
         out.extend(r.errors)
     if r.dialect == "unknown":
         return out
-    for block in r.of_kind("compaction"):
+    for summary in r.of_kind("compaction"):
         out.append(f"{SECTION_PREFIX}compaction summary")
-        out.extend(split_lines(block.text) or ["(none: the compaction failed)"])
+        out.extend(split_lines(summary.text) or ["(none: the compaction failed)"])
     thinking = r.thinking_blocks
     for i, block in enumerate(thinking, 1):
         out.append(f"{SECTION_PREFIX}thinking" + (f" ({i} of {len(thinking)})" if len(thinking) > 1 else ""))
