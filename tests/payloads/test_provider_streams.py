@@ -194,3 +194,39 @@ def test_gemini_code_execution_and_grounding_are_tool_responses(name):
     assert texts(got.parts) == ["Let me compute it.", "17 × 23 = 391. Netdata v2.6 is the latest."]
     assert after(got.text, "── text") == ["Let me compute it.", "", "17 × 23 = 391. Netdata v2.6 is the latest."]
     assert "← tool result server tool google_search" in got.messages
+
+
+def test_reasoning_and_compaction_sent_back_in_requests_are_not_text():
+    """What a request carries back from earlier answers: OpenRouter's `reasoning_details` (the only carrier) and
+    Anthropic's `compaction` block are reasoning and a compaction summary, not JSON shown as text."""
+    openrouter = {"model": "openai/o4-mini", "messages": [
+        {"role": "user", "content": "Which flag?"},
+        {"role": "assistant", "content": "Use -W buildinfo.", "reasoning_details": [
+            {"type": "reasoning.summary", "summary": "buildinfo prints it.", "index": 0},
+            {"type": "reasoning.encrypted", "data": "gAAAAABoZ2x1", "index": 1}]},
+        {"role": "user", "content": "Thanks"}]}
+    got = seen("openrouter-reasoning-details.json", request=openrouter)
+    assert got.inputs[1]["parts"] == [{"type": "reasoning", "content": "buildinfo prints it."},
+                                      {"type": "reasoning", "content": "[redacted thinking]"},
+                                      {"type": "text", "content": "Use -W buildinfo."}]
+    anthropic = {"model": "claude-opus-4-6", "max_tokens": 1024, "messages": [
+        {"role": "user", "content": "Go on."},
+        {"role": "assistant", "content": [{"type": "compaction", "content": "Alerts were tuned."},
+                                          {"type": "text", "text": "Done."}]},
+        {"role": "user", "content": "Next?"}]}
+    got = seen("anthropic-compaction.json", request=anthropic)
+    assert got.inputs[1]["parts"] == [{"type": "compaction", "content": "Alerts were tuned."},
+                                      {"type": "text", "content": "Done."}]
+    assert "· compaction summary" in got.messages and "  Alerts were tuned." in got.messages
+
+
+def test_calls_the_provider_answered_are_not_left_for_tool_ops():
+    """The export pairs the answer's tool calls with the agent's tool ops by name; a call the provider ran and
+    answered in the same answer (code execution, MCP) is not one of them."""
+    from payloadfixtures import tree
+    from providerstreams import capture_op
+    from tui.formats.aiagent.snapshot import build_session
+    from tui.text.otlp.messages import op_messages
+
+    op = build_session(tree(capture_op("anthropic-server-tools.json"))).turns[1].ops[0]
+    assert op_messages(op).calls == []

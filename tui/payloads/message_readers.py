@@ -266,7 +266,7 @@ def _content_part(part: object) -> Part:
         f = d(p.get("file")) or p
         return _media("file", name=s(f.get("filename")), url=s(f.get("file_id")) or s(f.get("file_url")),
                       data=f.get("file_data"))
-    if t in ("image", "document"):
+    if t in ("image", "document", "compaction"):  # Anthropic blocks, whichever reader met them
         return _anthropic_block(part)
     return _other(part)
 

@@ -49,8 +49,10 @@ def op_messages(op: Op, sessions_dir: str | os.PathLike | None = None) -> OpMess
     in_json, dropped = _capped([_message(m) for m in inputs])
     out_items = [dict(_message(m), finish_reason=finish or "unknown") for m in outputs]
     out_json, _ = _capped(out_items)
-    calls = [(p["id"], p["name"]) for item in out_items for p in item["parts"]
-             if p["type"] == "tool_call" and p["id"] and p["name"]]
+    parts = [p for item in out_items for p in item["parts"]]
+    answered = {p["id"] for p in parts if p["type"] == "tool_call_response"}  # the provider ran these itself
+    calls = [(p["id"], p["name"]) for p in parts
+             if p["type"] == "tool_call" and p["id"] and p["name"] and p["id"] not in answered]
     return OpMessages(in_json, out_json, finish, dropped, calls)
 
 
