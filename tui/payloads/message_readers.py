@@ -9,6 +9,9 @@ function_call_output, reasoning, custom tool calls, item references), Gemini (`s
 parts: text, thought, inlineData, fileData, functionCall, functionResponse, executable code; camelCase or
 snake_case), Ollama /api/chat (`images`, `thinking`, `tool_calls` with object arguments, `tool_name`) and
 /api/generate (`system`, `prompt`). Anything else is kept as compact JSON, cut: every shape is read, none raises.
+Reasoning is read wherever a request sends it back: strings, OpenRouter's `reasoning_details[]`, Mistral's typed
+`thinking` chunks; Anthropic's `compaction` block is a compaction summary. In an answer, adjacent text blocks are
+one text and a provider-run tool's results (search, code execution, MCP) are that call's tool result.
 """
 
 from __future__ import annotations

@@ -4,7 +4,9 @@ Output items are keyed by `output_index` (falling back to `item_id`): message te
 refusals (`response.refusal.delta`), reasoning summaries and reasoning text (thinking), function calls
 (`response.function_call_arguments.delta`), custom tool calls (`response.custom_tool_call_input.delta`), and the
 built-in tool items (web_search_call, file_search_call, code_interpreter_call, ...) from `response.output_item.*`.
-A `.done` event or the final `output_item.done` fills in what deltas did not carry. `response.completed`,
+A `.done` event or the final `output_item.done` fills in what deltas did not carry. Annotations (`url_citation`
+{url, title}, `file_citation` {filename}) arrive in `output_text.annotation.added` and again in `content_part.done`,
+`output_item.done` and the final response: each source is listed once. `response.completed`,
 `response.incomplete` and `response.failed` carry usage, the incomplete reason and the error; an `error` event is
 collected by the caller.
 """
