@@ -167,7 +167,7 @@ def _pretty_args(args: str) -> list[str]:
 
 def _number(v: object) -> object:
     """A float as a person writes it: OpenRouter's cost of 0.0000285 dollars, not 2.85e-05."""
-    if isinstance(v, float) and "e" in repr(v):
+    if isinstance(v, float) and 0 < abs(v) < 1e-4:
         return f"{v:.12f}".rstrip("0").rstrip(".") or "0"
     return v
 
