@@ -82,6 +82,9 @@ def test_groq_usage_rides_in_x_groq():
             "completion_time=0.0043, total_tokens=43, total_time=0.0064"
     assert got.text[1] == f"── {usage}" and usage in got.messages
     assert seen("groq-chat.json").text[1].startswith("── usage queue_time=0.02, prompt_tokens=40")
+    on_choice = sse((None, chat_chunk({"content": "Hi"})), (None, chat_chunk({}, finish="stop") | {"choices": [
+        {"index": 0, "delta": {}, "finish_reason": "stop", "usage": {"prompt_tokens": 8, "completion_tokens": 1}}]}))
+    assert decode_bytes(on_choice.encode(), "sse").reassembled.usage == {"prompt_tokens": 8, "completion_tokens": 1}
 
 
 @pytest.mark.parametrize("name", ["anthropic-compaction.sse", "anthropic-compaction.json"])

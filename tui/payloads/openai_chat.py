@@ -4,8 +4,9 @@ Stream: `data: {chat.completion.chunk}` lines ending with `data: [DONE]`. Each c
 (n > 1 interleaves them); `delta.content`, `delta.refusal`, `delta.reasoning_content` (DeepSeek, vLLM, llama.cpp) and
 `delta.reasoning` (OpenRouter, vLLM) accumulate per choice; tool-call deltas are keyed by (choice, tool index) and
 their `function.arguments` pieces concatenated. The usage chunk has `choices: []`. OpenRouter adds `provider` (the
-provider it routed to) and `usage.cost`; Groq puts the usage in `x_groq.usage`; an error mid-stream is a chunk with
-an `error` object. Non-streaming: a `chat.completion` object whose choices carry `message` instead of `delta`.
+provider it routed to) and `usage.cost`; Groq puts the usage in `x_groq.usage`, Moonshot on the choice; an error
+mid-stream is a chunk with an `error` object. Non-streaming: a `chat.completion` object whose choices carry `message`
+instead of `delta`.
 
 Reasoning comes in any of three carriers: `reasoning_content` / `reasoning` strings, `reasoning_details[]` (OpenRouter,
 Snowflake: `reasoning.text` / `reasoning.summary` items, `reasoning.encrypted` shown as redacted; read when a delta
@@ -39,6 +40,7 @@ def feed(b: Builder, obj: dict) -> None:
         _choice(b, choice, d(delta) if delta is not None else d(ch.get("message")))
         b.append("text", s(ch.get("text")), choice, key=("text", choice))  # legacy /v1/completions
         b.stop(ch.get("finish_reason"), choice)
+        b.set_usage(ch.get("usage"))  # Moonshot: the last chunk's usage on its choice
         if ch.get("error") is not None:  # OpenRouter: finish_reason "error" with the error on the choice
             b.error(ch)
 
