@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 
 from tui.inputs import json_load
 from tui.payloads.decode import DecodedView
-from tui.payloads.message_readers import READERS, Message, Part, answer_messages, tool_names
+from tui.payloads.answer_parts import answer_messages
+from tui.payloads.message_readers import READERS, Message, Part, tool_names
 from tui.payloads.op_captures import SECTION_PREFIX, reassembled_meta, split_lines, usage_iterations, usage_line
 from tui.payloads.requests import request_info
 from tui.payloads.result import DIALECT_LABELS, Reassembled
