@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass, field
 
 from tui.payloads import genai
-from tui.payloads.openai_chat import thinking_text
+from tui.payloads.openai_chat import detail_text, thinking_text
 from tui.payloads.result import Reassembled, compact, d, lst, s
 
 __all__ = ["NO_ROLE", "READERS", "ROLES", "Message", "Part", "tool_names"]
@@ -275,9 +275,7 @@ def _content_part(part: object) -> Part:
 
 
 def _reasoning_detail(item: object) -> Part:
-    i = d(item)
-    text = s(i.get("text")) or s(i.get("summary"))
-    return Part("thinking", text or "[redacted thinking]")
+    return Part("thinking", detail_text(d(item)) or "[redacted thinking]")
 
 
 # OpenAI Responses -----------------------------------------------------------------------------------------

@@ -103,12 +103,19 @@ def thinking_text(value: object) -> str:
     return "".join(s(item) or s(d(item).get("text")) for item in lst(value))
 
 
+def detail_text(item: dict) -> str:
+    """The text of a `reasoning_details` item: `text` (reasoning.text), `summary` (reasoning.summary), or the
+    `thinking` / `content` a proxy of Anthropic-shaped reasoning uses; "" for an encrypted one."""
+    return next((s(item.get(k)) for k in ("text", "summary", "thinking", "content") if s(item.get(k))), "")
+
+
 def _reasoning_details(b: Builder, choice: int, details: list) -> None:
     """`reasoning_details[]`: text and summaries are thinking, an encrypted item is redacted thinking (once)."""
     for item in details:
         item = d(item)
+        text = detail_text(item)
         kind = s(item.get("type"))
-        if kind == "reasoning.encrypted" or (item.get("data") and not (s(item.get("text")) or s(item.get("summary")))):
+        if not text and ("encrypted" in kind or "redacted" in kind or item.get("data")):
             b.block(("redacted", choice, item.get("index")), "redacted_thinking", choice)
         else:
-            b.append("thinking", s(item.get("text")) or s(item.get("summary")), choice, key=("thinking", choice))
+            b.append("thinking", text, choice, key=("thinking", choice))
