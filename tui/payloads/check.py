@@ -6,7 +6,7 @@ that only name what a capture is start with "· ".
 A capture that cannot be read says why (invalid, `[unavailable]` — the producer's capture bug —, unreadable, an
 integrity warning). A readable LLM capture (raw or sdk) is decoded and named: its format, the dialect it speaks
 (`Anthropic Messages stream`, `Ollama /api/chat stream`, `OpenAI Chat Completions request`...), the errors met
-mid-stream, or `stream dialect unknown`. Plain payload summaries and tool parameters are not listed: they are
+mid-stream, a prompt the provider refused and why (`prompt blocked: SAFETY (...)`), or `stream dialect unknown`. Plain payload summaries and tool parameters are not listed: they are
 the op's own fields, already in the dump.
 """
 
@@ -68,6 +68,8 @@ def describe(data: bytes, fmt: str) -> tuple[str, bool]:
     r = view.reassembled
     if r is not None and r.provider:  # a router's answer (OpenRouter): the provider it was routed to
         parts.append(f"via {r.provider[:80]}")
+    if r is not None and r.blocked:  # the provider refused the prompt (Gemini): why, as it said
+        parts.append(r.blocked[:300])
     if r is not None and r.errors:
         shown = "; ".join(e[:200] for e in r.errors[:_MAX_ERRORS_SHOWN])
         more = f" (+{len(r.errors) - _MAX_ERRORS_SHOWN} more)" if len(r.errors) > _MAX_ERRORS_SHOWN else ""

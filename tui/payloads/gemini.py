@@ -4,13 +4,17 @@ A stream arrives either as SSE (`alt=sse`: `data: {candidates...}` lines, no eve
 chunks (the default, often pretty-printed); a non-streaming answer is one object. Each candidate is kept apart by its
 `index`; `parts[]` hold `text` (thinking when `thought: true`), `functionCall {name, args, id?}`,
 `executableCode` / `codeExecutionResult`. `finishReason`, `usageMetadata` (promptTokenCount,
-candidatesTokenCount, thoughtsTokenCount, cachedContentTokenCount, totalTokenCount), `modelVersion` and
-`promptFeedback.blockReason` complete the picture; an error is `{"error": {code, message, status}}`.
+candidatesTokenCount, thoughtsTokenCount, cachedContentTokenCount, totalTokenCount) and `modelVersion` complete
+the picture; an error is `{"error": {code, message, status}}`. A prompt the provider refused has no candidates but
+`promptFeedback {blockReason, blockReasonMessage, safetyRatings}`; a candidate cut short says why in
+`finishMessage` (and its blocked safety ratings): both become the stop's details and `blocked`. Code execution
+results and grounding sources are results of tools the provider ran (the call they answer rides on the block), not
+text the model wrote.
 """
 
 from __future__ import annotations
 
-from tui.payloads.result import Builder, compact, d, idx, lst, s
+from tui.payloads.result import Builder, ToolCall, compact, d, idx, lst, s, titled
 
 
 def feed(b: Builder, obj: dict) -> None:
@@ -18,32 +22,43 @@ def feed(b: Builder, obj: dict) -> None:
         b.error(obj)
     b.model(obj.get("modelVersion"))
     b.set_usage(obj.get("usageMetadata"), merge=False)  # each chunk carries the running totals
-    feedback = d(obj.get("promptFeedback"))
-    if feedback.get("blockReason"):
-        b.stop(f"prompt blocked: {s(feedback.get('blockReason'))}")
+    _prompt_feedback(b, d(obj.get("promptFeedback")))
     for pos, cand in enumerate(lst(obj.get("candidates"))):
         cand = d(cand)
         choice = idx(cand.get("index"), pos)
         for part in lst(d(cand.get("content")).get("parts")):
             _part(b, choice, d(part))
         b.stop(cand.get("finishReason"), choice)
-        if s(cand.get("finishMessage")):
-            b.r.stop_details = s(cand.get("finishMessage"))
+        why = s(cand.get("finishMessage")) or _blocked_ratings(cand.get("safetyRatings"))
+        if why:
+            b.r.stop_details = why
         for c in lst(d(cand.get("citationMetadata")).get("citationSources") or
                      d(cand.get("citationMetadata")).get("citations")):
-            c = d(c)
-            _once(b, "citation", choice, s(c.get("uri")))
+            b.once("citation", s(d(c).get("uri")), choice)
+        search = ToolCall(name="google_search", kind="server", choice=choice)
         for chunk in lst(d(cand.get("groundingMetadata")).get("groundingChunks")):
-            web = d(d(chunk).get("web"))
-            title, uri = s(web.get("title")), s(web.get("uri"))
-            _once(b, "search_result", choice, f"{title} <{uri}>" if title and uri else title or uri)
+            chunk = d(chunk)
+            b.once("search_result", titled(d(chunk.get("web")) or d(chunk.get("retrievedContext"))
+                                           or d(chunk.get("maps"))), choice, search)
 
 
-def _once(b: Builder, kind: str, choice: int, text: str) -> None:
-    """Sources repeat from chunk to chunk of a stream: each is listed once."""
-    key = (kind, choice, text)
-    if text and key not in b.by_key:
-        b.block(key, kind, choice).parts.append(text)
+def _prompt_feedback(b: Builder, feedback: dict) -> None:
+    """A refused prompt: `prompt blocked: SAFETY` as the stop, the message (or the blocking ratings) as details."""
+    reason = s(feedback.get("blockReason"))
+    if not reason:
+        return
+    b.stop(f"prompt blocked: {reason}")
+    why = s(feedback.get("blockReasonMessage")) or _blocked_ratings(feedback.get("safetyRatings"))
+    if why:
+        b.r.stop_details = why
+    b.r.blocked = f"prompt blocked: {reason}" + (f" ({why})" if why else "")
+
+
+def _blocked_ratings(ratings: object) -> str:
+    """The safety categories that blocked (`HARM_CATEGORY_HARASSMENT HIGH`), when a rating says `blocked`."""
+    out = [f"{s(d(r).get('category'))} {s(d(r).get('probability'))}".strip() for r in lst(ratings)
+           if d(r).get("blocked") is True]
+    return ", ".join(x for x in out if x)
 
 
 def message(b: Builder, obj: dict) -> None:
@@ -52,9 +67,13 @@ def message(b: Builder, obj: dict) -> None:
 
 
 def _part(b: Builder, choice: int, part: dict) -> None:
+    """One part; text and thoughts continue across chunks until a call or a code result comes between them."""
+    segment = b.by_key.get(("segment", choice)) or 0
     if isinstance(part.get("text"), str):
         kind = "thinking" if part.get("thought") is True else "text"
-        b.append(kind, part["text"], choice, key=(kind, choice))
+        b.append(kind, part["text"], choice, key=(kind, choice, segment))
+    if any(isinstance(part.get(k), dict) for k in ("functionCall", "executableCode", "codeExecutionResult")):
+        b.by_key.set_plain(("segment", choice), segment + 1)
     fc = part.get("functionCall")
     if isinstance(fc, dict):
         tc = b.tool(None, choice, name=s(fc.get("name")), id=s(fc.get("id")))
@@ -63,9 +82,12 @@ def _part(b: Builder, choice: int, part: dict) -> None:
         b.r.blocks[-1].parts[:] = [tc.arguments] if tc.arguments else []
     code = part.get("executableCode")
     if isinstance(code, dict):
-        b.tool(None, choice, name="code_execution", kind="code")
+        b.tool(None, choice, name="code_execution", id=s(code.get("id")), kind="code")
         b.r.blocks[-1].parts[:] = [s(code.get("code"))]
     result = part.get("codeExecutionResult")
     if isinstance(result, dict):
-        b.block(None, "search_result", choice).parts.append(
+        call = ToolCall(name="code_execution", id=s(result.get("id")), kind="code", choice=choice,
+                        error=s(result.get("outcome")) not in ("", "OUTCOME_OK"))
+        b.block(None, "tool_result", choice).parts.append(
             f"code execution {s(result.get('outcome'))}: {s(result.get('output'))}".rstrip(": "))
+        b.r.blocks[-1].tool = call

@@ -1,5 +1,6 @@
-"""Reading the messages of an LLM request body, dialect by dialect, and the parts of a reassembled answer, into
-`Message`s of `Part`s (pure: no Textual). `tui.payloads.messages` puts them together and lays them out.
+"""Reading the messages of an LLM request body, dialect by dialect, into `Message`s of `Part`s (pure: no Textual);
+`answer_parts` reads a reassembled answer into the same. `tui.payloads.messages` puts them together and lays them
+out.
 
 Written from the providers' documented request shapes: Anthropic Messages (`system` as a string or text blocks,
 content blocks text / image / document / tool_use / tool_result / thinking), OpenAI Chat Completions (roles system,
@@ -9,6 +10,8 @@ function_call_output, reasoning, custom tool calls, item references), Gemini (`s
 parts: text, thought, inlineData, fileData, functionCall, functionResponse, executable code; camelCase or
 snake_case), Ollama /api/chat (`images`, `thinking`, `tool_calls` with object arguments, `tool_name`) and
 /api/generate (`system`, `prompt`). Anything else is kept as compact JSON, cut: every shape is read, none raises.
+Reasoning is read wherever a request sends it back: strings, OpenRouter's `reasoning_details[]`, Mistral's typed
+`thinking` chunks; Anthropic's `compaction` block is a compaction summary.
 """
 
 from __future__ import annotations
@@ -17,9 +20,10 @@ import json
 from dataclasses import dataclass, field
 
 from tui.payloads import genai
+from tui.payloads.openai_chat import detail_text, thinking_text
 from tui.payloads.result import Reassembled, compact, d, lst, s
 
-__all__ = ["NO_ROLE", "READERS", "ROLES", "Message", "Part", "answer_messages", "tool_names"]
+__all__ = ["NO_ROLE", "READERS", "ROLES", "Message", "Part", "tool_names"]
 
 ROLES = ("system", "user", "assistant", "tool")
 _ROLE_OF = {"developer": "system", "model": "assistant", "function": "tool", "ipython": "tool"}
@@ -29,7 +33,7 @@ NO_ROLE = "no role"
 
 @dataclass(slots=True)
 class Part:
-    kind: str  # "text" | "thinking" | "tool_call" | "tool_result" | "media" | "refusal" | "other"
+    kind: str  # "text" | "thinking" | "tool_call" | "tool_result" | "media" | "refusal" | "compaction" | "other"
     text: str = ""  # text, thinking, a tool call's arguments (JSON text), a tool result, a media line
     name: str = ""  # tool name
     call_id: str = ""
@@ -162,6 +166,8 @@ def _anthropic_block(block: object) -> Part:
         return Part("thinking", s(b.get("thinking")))
     if t == "redacted_thinking":
         return Part("thinking", "[redacted thinking]")
+    if t == "compaction":  # the summary a compaction wrote, sent back as context
+        return Part("compaction", s(b.get("content")) or "[no summary: the compaction failed]")
     if t in ("tool_use", "server_tool_use", "mcp_tool_use"):
         return Part("tool_call", _args_text(b.get("input")), s(b.get("name")), s(b.get("id")))
     if t == "tool_result" or t.endswith("_tool_result"):
@@ -214,6 +220,8 @@ def _openai_chat(body: dict) -> list[Message]:
         for key in ("reasoning_content", "reasoning", "thinking"):  # DeepSeek, OpenRouter, Ollama
             if isinstance(m.get(key), str) and m[key]:
                 parts.append(Part("thinking", m[key]))
+        if not parts:  # OpenRouter / Snowflake: the reasoning sent back only as reasoning_details
+            parts.extend(_reasoning_detail(x) for x in lst(m.get("reasoning_details")) if d(x))
         content = m.get("content")
         if role == "tool":
             parts.append(Part("tool_result", _result_text(content), s(m.get("name")) or s(m.get("tool_name")),
@@ -249,6 +257,8 @@ def _content_part(part: object) -> Part:
         return Part("thinking" if t in ("summary_text", "reasoning_text") else "text", s(p.get("text")))
     if t == "refusal":
         return Part("refusal", s(p.get("refusal")))
+    if t == "thinking":  # Mistral: {type: "thinking", thinking: [{type: "text", text}]}
+        return Part("thinking", thinking_text(p.get("thinking")))
     if t in ("image_url", "input_image"):
         url = p.get("image_url")
         url = s(d(url).get("url")) if isinstance(url, dict) else s(url)
@@ -259,9 +269,13 @@ def _content_part(part: object) -> Part:
         f = d(p.get("file")) or p
         return _media("file", name=s(f.get("filename")), url=s(f.get("file_id")) or s(f.get("file_url")),
                       data=f.get("file_data"))
-    if t in ("image", "document"):
+    if t in ("image", "document", "compaction"):  # Anthropic blocks, whichever reader met them
         return _anthropic_block(part)
     return _other(part)
+
+
+def _reasoning_detail(item: object) -> Part:
+    return Part("thinking", detail_text(d(item)) or "[redacted thinking]")
 
 
 # OpenAI Responses -----------------------------------------------------------------------------------------
@@ -416,31 +430,3 @@ READERS = {
     "gemini": _gemini,
     "ollama-generate": _ollama_generate,
 }
-
-
-# The answer ---------------------------------------------------------------------------------------------------
-
-
-def answer_messages(r: Reassembled) -> list[Message]:
-    """One assistant message per choice / candidate, its blocks in the order the model produced them."""
-    choices = r.choices
-    several = len(choices) > 1
-    out = []
-    for choice in choices:
-        parts: list[Part] = []
-        for b in r.blocks:
-            if b.choice != choice:
-                continue
-            if b.kind == "tool_call" and b.tool is not None:
-                kind = f"{b.tool.kind} tool " if b.tool.kind else ""
-                parts.append(Part("tool_call", b.tool.arguments, kind + (b.tool.name or ""), b.tool.id))
-            elif b.kind in ("thinking", "redacted_thinking"):
-                parts.append(Part("thinking", "[redacted thinking]" if b.kind == "redacted_thinking" else b.text))
-            elif b.kind == "refusal":
-                parts.append(Part("refusal", b.text))
-            elif b.kind in ("citation", "search_result"):
-                parts.append(Part("other", b.text, b.kind.replace("_", " ")))
-            else:
-                parts.append(Part("text", b.text))
-        out.append(Message("assistant", parts, response=r, choice=choice if several else None))
-    return out

@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 
 from tui.inputs import json_load
 from tui.payloads.decode import DecodedView
-from tui.payloads.message_readers import READERS, Message, Part, answer_messages, tool_names
-from tui.payloads.op_captures import SECTION_PREFIX, reassembled_meta, split_lines, usage_line
+from tui.payloads.answer_parts import answer_messages
+from tui.payloads.message_readers import READERS, Message, Part, tool_names
+from tui.payloads.op_captures import SECTION_PREFIX, reassembled_meta, split_lines, usage_iterations, usage_line
 from tui.payloads.requests import request_info
 from tui.payloads.result import DIALECT_LABELS, Reassembled
 
@@ -129,8 +130,9 @@ def _json_lines(text: str) -> list[str]:
 def _part_lines(p: Part, names: dict[str, str]) -> list[str]:
     if p.kind == "text":
         return split_lines(p.text) or ["(empty text)"]
-    if p.kind == "thinking":
-        return ["· thinking", *(f"  {ln}" for ln in split_lines(p.text) or ["(empty)"])]
+    if p.kind in ("thinking", "compaction"):
+        head = "· thinking" if p.kind == "thinking" else "· compaction summary"
+        return [head, *(f"  {ln}" for ln in split_lines(p.text) or ["(empty)"])]
     if p.kind == "refusal":
         return ["· refusal", *split_lines(p.text)]
     if p.kind == "tool_call":
@@ -195,6 +197,7 @@ def conversation_lines(conv: Conversation, expand_system: bool = False) -> Messa
             usage = usage_line(r)
             if usage:
                 lines.append(usage)
+                lines.extend(usage_iterations(r))
             lines.extend(f"error: {e}" for e in r.errors)
         for p in m.parts:
             lines.extend(_part_lines(p, names))

@@ -24,7 +24,7 @@ from tui.payloads.refs import read_ref_checked
 __all__ = [
     "HexLines", "PayloadError", "SECTION_PREFIX", "VIEW_ORDER", "capture_label", "capture_message",
     "decode_with_notes", "default_capture", "file_extension", "op_captures", "payload_views", "reassembled_meta",
-    "save_name", "split_lines", "usable", "usage_line",
+    "save_name", "split_lines", "usable", "usage_line", "usage_iterations",
 ]
 
 VIEW_ORDER = ("text", "json", "events", "headers", "raw", "hex")
@@ -165,15 +165,22 @@ def _pretty_args(args: str) -> list[str]:
     return split_lines(args) or ["(no arguments)"]
 
 
+def _number(v: object) -> object:
+    """A float as a person writes it: OpenRouter's cost of 0.0000285 dollars, not 2.85e-05."""
+    if isinstance(v, float) and 0 < abs(v) < 1e-4:
+        return f"{v:.12f}".rstrip("0").rstrip(".") or "0"
+    return v
+
+
 def _usage_text(usage: dict) -> str:
     """`k=v` pairs, one level of nesting flattened (`prompt_tokens_details.cached_tokens=5`, `cost=0.0012`)."""
     out = []
     for k, v in usage.items():
         if isinstance(v, dict):
-            out.extend(f"{k}.{k2}={v2}" for k2, v2 in v.items()
+            out.extend(f"{k}.{k2}={_number(v2)}" for k2, v2 in v.items()
                        if v2 is not None and not isinstance(v2, (dict, list)))
         elif v is not None and not isinstance(v, list):
-            out.append(f"{k}={v}")
+            out.append(f"{k}={_number(v)}")
     return ", ".join(out)
 
 
@@ -201,6 +208,23 @@ def usage_line(r: Reassembled) -> str:
     return f"usage {usage}" if usage else ""
 
 
+def usage_iterations(r: Reassembled) -> list[str]:
+    """One line per server-side iteration (Anthropic's `usage.iterations` when a compaction ran: the compaction's
+    tokens, then each sampling's); the top-level usage counts only the last one, so without these the compaction's
+    tokens were nowhere."""
+    items = r.usage.get("iterations") if r.usage else None
+    if not isinstance(items, list) or not items:
+        return []
+    out = []
+    for i, item in enumerate(items, 1):
+        item = item if isinstance(item, dict) else {"value": item}
+        kind = item.get("type")
+        tokens = _usage_text({k: v for k, v in item.items() if k != "type"})
+        out.append(f"iteration {i} of {len(items)}{f' ({kind})' if isinstance(kind, str) and kind else ''}: "
+                   f"{tokens or '(no tokens)'}")
+    return out
+
+
 def _tool_lines(calls: list[ToolCall], several_choices: bool) -> list[str]:
     out = [f"{SECTION_PREFIX}tool calls ({len(calls)})"]
     for tc in calls:
@@ -221,11 +245,15 @@ def _reassembled_lines(view: DecodedView) -> list[str]:
     usage = usage_line(r)
     if usage:
         out.append(f"{SECTION_PREFIX}{usage}")
+        out.extend(usage_iterations(r))
     if r.errors:
         out.append(f"{SECTION_PREFIX}errors ({len(r.errors)})")
         out.extend(r.errors)
     if r.dialect == "unknown":
         return out
+    for summary in r.of_kind("compaction"):
+        out.append(f"{SECTION_PREFIX}compaction summary")
+        out.extend(split_lines(summary.text) or ["(none: the compaction failed)"])
     thinking = r.thinking_blocks
     for i, block in enumerate(thinking, 1):
         out.append(f"{SECTION_PREFIX}thinking" + (f" ({i} of {len(thinking)})" if len(thinking) > 1 else ""))
@@ -248,7 +276,8 @@ def _reassembled_lines(view: DecodedView) -> list[str]:
             out.extend(split_lines(refusal))
     if calls:
         out.extend(_tool_lines(calls, several))
-    for kind, title in (("citation", "citations"), ("search_result", "search results")):
+    for kind, title in (("citation", "citations"), ("search_result", "search results"),
+                        ("tool_result", "results of the provider's tools")):
         blocks = r.of_kind(kind)
         if blocks:
             out.append(f"{SECTION_PREFIX}{title} ({len(blocks)})")

@@ -4,14 +4,16 @@ Output items are keyed by `output_index` (falling back to `item_id`): message te
 refusals (`response.refusal.delta`), reasoning summaries and reasoning text (thinking), function calls
 (`response.function_call_arguments.delta`), custom tool calls (`response.custom_tool_call_input.delta`), and the
 built-in tool items (web_search_call, file_search_call, code_interpreter_call, ...) from `response.output_item.*`.
-A `.done` event or the final `output_item.done` fills in what deltas did not carry. `response.completed`,
+A `.done` event or the final `output_item.done` fills in what deltas did not carry. Annotations (`url_citation`
+{url, title}, `file_citation` {filename}) arrive in `output_text.annotation.added` and again in `content_part.done`,
+`output_item.done` and the final response: each source is listed once. `response.completed`,
 `response.incomplete` and `response.failed` carry usage, the incomplete reason and the error; an `error` event is
 collected by the caller.
 """
 
 from __future__ import annotations
 
-from tui.payloads.result import Builder, compact, d, lst, s
+from tui.payloads.result import Builder, compact, d, lst, s, titled
 
 _TOOL_ITEMS = {"function_call": "", "custom_tool_call": "custom", "web_search_call": "web_search",
                "file_search_call": "file_search", "code_interpreter_call": "code_interpreter",
@@ -52,11 +54,10 @@ def feed(b: Builder, obj: dict) -> None:
         if full and key not in b.by_key:
             b.append(kind, full, key=key)
     elif t == "response.output_text.annotation.added":
-        ann = d(obj.get("annotation"))
-        title, url = s(ann.get("title")), s(ann.get("url"))
-        b.by_key.set_plain("annotations streamed", True)  # the item's copy at output_item.done is not added again
-        if title or url:
-            b.block(None, "citation").parts.append(f"{title} <{url}>" if title and url else title or url)
+        _annotation(b, d(obj.get("annotation")))
+    elif t == "response.content_part.done":  # the finished part carries its annotations too
+        for ann in lst(d(obj.get("part")).get("annotations")):
+            _annotation(b, d(ann))
     elif t in ("response.output_item.added", "response.output_item.done"):
         _item(b, obj.get("output_index"), d(obj.get("item")), done=t.endswith(".done"))
     elif t in ("response.created", "response.in_progress", "response.completed", "response.incomplete",
@@ -109,11 +110,8 @@ def _item(b: Builder, oi: object, item: dict, done: bool) -> None:
                 key = (kind, item_id)
             if done and key not in b.by_key:  # deltas never came: the item carries the whole text
                 b.append(kind, s(part.get("text")) or s(part.get("refusal")), key=key)
-            for ann in lst(part.get("annotations")):
-                ann = d(ann)
-                if done and (ann.get("url") or ann.get("title")) and "annotations streamed" not in b.by_key:
-                    title, url = s(ann.get("title")), s(ann.get("url"))
-                    b.block(None, "citation").parts.append(f"{title} <{url}>" if title and url else title or url)
+            for ann in lst(part.get("annotations")) if done else []:
+                _annotation(b, d(ann))
         if item_id and oi is not None:
             for kind in ("text", "refusal"):
                 if (kind, oi) in b.by_key:
@@ -127,6 +125,13 @@ def _item(b: Builder, oi: object, item: dict, done: bool) -> None:
         if item.get("encrypted_content") and not any(k[0] == "thinking" and k[1] == oi for k in b.by_key
                                                      if isinstance(k, tuple) and len(k) > 1):
             b.block(("thinking", oi, "redacted", 0), "redacted_thinking")
+
+
+def _annotation(b: Builder, ann: dict) -> None:
+    """A source of the text: `url_citation` {url, title}, `file_citation` / `container_file_citation` {filename,
+    file_id}; listed once (the stream's `annotation.added`, the part's and the item's copies are the same)."""
+    where = titled(ann) or s(ann.get("filename")) or s(ann.get("file_id"))
+    b.once("citation", where)
 
 
 def _tool_input(it: str, item: dict) -> str:

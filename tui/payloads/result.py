@@ -34,14 +34,17 @@ class ToolCall:
     arguments: str = ""  # as the provider streamed it (JSON text, or free text for custom tools)
     kind: str = ""  # "" (function) | "custom" | "server" | "web_search" | "file_search" | ...
     choice: int = 0
+    error: bool = False  # on a provider-run tool's result: the provider said it failed
 
 
 @dataclass(slots=True)
 class Block:
     kind: str  # "text" | "thinking" | "redacted_thinking" | "refusal" | "tool_call" | "citation" | "search_result"
+    #            | "tool_result" (of a tool the provider ran: code execution, MCP) | "compaction" (Anthropic's
+    #            summary of the context it compacted)
     choice: int = 0
     parts: list[str] = field(default_factory=list)
-    tool: ToolCall | None = None
+    tool: ToolCall | None = None  # a tool_call's call; on a search_result / tool_result, the call it answers
 
     @property
     def text(self) -> str:
@@ -60,6 +63,7 @@ class Reassembled:
     provider: str = ""  # the provider a router (OpenRouter) sent the request to
     errors: list[str] = field(default_factory=list)
     stops: dict[int, str] = field(default_factory=dict)  # per choice/candidate, when there are several
+    blocked: str = ""  # why the provider refused the prompt itself (Gemini promptFeedback): reason and message
 
     @property
     def label(self) -> str:
@@ -72,10 +76,26 @@ class Reassembled:
     def choices(self) -> list[int]:
         return sorted({b.choice for b in self.blocks} | set(self.stops)) or [0]
 
+    def text_runs(self, choice: int) -> list[str]:
+        """The texts of a choice, one per run of adjacent text blocks. Adjacent blocks are one flowing text (Anthropic
+        splits an answer into blocks wherever a citation starts or ends, even mid-line: `- ` then its sentence);
+        citations between them belong to the text and do not break it; thinking, a tool call or a tool's result
+        does."""
+        runs: list[list[str]] = []
+        flowing = False
+        for b in self.blocks:
+            if b.choice != choice or b.kind == "citation":
+                continue
+            if b.kind == "text":
+                if not flowing:
+                    runs.append([])
+                runs[-1].append(b.text)
+            flowing = b.kind == "text"
+        return [t for t in ("".join(run) for run in runs) if t] or ([""] if runs else [])
+
     def text_of(self, choice: int) -> str:
-        """The text blocks of a choice; separate blocks (text around thinking or a tool call) a blank line apart."""
-        texts = [b.text for b in self.blocks if b.kind == "text" and b.choice == choice]
-        return "\n\n".join(t for t in texts if t) if len(texts) > 1 else "".join(texts)
+        """The text of a choice: its runs of text (text_runs) a blank line apart."""
+        return "\n\n".join(self.text_runs(choice))
 
     @property
     def text(self) -> str:
@@ -196,6 +216,17 @@ class Builder:
             b = self.block(key, "tool_call", choice)
             b.parts[:] = [full]
 
+    def once(self, kind: str, text: str, choice: int = 0, tool: ToolCall | None = None) -> Block | None:
+        """A source line (citation, search result) listed once: streams repeat them chunk after chunk (Gemini's
+        grounding, OpenAI-compatible annotations, Perplexity's citations). The new block, or None when known."""
+        key = ("once", kind, choice, text)
+        if not text or key in self.by_key:
+            return None
+        b = self.block(key, kind, choice)
+        b.parts.append(text)
+        b.tool = tool
+        return b
+
     def set_usage(self, u: object, merge: bool = True) -> None:
         if isinstance(u, dict) and u:
             self.r.usage = {**self.r.usage, **u} if merge and self.r.usage else dict(u)
@@ -216,7 +247,7 @@ class Builder:
 
     def result(self) -> Reassembled:
         for b in self.r.blocks:  # tool arguments live in the block parts while streaming
-            if b.tool is not None and b.parts:
+            if b.kind == "tool_call" and b.tool is not None and b.parts:
                 b.tool.arguments = "".join(b.parts)
         return self.r
 
@@ -241,6 +272,12 @@ def error_text(obj: object) -> str:
     if not msg and not kind:
         msg = compact(err)
     return f"{kind}: {msg}" if kind and msg else str(kind or msg)
+
+
+def titled(r: dict) -> str:
+    """`title <url>` of a source (a citation, a search result, an annotation), or whichever of the two it has."""
+    title, url = s(r.get("title")), s(r.get("url")) or s(r.get("uri"))
+    return f"{title} <{url}>" if title and url else title or url
 
 
 def compact(value: object) -> str:

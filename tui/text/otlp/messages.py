@@ -4,7 +4,8 @@
 The captures are read by the same code the payload viewer's messages view uses (`op_captures`,
 `decode_with_notes`, `conversation_of`), so every dialect the monitor reads (Anthropic, OpenAI Chat and Responses,
 Gemini, Ollama) exports the same way. Parts: `text`, `reasoning` (thinking), `tool_call` {id, name, arguments},
-`tool_call_response` {id, response}; media, refusals and unknown parts become text lines. Sizes are capped so a span
+`tool_call_response` {id, response} (also for the tools the provider ran: web search, code execution, MCP,
+grounding sources), `compaction` {content}; media, refusals and unknown parts become text lines. Sizes are capped so a span
 stays far below a collector's request limit: each part's text at PART_CHARS characters, each attribute at
 MESSAGES_BYTES bytes of JSON (the oldest input messages are dropped first: the latest context is what explains the
 answer; how many were dropped is returned). A capture that cannot be read gives no messages, never an error.
@@ -48,8 +49,10 @@ def op_messages(op: Op, sessions_dir: str | os.PathLike | None = None) -> OpMess
     in_json, dropped = _capped([_message(m) for m in inputs])
     out_items = [dict(_message(m), finish_reason=finish or "unknown") for m in outputs]
     out_json, _ = _capped(out_items)
-    calls = [(p["id"], p["name"]) for item in out_items for p in item["parts"]
-             if p["type"] == "tool_call" and p["id"] and p["name"]]
+    parts = [p for item in out_items for p in item["parts"]]
+    answered = {p["id"] for p in parts if p["type"] == "tool_call_response"}  # the provider ran these itself
+    calls = [(p["id"], p["name"]) for p in parts
+             if p["type"] == "tool_call" and p["id"] and p["name"] and p["id"] not in answered]
     return OpMessages(in_json, out_json, finish, dropped, calls)
 
 
@@ -97,8 +100,10 @@ def _part(p) -> dict:
         if len(p.text) > PART_CHARS:
             arguments = _cut(p.text)
         return {"type": "tool_call", "id": p.call_id or None, "name": name, "arguments": arguments}
-    if p.kind == "tool_result":
+    if p.kind == "tool_result":  # a tool's answer, the caller's or one the provider ran (search, code, MCP)
         return {"type": "tool_call_response", "id": p.call_id or None, "response": _cut(p.text)}
+    if p.kind == "compaction":  # the summary of the compacted context (Anthropic): a generic part of its own type
+        return {"type": "compaction", "content": _cut(p.text)}
     return {"type": "text", "content": _cut(p.text)}  # media lines, refusals, parts nobody knows
 
 
