@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 
 from tui.inputs import json_load
 from tui.payloads.decode import DecodedView
+from tui.payloads.dialect_readers import READERS as MORE_READERS
 from tui.payloads.message_readers import READERS, Message, Part, answer_messages, tool_names
 from tui.payloads.op_captures import SECTION_PREFIX, reassembled_meta, split_lines, usage_line
-from tui.payloads.requests import request_info
+from tui.payloads.requests import UNKNOWN, RequestInfo, request_info
 from tui.payloads.result import DIALECT_LABELS, Reassembled
 
 __all__ = [
@@ -80,15 +81,18 @@ def request_body(view: DecodedView | None) -> object:
 def conversation_of(request: DecodedView | None, response: DecodedView | None) -> Conversation | None:
     """The conversation of a request capture and a response capture as decoded (either may be None or not an
     LLM's: then it is left out)."""
-    return build_conversation(request_body(request), response.reassembled if response is not None else None)
+    return build_conversation(request_body(request), response.reassembled if response is not None else None,
+                              request.request if request is not None else None)
 
 
 # --- building -----------------------------------------------------------------------------------------
 
 
-def build_conversation(request_body: object, response: Reassembled | None) -> Conversation | None:
-    """The messages of a request body (of a known dialect) followed by the answer; None when neither is an LLM's."""
-    info = request_info(request_body)
+def build_conversation(request_body: object, response: Reassembled | None,
+                       info: RequestInfo | None = None) -> Conversation | None:
+    """The messages of a request body (of a known dialect) followed by the answer; None when neither is an LLM's.
+    `info`: what the request was decoded as (its URL path may have named the dialect), else told from the body."""
+    info = info if info is not None and isinstance(request_body, dict) else request_info(request_body)
     answer = response if response is not None and response.dialect not in ("", "unknown", "generic") else None
     if info is None and answer is None:
         return None
@@ -96,7 +100,7 @@ def build_conversation(request_body: object, response: Reassembled | None) -> Co
     if info is not None and isinstance(request_body, dict):
         conv.dialect, conv.model, conv.has_request = info.dialect, info.model, True
         conv.tools = tool_names(request_body)
-        reader = READERS.get(info.dialect)
+        reader = READERS.get(info.dialect) or MORE_READERS.get(info.dialect)
         if reader is not None:
             conv.messages = reader(request_body)
     if answer is not None:
@@ -167,6 +171,10 @@ def conversation_lines(conv: Conversation, expand_system: bool = False) -> Messa
     what = DIALECT_LABELS.get(conv.dialect, conv.dialect or "LLM")
     sides = [side for side, has in (("request", conv.has_request), ("response", conv.has_response)) if has]
     meta = [f"{what} {' + '.join(sides)}" if conv.dialect != "error" else "error response"]
+    if conv.dialect == UNKNOWN and conv.has_request:  # the request's dialect is unclear; the answer's may be known
+        answer = next((m.response for m in conv.messages if m.response is not None), None)
+        known = answer is not None and answer.dialect not in ("", UNKNOWN)
+        meta = ["unknown request dialect" + (f" + {answer.label}" if known else "")]
     if conv.model:
         meta.append(f"model {conv.model}")
     if conv.has_request:
