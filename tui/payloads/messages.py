@@ -173,8 +173,8 @@ def conversation_lines(conv: Conversation, expand_system: bool = False) -> Messa
     meta = [f"{what} {' + '.join(sides)}" if conv.dialect != "error" else "error response"]
     if conv.dialect == UNKNOWN and conv.has_request:  # the request's dialect is unclear; the answer's may be known
         answer = next((m.response for m in conv.messages if m.response is not None), None)
-        known = answer is not None and answer.dialect not in ("", UNKNOWN)
-        meta = ["unknown request dialect" + (f" + {answer.label}" if known else "")]
+        known = f" + {answer.label}" if answer is not None and answer.dialect not in ("", UNKNOWN) else ""
+        meta = [f"unknown request dialect{known}"]
     if conv.model:
         meta.append(f"model {conv.model}")
     if conv.has_request:

@@ -34,7 +34,8 @@ _CONVERSE_BLOCKS = frozenset({"toolUse", "toolResult", "reasoningContent", "cach
                               "document", "video", "citationsContent"})
 _OPENAI_KEYS = ("max_completion_tokens", "stream_options", "n", "logit_bias", "top_logprobs", "parallel_tool_calls",
                 "reasoning_effort", "modalities", "functions", "function_call", "prediction", "web_search_options",
-                "verbosity", "response_format", "presence_penalty", "frequency_penalty", "user")
+                "verbosity", "response_format", "presence_penalty", "frequency_penalty", "user",
+                "transforms", "models", "route")  # the last three: OpenRouter's
 _OLLAMA_KEYS = ("options", "keep_alive", "think")
 _COHERE_KEYS = ("documents", "citation_options", "safety_mode", "strict_tools", "priority", "k", "p")
 _CONVERSE_KEYS = ("additionalModelRequestFields", "additionalModelResponseFieldPaths", "guardrailConfig",
@@ -123,6 +124,7 @@ _RULES: tuple[tuple[str, int, Callable[[_Shape], bool]], ...] = (
     ("openai-chat", 2, lambda x: bool(x.message_keys & {"tool_calls", "tool_call_id"})),
     ("openai-chat", 2, _has(*_OPENAI_KEYS)),
     ("openai-chat", 2, lambda x: x.body.get("tool_choice") in ("auto", "none", "required")),
+    ("openai-chat", 2, lambda x: "messages" in x.body and isinstance(x.body.get("reasoning"), dict)),  # OpenRouter
     ("openai-chat", 2, lambda x: _thinking(x).get("type") == "enabled" and "budget_tokens" not in _thinking(x)),
     ("openai-chat", 1, lambda x: "/" in x.model or x.model.startswith(("gpt-", "o1", "o3", "o4", "chatgpt"))),
     ("ollama-chat", 3, lambda x: "messages" in x.body and (_has(*_OLLAMA_KEYS)(x) or _format(x))),
