@@ -137,16 +137,23 @@ def test_cut_corrupt_and_absurd_frames_show_what_decoded_and_say_what_is_wrong()
     assert garbage.body_kind != "eventstream" and "prelude CRC mismatch" in garbage.notes[0]
 
 
-def test_no_cut_or_bit_flip_of_a_stream_raises():
+def test_every_cut_and_bit_flip_keeps_the_whole_frames_before_it():
     good = es.converse_stream()
-    for end in range(0, len(good), 3):
-        view = decode_bytes(good[:end], "http")
-        assert not any(n.startswith("internal decoder error") for n in view.notes), end
-    for pos in range(0, len(good), 5):
+    ends, at = [], 0
+    for name, payload in es.CONVERSE_EVENTS:
+        at += len(es.event(name, payload))
+        ends.append(at)
+    for cut in range(0, len(good), 3):
+        view = decode_bytes(good[:cut], "http")
+        whole = sum(1 for e in ends if e <= cut)
+        assert not any(n.startswith("internal decoder error") for n in view.notes), cut
+        assert len(view.events) == whole or (whole == 0 and view.kind != "eventstream"), cut
+    for pos in range(ends[0], len(good), 5):  # past the first frame: it always decodes
         flipped = bytearray(good)
         flipped[pos] ^= 0x5A
         view = decode_bytes(bytes(flipped), "http")
         assert not any(n.startswith("internal decoder error") for n in view.notes), pos
+        assert view.kind == "eventstream" and view.events[0].event == "messageStart" and view.notes, pos
 
 
 def test_messages_view_and_dump_show_the_new_dialects():

@@ -3,7 +3,7 @@ answer as the last assistant message with its stop reason and usage (pure: no Te
 
 `build_conversation(request_body, response)` reads a request body of any dialect `requests.request_info` names
 (Anthropic Messages, OpenAI Chat Completions, OpenAI Responses, Gemini generateContent, Ollama /api/chat and
-/api/generate: read in `message_readers`) and the reassembled response (`result.Reassembled`), either of which may be missing, into one list
+/api/generate: read in `message_readers`; Bedrock Converse, Cohere v2 and unclear ones in `dialect_readers`) and the reassembled response (`result.Reassembled`), either of which may be missing, into one list
 of `Message`s: a role (system / user / assistant / tool, plus the dialect's own word when it differs: developer,
 model, function) and ordered `Part`s (text, thinking, tool call with its JSON arguments, tool result with its
 call id, image / file / audio as one `[image …]` line: base64 data is never shown). `conversation_lines` lays
