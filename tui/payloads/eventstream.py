@@ -177,7 +177,7 @@ def events(frames: list[Frame]) -> list[tuple[str, object, str]]:
 
 
 def _json(raw: bytes) -> object:
-    if not raw.strip()[:1] in (b"{", b"["):
+    if raw.strip()[:1] not in (b"{", b"["):
         return None
     try:
         return json_load.loads(raw)
