@@ -43,6 +43,14 @@ def test_cohere_thinking_text_and_citations_stream():
                          "── citations (1)", "doc:1: “gym memberships”"]
 
 
+def test_cohere_stream_as_ndjson_or_data_only_sse_reads_the_same():
+    events = [e.data for e in decode_bytes(fixture("cohere-v2-rag-stream.sse"), "sse").events]
+    for body in ("\n".join(events), "".join(f"data: {e}\n\n" for e in events)):
+        r = decode_bytes(body.encode(), "http").reassembled
+        assert (r.label, r.text, r.thinking) == ("Cohere v2 Chat stream", "We offer gym memberships.",
+                                                 "The documents list the benefits.")
+
+
 def test_cohere_json_answer_and_an_error_at_the_end():
     r = decode_bytes(fixture("cohere-v2-chat.json"), "http").reassembled
     assert r.label == "Cohere v2 Chat response" and r.stop_reason == "TOOL_CALL"

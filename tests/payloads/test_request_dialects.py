@@ -82,6 +82,8 @@ MATRIX: list[tuple[str, dict, str]] = [
              "function": {"name": "get_weather", "arguments": "{\"location\":\"Toronto\"}"}}]},
             {"role": "tool", "tool_call_id": "get_weather_1byjy32y4hvq", "content": [
                 {"type": "document", "document": {"data": "{\"temperature\": \"20C\"}"}}]}]}, "cohere"),
+    ("Cohere's OpenAI compatibility API", {"model": "command-a-03-2025", "messages": [
+        {"role": "system", "content": "Be brief."}, USER]}, "openai-chat"),
     ("Cohere sampling keys", {"model": "command-r-plus-08-2024", "messages": [USER], "k": 40, "p": 0.75},
      "cohere"),
     ("Gemini", {"contents": [{"role": "user", "parts": [{"text": "hi"}]}],

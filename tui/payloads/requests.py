@@ -7,7 +7,8 @@ tools and `tool_use` / `tool_result` blocks, Bedrock's `inferenceConfig` and unt
 `documents` / `citation_options` / `safety_mode` / `k` / `p`, Ollama's `options` / `keep_alive`, Gemini's
 `contents`), 1 or 2 for what it usually sends. The URL path of a captured HTTP request (`POST /v1/messages`) weighs
 4. The OpenAI Chat shape (roles `system` / `tool`, `tools[].type = function`, `tool_calls`) is the lingua franca
-Ollama and Cohere accept too: its evidence counts for them, and they are named only on evidence of their own.
+Ollama and Cohere accept too: its evidence counts for them, and they are named only on evidence of their own (2 or
+more: a `command-a` model in an OpenAI-shaped body is Cohere's OpenAI compatibility API).
 
 A dialect is named when it scores at least 2, at least 1 ahead of every unrelated dialect, and no unrelated dialect
 has strong (3+) evidence of its own; otherwise the request is "unknown request dialect" (its messages are still read
@@ -210,8 +211,8 @@ def request_dialect(body: dict, path: str = "") -> str:
     for pattern, dialect in _PATHS:
         if path and pattern.search(path):
             scores[dialect] = scores.get(dialect, 0) + 4
-    for member, parent in _FAMILY.items():
-        if scores.get(member):
+    for member, parent in _FAMILY.items():  # a model name alone (Cohere's compatibility API) is not enough
+        if scores.get(member, 0) >= 2:
             scores[member] += scores.get(parent, 0)
     if not scores:
         return UNKNOWN
