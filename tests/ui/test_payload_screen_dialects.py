@@ -11,7 +11,7 @@ from pathlib import Path
 
 import eventstream_encoder as es
 from builders import op, session, turn, write
-from payloadhelpers import PayloadApp, op_of, settled, visible
+from payloadhelpers import PayloadApp, op_of, settled, status, visible
 from stream_fixtures import fixture
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,6 +50,16 @@ async def test_converse_eventstream_in_the_messages_text_and_events_views():
         assert screen.view_name == "events"
         assert [ln.split()[0] for ln in visible(screen)[:3]] == ["messageStart", "contentBlockDelta",
                                                                  "contentBlockDelta"]
+
+
+async def test_a_cut_eventstream_shows_its_whole_frames_and_says_where_it_was_cut():
+    app = PayloadApp(op_of(llm("op-2", CONVERSE_REQUEST, es.converse_stream()[:-7], "http")))
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await settled(pilot)
+        await pilot.press("v")
+        assert screen.view_name == "text"
+        assert visible(screen)[0] == "── Amazon Bedrock Converse stream · stop tool_use"  # all but the metadata frame
+        assert f"eventstream cut off: frame {len(es.CONVERSE_EVENTS)} at byte " in status(screen)
 
 
 def test_dump_names_the_new_dialects_and_flags_a_cut_eventstream(tmp_path):
