@@ -72,6 +72,17 @@ def test_converse_json_answer():
     assert "top_song [tooluse_kZJMlvQmRJ6eAyJE5GIl7Q]:" in lines and '    "sign": "WZPZ"' in lines
 
 
+def test_converse_citations_content():
+    answer = {"output": {"message": {"role": "assistant", "content": [{"citationsContent": {
+        "content": [{"text": "Emperor penguins are the tallest."}],
+        "citations": [{"title": "penguins.pdf", "sourceContent": [{"text": "The emperor penguin is the tallest"}],
+                       "location": {"documentChar": {"documentIndex": 0, "start": 0, "end": 34}}}]}}]}},
+        "stopReason": "end_turn", "usage": {"inputTokens": 9, "outputTokens": 8, "totalTokens": 17}}
+    r = decode_bytes(json.dumps(answer).encode(), "http").reassembled
+    assert r.text == "Emperor penguins are the tallest." and r.stop_reason == "end_turn"
+    assert [b.text for b in r.of_kind("citation")] == ["penguins.pdf: “The emperor penguin is the tallest”"]
+
+
 def test_converse_stream_as_boto3_events_and_as_binary_frames_agree():
     as_json = decode_bytes(fixture("bedrock-converse-stream.json"), "http")
     binary = fixture("bedrock-converse-stream.eventstream")

@@ -4,10 +4,11 @@ bytes in, frames (headers + payload) out, every problem said instead of raised.
 A message is a 12-byte prelude (total length and headers length, big-endian uint32, then the CRC32 of those 8
 bytes), the headers (a name-length byte, the name, a type byte, the value), the payload, and the CRC32 of everything
 before it (smithy's amazon-eventstream spec; botocore/eventstream.py reads it the same way). Lengths come from the
-data, so none is trusted: a frame that claims more bytes than remain is a cut-off stream, a prelude whose CRC fails
-or whose lengths cannot be (shorter than an empty frame, headers past the frame's end, a payload past the spec's
-24 MiB) ends the reading there, since nothing after it can be found again with confidence. A frame whose message
-CRC fails is kept and flagged (the prelude vouched for its length). Linear in the input, one CRC pass per byte.
+data, so none is trusted: a frame that claims more bytes than remain is a cut-off stream; a prelude whose CRC
+fails or whose lengths cannot be (shorter than an empty frame, headers past the frame's end, more than remains and
+past the spec's 24 MiB payload / 128 KiB headers) ends the reading there, since nothing after it can be found again
+with confidence. A frame whose message CRC fails is kept and flagged (the prelude vouched for its length). Linear in
+the input, one CRC pass per byte.
 
 `events` turns frames into the (event name, object) pairs the stream dialects read: `:message-type` `event` with
 `:event-type` X and a JSON payload P becomes {X: P} (the shape boto3 yields, so one reader serves both); an
@@ -82,7 +83,7 @@ def read_frames(data: bytes) -> Frames:
                                 f"(expected 0x{crc:08x}, computed 0x{computed:08x}): the last {left:,} bytes "
                                 "are not read")
             break
-        bad = _absurd(total, hlen)
+        bad = _absurd(total, hlen, left)
         if bad:
             out.problems.append(f"eventstream frame {len(out.frames) + 1} at byte {pos}: {bad}: the last "
                                 f"{left:,} bytes are not read")
@@ -96,12 +97,14 @@ def read_frames(data: bytes) -> Frames:
     return out
 
 
-def _absurd(total: int, hlen: int) -> str:
+def _absurd(total: int, hlen: int, left: int) -> str:
+    """Why a prelude's lengths cannot be, or "". The spec's size limits are for services to enforce: a frame past
+    them whose bytes are all there is read; one that claims more than remains is absurd, not merely cut off."""
     if total < MIN_FRAME:
         return f"total length {total} is shorter than an empty frame ({MIN_FRAME})"
     if hlen > total - MIN_FRAME:
         return f"headers length {hlen:,} runs past the frame's end (total {total:,})"
-    if hlen > MAX_HEADERS or total - hlen - MIN_FRAME > MAX_PAYLOAD:
+    if total > left and (hlen > MAX_HEADERS or total - hlen - MIN_FRAME > MAX_PAYLOAD):
         return f"absurd lengths (total {total:,}, headers {hlen:,}): above the format's limits"
     return ""
 
