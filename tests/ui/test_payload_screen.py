@@ -38,8 +38,8 @@ async def test_sse_response_opens_on_messages_then_text_then_request_and_sdk():
         c = screen.capture
         assert (c.side, c.source, screen.view_name) == ("response", "raw", "messages")
         shown = visible(screen)
-        # no system, no thinking, no anthropic_version: the request's dialect is a guess, OpenAI's
-        assert shown[0] == "OpenAI Chat Completions request + response · model claude-x · 1 message"
+        # no system, no thinking, no max_tokens: the body alone is unclear, its request line `POST /v1/messages` is not
+        assert shown[0] == "Anthropic Messages request + response · model claude-x · 1 message"
         assert shown[2:4] == ["── user", "hi"]
         i = shown.index("── assistant · response")
         assert shown[i + 1] == "Anthropic Messages stream · model claude-x · stop tool_use"
@@ -236,11 +236,12 @@ async def test_large_payload_does_not_block():
         assert isinstance(screen, PayloadScreen) and screen.capture.side == "request"
         screen = await settled(pilot, timeout=60)
         assert screen.view_name == "messages"
-        assert visible(screen)[0] == "OpenAI Chat Completions request + response · 20000 messages"
+        # role and content only: no dialect is clear from the body (the answer's is)
+        assert visible(screen)[0] == "unknown request dialect + Anthropic Messages stream · 20000 messages"
         assert visible(screen)[2:4] == ["── user", "x" * 118]  # 1,000 x, wrapped at 118 columns
         await pilot.press("v")
         assert screen.body.line_count > 100_000
-        assert visible(screen)[0] == "── OpenAI Chat Completions request · 20000 messages"
+        assert visible(screen)[0] == "── unknown request dialect · 20000 messages"
         assert visible(screen)[1] == "{"
         await pilot.press("end")
         await pilot.pause()

@@ -1,7 +1,8 @@
 """Payload decoding for every LLM provider's stream and answer: pure Python (stdlib + orjson), no Textual or Rich.
 
-`sse` frames server-sent events; `jsonseq` reads NDJSON and cut-off JSON arrays; one module per dialect
-(`anthropic`, `openai_chat`, `openai_responses`, `gemini`, `ollama`) feeds the common `result.Builder`; `detect`
+`sse` frames server-sent events; `eventstream` the binary amazon eventstream; `jsonseq` reads NDJSON and cut-off
+JSON arrays; one module per dialect (`anthropic`, `openai_chat`, `openai_responses`, `gemini`, `ollama`, `cohere`,
+`converse`) feeds the common `result.Builder`; `detect`
 tells the dialect from the data's shapes and runs the right one; `requests` names the dialect of a request body.
 `tui.payloads.decode` turns capture bytes into views with these.
 """

@@ -76,7 +76,7 @@ def describe(data: bytes, fmt: str) -> tuple[str, bool]:
         where = "mid-stream" if r.streamed else "in the response"
         parts.append(f"{len(r.errors)} error{'s' if len(r.errors) != 1 else ''} {where}: {shown}{more}")
     bad = [n for n in view.notes if n.startswith(("body is not valid JSON", "no SSE events", "the last ",
-                                                  "JSON array not closed", "invalid UTF-8"))]
+                                                  "JSON array not closed", "invalid UTF-8", "eventstream"))]
     parts.extend(bad)
     fine = not bad and not (r is not None and (r.errors or r.dialect == "unknown"))
     return " · ".join(parts), fine

@@ -23,6 +23,8 @@ from tui.payloads import (
     Reassembled, RequestInfo, SseEvent, looks_like_sse, parse_sse, reassemble_events, reassemble_json,
     reassemble_values, request_info,
 )
+from tui.payloads import eventstream
+from tui.payloads.detect import reassemble_eventstream
 from tui.payloads.jsonseq import json_sequence
 from tui.payloads.result import compact
 
@@ -55,7 +57,7 @@ PLACEHOLDERS = {
 
 @dataclass(slots=True)
 class DecodedView:
-    kind: str  # "json" | "sse" | "ndjson" | "http" | "text" | "binary" | "empty"
+    kind: str  # "json" | "sse" | "ndjson" | "eventstream" | "http" | "text" | "binary" | "empty"
     size: int
     start_line: str = ""
     headers: list[tuple[str, str]] = field(default_factory=list)
@@ -186,6 +188,10 @@ def _decode_body(view: DecodedView, body: bytes, hint: str) -> str:
 def _body_into(view: DecodedView, body: bytes, hint: str) -> str:
     if not body:
         return "empty"
+    if hint == "eventstream" or eventstream.looks_like_eventstream(body):
+        kind = _eventstream_into(view, body)
+        if kind:
+            return kind
     note = placeholder_note(body)
     if note:
         view.notes.append(note)
@@ -222,13 +228,26 @@ def _body_into(view: DecodedView, body: bytes, hint: str) -> str:
     return "binary"
 
 
+def _eventstream_into(view: DecodedView, body: bytes) -> str:
+    """A binary `application/vnd.amazon.eventstream` body: one event per frame, reassembled; what went wrong with
+    the framing (a cut, a CRC, an absurd length) becomes notes. "" when not one frame could be read."""
+    frames = eventstream.read_frames(body)
+    view.notes.extend(frames.problems)
+    view.notes.extend(f"eventstream frame {i} at byte {f.offset}: {f.problem}"
+                      for i, f in enumerate(frames.frames, 1) if f.problem)
+    if not frames.frames:
+        return ""
+    view.events, view.reassembled = reassemble_eventstream(frames.frames)
+    return "eventstream"
+
+
 def _json_meaning(view: DecodedView, value: object) -> None:
     """An LLM answer (or an array of stream chunks) is reassembled; a request body is named."""
     if value is _NO_VALUE:
         return
     view.reassembled = reassemble_json(value)
     if view.reassembled is None:
-        view.request = request_info(value)
+        view.request = request_info(value, view.start_line)
     elif isinstance(value, list):  # a stream stored as one JSON array (Gemini): one event per chunk
         view.events = [SseEvent("chunk", compact(v)) for v in value]
 
@@ -448,5 +467,7 @@ def _decode_http(view: DecodedView, data: bytes, hint: str) -> bool:
         body = _content_decode(body, encodings, view.notes)
     ctype = hdr.get("content-type", "").lower()
     body_hint = "sse" if "event-stream" in ctype else "json" if "json" in ctype and "ndjson" not in ctype else ""
+    if "amazon.eventstream" in ctype:
+        body_hint = "eventstream"
     view.body_kind = _body_into(view, body, body_hint)
     return True

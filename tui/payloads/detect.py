@@ -11,7 +11,7 @@ from collections.abc import Iterable
 import orjson
 
 from tui.inputs import json_load
-from tui.payloads import anthropic, gemini, genai, ollama, openai_chat, openai_responses
+from tui.payloads import anthropic, cohere, converse, eventstream, gemini, genai, ollama, openai_chat, openai_responses
 from tui.payloads.result import Builder, Reassembled, s
 from tui.payloads.sse import SseEvent
 
@@ -21,7 +21,14 @@ _FEED = {
     "openai-responses": openai_responses.feed,
     "gemini": gemini.feed,
     "ollama": ollama.feed,
+    cohere.DIALECT: cohere.feed,
+    converse.DIALECT: converse.feed,
 }
+# Whole answers told by a predicate of their own module: (is it, dialect, reader), tried in order.
+_ANSWERS = (
+    (converse.is_answer, converse.DIALECT, converse.message),
+    (cohere.is_answer, cohere.DIALECT, cohere.message),
+)
 
 
 def chunk_dialect(obj: dict) -> str:
@@ -32,6 +39,8 @@ def chunk_dialect(obj: dict) -> str:
             return "anthropic"
         if t.startswith("response."):
             return "openai-responses"
+        if t in cohere.STREAM_TYPES:
+            return cohere.DIALECT
     if isinstance(obj.get("choices"), list) or obj.get("object") in ("chat.completion.chunk", "chat.completion"):
         return "openai-chat"
     if isinstance(obj.get("candidates"), list) or isinstance(obj.get("usageMetadata"), dict) or \
@@ -39,6 +48,8 @@ def chunk_dialect(obj: dict) -> str:
         return "gemini"
     if ollama.is_ollama(obj):
         return "ollama"
+    if converse.is_event(obj):
+        return converse.DIALECT
     return ""
 
 
@@ -90,6 +101,18 @@ def reassemble_events(events: list[SseEvent]) -> Reassembled:
     return reassemble_chunks(pairs)
 
 
+def reassemble_eventstream(frames: list[eventstream.Frame]) -> tuple[list[SseEvent], Reassembled]:
+    """The frames of a binary eventstream as events (the event type, the payload as text) and the answer they make
+    (Bedrock ConverseStream, or the model's own chunks inside InvokeModelWithResponseStream `chunk` events)."""
+    events: list[SseEvent] = []
+    pairs: list[tuple[str, dict]] = []
+    for name, obj, text in eventstream.events(frames):
+        events.append(SseEvent(name or "(no event type)", text))
+        if isinstance(obj, dict):
+            pairs.append((name, obj))
+    return events, reassemble_chunks(pairs)
+
+
 def reassemble_values(values: list[object]) -> Reassembled | None:
     """Several JSON values in a row (NDJSON, a Gemini array of chunks): a stream when their shapes say which one."""
     objs = [v for v in values if isinstance(v, dict)]
@@ -130,6 +153,11 @@ def reassemble_json(value: object) -> Reassembled | None:
         b = Builder("gemini", streamed=False)
         gemini.message(b, value)
         return b.result()
+    for is_answer, dialect, read in _ANSWERS:
+        if is_answer(value):
+            b = Builder(dialect, streamed=False)
+            read(b, value)
+            return b.result()
     if ollama.is_ollama(value):
         b = Builder("ollama-chat", streamed=False)
         ollama.feed(b, value)

@@ -55,13 +55,13 @@ class Message:
 
 def tool_names(body: dict) -> list[str]:
     names: list[str] = []
-    for tool in lst(body.get("tools")):
+    for tool in lst(body.get("tools")) + lst(d(body.get("toolConfig")).get("tools")):  # Bedrock: toolConfig
         t = d(tool)
         decls = lst(t.get("functionDeclarations")) or lst(t.get("function_declarations"))
         if decls:
             names.extend(s(d(f).get("name")) or "?" for f in decls)
             continue
-        name = s(t.get("name")) or s(d(t.get("function")).get("name"))
+        name = s(t.get("name")) or s(d(t.get("function")).get("name")) or s(d(t.get("toolSpec")).get("name"))
         names.append(name or s(t.get("type")) or next(iter(t), "?"))
     return names
 

@@ -3,7 +3,7 @@ answer as the last assistant message with its stop reason and usage (pure: no Te
 
 `build_conversation(request_body, response)` reads a request body of any dialect `requests.request_info` names
 (Anthropic Messages, OpenAI Chat Completions, OpenAI Responses, Gemini generateContent, Ollama /api/chat and
-/api/generate: read in `message_readers`) and the reassembled response (`result.Reassembled`), either of which may be missing, into one list
+/api/generate: read in `message_readers`; Bedrock Converse, Cohere v2 and unclear ones in `dialect_readers`) and the reassembled response (`result.Reassembled`), either of which may be missing, into one list
 of `Message`s: a role (system / user / assistant / tool, plus the dialect's own word when it differs: developer,
 model, function) and ordered `Part`s (text, thinking, tool call with its JSON arguments, tool result with its
 call id, image / file / audio as one `[image …]` line: base64 data is never shown). `conversation_lines` lays
@@ -20,9 +20,10 @@ from dataclasses import dataclass, field
 from tui.inputs import json_load
 from tui.payloads.decode import DecodedView
 from tui.payloads.answer_parts import answer_messages
+from tui.payloads.dialect_readers import READERS as MORE_READERS
 from tui.payloads.message_readers import READERS, Message, Part, tool_names
 from tui.payloads.op_captures import SECTION_PREFIX, reassembled_meta, split_lines, usage_iterations, usage_line
-from tui.payloads.requests import request_info
+from tui.payloads.requests import UNKNOWN, RequestInfo, request_info
 from tui.payloads.result import DIALECT_LABELS, Reassembled
 
 __all__ = [
@@ -81,15 +82,18 @@ def request_body(view: DecodedView | None) -> object:
 def conversation_of(request: DecodedView | None, response: DecodedView | None) -> Conversation | None:
     """The conversation of a request capture and a response capture as decoded (either may be None or not an
     LLM's: then it is left out)."""
-    return build_conversation(request_body(request), response.reassembled if response is not None else None)
+    return build_conversation(request_body(request), response.reassembled if response is not None else None,
+                              request.request if request is not None else None)
 
 
 # --- building -----------------------------------------------------------------------------------------
 
 
-def build_conversation(request_body: object, response: Reassembled | None) -> Conversation | None:
-    """The messages of a request body (of a known dialect) followed by the answer; None when neither is an LLM's."""
-    info = request_info(request_body)
+def build_conversation(request_body: object, response: Reassembled | None,
+                       info: RequestInfo | None = None) -> Conversation | None:
+    """The messages of a request body (of a known dialect) followed by the answer; None when neither is an LLM's.
+    `info`: what the request was decoded as (its URL path may have named the dialect), else told from the body."""
+    info = info if info is not None and isinstance(request_body, dict) else request_info(request_body)
     answer = response if response is not None and response.dialect not in ("", "unknown", "generic") else None
     if info is None and answer is None:
         return None
@@ -97,7 +101,7 @@ def build_conversation(request_body: object, response: Reassembled | None) -> Co
     if info is not None and isinstance(request_body, dict):
         conv.dialect, conv.model, conv.has_request = info.dialect, info.model, True
         conv.tools = tool_names(request_body)
-        reader = READERS.get(info.dialect)
+        reader = READERS.get(info.dialect) or MORE_READERS.get(info.dialect)
         if reader is not None:
             conv.messages = reader(request_body)
     if answer is not None:
@@ -169,6 +173,10 @@ def conversation_lines(conv: Conversation, expand_system: bool = False) -> Messa
     what = DIALECT_LABELS.get(conv.dialect, conv.dialect or "LLM")
     sides = [side for side, has in (("request", conv.has_request), ("response", conv.has_response)) if has]
     meta = [f"{what} {' + '.join(sides)}" if conv.dialect != "error" else "error response"]
+    if conv.dialect == UNKNOWN and conv.has_request:  # the request's dialect is unclear; the answer's may be known
+        answer = next((m.response for m in conv.messages if m.response is not None), None)
+        known = f" + {answer.label}" if answer is not None and answer.dialect not in ("", UNKNOWN) else ""
+        meta = [f"unknown request dialect{known}"]
     if conv.model:
         meta.append(f"model {conv.model}")
     if conv.has_request:

@@ -290,13 +290,13 @@ def _body_lines(view: DecodedView, kind: str) -> list[str]:
     note = placeholder_note(view.data)
     if note:
         return [note, "", "The producer recorded a placeholder string instead of the payload bytes."]
-    if kind in ("sse", "ndjson") or (kind == "json" and view.reassembled is not None):
+    if kind in ("sse", "ndjson", "eventstream") or (kind == "json" and view.reassembled is not None):
         lines = _reassembled_lines(view)
         r = view.reassembled
         if r is not None and r.dialect != "unknown":
             return lines
         n = len(view.events)
-        what = ("event" if kind == "sse" else "JSON value") + ("" if n == 1 else "s")
+        what = {"sse": "event", "eventstream": "frame"}.get(kind, "JSON value") + ("" if n == 1 else "s")
         unknown = [f"{SECTION_PREFIX}stream dialect unknown: {n} {what} (see the events view)"]
         return [*unknown, *lines[1:], *(split_lines(view.pretty) or ["(empty event stream)"])]
     if kind in ("json", "text"):

@@ -20,6 +20,8 @@ DIALECT_LABELS = {
     "gemini": "Google Gemini",
     "ollama-chat": "Ollama /api/chat",
     "ollama-generate": "Ollama /api/generate",
+    "cohere": "Cohere v2 Chat",
+    "bedrock-converse": "Amazon Bedrock Converse",
     "genai": "OpenTelemetry GenAI messages",
     "generic": "generic text deltas",
     "error": "error response",
