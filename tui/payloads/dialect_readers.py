@@ -107,13 +107,27 @@ def _unknown(body: dict) -> list[Message]:
                            else _text_parts(system)))
     for m in lst(body.get("messages")):
         m = d(m)
-        if m.get("role") in ("tool", "function") or m.get("tool_calls"):
+        if m.get("role") in ("tool", "function") or _openai_like(m):
             out.extend(_openai_chat({"messages": [m]}))
             continue
         content = m.get("content")
         parts = [p for b in content for p in _any_block(b)] if isinstance(content, list) else _text_parts(content)
         out.append(_message(m.get("role"), parts))
     return out
+
+
+_OPENAI_MESSAGE_KEYS = ("tool_calls", "reasoning_details", "reasoning_content", "reasoning")
+
+
+def _openai_like(message: dict) -> bool:
+    """A message in the OpenAI Chat family's shape whatever the request around it: tool calls, reasoning sent back
+    (`reasoning_details`, `reasoning_content`, `reasoning`) or Mistral's typed `thinking` chunks (a list of texts,
+    where Anthropic's thinking block holds a string)."""
+    if any(message.get(key) for key in _OPENAI_MESSAGE_KEYS):
+        return True
+    content = message.get("content")
+    return isinstance(content, list) and any(
+        isinstance(b, dict) and b.get("type") == "thinking" and isinstance(b.get("thinking"), list) for b in content)
 
 
 def _any_block(block: object) -> list[Part]:

@@ -123,6 +123,8 @@ _RULES: tuple[tuple[str, int, Callable[[_Shape], bool]], ...] = (
     ("openai-chat", 3, lambda x: bool(x.roles & {"system", "developer", "tool", "function"})),
     ("openai-chat", 3, lambda x: "function" in x.tools or bool(x.blocks & {"image_url", "input_audio", "file"})),
     ("openai-chat", 2, lambda x: bool(x.message_keys & {"tool_calls", "tool_call_id"})),
+    ("openai-chat", 3, lambda x: "thinking+chunks" in x.blocks),  # Mistral (its Chat Completions dialect)
+    ("openai-chat", 2, lambda x: bool(x.message_keys & {"reasoning_details", "reasoning_content"})),
     ("openai-chat", 2, _has(*_OPENAI_KEYS)),
     ("openai-chat", 2, lambda x: x.body.get("tool_choice") in ("auto", "none", "required")),
     ("openai-chat", 2, lambda x: "messages" in x.body and isinstance(x.body.get("reasoning"), dict)),  # OpenRouter
@@ -193,7 +195,8 @@ def _block(x: _Shape, block: object) -> None:
     b = d(block)
     t = b.get("type")
     if isinstance(t, str):
-        x.blocks.add(t)
+        # Mistral's typed thinking chunk holds a list of texts where Anthropic's thinking block holds a string
+        x.blocks.add("thinking+chunks" if t == "thinking" and isinstance(b.get("thinking"), list) else t)
         for inner in ("source", "document"):  # Anthropic's image/document `source`, Cohere's `document`
             if isinstance(b.get(inner), dict):
                 x.blocks.add(f"{t}+{inner}")
