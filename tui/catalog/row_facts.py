@@ -29,6 +29,18 @@ class TreeFacts:
     last_activity_ms: int | None  # the newest start or end time in the tree (session time)
 
 
+def cost_unknown(session: Session) -> bool:
+    """Whether the session or a sub-agent came over OTLP from a producer that exports no cost (ai-agent's own
+    telemetry has no cost attribute; tui.formats.otlp.assemble marks such trees `costUnknown`): its cost is
+    unknown, never zero. Asked of live rows only (files state their cost)."""
+    sessions = [session, *(op.child for op in walk_ops(session) if op.child is not None)]
+    for node in sessions:
+        attributes = node.field("attributes")
+        if isinstance(attributes, dict) and attributes.get("costUnknown") is True:
+            return True
+    return False
+
+
 def first_prompt(session: Session) -> str:
     """The first user prompt of the session's own turns, on one line ("" when none was recorded: v3 ledgers do
     not carry prompts). A prompt given as content blocks shows their text."""

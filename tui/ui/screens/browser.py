@@ -601,6 +601,9 @@ class BrowserScreen(Screen):
         oldest go at the next re-sort, paced like live rows arriving (_live_resort_due)."""
         if self._forgotten.forgotten((LIVE_PREFIX + root for root in message.roots), self._rows):
             self._view_stale = self._live_reorder = True
+        if message.merged:  # (roots now under another root: their rows go at the next re-sort)
+            self._forgotten.merged((LIVE_PREFIX + root for root in message.merged), self._rows)
+            self._view_stale = self._live_reorder = True
 
     def _live_resort_due(self) -> bool:
         """Whether live rows that changed the order may re-sort the list now: a tenth of the time at most, and
