@@ -12,10 +12,12 @@ import shutil
 from otlpreal import ROOT_TXN, SNAPSHOT, recorded, send_grpc, send_http, split
 from textual.widgets import Static
 
-from apphelpers import SIZE, wait_for
+from apphelpers import SIZE, panel_text, wait_for
 from browserhelpers import ids, settle
 from tui.ui.app import MonitorApp
 from tui.ui.screens.browser import BrowserScreen
+from tui.ui.screens.session import SessionScreen
+from tui.ui.widgets.totals_panel import TotalsPanel
 
 URLS = ["otlp://127.0.0.1:0", "otlp+http://127.0.0.1:0"]
 TOKENS = "19.3k tokens"  # 18,874 in + 400 out, as dump --json of the same run's snapshot says
@@ -24,6 +26,15 @@ TOKENS = "19.3k tokens"  # 18,874 in + 400 out, as dump --json of the same run's
 def _bound(app: MonitorApp, url: str) -> str | None:
     text = app.stream_status.get(url, "")
     return text.split("://", 1)[1].split(" ", 1)[0] if text.startswith("listening on ") else None
+
+
+def _totals(app: MonitorApp) -> str:
+    """The session screen's totals panel as one line of text ("" until it is up)."""
+    screen = app.screen
+    if not isinstance(screen, SessionScreen):
+        return ""
+    panels = screen.query(TotalsPanel)
+    return " ".join(panel_text(panels.first()).split()) if panels else ""
 
 
 def _summary(screen: BrowserScreen) -> str:
@@ -54,6 +65,10 @@ async def test_recorded_batches_over_grpc_one_row_cost_unknown_never_counted_twi
         assert ids(screen) == [f"live {ROOT_TXN}"]
         assert seen[-1] == f"1 session · cost unknown · {TOKENS}"
         assert all(line.startswith(("0 sessions", "1 session ")) for line in seen), seen
+        app.open_path(f"live:{ROOT_TXN}")  # the session screen says so too
+        assert await wait_for(pilot, lambda: "cost" in _totals(app))
+        facts = _totals(app)
+        assert "cost unknown" in facts and "$0.0000" not in facts, facts
 
 
 async def test_split_batches_over_http_in_reverse_then_the_snapshot_row_with_its_cost(tmp_path):

@@ -32,10 +32,17 @@ class TreeFacts:
 def cost_unknown(session: Session) -> bool:
     """Whether the session or a sub-agent came over OTLP from a producer that exports no cost (ai-agent's own
     telemetry has no cost attribute; tui.formats.otlp.assemble marks such trees `costUnknown`): its cost is
-    unknown, never zero. Asked of live rows only (files state their cost)."""
-    sessions = [session, *(op.child for op in walk_ops(session) if op.child is not None)]
-    for node in sessions:
-        attributes = node.field("attributes")
+    unknown, never zero. Only an OTLP tree, or one without attributes (a live placeholder for a root not seen
+    yet), is walked for sub-agents: a snapshot's answer costs one lookup."""
+    attributes = session.field("attributes")
+    if isinstance(attributes, dict):
+        if attributes.get("costUnknown") is True:
+            return True
+        if attributes.get("source") != "otlp":
+            return False
+    for op in walk_ops(session):
+        child = op.child
+        attributes = child.field("attributes") if child is not None else None
         if isinstance(attributes, dict) and attributes.get("costUnknown") is True:
             return True
     return False

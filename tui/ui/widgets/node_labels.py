@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from tui.catalog.row_facts import cost_unknown
 from tui.model.fields import one_line
 from tui.model.foreign import view_of
 from tui.model.format import fmt_cost, fmt_duration, fmt_path, fmt_tokens
@@ -61,7 +62,8 @@ def session_label(s: Session, now_ms: int | None = None, stale: bool = False) ->
     text.append(f"  {fmt_duration(live_duration(s.started_at, s.ended_at, now_ms))}", style="dim")
     t = s.totals
     if view_of(s) is None:  # Jules and Genkit record no tokens or cost
-        text.append(f"  {fmt_tokens(t.tokensIn)}→{fmt_tokens(t.tokensOut)} {fmt_cost(t.costUsd)}", style="dim")
+        cost = "cost unknown" if cost_unknown(s) else fmt_cost(t.costUsd)  # (OTLP from ai-agent: none sent)
+        text.append(f"  {fmt_tokens(t.tokensIn)}→{fmt_tokens(t.tokensOut)} {cost}", style="dim")
     if s.problems:
         text.append("  BROKEN", style="bold red")
     return text

@@ -14,7 +14,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from tui.catalog.liveness import STALE, Liveness, is_stale
-from tui.catalog.row_facts import session_liveness
+from tui.catalog.row_facts import cost_unknown, session_liveness
 from tui.model.fields import one_line
 from tui.model.foreign import Facts, facts_of
 from tui.model.format import fmt_cost, fmt_duration, fmt_tokens
@@ -211,7 +211,7 @@ class TotalsPanel(Static):
         cells = [
             tokens("tokens in", t.tokensIn, 0), tokens("out", t.tokensOut, 0),
             tokens("cache read", t.tokensCacheRead, 2), tokens("cache write", t.tokensCacheWrite, 3),
-            Cell("cost", Text(fmt_cost(t.costUsd), style="bold")), count("turns", user_turns(s), rank=1),
+            Cell("cost", Text("unknown" if cost_unknown(s) else fmt_cost(t.costUsd), style="bold")), count("turns", user_turns(s), rank=1),
             count("tools run", t.toolsRun, rank=1), count("agents", t.agentsRun, rank=2),
             Cell("duration", Text(shown_duration, style="dim" if status == STALE else "")),
             Cell("status", Text(label, style=style)),
