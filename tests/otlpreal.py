@@ -100,3 +100,37 @@ class BrowserRows:
 
     def header_tokens(self) -> int:
         return sum(row.tokens or 0 for row in self.rows.values())
+
+
+def tool_output_call(batches: list[tuple[str, bytes]]) -> tuple[str, bytes]:
+    """One more trace request: a `tool_output` call of the master, as ai-agent's tools.ts exports it (an
+    `agent.tool` span of kind `agent`, provider `tool-output`, under the LLM turn that asked for it; its extraction
+    exports nothing). Made here from the recorded master's first LLM span: the recorded run made no such call."""
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+    spans, resource = [], None
+    for signal, body in batches:
+        if signal == "traces":
+            for rs in ExportTraceServiceRequest.FromString(body).resource_spans:
+                resource = rs.resource
+                spans += [span for ss in rs.scope_spans for span in ss.spans]
+    master = next(s for s in spans if s.name == "agent.session" and not s.parent_span_id)
+    llm = min((s for s in spans if s.name == "agent.llm.turn" and s.parent_span_id == master.span_id),
+              key=lambda s: s.start_time_unix_nano)
+    request = ExportTraceServiceRequest()
+    rs = request.resource_spans.add()
+    if resource is not None:
+        rs.resource.CopyFrom(resource)
+    ss = rs.scope_spans.add()
+    ss.scope.name = "ai-agent"
+    span = ss.spans.add()
+    span.trace_id, span.parent_span_id, span.span_id = llm.trace_id, llm.span_id, b"\x70\x75\x74\x6f\x6f\x6c\x30\x31"
+    span.name, span.kind = "agent.tool", 1
+    span.start_time_unix_nano = llm.end_time_unix_nano + 1_000_000
+    span.end_time_unix_nano = llm.end_time_unix_nano + 9_000_000
+    for key, value in (("ai.tool.requested_name", "tool_output"), ("ai.tool.call_path", "master"),
+                       ("ai.tool.name", "tool_output"), ("ai.tool.provider", "tool-output"), ("ai.tool.kind", "agent"),
+                       ("ai.tool.status", "success")):
+        attr = span.attributes.add()
+        attr.key, attr.value.string_value = key, value
+    return "traces", request.SerializeToString()

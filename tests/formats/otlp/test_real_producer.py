@@ -10,7 +10,7 @@ import itertools
 import pytest
 from otlphelpers import receiving
 from otlpreal import (
-    ROOT_TXN, SNAPSHOT, BrowserRows, recorded, send_grpc, send_http, split,
+    ROOT_TXN, SNAPSHOT, BrowserRows, recorded, send_grpc, send_http, split, tool_output_call,
 )
 
 from tui.formats.aiagent.live.hub import LiveHub
@@ -105,3 +105,20 @@ async def test_the_root_call_path_is_the_producers_even_when_a_tool_log_record_c
         hub, rows, _ = await _replay(target, send_grpc, bound, [batches[3], batches[0], batches[1], batches[2]])
         assert hub.build(ROOT_TXN).call_path == "master"  # (the master's span has not come: its logs name it)
         assert list(rows.rows) == [ROOT_TXN]
+
+
+async def test_a_tool_output_call_counts_as_the_snapshot_counts_it():
+    """ai-agent's tree makes a `tool_output` call a session op with a child (an agent run, not a tool run); its
+    span is an `agent.tool` of kind `agent` whose extraction exports nothing: a stub child stands for it."""
+    target = Target()
+    batches = recorded()
+    batches.append(tool_output_call(batches))
+    async with receiving("otlp+http://127.0.0.1:0", target) as (bound, _, rejected):
+        hub, rows, _ = await _replay(target, send_http, bound, batches)
+    session = hub.build(ROOT_TXN)
+    expected = _snapshot_facts()["totals"]
+    assert (session.totals.toolsRun, session.totals.agentsRun) == (expected["toolsRun"], expected["agentsRun"] + 1)
+    op = next(o for t in session.turns for o in t.ops if o.name == "tool_output")
+    assert op.kind == "session" and op.child is not None and op.status == "ok"
+    assert (op.child.agent_id, op.child.call_path, op.child.running) == ("master", "master", False)
+    assert list(rows.rows) == [ROOT_TXN] and rejected.seen == []

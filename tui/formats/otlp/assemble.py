@@ -131,7 +131,24 @@ def assemble(trace_id: str, spans: Iterable[Span], logs: Iterable[LogRecord],
             if "childSession" not in op:
                 op["kind"] = "session"
                 op["childSession"] = {"id": s.sid, "traceId": s.sid, "agentId": s.meta.get("agent", ""), "turns": []}
+    for tree in trees:
+        _tool_output_children(tree)
     return trees
+
+
+def _tool_output_children(tree: SessionTree) -> None:
+    """A `tool_output` call is a session op in ai-agent's tree, with a child of its parent's agent and call path
+    (src/tools/tools.ts); its extraction exports no span, so the child is a stub (as the producer's for a bad
+    handle): the call counts as the snapshot counts it, one agent run and no tool run."""
+    for turn in tree.tree["turns"]:
+        for op in turn["ops"]:
+            if op["kind"] == "session" and "childSession" not in op and \
+                    op["attributes"].get("ai.tool.provider") == "tool-output" and op.get("endedAt"):
+                op["childSession"] = {"id": f"{tree.session_id}-{op['opId']}-tool_output", "traceId": tree.session_id,
+                                      "agentId": tree.agent_id, "callPath": tree.call_path,
+                                      "sessionTitle": op["attributes"].get("name", "tool_output"),
+                                      "startedAt": op["startedAt"], "endedAt": op["endedAt"],
+                                      "success": op.get("status") == "ok", "turns": []}
 
 
 def _logs_by_span(logs: Iterable[LogRecord]) -> dict[str, list[LogRecord]]:

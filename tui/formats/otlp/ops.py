@@ -204,7 +204,9 @@ def tool_op(span: Span, meta: dict) -> dict:
         attributes["latency"] = latency
     if failed:
         attributes["error"] = _error_of(span) or status_attr or "failed"
-    op = {"opId": span.span_id, "kind": "tool", **_status(span, failed), "attributes": attributes, "logs": []}
+    # ai-agent's tools.ts: tools of kind `agent` (sub-agents, tool_output) are `session` ops, not counted as tools
+    kind = "session" if a.get("ai.tool.kind") == "agent" else "tool"
+    op = {"opId": span.span_id, "kind": kind, **_status(span, failed), "attributes": attributes, "logs": []}
     entry = {"type": "tool", "timestamp": ms(span.end_ns or span.start_ns), "status": "failed" if failed else "ok",
              "command": name, **meta}
     for key, attr in (("charactersIn", "ai.tool.input_bytes"), ("charactersOut", "ai.tool.output_bytes")):
