@@ -40,3 +40,12 @@ async def drill_into_first_sub_agent(pilot) -> Op:
     await pilot.press("enter")
     await pilot.pause()
     return sub
+
+
+def panel_text(widget) -> str:
+    """What a Static shows, as plain text (its content may be a rich Table)."""
+    from rich.console import Console
+
+    console = Console(width=80, record=True, file=open("/dev/null", "w"))
+    console.print(widget.content)
+    return console.export_text()

@@ -52,6 +52,6 @@ def test_turns_mean_user_turns_and_the_turn_records_have_their_own_name():
 
 
 def test_cost_is_unknown_when_the_path_records_none():
-    s = build_session(session(turn(1, op("llm", accounting=[llm_acc(10, 5)]))))
-    s.cost_unknown = True  # (ai-agent's OpenTelemetry export: no cost attribute)
+    # (ai-agent's OpenTelemetry export: no cost attribute; tui.formats.otlp.assemble marks the tree)
+    s = build_session(session(turn(1, op("llm", accounting=[llm_acc(10, 5)])), attributes={"costUnknown": True}))
     assert session_facts(s).cost is None and session_facts(s).as_dict()["costUsd"] is None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from apphelpers import SIZE, top, wait_for
+from apphelpers import SIZE, panel_text, top, wait_for
 from browserhelpers import settle
 from tui.demo import make_tree, write_snapshot
 from tui.demo.genkit import make_genkit_snapshots, write_genkit_dir
@@ -25,15 +25,6 @@ def app_on(path) -> MonitorApp:
 
 def text_of(screen, selector: str) -> str:
     return str(screen.query_one(selector).render())
-
-
-def panel_text(widget) -> str:
-    """What a Static shows, as plain text (its content may be a rich Table)."""
-    from rich.console import Console
-
-    console = Console(width=80, record=True, file=open("/dev/null", "w"))
-    console.print(widget.content)
-    return console.export_text()
 
 
 def visible_ops(tree) -> list[Op]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tui.catalog.liveness import RUNNING, is_stale
-from tui.catalog.session_row import SessionRow
+from tui.catalog.session_row import RowKind, SessionRow
 from tui.model.format import fmt_cost, fmt_tokens
 
 
@@ -24,13 +24,14 @@ class RowsSummary:
     pending: int = 0  # not loaded yet: their numbers are still to come
     cost: float = 0.0
     tokens: int = 0
+    cost_unknown: int = 0  # live rows whose producer sent no cost (OTLP from ai-agent): not counted as $0
     running: dict[str, float] = field(default_factory=dict)  # key -> last change (s): running or stale
 
     @classmethod
     def of(cls, rows) -> "RowsSummary":
         """A recount (the same numbers as adding each row; one tight loop: 100k rows in some 20 ms)."""
         summary = cls()
-        sessions = failed = broken = pending = tokens = 0
+        sessions = failed = broken = pending = tokens = unknown = 0
         cost = 0.0
         running = summary.running
         for row in rows:
@@ -48,10 +49,12 @@ class RowsSummary:
                 failed += 1
             if row.cost:
                 cost += row.cost
+            elif row.cost is None and row.kind == RowKind.LIVE:
+                unknown += 1
             if row.tokens:
                 tokens += row.tokens
         summary.sessions, summary.failed, summary.broken, summary.pending = sessions, failed, broken, pending
-        summary.cost, summary.tokens = cost, tokens
+        summary.cost, summary.tokens, summary.cost_unknown = cost, tokens, unknown
         return summary
 
     def add(self, row: SessionRow) -> None:
@@ -77,6 +80,8 @@ class RowsSummary:
             self.failed += sign
         if row.cost:
             self.cost += sign * row.cost
+        elif row.cost is None and row.kind == RowKind.LIVE:
+            self.cost_unknown += sign
         if row.tokens:
             self.tokens += sign * row.tokens
 
@@ -92,6 +97,10 @@ class RowsSummary:
                              (self.broken, "broken")):  # (rows still loading: the header counts them)
             if count:
                 parts.append(f"{count:,} {label}")
-        parts.append(fmt_cost(max(0.0, self.cost)))  # (additions and removals may leave -0.00000001)
+        cost = fmt_cost(max(0.0, self.cost))  # (additions and removals may leave -0.00000001)
+        if self.cost_unknown:  # (never a made-up $0.0000 for sessions whose cost nobody sent)
+            cost = "cost unknown" if self.cost_unknown == self.sessions - self.broken - self.pending else \
+                f"{cost} + {self.cost_unknown:,} unknown"
+        parts.append(cost)
         parts.append(f"{fmt_tokens(max(0, self.tokens))} tokens")
         return " · ".join(parts)

@@ -20,7 +20,7 @@ from tui.inputs.files import LoadError, document_limit, open_regular
 from tui.model.document import ACCOUNTING, GENKIT, JULES
 from tui.model.fields import one_line
 from tui.model.nodes import Session, release_tree, user_turns
-from tui.model.session_facts import node_duration
+from tui.model.session_facts import cost_unknown, node_duration
 from tui.catalog.liveness import shown_status
 from tui.catalog.row_facts import TreeFacts, row_name, row_title, tree_facts
 
@@ -229,6 +229,8 @@ def live_session_row(root: str, session: Session, events: int, gaps: int, update
     row = SessionRow(key=LIVE_PREFIX + root, path=Path(LIVE_PREFIX + root), kind=RowKind.LIVE, session_id=root,
                      mtime=updated or time.time(), size=0, loaded=True)
     _summarise(row, session)
+    if cost_unknown(session):  # (an OTLP session whose producer sent no cost: "—", never a made-up $0.0000)
+        row.cost = None
     row.agent = session.display_agent
     row.events, row.gaps = events, gaps
     return row

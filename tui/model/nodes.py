@@ -68,7 +68,7 @@ class Session(_Timed):
     __slots__ = (
         "_raw", "_source", "head", "id", "trace_id", "agent_id", "call_path", "title", "latest_status", "started_at", "ended_at",
         "success", "error", "turns", "totals", "stored_totals", "mismatch", "counts", "parent_op", "depth",
-        "path_prefix", "problems", "max_depth", "final_report", "extra_logs", "origin_id", "settled", "cost_unknown",
+        "path_prefix", "problems", "max_depth", "final_report", "extra_logs", "origin_id", "settled",
         "ops_last", "misfiled", "__weakref__",
     )
 
@@ -102,8 +102,6 @@ class Session(_Timed):
         # a sub-agent with no end of its own inside an op that ended (the producer's `tool_output` stub child,
         # `{"id": "...-stub", "turns": []}`): it is over, not running
         self.settled = False
-        # the path it came by records no cost (ai-agent's OpenTelemetry export): its cost is unknown, not $0
-        self.cost_unknown = False
         # a root read without its ops (tui.formats.aiagent.facts) and without an end: the newest op time its walk
         # saw, which tui.model.session_facts would otherwise read from the ops
         self.ops_last: int | None = None

@@ -61,9 +61,28 @@ def session_facts(session: Session) -> SessionFacts:
     return SessionFacts(
         status=session.status, started_at=session.started_at, ended_at=session.ended_at, last_activity_ms=last,
         duration_ms=duration, partial=partial, turns=user_turns(session), turn_nodes=session.counts.turns,
-        totals=totals, cost=None if session.cost_unknown else totals.cost, failed_ops=session.counts.failed,
+        totals=totals, cost=None if cost_unknown(session) else totals.cost, failed_ops=session.counts.failed,
         error=session.error,
     )
+
+
+def cost_unknown(session: Session) -> bool:
+    """Whether the session or a sub-agent came over OTLP from a producer that exports no cost (ai-agent's own
+    telemetry has no cost attribute; tui.formats.otlp.assemble marks such trees `costUnknown`): its cost is
+    unknown, never zero. Only an OTLP tree, or one without attributes (a live placeholder for a root not seen
+    yet), is walked for sub-agents: a snapshot's answer costs one lookup."""
+    attributes = session.field("attributes")
+    if isinstance(attributes, dict):
+        if attributes.get("costUnknown") is True:
+            return True
+        if attributes.get("source") != "otlp":
+            return False
+    for op in walk_ops(session):
+        child = op.child
+        attributes = child.field("attributes") if child is not None else None
+        if isinstance(attributes, dict) and attributes.get("costUnknown") is True:
+            return True
+    return False
 
 
 def shown_counts(session: Session) -> dict:
@@ -73,6 +92,25 @@ def shown_counts(session: Session) -> dict:
     counts["turnNodes"] = counts["turns"]
     counts["turns"] = user_turns(session)
     return counts
+
+
+def cost_unknown(session: Session) -> bool:
+    """Whether the session or a sub-agent came over OTLP from a producer that exports no cost (ai-agent's own
+    telemetry has no cost attribute; tui.formats.otlp.assemble marks such trees `costUnknown`): its cost is
+    unknown, never zero. Only an OTLP tree, or one without attributes (a live placeholder for a root not seen
+    yet), is walked for sub-agents: a snapshot's answer costs one lookup."""
+    attributes = session.field("attributes")
+    if isinstance(attributes, dict):
+        if attributes.get("costUnknown") is True:
+            return True
+        if attributes.get("source") != "otlp":
+            return False
+    for op in walk_ops(session):
+        child = op.child
+        attributes = child.field("attributes") if child is not None else None
+        if isinstance(attributes, dict) and attributes.get("costUnknown") is True:
+            return True
+    return False
 
 
 def shown_counts(session: Session) -> dict:

@@ -247,9 +247,14 @@ class LiveController(HistoryRecorder):
         for root in gone:  # evicted by the OTLP sink's caps: its last build goes too (the browser keeps the row)
             if not self.is_open(LIVE_PREFIX + root):
                 self.let_go(self._live_builds.pop(root, None))
+        merged, hub.merged = hub.merged, set()  # roots now shown under another root: their rows go
+        changed -= merged
+        for root in merged:
+            if not self.is_open(LIVE_PREFIX + root):
+                self.let_go(self._live_builds.pop(root, None))
         gone -= changed  # (one that came back since is live again: its row is updated below)
-        if gone:  # the browser keeps a bounded number of such rows (tui.ui.screens.browser_forgotten)
-            self.post(partial(LiveRootsForgotten, frozenset(gone)))
+        if gone or merged:  # the browser keeps a bounded number of forgotten rows (tui.ui.screens.browser_forgotten)
+            self.post(partial(LiveRootsForgotten, frozenset(gone), frozenset(merged)))
         self.live_history_tick(changed)
         counts = (sum(hub.rejected.values()), tuple(self.stream_status.values()))
         counts_moved = counts != self._panel_counts

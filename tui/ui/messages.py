@@ -72,11 +72,14 @@ class StreamStateChanged(Message, bubble=False):
 class LiveRootsForgotten(Message, bubble=False):
     """The hub forgot these live roots entirely (the OTLP sink evicted their traces, and no event stream speaks for
     them): the browser keeps their rows only up to its bound (tui.ui.screens.browser_forgotten). Roots that came
-    back in the same batch are not named. Not replaceable: each message names other roots."""
+    back in the same batch are not named. `merged`: roots that are now part of another root (a provisional OTLP
+    session settled, a sub-agent shown alone until its parent spoke): their rows go, or the same tokens would count
+    twice. Not replaceable: each message names other roots."""
 
-    def __init__(self, roots: frozenset[str]) -> None:
+    def __init__(self, roots: frozenset[str], merged: frozenset[str] = frozenset()) -> None:
         super().__init__()
         self.roots = roots
+        self.merged = merged
 
 
 class OpenSession(Message):

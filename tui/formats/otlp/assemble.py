@@ -24,10 +24,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from tui.formats.otlp.ops import first_user_text, llm_op, log_entry, log_turn, ms, role, tool_op
+from tui.formats.otlp.ops import cost_of, first_user_text, llm_op, log_entry, log_turn, ms, role, tool_op
 from tui.formats.otlp.records import STATUS_ERROR, LogRecord, Span
 
 TOP = "^"  # the owner of spans above every session span (the trace itself)
+COST_UNKNOWN = "costUnknown"  # a tree attribute: its llm spans stated no cost (tui.model.session_facts.cost_unknown)
 
 
 @dataclass(slots=True)
@@ -130,7 +131,24 @@ def assemble(trace_id: str, spans: Iterable[Span], logs: Iterable[LogRecord],
             if "childSession" not in op:
                 op["kind"] = "session"
                 op["childSession"] = {"id": s.sid, "traceId": s.sid, "agentId": s.meta.get("agent", ""), "turns": []}
+    for tree in trees:
+        _tool_output_children(tree)
     return trees
+
+
+def _tool_output_children(tree: SessionTree) -> None:
+    """A `tool_output` call is a session op in ai-agent's tree, with a child of its parent's agent and call path
+    (src/tools/tools.ts); its extraction exports no span, so the child is a stub (as the producer's for a bad
+    handle): the call counts as the snapshot counts it, one agent run and no tool run."""
+    for turn in tree.tree["turns"]:
+        for op in turn["ops"]:
+            if op["kind"] == "session" and "childSession" not in op and \
+                    op["attributes"].get("ai.tool.provider") == "tool-output" and op.get("endedAt"):
+                op["childSession"] = {"id": f"{tree.session_id}-{op['opId']}-tool_output", "traceId": tree.session_id,
+                                      "agentId": tree.agent_id, "callPath": tree.call_path,
+                                      "sessionTitle": op["attributes"].get("name", "tool_output"),
+                                      "startedAt": op["startedAt"], "endedAt": op["endedAt"],
+                                      "success": op.get("status") == "ok", "turns": []}
 
 
 def _logs_by_span(logs: Iterable[LogRecord]) -> dict[str, list[LogRecord]]:
@@ -164,8 +182,11 @@ def _attach_logs(by_id, roles, owners, sessions, session, logs) -> list[LogRecor
             s.logs.append(record)
         if isinstance(txn, str) and txn and not s.txn:
             s.txn = txn
+        if isinstance(txn, str) and txn and txn == s.txn:
             for attr in ("agent", "call_path", "parent_txn_id", "origin_txn_id"):
                 value = record.attrs.get(attr)
+                if attr == "call_path" and record.attrs.get("type") == "tool":
+                    continue  # (a tool record's call_path names the tool too: `master:summary`, not the agent's)
                 if isinstance(value, str) and value:
                     s.meta.setdefault(attr, value)
     return loose
@@ -202,12 +223,14 @@ def _name_sessions(trace_id: str, sessions: dict[str, _Session]) -> None:
         txn = a.get("ai.session.txn_id")
         if isinstance(txn, str) and txn:
             s.txn = txn
+        told: dict[str, str] = {}  # the session span's own names win over its log records' (tool records' differ)
         for attr, key in (("ai.agent.id", "agent"), ("gen_ai.agent.name", "agent"), ("gen_ai.agent.id", "agent"),
                           ("ai.agent.call_path", "call_path"), ("ai.session.parent_txn_id", "parent_txn_id"),
                           ("ai.session.origin_txn_id", "origin_txn_id")):
             value = a.get(attr)
-            if isinstance(value, str) and value and key not in s.meta:
-                s.meta[key] = value
+            if isinstance(value, str) and value:
+                told.setdefault(key, value)
+        s.meta.update(told)
     tops = [s for s in sessions.values() if s.key != TOP and (s.key.startswith("?") or s.owner == TOP)]
     top = sessions.get(TOP)
     if top is not None and (top.llm or top.tools):
@@ -219,6 +242,8 @@ def _name_sessions(trace_id: str, sessions: dict[str, _Session]) -> None:
         root = top if top is not None else _Session(TOP)
         sessions[TOP] = root
     root.meta["root"] = True
+    if root.span is None and root.meta.get("parent_txn_id"):  # a sub-agent's spans came before its parents' (a
+        root.meta["parent"] = root.meta["parent_txn_id"]  # batch): its log records name its parent, it hangs there
     for s in sessions.values():
         s.sid = s.txn or (trace_id if s is root else f"{trace_id}-{s.key.lstrip('?')}")
     for s in sessions.values():
@@ -272,9 +297,12 @@ def _tree(trace_id: str, s: _Session, owners, ops_of: dict[str, dict], logs_by_s
         if ends and all(ends):
             turn_node["endedAt"] = max(ends)
     session_span = s.span
+    title = session_span.attrs.get("ai.session.title") if session_span is not None else None
     tree: dict = {"id": s.sid, "traceId": s.sid, "agentId": agent, "callPath": meta.get("call_path", agent),
-                  "sessionTitle": "", "startedAt": ms(s.start), "turns": ordered,
+                  "sessionTitle": title if isinstance(title, str) else "", "startedAt": ms(s.start), "turns": ordered,
                   "attributes": {"source": "otlp", "otlpTraceId": trace_id}}
+    if s.llm and all(cost_of(x) is None for x in s.llm):
+        tree["attributes"][COST_UNKNOWN] = True  # (ai-agent exports no cost: unknown, never a made-up $0)
     finished = False
     if session_span is not None and session_span.end_ns:
         finished = True

@@ -156,8 +156,9 @@ def llm_op(span: Span, meta: dict, records: Iterable[LogRecord] = ()) -> dict:
                               "gen_ai.usage.cache_creation_input_tokens"))
     if tokens_in is not None and "ai.llm.prompt_tokens" not in a:  # GenAI: input counts the cached tokens too
         tokens_in = max(0, tokens_in - (cache_read or 0) - (cache_write or 0))
+    cost = cost_of(span)
     accounting: list = []
-    if any(v is not None for v in (tokens_in, tokens_out, cache_read, cache_write)):
+    if cost is not None or any(v is not None for v in (tokens_in, tokens_out, cache_read, cache_write)):
         tokens = {"inputTokens": tokens_in or 0, "outputTokens": tokens_out or 0,
                   "cacheReadInputTokens": cache_read or 0, "cacheWriteInputTokens": cache_write or 0}
         tokens["totalTokens"] = sum(tokens.values())
@@ -165,6 +166,8 @@ def llm_op(span: Span, meta: dict, records: Iterable[LogRecord] = ()) -> dict:
                  "provider": provider, "model": model, "tokens": tokens, **meta}
         if latency is not None:
             entry["latency"] = latency
+        if cost is not None:
+            entry["costUsd"] = cost
         if stop_text:
             entry["stopReason"] = stop_text
         accounting.append(entry)
@@ -172,6 +175,18 @@ def llm_op(span: Span, meta: dict, records: Iterable[LogRecord] = ()) -> dict:
     extra = {k: r.attrs[k] for r in records for k in MESSAGE_KEYS if k in r.attrs}
     _messages_into(op, span, model, extra)
     return op
+
+
+COST_ATTRIBUTE = "ai.llm.cost_usd"  # written by the monitor's own export (tui.text.otlp.spans); ai-agent sends none
+
+
+def cost_of(span: Span) -> float | None:
+    """An llm span's cost in USD, None when it states none (ai-agent's own telemetry never does: its cost is
+    unknown, not zero). A negative, infinite or non-numeric value is no cost."""
+    value = span.attrs.get(COST_ATTRIBUTE)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if 0 <= value < float("inf") else None
 
 
 def tool_op(span: Span, meta: dict) -> dict:
@@ -189,7 +204,9 @@ def tool_op(span: Span, meta: dict) -> dict:
         attributes["latency"] = latency
     if failed:
         attributes["error"] = _error_of(span) or status_attr or "failed"
-    op = {"opId": span.span_id, "kind": "tool", **_status(span, failed), "attributes": attributes, "logs": []}
+    # ai-agent's tools.ts: tools of kind `agent` (sub-agents, tool_output) are `session` ops, not counted as tools
+    kind = "session" if a.get("ai.tool.kind") == "agent" else "tool"
+    op = {"opId": span.span_id, "kind": kind, **_status(span, failed), "attributes": attributes, "logs": []}
     entry = {"type": "tool", "timestamp": ms(span.end_ns or span.start_ns), "status": "failed" if failed else "ok",
              "command": name, **meta}
     for key, attr in (("charactersIn", "ai.tool.input_bytes"), ("charactersOut", "ai.tool.output_bytes")):

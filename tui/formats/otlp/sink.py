@@ -279,7 +279,7 @@ class OtlpSink:
             top = not t.parent_id or t.parent_id not in ids  # the Events column: the trace's spans and records
             self.hub.put_otlp(t.session_id, t.tree, meta, now, records=records if top else 0)
         for gone in shown - ids:  # a session whose id settled (its span arrived): the provisional one goes
-            self.hub.forget_otlp(gone)
+            self.hub.forget_otlp(gone, settled=True)
         with self._lock:
             if key in self._groups:
                 self._groups[key].shown = ids

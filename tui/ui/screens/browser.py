@@ -112,6 +112,7 @@ class BrowserScreen(Screen):
         self._filter = RowFilter(stale_after_s=self.stale_after_s)
         self._summary = RowsSummary()  # of the rows that pass the filter (tui.catalog.rows_summary)
         self._summary_dirty = True  # recount at the next view: rows came or went other than one by one
+        self._hidden: set[str] = set()  # twins left out at the last view (row_merge): not in the summary either
         self._columns: tuple[Column, ...] = ()
         self._has_live = False  # live rows exist: the Events column is offered
         self._since_age_refresh = 0.0
@@ -388,12 +389,14 @@ class BrowserScreen(Screen):
         # Without a filter the summary does not depend on the time and is kept row by row: no recount of 100k
         # rows each time loaded rows are re-sorted. A filter may (status:stale): recounted with it.
         recount, self._summary_dirty = self._summary_dirty or bool(self._filter), False
+        self._hidden = set()
         if listing_order and not self._filter and self._sort == "started" and self._desc and not self._live_keys:
             if recount:
                 self._summary = RowsSummary.of(self._rows.values())
             return list(self._rows)  # a fresh listing, nothing loaded: its order (newest file first) is this one
         started = operator.attrgetter("started_or_mtime_ms")
         twins = hidden_twins(self._rows, self._live_keys)  # a session both on file and live: one row
+        self._hidden = twins
         recount = recount or bool(twins)  # (the summary kept row by row counts both twins)
         rows = sorted((r for r in self._rows.values() if r.key not in twins) if twins else self._rows.values(),
                       key=started, reverse=True)
@@ -571,9 +574,10 @@ class BrowserScreen(Screen):
                 self._pending.add(row.key)
                 self._queue.appendleft(row.key)
             self._rows[row.key] = row
-            if old is not None and keep(old):
+            hidden = row.key in self._hidden  # (a hidden twin's updates must not count its tokens again)
+            if old is not None and keep(old) and not hidden:
                 self._summary.remove(old)
-            if keep(row):
+            if keep(row) and not hidden:
                 self._summary.add(row)
             if row.kind == RowKind.LIVE:
                 self._live_keys.add(row.key)
@@ -600,6 +604,9 @@ class BrowserScreen(Screen):
         """The hub forgot these live sessions: their rows stay, the newest up to a bound (browser_forgotten); the
         oldest go at the next re-sort, paced like live rows arriving (_live_resort_due)."""
         if self._forgotten.forgotten((LIVE_PREFIX + root for root in message.roots), self._rows):
+            self._view_stale = self._live_reorder = True
+        if message.merged:  # (roots now under another root: their rows go at the next re-sort)
+            self._forgotten.merged((LIVE_PREFIX + root for root in message.merged), self._rows)
             self._view_stale = self._live_reorder = True
 
     def _live_resort_due(self) -> bool:

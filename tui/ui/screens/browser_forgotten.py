@@ -34,6 +34,7 @@ class ForgottenLiveRows:
         self.cap = max(0, cap)
         self.dropped = 0  # rows dropped so far (the header says so)
         self._updated: dict[str, float] = {}  # row key -> last update
+        self._merged: set[str] = set()  # row keys of roots now shown under another root: dropped whatever the cap
 
     def __len__(self) -> int:
         return len(self._updated)
@@ -51,17 +52,29 @@ class ForgottenLiveRows:
                 self._updated[key] = mtime if isinstance(mtime, (int, float)) else 0.0
         return len(self._updated) > self.cap
 
+    def merged(self, keys: Iterable[str], rows: Mapping[str, SessionRow]) -> None:
+        """These live rows' roots are now part of another root (the hub's `merged`): drop them at the next
+        re-sort, not counted as dropped (nothing of them is lost: their sessions show under the other row)."""
+        for key in keys:
+            row = rows.get(key)
+            if row is not None and row.kind == RowKind.LIVE:
+                self._merged.add(key)
+                self._updated.pop(key, None)
+
     def returned(self, key: str) -> None:
         """The session of `key` is live again (or its row went): no longer a candidate for dropping."""
         self._updated.pop(key, None)
+        self._merged.discard(key)
 
     def excess(self) -> list[str]:
-        """The keys to drop now: the oldest by last update beyond the cap (taken off the list)."""
+        """The keys to drop now: rows of merged roots, and the oldest by last update beyond the cap (taken off
+        the list)."""
+        merged, self._merged = list(self._merged), set()
         over = len(self._updated) - self.cap
         if over <= 0:
-            return []
+            return merged
         oldest = [key for key, _ in heapq.nsmallest(over, self._updated.items(), key=operator.itemgetter(1))]
         for key in oldest:
             del self._updated[key]
         self.dropped += len(oldest)
-        return oldest
+        return merged + oldest

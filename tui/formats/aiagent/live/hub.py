@@ -61,6 +61,10 @@ class LiveHub:
         self.changed: set[str] = set()
         self._built: dict[str, Session] = {}
         self.forgotten: set[str] = set()  # roots gone entirely (forget_otlp) since the holder last looked
+        # Roots that are roots no more, since the holder last looked: a provisional OTLP session whose id settled, a
+        # sub-agent shown as a root until its parent spoke. Not evicted: what they showed is now under another root,
+        # so their rows go (kept, they would count the same tokens twice).
+        self.merged: set[str] = set()
         self.gaps = 0  # sequence gaps over every session (kept as events arrive: no scan per tick)
         self.resets = 0  # ... and jumps of a sequence too far to be gaps (live.order.MAX_SEQUENCE_JUMP)
         self._children: dict[str, dict[str, None]] = {}  # parent id -> its sub-agents' ids, in arrival order
@@ -296,8 +300,9 @@ class LiveHub:
         self._built.pop(root, None)
         return root
 
-    def forget_otlp(self, session_id: str) -> None:
-        """Drop a session's OTLP tree (the sink evicted its trace); a session no stream spoke for goes entirely."""
+    def forget_otlp(self, session_id: str, settled: bool = False) -> None:
+        """Drop a session's OTLP tree (the sink evicted its trace; `settled`: its provisional id gave way to the
+        real one, the same session under another id); a session no stream spoke for goes entirely."""
         live = self.sessions.get(session_id)
         if live is None:
             return
@@ -321,7 +326,8 @@ class LiveHub:
             self.changed.add(root)
         else:
             self.changed.discard(root)
-            self.forgotten.add(root)  # whoever keeps things per root (the live controller's builds) lets go
+            # whoever keeps things per root (the live controller's builds) lets go
+            (self.merged if settled else self.forgotten).add(root)
 
     # grouping -------------------------------------------------------------------------------------------
     def _place(self, live: LiveSession) -> None:
@@ -352,11 +358,15 @@ class LiveHub:
                     members.pop(current, None)
                     if not members:
                         self._members.pop(old, None)
+                        if old != root:
+                            self.merged.add(old)  # (a root no more: its row goes)
+                            self.changed.discard(old)
                     self._built.pop(old, None)
                     if members:
                         self.changed.add(old)
                 self._root[current] = root
                 self._members.setdefault(root, {})[current] = None
+                self.merged.discard(root)
             todo.extend(child for child in self._children.get(current, ()) if child != sid)
         self._built.pop(root, None)
 
