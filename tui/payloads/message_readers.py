@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass, field
 
 from tui.payloads import genai
-from tui.payloads.result import Reassembled, compact, d, lst, s
+from tui.payloads.result import Reassembled, ToolCall, compact, d, lst, s
 
 __all__ = ["NO_ROLE", "READERS", "ROLES", "Message", "Part", "answer_messages", "tool_names"]
 
@@ -428,10 +428,15 @@ def answer_messages(r: Reassembled) -> list[Message]:
     out = []
     for choice in choices:
         parts: list[Part] = []
+        results: list[Message] = []  # tools the call ran itself (ai-agent's turn result): after its message
         for b in r.blocks:
             if b.choice != choice:
                 continue
-            if b.kind == "tool_call" and b.tool is not None:
+            if b.kind in ("tool_result", "tool_error"):
+                tool = b.tool or ToolCall()
+                part = Part("tool_result", b.text, tool.name, tool.id, b.kind == "tool_error")
+                results.append(Message("tool", [part], response=r, choice=choice if several else None))
+            elif b.kind == "tool_call" and b.tool is not None:
                 kind = f"{b.tool.kind} tool " if b.tool.kind else ""
                 parts.append(Part("tool_call", b.tool.arguments, kind + (b.tool.name or ""), b.tool.id))
             elif b.kind in ("thinking", "redacted_thinking"):
@@ -443,4 +448,5 @@ def answer_messages(r: Reassembled) -> list[Message]:
             else:
                 parts.append(Part("text", b.text))
         out.append(Message("assistant", parts, response=r, choice=choice if several else None))
+        out.extend(results)
     return out

@@ -21,6 +21,7 @@ DIALECT_LABELS = {
     "ollama-chat": "Ollama /api/chat",
     "ollama-generate": "Ollama /api/generate",
     "genai": "OpenTelemetry GenAI messages",
+    "aiagent": "ai-agent turn",  # ai-agent's own TurnRequest / TurnResult (`sdk` captures: tui.payloads.aiagent_turn)
     "generic": "generic text deltas",
     "error": "error response",
     "unknown": "unknown",
@@ -60,12 +61,16 @@ class Reassembled:
     provider: str = ""  # the provider a router (OpenRouter) sent the request to
     errors: list[str] = field(default_factory=list)
     stops: dict[int, str] = field(default_factory=dict)  # per choice/candidate, when there are several
+    status: str = ""  # the answer's own status, when it states one (ai-agent's TurnResult `status.type`)
+    meta: list[str] = field(default_factory=list)  # more facts for its heading ("latency 812 ms")
 
     @property
     def label(self) -> str:
         name = DIALECT_LABELS.get(self.dialect, self.dialect or "unknown")
         if self.dialect in ("unknown", "generic", "error"):
             return name
+        if self.dialect == "aiagent":
+            return f"{name} result"  # a TurnResult: never a provider's response
         return f"{name} {'stream' if self.streamed else 'response'}"
 
     @property
