@@ -78,6 +78,10 @@ def request_info(body: object) -> TurnRequestInfo | None:
 # Messages ----------------------------------------------------------------------------------------------------
 
 
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def _text(value: object) -> str:
     return value if isinstance(value, str) else "" if value is None else compact(value)
 
@@ -132,11 +136,11 @@ def _status(b: Builder, status: object) -> None:
     flags = [w for w, key in (("tool calls", "hasToolCalls"), ("final answer", "finalAnswer")) if st.get(key) is True]
     b.r.status = kind + (f" ({', '.join(flags)})" if flags else "")
     if kind and kind != "success":
-        detail = [x for x in (_text(st.get("message")),
-                              f"HTTP {st['httpStatus']}" if isinstance(st.get("httpStatus"), int) else "",
-                              f"retry after {st['retryAfterMs']} ms" if isinstance(st.get("retryAfterMs"), int) else "",
-                              "retryable" if st.get("retryable") is True else "") if x]
-        b.r.errors.append(f"{kind}: {'; '.join(detail)}" if detail else kind)
+        facts = [x for x in (f"HTTP {st['httpStatus']}" if isinstance(st.get("httpStatus"), int) else "",
+                             f"retry after {st['retryAfterMs']} ms" if isinstance(st.get("retryAfterMs"), int) else "",
+                             "retryable" if st.get("retryable") is True else "") if x]
+        message = _text(st.get("message"))
+        b.r.errors.append(kind + (f": {message}" if message else "") + (f" ({', '.join(facts)})" if facts else ""))
 
 
 def _answer_blocks(b: Builder, body: dict) -> None:
@@ -180,11 +184,14 @@ def result_of(body: object) -> Reassembled | None:
     meta = d(body.get("providerMetadata"))
     metadata = next((d(d(m).get("metadata")) for m in lst(body.get("messages")) if d(d(m).get("metadata"))), {})
     b.model(s(meta.get("actualModel")) or s(metadata.get("model")))
-    b.r.provider = s(meta.get("actualProvider")) or s(metadata.get("provider"))
-    for key, word in (("reportedCostUsd", "cost $"), ("latencyMs", "latency ")):
-        value = meta.get(key) if key in meta else body.get(key)
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            b.r.meta.append(f"{word}{value:g}" + (" ms" if key == "latencyMs" else ""))
+    b.r.provider = s(meta.get("actualProvider"))  # a router's destination: shown as "via"
+    if not b.r.provider and s(metadata.get("provider")):
+        b.r.meta.append(f"provider {metadata['provider']}")
+    cost = next((v for v in (meta.get("reportedCostUsd"), meta.get("effectiveCostUsd")) if _number(v)), None)
+    if cost is not None:
+        b.r.meta.append(f"cost ${cost:g}")
+    if _number(body.get("latencyMs")):
+        b.r.meta.append(f"latency {body['latencyMs']:,} ms")
     _answer_blocks(b, body)
     result = b.result()
     for blk in result.blocks:  # Builder.result() copied a result's text into its ToolCall's arguments
