@@ -148,7 +148,7 @@ def _answer_blocks(b: Builder, body: dict) -> None:
     `response` string stands in for the text when no message has any."""
     names: dict[str, str] = {}
     has_text = False
-    results = []
+    results: list[Part] = []
     for raw in lst(body.get("messages")):
         msg = _message(raw)
         if msg.role != "assistant":
