@@ -66,3 +66,11 @@ async def test_real_failed_turn_shows_its_status_in_the_messages_view():
         assert shown[at + 1] == "ai-agent turn result · status model_error"
         assert shown[at + 2].startswith("error: model_error: 400 [string_above_max_length]: Invalid")
         assert isinstance(app.screen, PayloadScreen)
+
+
+def test_details_panel_names_the_sdk_captures():
+    from tui.ui.widgets.detail_panel import describe
+
+    text = describe(real_op("1-2")).plain
+    assert "request sdk (ai-agent turn request) sdk" in text
+    assert "response sdk (ai-agent turn result) sdk" in text
