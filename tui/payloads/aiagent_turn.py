@@ -71,8 +71,8 @@ def request_info(body: object) -> TurnRequestInfo | None:
     if not isinstance(body, dict) or not any(k in body for k in _REQUEST_KEYS):
         return None
     stream = body.get("stream") if isinstance(body.get("stream"), bool) else None
-    return TurnRequestInfo(DIALECT, s(body.get("model")), len(lst(body.get("messages"))), len(lst(body.get("tools"))),
-                           stream, s(body.get("provider")))
+    return TurnRequestInfo(dialect=DIALECT, model=s(body.get("model")), messages=len(lst(body.get("messages"))),
+                           tools=len(lst(body.get("tools"))), stream=stream, provider=s(body.get("provider")))
 
 
 # Messages ----------------------------------------------------------------------------------------------------
