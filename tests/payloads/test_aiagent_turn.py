@@ -190,3 +190,12 @@ def test_v3_payload_refs_kind_and_file_name(tmp_path):
     lines = [describe_line for describe_line in (decode_with_notes(c, tmp_path)[0].dialect_line for c in caps)]
     assert lines[0].startswith("ai-agent turn request · provider fake")
     assert lines[1] == "ai-agent turn result"
+
+
+def test_what_ai_agent_added_itself_is_labelled():
+    msgs = request_messages({"messages": [
+        {"role": "tool", "content": "(tool failed: tool not found)", "toolCallId": "x",
+         "metadata": {"injectedToolResult": True, "injectedReason": "tool_missing"}},
+        {"role": "user", "content": "retry", "noticeType": "xml-past"}]})
+    assert [(m.role, m.label) for m in msgs] == [("tool", "injected"), ("user", "xml-past")]
+    assert result_of({"status": "timeout", "messages": []}).errors == ["timeout"]

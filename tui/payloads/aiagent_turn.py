@@ -96,14 +96,14 @@ def _calls(m: dict) -> list[Part]:
     out = []
     for call in lst(m.get("toolCalls")):
         c = d(call)
-        args = c.get("parameters", c.get("arguments"))
-        out.append(Part("tool_call", args if isinstance(args, str) else "" if args is None else compact(args),
-                        s(c.get("name")), s(c.get("id"))))
+        out.append(Part("tool_call", _text(c.get("parameters", c.get("arguments"))), s(c.get("name")),
+                        s(c.get("id"))))
     return out
 
 
 def _message(raw: object) -> Message:
-    """One ConversationMessage; a user message ai-agent injected says so (`noticeType`, retry notices)."""
+    """One ConversationMessage; what ai-agent itself added says so (a notice's `noticeType`, an injected tool
+    result)."""
     if not isinstance(raw, dict):
         return Message("user", [Part("other", _text(raw))] if raw is not None else [], NO_ROLE)
     m = raw
@@ -118,8 +118,8 @@ def _message(raw: object) -> Message:
     elif content is not None and content != "":
         parts.append(Part("text", _text(content)))
     parts.extend(_calls(m))
-    notice = s(m.get("noticeType"))
-    return Message(role, parts, label or notice)
+    injected = "injected" if d(m.get("metadata")).get("injectedToolResult") is True else ""
+    return Message(role, parts, label or s(m.get("noticeType")) or injected)
 
 
 def request_messages(body: object) -> list[Message]:
@@ -132,7 +132,7 @@ def request_messages(body: object) -> list[Message]:
 
 def _status(b: Builder, status: object) -> None:
     st = d(status)
-    kind = s(st.get("type")) or ("?" if status is not None else "")
+    kind = s(st.get("type")) or s(status) or ("?" if status is not None else "")
     flags = [w for w, key in (("tool calls", "hasToolCalls"), ("final answer", "finalAnswer")) if st.get(key) is True]
     b.r.status = kind + (f" ({', '.join(flags)})" if flags else "")
     if kind and kind != "success":
