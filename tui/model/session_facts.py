@@ -94,34 +94,6 @@ def shown_counts(session: Session) -> dict:
     return counts
 
 
-def cost_unknown(session: Session) -> bool:
-    """Whether the session or a sub-agent came over OTLP from a producer that exports no cost (ai-agent's own
-    telemetry has no cost attribute; tui.formats.otlp.assemble marks such trees `costUnknown`): its cost is
-    unknown, never zero. Only an OTLP tree, or one without attributes (a live placeholder for a root not seen
-    yet), is walked for sub-agents: a snapshot's answer costs one lookup."""
-    attributes = session.field("attributes")
-    if isinstance(attributes, dict):
-        if attributes.get("costUnknown") is True:
-            return True
-        if attributes.get("source") != "otlp":
-            return False
-    for op in walk_ops(session):
-        child = op.child
-        attributes = child.field("attributes") if child is not None else None
-        if isinstance(attributes, dict) and attributes.get("costUnknown") is True:
-            return True
-    return False
-
-
-def shown_counts(session: Session) -> dict:
-    """The session's counts as `dump --json`, `export` and `diff` write them: `turns` its own user turns (the one
-    meaning of turns), `turnNodes` every turn record in the tree; the other counts over the whole tree."""
-    counts = session.counts.as_dict()
-    counts["turnNodes"] = counts["turns"]
-    counts["turns"] = user_turns(session)
-    return counts
-
-
 def duration_text(duration_ms: int | None, partial: bool) -> str:
     """`1.2s`, or `356ms+` for a node without an end (at least that long), or `-` when not known."""
     if duration_ms is None:

@@ -8,7 +8,7 @@ execution, MCP, Gemini's grounding) are one tool result of that call, not text t
 from __future__ import annotations
 
 from tui.payloads.message_readers import Message, Part
-from tui.payloads.result import Block, Reassembled
+from tui.payloads.result import Block, Reassembled, ToolCall
 
 __all__ = ["answer_messages"]
 
@@ -19,16 +19,29 @@ def answer_messages(r: Reassembled) -> list[Message]:
     its call."""
     choices = r.choices
     several = len(choices) > 1
-    return [Message("assistant", _answer_parts(r, choice), response=r, choice=choice if several else None)
-            for choice in choices]
+    out = []
+    for choice in choices:
+        picked = choice if several else None
+        out.append(Message("assistant", _answer_parts(r, choice), response=r, choice=picked))
+        if r.dialect == "aiagent":  # ai-agent's turn result holds the results of the agent's own tools: after it
+            for b in r.blocks:
+                if b.choice == choice and b.kind in _OWN_RESULTS:
+                    tool = b.tool or ToolCall()
+                    part = Part("tool_result", b.text, tool.name, tool.id, b.kind == "tool_error")
+                    out.append(Message("tool", [part], response=r, choice=picked))
+    return out
+
+
+_OWN_RESULTS = ("tool_result", "tool_error")
 
 
 def _answer_parts(r: Reassembled, choice: int) -> list[Part]:
     parts: list[Part] = []
     sources: list[Part] = []  # citations of the text being read: after it, so it stays one text
     flowing = False
+    own_results = _OWN_RESULTS if r.dialect == "aiagent" else ()  # (answer_messages lists them apart)
     for b in r.blocks:
-        if b.choice != choice:
+        if b.choice != choice or b.kind in own_results:
             continue
         if b.kind == "citation":
             sources.append(Part("other", b.text, "citation"))

@@ -39,6 +39,7 @@ REF_KINDS: dict[str, tuple[str, str]] = {
     "reasoning_stream": ("response", "reasoning"),
 }
 _SOURCE_ORDER = {"raw": 0, "sdk": 1, "reasoning": 2, "payload": 3}
+_SDK_FILE = re.compile(r"-sdk-(request|response)\.[^/]*$")  # payloads/<sid>/turn-NNNN/llm-NNNN-sdk-request.json.gz
 
 
 def _tname(v: object) -> str:
@@ -243,6 +244,13 @@ def captures_from_payload_refs(refs: list) -> list[Capture]:
         if isinstance(kind, str) and kind in REF_KINDS:
             side, source = REF_KINDS[kind]
             out.append(capture_for_ref(ref, side, source))
+            continue
+        named = _SDK_FILE.search(ref["path"]) if isinstance(ref.get("path"), str) else None
+        if named:  # `*-sdk-request.*` / `*-sdk-response.*`: ai-agent's own turn request / result, whatever the kind
+            side = named.group(1)
+            c = capture_for_ref(ref, side, "sdk")
+            c.note = "; ".join(n for n in [f"unknown payloadRef kind {kind!r}: its file name says sdk {side}", c.note] if n)
+            out.append(c)
             continue
         side = "request" if isinstance(kind, str) and kind.endswith("_request") else "response"
         c = capture_for_ref(ref, side, "raw")

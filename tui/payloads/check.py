@@ -15,8 +15,9 @@ from __future__ import annotations
 import os
 
 from tui.model.nodes import Op
-from tui.payloads.decode import PayloadError, capture_bytes, decode_bytes, placeholder_note
-from tui.payloads.op_captures import op_captures
+from tui.payloads.decode import PayloadError, capture_bytes, decode_bytes, placeholder_note, sdk_side
+from tui.payloads import aiagent_turn
+from tui.payloads.op_captures import op_captures, reassembled_meta
 from tui.payloads.refs import read_ref_checked
 
 _PRODUCER_FLAGS = frozenset({"truncated by producer", "redacted by producer"})
@@ -52,28 +53,30 @@ def payload_problems(op: Op, sessions_dir: str | os.PathLike | None) -> list[str
         if note:
             out.append(f"{label}: {note}")
             continue
-        line, fine = describe(data, c.format)
+        line, fine = describe(data, c.format, sdk_side(c))
         out.append(f"{'' if not fine else '· '}{label}: {line}")
     return out
 
 
-def describe(data: bytes, fmt: str) -> tuple[str, bool]:
-    """(`sse · Anthropic Messages stream · 1 error mid-stream: overloaded_error: Overloaded`, all fine?)."""
-    view = decode_bytes(data, fmt)
+def describe(data: bytes, fmt: str, sdk: str = "") -> tuple[str, bool]:
+    """(`sse · Anthropic Messages stream · 1 error mid-stream: overloaded_error: Overloaded`, all fine?); `sdk`: the
+    side of an ai-agent `sdk` capture (its turn request or result, never a provider's body)."""
+    view = decode_bytes(data, fmt, sdk)
     kind = view.kind if view.kind != "http" else f"http {view.body_kind or 'empty'}"
     parts = [fmt or kind] if fmt == view.kind or not fmt else [f"{fmt} ({kind})"]
-    dialect = view.dialect_line
+    r = view.reassembled
+    turn_result = r is not None and r.dialect == aiagent_turn.DIALECT  # its status, model, stop, cost: one line
+    dialect = reassembled_meta(r) if r is not None and turn_result else view.dialect_line
     if dialect:
         parts.append(dialect)
-    r = view.reassembled
-    if r is not None and r.provider:  # a router's answer (OpenRouter): the provider it was routed to
+    if r is not None and r.provider and not turn_result:  # a router's answer (OpenRouter): where it was routed
         parts.append(f"via {r.provider[:80]}")
     if r is not None and r.blocked:  # the provider refused the prompt (Gemini): why, as it said
         parts.append(r.blocked[:300])
     if r is not None and r.errors:
         shown = "; ".join(e[:200] for e in r.errors[:_MAX_ERRORS_SHOWN])
         more = f" (+{len(r.errors) - _MAX_ERRORS_SHOWN} more)" if len(r.errors) > _MAX_ERRORS_SHOWN else ""
-        where = "mid-stream" if r.streamed else "in the response"
+        where = "mid-stream" if r.streamed else "in the result" if turn_result else "in the response"
         parts.append(f"{len(r.errors)} error{'s' if len(r.errors) != 1 else ''} {where}: {shown}{more}")
     bad = [n for n in view.notes if n.startswith(("body is not valid JSON", "no SSE events", "the last ",
                                                   "JSON array not closed", "invalid UTF-8", "eventstream"))]

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import orjson
 
 from tui.inputs import json_load
+from tui.payloads import aiagent_turn
 from tui.payloads.captures import UNAVAILABLE, Capture
 from tui.payloads.refs import MAX_PAYLOAD_BYTES, PayloadError, gunzip_capped, read_ref
 from tui.payloads import (
@@ -30,7 +31,7 @@ from tui.payloads.result import compact
 
 __all__ = [
     "DecodedView", "PayloadError", "Reassembled", "RequestInfo", "SseEvent",
-    "capture_bytes", "decode_bytes", "decode_capture", "placeholder_note",
+    "capture_bytes", "decode_bytes", "decode_capture", "placeholder_note", "sdk_side",
 ]
 
 HUGE_JSON_BYTES = 50 * 1024 * 1024
@@ -139,12 +140,17 @@ def capture_bytes(c: Capture, sessions_dir=None) -> bytes:
     raise PayloadError(c.note or f"capture is {c.state or 'unknown'}")
 
 
+def sdk_side(c: Capture) -> str:
+    """The side of an ai-agent `sdk` capture (its TurnRequest or TurnResult), "" for any other capture."""
+    return c.side if c.source == "sdk" else ""
+
+
 def decode_capture(c: Capture, sessions_dir=None) -> DecodedView:
     data = capture_bytes(c, sessions_dir)
     hint = c.format
     if c.state == "plain":
         hint = "text" if isinstance(c.plain, str) else "json"
-    return decode_bytes(data, hint)
+    return decode_bytes(data, hint, sdk_side(c))
 
 
 def placeholder_note(data: bytes) -> str:
@@ -154,7 +160,9 @@ def placeholder_note(data: bytes) -> str:
     return PLACEHOLDERS.get(data.strip(), "")
 
 
-def decode_bytes(data: bytes, format_hint: str = "") -> DecodedView:
+def decode_bytes(data: bytes, format_hint: str = "", sdk: str = "") -> DecodedView:
+    """`sdk` is "request" / "response" for ai-agent's own TurnRequest / TurnResult (an `sdk` capture, or the format
+    hint `sdk`): read as those (tui.payloads.aiagent_turn), never as a provider's body."""
     try:
         if isinstance(data, str):
             data = data.encode("utf-8", "surrogatepass")
@@ -166,8 +174,10 @@ def decode_bytes(data: bytes, format_hint: str = "") -> DecodedView:
     if not data:
         return view
     try:
-        if not _decode_http(view, data, hint):
-            _decode_body(view, data, hint)
+        if hint == "sdk" and not sdk:
+            sdk = "?"  # ai-agent's, of an unknown side: named as neither, and as no provider's either
+        if sdk or not _decode_http(view, data, hint):
+            _decode_body(view, data, hint, sdk)
     except Exception as e:  # noqa: BLE001 - a viewer must show something for any input
         view.kind, view.pretty, view.events, view.reassembled, view.request = "binary", "", [], None, None
         view.pretty_is_stored = False
@@ -178,14 +188,14 @@ def decode_bytes(data: bytes, format_hint: str = "") -> DecodedView:
 # --- body (json / sse / text / binary) ---------------------------------------------------------------
 
 
-def _decode_body(view: DecodedView, body: bytes, hint: str) -> str:
+def _decode_body(view: DecodedView, body: bytes, hint: str, sdk: str = "") -> str:
     """Fill view.kind/pretty/events/reassembled for a body; returns the kind."""
-    kind = _body_into(view, body, hint)
+    kind = _body_into(view, body, hint, sdk)
     view.kind = kind
     return kind
 
 
-def _body_into(view: DecodedView, body: bytes, hint: str) -> str:
+def _body_into(view: DecodedView, body: bytes, hint: str, sdk: str = "") -> str:
     if not body:
         return "empty"
     if hint == "eventstream" or eventstream.looks_like_eventstream(body):
@@ -200,18 +210,18 @@ def _body_into(view: DecodedView, body: bytes, hint: str) -> str:
     if text is not None and stripped and stripped[0] in _JSON_START:
         err, value = _try_json(view, body, text)
         if err is None:
-            _json_meaning(view, value)
+            _json_meaning(view, value, sdk)
             return "json"
-        if hint != "text" and _json_values(view, text):
+        if hint != "text" and not sdk and _json_values(view, text):
             return "ndjson"
-        if hint in _JSON_HINTS or (hint in ("", "http") and stripped[:1] in (b"{", b"[")):
+        if sdk or hint in _JSON_HINTS or (hint in ("", "http") and stripped[:1] in (b"{", b"[")):
             view.notes.append(f"body is not valid JSON: {err}")
     if text is None and _few_controls(body):
         replaced = body.decode("utf-8", "replace")
         if hint == "sse" or looks_like_sse(replaced):
             text = replaced
             view.notes.append("invalid UTF-8 in SSE stream replaced")
-    if text is not None and (hint == "sse" or looks_like_sse(text)):
+    if text is not None and not sdk and (hint == "sse" or looks_like_sse(text)):
         events = parse_sse(text)
         if events:
             view.pretty = text
@@ -241,9 +251,16 @@ def _eventstream_into(view: DecodedView, body: bytes) -> str:
     return "eventstream"
 
 
-def _json_meaning(view: DecodedView, value: object) -> None:
-    """An LLM answer (or an array of stream chunks) is reassembled; a request body is named."""
+def _json_meaning(view: DecodedView, value: object, sdk: str = "") -> None:
+    """An LLM answer (or an array of stream chunks) is reassembled; a request body is named; ai-agent's own
+    TurnRequest / TurnResult (`sdk`) are read as those, whatever they look like."""
     if value is _NO_VALUE:
+        return
+    if sdk:
+        if sdk == "request":
+            view.request = aiagent_turn.request_info(value)
+        elif sdk == "response":
+            view.reassembled = aiagent_turn.result_of(value)
         return
     view.reassembled = reassemble_json(value)
     if view.reassembled is None:

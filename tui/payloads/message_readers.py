@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from tui.payloads import genai
 from tui.payloads.openai_chat import detail_text, thinking_text
-from tui.payloads.result import Reassembled, compact, d, lst, s
+from tui.payloads.result import Reassembled, ToolCall, compact, d, lst, s
 
 __all__ = ["NO_ROLE", "READERS", "ROLES", "Message", "Part", "tool_names"]
 

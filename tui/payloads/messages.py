@@ -14,15 +14,15 @@ holding a list, roles missing, parts of a type nobody knows (shown as compact JS
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
-from tui.inputs import json_load
+from tui.payloads import aiagent_turn
 from tui.payloads.decode import DecodedView
 from tui.payloads.answer_parts import answer_messages
 from tui.payloads.dialect_readers import READERS as MORE_READERS
+from tui.payloads.lines import part_lines
 from tui.payloads.message_readers import READERS, Message, Part, tool_names
-from tui.payloads.op_captures import SECTION_PREFIX, reassembled_meta, split_lines, usage_iterations, usage_line
+from tui.payloads.op_captures import SECTION_PREFIX, parsed_json, reassembled_meta, usage_iterations, usage_line
 from tui.payloads.requests import UNKNOWN, RequestInfo, request_info
 from tui.payloads.result import DIALECT_LABELS, Reassembled
 
@@ -32,12 +32,14 @@ __all__ = [
 ]
 
 _PREVIEW_CHARS = 36  # the folded system line fits 80 columns
+_READERS = {**READERS, aiagent_turn.DIALECT: aiagent_turn.request_messages}
 
 
 @dataclass(slots=True)
 class Conversation:
     dialect: str = ""  # of the request (else of the response)
     model: str = ""
+    provider: str = ""  # the provider the request names, when it does (ai-agent's TurnRequest)
     tools: list[str] = field(default_factory=list)  # names of the tools the request offers
     messages: list[Message] = field(default_factory=list)
     has_request: bool = False
@@ -73,10 +75,7 @@ def request_body(view: DecodedView | None) -> object:
     """The parsed JSON of an LLM request capture (its pretty text is JSON), else None."""
     if view is None or view.request is None or not view.pretty:
         return None
-    try:
-        return json_load.loads(view.pretty)
-    except (ValueError, TypeError, RecursionError):
-        return None
+    return parsed_json(view)
 
 
 def conversation_of(request: DecodedView | None, response: DecodedView | None) -> Conversation | None:
@@ -92,7 +91,8 @@ def conversation_of(request: DecodedView | None, response: DecodedView | None) -
 def build_conversation(request_body: object, response: Reassembled | None,
                        info: RequestInfo | None = None) -> Conversation | None:
     """The messages of a request body (of a known dialect) followed by the answer; None when neither is an LLM's.
-    `info`: what the request was decoded as (its URL path may have named the dialect), else told from the body."""
+    `info`: what the request was decoded as (its URL path may have named the dialect, its capture that it is
+    ai-agent's TurnRequest), else told from the body."""
     info = info if info is not None and isinstance(request_body, dict) else request_info(request_body)
     answer = response if response is not None and response.dialect not in ("", "unknown", "generic") else None
     if info is None and answer is None:
@@ -100,8 +100,9 @@ def build_conversation(request_body: object, response: Reassembled | None,
     conv = Conversation()
     if info is not None and isinstance(request_body, dict):
         conv.dialect, conv.model, conv.has_request = info.dialect, info.model, True
+        conv.provider = getattr(info, "provider", "")
         conv.tools = tool_names(request_body)
-        reader = READERS.get(info.dialect) or MORE_READERS.get(info.dialect)
+        reader = _READERS.get(info.dialect) or MORE_READERS.get(info.dialect)
         if reader is not None:
             conv.messages = reader(request_body)
     if answer is not None:
@@ -120,43 +121,15 @@ def _preview(text: str) -> str:
     return flat if len(flat) <= _PREVIEW_CHARS else flat[: _PREVIEW_CHARS - 1].rstrip() + "…"
 
 
-def _json_lines(text: str) -> list[str]:
-    """Tool arguments pretty-printed when they are JSON, else as sent."""
-    t = text.strip()
-    if t[:1] in ("{", "["):
-        try:
-            return split_lines(json.dumps(json_load.loads(t), indent=2, ensure_ascii=False))
-        except (ValueError, TypeError, RecursionError):
-            pass
-    return split_lines(text) or ["(no arguments)"]
-
-
-def _part_lines(p: Part, names: dict[str, str]) -> list[str]:
-    if p.kind == "text":
-        return split_lines(p.text) or ["(empty text)"]
-    if p.kind in ("thinking", "compaction"):
-        head = "· thinking" if p.kind == "thinking" else "· compaction summary"
-        return [head, *(f"  {ln}" for ln in split_lines(p.text) or ["(empty)"])]
-    if p.kind == "refusal":
-        return ["· refusal", *split_lines(p.text)]
-    if p.kind == "tool_call":
-        ident = f"  [{p.call_id}]" if p.call_id else ""
-        return [f"→ tool call {p.name or '(unnamed)'}{ident}", *(f"  {ln}" for ln in _json_lines(p.text))]
-    if p.kind == "tool_result":
-        name = p.name or names.get(p.call_id, "")
-        what = " ".join(x for x in (name, f"[{p.call_id}]" if p.call_id else "") if x)
-        head = f"← tool result{' ' + what if what else ''}{' (error)' if p.error else ''}"
-        return [head, *(f"  {ln}" for ln in split_lines(p.text) or ["(empty)"])]
-    if p.kind == "media":
-        return [p.text]
-    label = f"[{p.name}] " if p.name else ""
-    return [f"{label}{ln}" for ln in split_lines(p.text)] or [label.strip() or "(empty part)"]
+def _answer_word(dialect: str) -> str:
+    """ai-agent's TurnResult is a result, never a provider's response."""
+    return "result" if dialect == aiagent_turn.DIALECT else "response"
 
 
 def _heading(m: Message, index: int) -> str:
     word = m.role if not m.label else f"{m.role} ({m.label})"
     if m.response is not None:
-        word += " · response" + (f" (choice {m.choice})" if m.choice is not None else "")
+        word += f" · {_answer_word(m.response.dialect)}" + (f" (choice {m.choice})" if m.choice is not None else "")
     return f"{SECTION_PREFIX}{word}"
 
 
@@ -171,12 +144,15 @@ def conversation_lines(conv: Conversation, expand_system: bool = False) -> Messa
         lines.append(text)
 
     what = DIALECT_LABELS.get(conv.dialect, conv.dialect or "LLM")
-    sides = [side for side, has in (("request", conv.has_request), ("response", conv.has_response)) if has]
+    answer = _answer_word(conv.dialect)
+    sides = [side for side, has in (("request", conv.has_request), (answer, conv.has_response)) if has]
     meta = [f"{what} {' + '.join(sides)}" if conv.dialect != "error" else "error response"]
     if conv.dialect == UNKNOWN and conv.has_request:  # the request's dialect is unclear; the answer's may be known
-        answer = next((m.response for m in conv.messages if m.response is not None), None)
-        known = f" + {answer.label}" if answer is not None and answer.dialect not in ("", UNKNOWN) else ""
+        reply = next((m.response for m in conv.messages if m.response is not None), None)
+        known = f" + {reply.label}" if reply is not None and reply.dialect not in ("", UNKNOWN) else ""
         meta = [f"unknown request dialect{known}"]
+    if conv.provider:
+        meta.append(f"provider {conv.provider}")
     if conv.model:
         meta.append(f"model {conv.model}")
     if conv.has_request:
@@ -200,7 +176,7 @@ def conversation_lines(conv: Conversation, expand_system: bool = False) -> Messa
         else:
             head(_heading(m, index), m.role)
         r = m.response
-        if r is not None:
+        if r is not None and m.role == "assistant":  # (a turn result's tool results are part of it: said once)
             lines.append(reassembled_meta(r))
             usage = usage_line(r)
             if usage:
@@ -208,10 +184,10 @@ def conversation_lines(conv: Conversation, expand_system: bool = False) -> Messa
                 lines.extend(usage_iterations(r))
             lines.extend(f"error: {e}" for e in r.errors)
         for p in m.parts:
-            lines.extend(_part_lines(p, names))
-        if not m.parts and (r is None or not r.errors):
+            lines.extend(part_lines(p, names))
+        if not m.parts and (r is None or m.role != "assistant" or not r.errors):
             lines.append("(no content)")
         lines.append("")
     if conv.has_request and not conv.has_response:
-        head("(no response captured for this call)", "meta")
+        head(f"(no {answer} captured for this call)", "meta")
     return MessageLines(lines, heads)

@@ -16,19 +16,21 @@ from collections.abc import Sequence
 
 from tui.inputs import json_load
 from tui.model.nodes import Op
-from tui.payloads import Reassembled, ToolCall
+from tui.payloads import Reassembled, ToolCall, aiagent_turn
 from tui.payloads.captures import Capture, captures_from_payload_refs, find_captures
-from tui.payloads.decode import DecodedView, PayloadError, decode_bytes, decode_capture, placeholder_note
+from tui.payloads.decode import (
+    DecodedView, PayloadError, decode_bytes, decode_capture, placeholder_note, sdk_side,
+)
+from tui.payloads.lines import SECTION_PREFIX, split_lines
 from tui.payloads.refs import read_ref_checked
 
 __all__ = [
-    "HexLines", "PayloadError", "SECTION_PREFIX", "VIEW_ORDER", "capture_label", "capture_message",
-    "decode_with_notes", "default_capture", "file_extension", "op_captures", "payload_views", "reassembled_meta",
-    "save_name", "split_lines", "usable", "usage_line", "usage_iterations",
+    "HexLines", "PayloadError", "SECTION_PREFIX", "VIEW_ORDER", "capture_label", "capture_message", "capture_name",
+    "decode_with_notes", "default_capture", "file_extension", "op_captures", "parsed_json", "payload_views",
+    "reassembled_meta", "save_name", "split_lines", "usable", "usage_line", "usage_iterations",
 ]
 
 VIEW_ORDER = ("text", "json", "events", "headers", "raw", "hex")
-SECTION_PREFIX = "── "  # lines starting with this are section headings (the widget may style them)
 USABLE_STATES = frozenset({"inline", "ref", "plain"})
 _MAX_EVENT_NAME = 28
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
@@ -73,6 +75,12 @@ def capture_label(c: Capture) -> str:
     return f"{c.side}/{c.source}"
 
 
+def capture_name(c: Capture) -> str:
+    """What a capture is, where it is named (payload screen, details panel): an `sdk` capture is ai-agent's own
+    turn request or result, whatever its bytes hold; "" for the others (their bytes say what they are)."""
+    return aiagent_turn.capture_name(c.side) if c.source == "sdk" else ""
+
+
 def capture_message(c: Capture) -> list[str]:
     """Lines explaining why a capture has no bytes to show (unavailable, not captured, invalid)."""
     if c.state == "unavailable":
@@ -108,7 +116,7 @@ def decode_with_notes(c: Capture, sessions_dir: str | os.PathLike | None) -> tup
     if c.state == "ref":
         data, warnings = read_ref_checked(c.ref, sessions_dir)
         notes.extend(warnings)
-        view = decode_bytes(data, c.format)
+        view = decode_bytes(data, c.format, sdk_side(c))
     else:
         view = decode_capture(c, sessions_dir)
     if c.truncated:
@@ -140,18 +148,6 @@ class HexLines(Sequence):
         if not 0 <= index < n:
             raise IndexError(index)
         return self._view.hex_lines(index, 1)[0]
-
-
-def split_lines(text: str) -> list[str]:
-    """Split on LF only (a payload may hold form feeds or U+2028 that must stay visible), dropping CR of CRLF."""
-    if not text:
-        return []
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    if "\r" in text:
-        lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
-    return lines
 
 
 def _pretty_args(args: str) -> list[str]:
@@ -187,6 +183,8 @@ def _usage_text(usage: dict) -> str:
 def reassembled_meta(r: Reassembled) -> str:
     """The heading line of a reassembled answer: dialect, model, routed provider, stop reason (usage: usage_line)."""
     meta = [r.label if r.dialect != "unknown" else "stream dialect unknown"]
+    if r.status:
+        meta.append(f"status {r.status}")
     if r.model:
         meta.append(f"model {r.model}")
     if r.provider:
@@ -195,6 +193,7 @@ def reassembled_meta(r: Reassembled) -> str:
         meta.append(f"stop {r.stop_reason}" + (f" ({r.stop_details})" if r.stop_details else ""))
     elif r.stop_details:
         meta.append(f"stop details {r.stop_details}")
+    meta.extend(r.meta)
     return " · ".join(meta)
 
 
@@ -276,13 +275,31 @@ def _reassembled_lines(view: DecodedView) -> list[str]:
             out.extend(split_lines(refusal))
     if calls:
         out.extend(_tool_lines(calls, several))
-    for kind, title in (("citation", "citations"), ("search_result", "search results"),
-                        ("tool_result", "results of the provider's tools")):
+    provider_results: tuple = (("tool_result", "results of the provider's tools"),)
+    if r.dialect == "aiagent":  # ai-agent's turn result: the results of the agent's own tools the turn holds
+        provider_results = ()
+        results = [b for b in r.blocks if b.kind in ("tool_result", "tool_error")]
+        if results:
+            out.append(f"{SECTION_PREFIX}tool results ({len(results)})")
+            for b in results:
+                tool = b.tool or ToolCall()
+                what = " ".join(x for x in (tool.name, f"[{tool.id}]" if tool.id else "") if x) or "(unnamed tool)"
+                out.append(f"{what}{' (error)' if b.kind == 'tool_error' else ''}:")
+                out.extend(f"  {ln}" for ln in split_lines(b.text) or ["(empty)"])
+    for kind, title in (("citation", "citations"), ("search_result", "search results"), *provider_results):
         blocks = r.of_kind(kind)
         if blocks:
             out.append(f"{SECTION_PREFIX}{title} ({len(blocks)})")
             out.extend(ln for b in blocks for ln in (split_lines(b.text) or [""]))
     return out
+
+
+def parsed_json(view: DecodedView) -> object:
+    """The JSON a view's pretty text holds (it was parsed once to be pretty-printed), else None."""
+    try:
+        return json_load.loads(view.pretty)
+    except (ValueError, TypeError, RecursionError):
+        return None
 
 
 def _body_lines(view: DecodedView, kind: str) -> list[str]:
@@ -299,6 +316,10 @@ def _body_lines(view: DecodedView, kind: str) -> list[str]:
         what = {"sse": "event", "eventstream": "frame"}.get(kind, "JSON value") + ("" if n == 1 else "s")
         unknown = [f"{SECTION_PREFIX}stream dialect unknown: {n} {what} (see the events view)"]
         return [*unknown, *lines[1:], *(split_lines(view.pretty) or ["(empty event stream)"])]
+    if kind == "json" and isinstance(view.request, aiagent_turn.TurnRequestInfo):
+        lines = aiagent_turn.request_lines(parsed_json(view))
+        if lines:
+            return lines
     if kind in ("json", "text"):
         head = [f"{SECTION_PREFIX}{view.request.line}"] if view.request is not None else []
         return [*head, *(split_lines(view.pretty) or ["(empty)"])]
@@ -351,7 +372,8 @@ def payload_views(capture: Capture | None, decoded: DecodedView) -> list[tuple[s
     elif kind != "binary":
         views.append(("text", _body_lines(decoded, kind)))
     body_kind = decoded.body_kind if kind == "http" else kind
-    if body_kind == "json" and decoded.reassembled is not None and decoded.pretty:
+    if body_kind == "json" and decoded.pretty and (decoded.reassembled is not None or
+                                                    isinstance(decoded.request, aiagent_turn.TurnRequestInfo)):
         views.append(("json", split_lines(decoded.pretty)))  # the text view shows the message; this, all of it
     if decoded.events:
         views.append(("events", _event_lines(decoded)))

@@ -23,6 +23,7 @@ DIALECT_LABELS = {
     "cohere": "Cohere v2 Chat",
     "bedrock-converse": "Amazon Bedrock Converse",
     "genai": "OpenTelemetry GenAI messages",
+    "aiagent": "ai-agent turn",  # ai-agent's own TurnRequest / TurnResult (`sdk` captures: tui.payloads.aiagent_turn)
     "generic": "generic text deltas",
     "error": "error response",
     "unknown": "unknown",
@@ -66,12 +67,16 @@ class Reassembled:
     errors: list[str] = field(default_factory=list)
     stops: dict[int, str] = field(default_factory=dict)  # per choice/candidate, when there are several
     blocked: str = ""  # why the provider refused the prompt itself (Gemini promptFeedback): reason and message
+    status: str = ""  # the answer's own status, when it states one (ai-agent's TurnResult `status.type`)
+    meta: list[str] = field(default_factory=list)  # more facts for its heading ("latency 812 ms")
 
     @property
     def label(self) -> str:
         name = DIALECT_LABELS.get(self.dialect, self.dialect or "unknown")
         if self.dialect in ("unknown", "generic", "error"):
             return name
+        if self.dialect == "aiagent":
+            return f"{name} result"  # a TurnResult: never a provider's response
         return f"{name} {'stream' if self.streamed else 'response'}"
 
     @property

@@ -42,7 +42,8 @@ def op_messages(op: Op, sessions_dir: str | os.PathLike | None = None) -> OpMess
     if conv is None:
         return OpMessages()
     inputs = [m for m in conv.messages if m.response is None]
-    outputs = [m for m in conv.messages if m.response is not None]
+    # the answer's own messages; tools a call ran itself (ai-agent's turn result) are the next call's input
+    outputs = [m for m in conv.messages if m.response is not None and m.role == "assistant"]
     finish = ""
     for m in outputs:
         finish = finish or str(getattr(m.response, "stop_reason", "") or "")

@@ -32,8 +32,8 @@ from tui.model.nodes import Op
 from tui.payloads.decode import DecodedView, PayloadError
 from tui.payloads.messages import Conversation, MessageLines, conversation_lines, conversation_of, is_llm_view
 from tui.payloads.op_captures import (
-    SECTION_PREFIX, HexLines, capture_message, decode_with_notes, default_capture, op_captures, payload_views,
-    save_name, usable,
+    SECTION_PREFIX, HexLines, capture_message, capture_name, decode_with_notes, default_capture, op_captures,
+    payload_views, save_name, usable,
 )
 from tui.inputs.write import save_directory, write_new_file
 from tui.ui.clipboard import copy_notice
@@ -243,9 +243,10 @@ class PayloadScreen(Screen):
         entry = self._cache.get(self.index) if self.index is not None else None
         size = entry.view.size if entry is not None and entry.view is not None else c.size
         fmt = c.format or (entry.view.kind if entry is not None and entry.view is not None else "?")
+        name = capture_name(c)  # an sdk capture is ai-agent's own turn request / result
         parts: list = [
             (c.side, "bold green" if c.side == "response" else "bold yellow"), "  ",
-            (c.source, "bold"), "  ", (fmt, "cyan"), "  ", fmt_bytes(size),
+            (c.source, "bold"), (f" ({name})" if name else "", "bold"), "  ", (fmt, "cyan"), "  ", fmt_bytes(size),
             ("  [ref]" if c.state == "ref" else ""), ("  [truncated]" if c.truncated else "", "red"),
             (f"  capture {self.index + 1}/{len(self.captures)}", "dim"),
         ]

@@ -253,7 +253,7 @@ def _reasoning(b: DetailBuilder, op: Op) -> None:
 
 def _captures(b: DetailBuilder, op: Op) -> None:
     try:
-        from tui.payloads.op_captures import op_captures
+        from tui.payloads.op_captures import capture_name, op_captures
     except ImportError:  # pragma: no cover - the payload module is optional during development
         return
     captures = op_captures(op)
@@ -264,7 +264,9 @@ def _captures(b: DetailBuilder, op: Op) -> None:
         size = fmt_bytes(c.size) if isinstance(c.size, int) else ""
         state = {"inline": "", "plain": ""}.get(c.state, c.state)
         style = "bold red" if c.state in ("unavailable", "invalid") else ""
-        b.field(c.side, f"{c.source} {c.format} {size} {state} {c.note}".strip(), style)
+        name = capture_name(c)  # an sdk capture is ai-agent's own turn request / result, not a provider's body
+        source = f"{c.source} ({name})" if name else c.source
+        b.field(c.side, f"{source} {c.format} {size} {state} {c.note}".strip(), style)
 
 
 class DetailPanel(VerticalScroll):

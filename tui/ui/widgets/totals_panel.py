@@ -187,14 +187,14 @@ class TotalsPanel(Static):
             return
         self.border_title = "Totals"
         t = s.totals
-        facts = session_facts(s)  # the one truth of duration, turns and cost (tui.model.session_facts)
+        truth = session_facts(s)  # the one truth of duration, turns and cost (tui.model.session_facts)
         state = None
         if s.status == "running":  # running or stale: as the browser rows say it
-            state = liveness(facts.status, facts.duration_ms, last_change_s=self.last_change(), now_s=time.time(),
+            state = liveness(truth.status, truth.duration_ms, last_change_s=self.last_change(), now_s=time.time(),
                              stale_after_s=self.stale_after_s)
         status = status_word(s, state)
         label, style = STATUS_STYLE.get(status, (status, "green"))
-        shown_duration = facts.duration_text
+        shown_duration = truth.duration_text
         c = s.counts
 
         def tokens(label: str, n: int, rank: int) -> Cell:
@@ -207,8 +207,8 @@ class TotalsPanel(Static):
         cells = [
             tokens("tokens in", t.tokensIn, 0), tokens("out", t.tokensOut, 0),
             tokens("cache read", t.tokensCacheRead, 2), tokens("cache write", t.tokensCacheWrite, 3),
-            Cell("cost", Text(fmt_cost(facts.cost) if facts.cost is not None else "unknown", style="bold")),
-            count("turns", facts.turns, rank=1),
+            Cell("cost", Text(fmt_cost(truth.cost) if truth.cost is not None else "unknown", style="bold")),
+            count("turns", truth.turns, rank=1),
             count("tools run", t.toolsRun, rank=1), count("agents", t.agentsRun, rank=2),
             Cell("duration", Text(shown_duration, style="dim" if status == STALE else "")),
             Cell("status", Text(label, style=style)),
