@@ -50,21 +50,11 @@ def capture_name(side: str) -> str:
 class TurnRequestInfo(RequestInfo):
     """A TurnRequest, named like a provider's request is (tui.payloads.requests.RequestInfo), with its provider."""
 
-    provider: str = ""
+    TOOLS_WORD = "offered"
 
     @property
-    def line(self) -> str:
-        parts = [NAMES["request"]]
-        if self.provider:
-            parts.append(f"provider {self.provider}")
-        if self.model:
-            parts.append(f"model {self.model}")
-        parts.append(f"{self.messages} message{'s' if self.messages != 1 else ''}")
-        if self.tools:
-            parts.append(f"{self.tools} tool{'s' if self.tools != 1 else ''} offered")
-        if self.stream is not None:
-            parts.append("streamed" if self.stream else "not streamed")
-        return " · ".join(parts)
+    def title(self) -> str:
+        return NAMES["request"]
 
 
 def request_info(body: object) -> TurnRequestInfo | None:

@@ -62,17 +62,27 @@ class RequestInfo:
     messages: int = 0
     tools: int = 0
     stream: bool | None = None
+    provider: str = ""  # the provider a request names itself (ai-agent's TurnRequest), "" for a provider's body
+
+    TOOLS_WORD = ""  # after the tool count ("offered" for ai-agent's TurnRequest)
+
+    @property
+    def title(self) -> str:
+        if self.dialect == UNKNOWN:
+            return "unknown request dialect"
+        return f"{DIALECT_LABELS.get(self.dialect, self.dialect)} request"
 
     @property
     def line(self) -> str:
-        name = "unknown request dialect" if self.dialect == UNKNOWN else \
-            f"{DIALECT_LABELS.get(self.dialect, self.dialect)} request"
-        parts = [name]
+        parts = [self.title]
+        if self.provider:
+            parts.append(f"provider {self.provider}")
         if self.model:
             parts.append(f"model {self.model}")
         parts.append(f"{self.messages} message{'s' if self.messages != 1 else ''}")
         if self.tools:
-            parts.append(f"{self.tools} tool{'s' if self.tools != 1 else ''}")
+            word = f" {self.TOOLS_WORD}" if self.TOOLS_WORD else ""
+            parts.append(f"{self.tools} tool{'s' if self.tools != 1 else ''}{word}")
         if self.stream is not None:
             parts.append("streamed" if self.stream else "not streamed")
         return " · ".join(parts)
