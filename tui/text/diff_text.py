@@ -64,7 +64,7 @@ def total_rows(diff: SessionDiff) -> list[tuple[str, str, str, str]]:
 
 def side_line(name: str, side: Side) -> str:
     parts = [f"{name}: {one_line(side.label, 120)}", one_line(side.agent, 60), side.status,
-             fmt_ts(side.started_at), fmt_duration(side.duration_ms)]
+             fmt_ts(side.started_at), duration_text(side.duration_ms, side.duration_partial)]
     if side.title:
         parts.append(f'"{one_line(side.title, 60)}"')  # escaped once: repr() would double every backslash
     return "  ".join(parts)

@@ -20,7 +20,8 @@ from textual.widgets import DataTable, Static
 from tui.formats.aiagent.history import Version, version_time
 from tui.model.diff import ADDED, CHANGED, REMOVED, RENAMED, STATUS, OpDelta, SessionDiff, diff_sessions
 from tui.model.fields import one_line
-from tui.model.format import fmt_cost, fmt_duration, fmt_tokens
+from tui.model.format import fmt_cost, fmt_tokens
+from tui.model.session_facts import duration_text
 from tui.model.nodes import Session, release_tree
 from tui.model.search import find_session_by_prefix
 from tui.text.diff_text import fmt_delta, total_rows, what_text
@@ -93,7 +94,7 @@ def version_cells(version: Version, mark: str) -> tuple:
 def _side_text(side) -> str:
     parts = [one_line(side.label, 32), one_line(side.agent, 24), f"{side.counts['ops']:,} ops", side.status]
     if side.duration_ms is not None:
-        parts.append(fmt_duration(side.duration_ms))
+        parts.append(duration_text(side.duration_ms, side.duration_partial))
     return " · ".join(parts)
 
 
