@@ -109,3 +109,38 @@ async def receiving(url: str, on_batch, **kwargs):
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+
+
+def varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def empty_spans_body(count: int) -> bytes:
+    """An ExportTraceServiceRequest of `count` empty spans (2 bytes each on the wire), written directly: building
+    100,000 spans with the protobuf classes takes longer than the test."""
+    scope = b"\x12\x00" * count  # ScopeSpans.spans (field 2), each empty
+    resource = b"\x12" + varint(len(scope)) + scope  # ResourceSpans.scope_spans (field 2)
+    return b"\x0a" + varint(len(resource)) + resource  # ExportTraceServiceRequest.resource_spans (field 1)
+
+
+async def raw_http(bound: str, data: bytes) -> bytes:
+    """Send raw bytes to an HTTP receiver and read until it closes the connection (or TIMEOUT)."""
+    host, port = bound.rsplit(":", 1)
+    reader, writer = await asyncio.open_connection(host, int(port))
+    try:
+        writer.write(data)
+        await writer.drain()
+        return await asyncio.wait_for(reader.read(), TIMEOUT)
+    finally:
+        writer.close()
+
+
+def chunked(body: bytes, size: int) -> bytes:
+    """`body` as a chunked transfer encoding of chunks of `size` bytes."""
+    parts = [b"%x\r\n%s\r\n" % (len(body[i:i + size]), body[i:i + size]) for i in range(0, len(body), size)]
+    return b"".join(parts) + b"0\r\n\r\n"
