@@ -153,3 +153,46 @@ async def test_one_byte_chunks_are_parsed_off_the_callers_loop_and_capped():
         assert done == [b"HTTP/1.1 413 Content Too Large\r\n"]
         await until(lambda: rejected.reasons() == ["oversized"])
         assert counting.requests == 1
+
+
+def _http_exports(bound: str, count: int, headers: dict) -> list[str]:
+    """The SDK's HTTP span exporter exporting `count` times; the result of each (SUCCESS or FAILURE)."""
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+    from otlpfixtures import ai_agent_spans
+
+    exporter = OTLPSpanExporter(endpoint=f"http://{bound}/v1/traces", headers=headers, timeout=3)
+    try:
+        return [exporter.export(ai_agent_spans(suffix=str(i))).name for i in range(count)]
+    finally:
+        exporter.shutdown()
+
+
+async def test_a_token_guesser_on_the_same_host_does_not_lock_the_exporter_out():
+    counting = Counting()
+    async with receiving("otlp+http://127.0.0.1:0", counting, token="s3cret") as (bound, _, rejected):
+        stop = threading.Event()
+        guesses = [0]
+
+        def guess() -> None:  # several guesses in flight at once, each on a new connection
+            while not stop.is_set():
+                try:
+                    _post(bound, empty_spans_body(1), {"Content-Type": "application/x-protobuf",
+                                                       "Authorization": "Bearer guess"})
+                except OSError:
+                    pass
+                guesses[0] += 1
+
+        guessers = [threading.Thread(target=guess) for _ in range(4)]
+        for thread in guessers:
+            thread.start()
+        try:
+            await until(lambda: guesses[0] >= 6)
+            results = await asyncio.to_thread(_http_exports, bound, 10, {"Authorization": "Bearer s3cret"})
+        finally:
+            stop.set()
+            for thread in guessers:
+                await asyncio.to_thread(thread.join)
+        assert results == ["SUCCESS"] * 10
+        assert counting.requests == 10
+        assert set(rejected.reasons()) == {"auth refused"}
