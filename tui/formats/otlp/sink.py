@@ -82,6 +82,9 @@ class OtlpSink:
         self.logs_dropped = 0  # over a span's cap
         self.evicted = 0  # traces (and txn groups) evicted
         self.rejected = 0  # bodies refused as malformed
+        self.failed = 0  # traces whose assembly (or hand-over) raised: left as the hub last had them
+        self.restarts = 0  # times the assembling thread died and was started again
+        self.last_failure = ""  # what the last of those said
 
     # receiving (any thread) ----------------------------------------------------------------------------------
     def accept(self, signal: str, body: bytes, encoding: str) -> int:
@@ -187,8 +190,22 @@ class OtlpSink:
         """Assemble in a thread of the sink's own from now on: drain then only hands ready trees to the hub, so
         the UI thread's share stays a few dict operations per changed session whatever the spans behind them."""
         if self._thread is None:
-            self._thread = threading.Thread(target=self._assembler, name="otlp-assemble", daemon=True)
+            self._thread = threading.Thread(target=self._supervisor, name="otlp-assemble", daemon=True)
             self._thread.start()
+
+    def _supervisor(self) -> None:
+        """The assembling thread, supervised: whatever kills the assembling loop (a value nobody foresaw in one
+        trace), the loop is started again; the trace it was assembling stays as the hub last had it. Both are
+        counted (`restarts`, `failed`) with what the failure said (`last_failure`), and summary() shows them where
+        the receivers' counters are. (A span attribute or a log record's 'turn: "²"' killed this thread for
+        good: later requests were answered 200 and counted, and no session appeared again.)"""
+        while not self._stopping:
+            try:
+                self._assembler()
+                return
+            except Exception as exc:  # noqa: BLE001 - the pipeline must outlive any one bug
+                self._failed(exc, restarted=True)
+                time.sleep(0.01)  # (a loop failing at once every time must not spin a core)
 
     def stop(self) -> None:
         thread, self._thread = self._thread, None
@@ -229,6 +246,13 @@ class OtlpSink:
             trees = self._trees(key, spans, logs)
         return key, trees, len(spans) + len(logs)
 
+    def _failed(self, exc: Exception, restarted: bool = False) -> None:
+        with self._lock:
+            self.failed += 1
+            self.restarts += restarted
+            self.last_failure = f"{type(exc).__name__}: {exc}"[:200]
+            self._assembling = False
+
     # applying (the hub's thread) -------------------------------------------------------------------------------
     def drain(self, budget: float = DRAIN_BUDGET, now: float | None = None) -> int:
         """Hand the trees of the groups changed since the last drain to the hub; the number of groups done."""
@@ -254,10 +278,17 @@ class OtlpSink:
                 with self._lock:
                     if not self._dirty:
                         break
-                result = self._assemble_next()
+                try:
+                    result = self._assemble_next()
+                except Exception as exc:  # noqa: BLE001 - (the UI thread: one trace must not take the tick down)
+                    self._failed(exc)
+                    continue
                 if result is None:
                     continue
-            self._apply(result, now)
+            try:
+                self._apply(result, now)
+            except Exception as exc:  # noqa: BLE001 - as above
+                self._failed(exc)
             done += 1
             if time.monotonic() - started > budget:
                 break
@@ -311,9 +342,12 @@ class OtlpSink:
         """One line for the browser header: "otlp: 12,345 spans, 67 log records · 3 traces evicted"."""
         parts = [f"otlp: {self.spans_received:,} spans, {self.logs_received:,} log records"]
         for count, what in ((self.evicted, "traces evicted"), (self.spans_dropped, "spans dropped"),
-                            (self.logs_dropped, "log records dropped"), (self.rejected, "requests malformed")):
+                            (self.logs_dropped, "log records dropped"), (self.rejected, "requests malformed"),
+                            (self.failed, "traces not assembled"), (self.restarts, "assembler restarts")):
             if count:
                 parts.append(f"{count:,} {what}")
+        if self.failed or self.restarts:
+            parts.append(f"last failure: {self.last_failure}")
         return " · ".join(parts)
 
 
