@@ -32,7 +32,7 @@ from tui.formats.otlp.assemble import SessionTree, assemble
 from tui.formats.otlp.decode import decode_logs, decode_traces
 from tui.formats.otlp.ops import log_entry, log_turn, ms
 from tui.formats.otlp.records import LogRecord, OtlpDecodeError, Span
-from tui.model.gc_pause import paused_gc
+from tui.model.gc_pause import paused_gc, paused_gc_then_frozen
 
 __all__ = ["DRAIN_BUDGET", "MAX_LOGS", "MAX_SPANS", "MAX_SPAN_LOGS", "MAX_TRACE_SPANS", "OtlpDecodeError", "OtlpSink"]
 
@@ -43,6 +43,7 @@ MAX_SPAN_LOGS = 1_000  # log records held per span (or per txn without a trace):
 DRAIN_BUDGET = 0.05  # s of assembling (or of handing over assembled trees) per drain; the rest waits a tick
 MAX_READY = 2_000  # assembled groups waiting for drain: the assembling thread waits beyond it
 TXN_KEY = "txn:"  # keys of txn-only groups (log records without a trace id) in the eviction order
+PREBUILD_ITEMS = 2_000  # a trace of this many spans and records is also built (model nodes) in the sink's thread
 
 
 @dataclass(slots=True)
@@ -242,9 +243,27 @@ class OtlpSink:
                 return None
             spans = list(group.spans.values())
             logs = [r for held in group.logs.values() for r in held]
-        with paused_gc():  # (thousands of small dicts, none of them cyclic: see tui.model.gc_pause)
+        big = mark and len(spans) + len(logs) >= PREBUILD_ITEMS
+        # (thousands of small dicts, none of them cyclic: see tui.model.gc_pause. A big trace's are frozen before
+        # the collector comes back on: with it paused, every thread's new objects piled up in its youngest
+        # generation, and the next pass over them, in whichever thread, held the interpreter for up to 1.4 s.)
+        with paused_gc_then_frozen() if big else paused_gc():
             trees = self._trees(key, spans, logs)
-        return key, trees, len(spans) + len(logs)
+            built = self._prebuilt(trees) if big and trees else None
+        return key, trees, len(spans) + len(logs), built
+
+    def _prebuilt(self, trees: list[SessionTree]) -> list:
+        """(root, its build, the trees it was made from) of a big trace, built here rather than on the UI thread
+        by a hub of the sink's own holding this trace alone (the same code as the hub's: the UI's hub takes the
+        build when its family of that root is the same, LiveHub.offer_built)."""
+        shadow = type(self.hub)()
+        for t in trees:
+            shadow.put_otlp(t.session_id, t.tree, _meta(t), 0.0)
+        out = []
+        for root in {shadow.root_of(t.session_id) for t in trees}:
+            session = shadow.build(root)
+            out.append((root, session, {live.session_id: live.otlp_tree for live in shadow.descendants(root)}))
+        return out
 
     def _failed(self, exc: Exception, restarted: bool = False) -> None:
         with self._lock:
@@ -295,7 +314,7 @@ class OtlpSink:
         return done
 
     def _apply(self, result: tuple, now: float | None) -> None:
-        key, trees, records = result
+        key, trees, records, built = result
         with self._lock:  # what the hub shows of this group now (not when it was assembled: a group may be
             group = self._groups.get(key)  # assembled twice before one drain)
             shown = group.shown if group is not None else set()
@@ -306,9 +325,10 @@ class OtlpSink:
             return
         ids = {t.session_id for t in trees}
         for t in trees:
-            meta = {"parentId": t.parent_id, "originId": t.origin_id, "agentId": t.agent_id, "callPath": t.call_path}
             top = not t.parent_id or t.parent_id not in ids  # the Events column: the trace's spans and records
-            self.hub.put_otlp(t.session_id, t.tree, meta, now, records=records if top else 0)
+            self.hub.put_otlp(t.session_id, t.tree, _meta(t), now, records=records if top else 0)
+        for root, session, made_from in built or ():
+            self.hub.offer_built(root, session, made_from)
         for gone in shown - ids:  # a session whose id settled (its span arrived): the provisional one goes
             self.hub.forget_otlp(gone)
         with self._lock:
@@ -349,6 +369,10 @@ class OtlpSink:
         if self.failed or self.restarts:
             parts.append(f"last failure: {self.last_failure}")
         return " · ".join(parts)
+
+
+def _meta(t: SessionTree) -> dict:
+    return {"parentId": t.parent_id, "originId": t.origin_id, "agentId": t.agent_id, "callPath": t.call_path}
 
 
 def _txn_trees(txn: str, logs: list[LogRecord]) -> list[SessionTree]:

@@ -60,6 +60,7 @@ class LiveHub:
         self.reordered = 0
         self.changed: set[str] = set()
         self._built: dict[str, Session] = {}
+        self._offered: dict[str, tuple[Session, dict[str, dict]]] = {}  # root -> a build made elsewhere (offer_built)
         self.forgotten: set[str] = set()  # roots gone entirely (forget_otlp) since the holder last looked
         self.gaps = 0  # sequence gaps over every session (kept as events arrive: no scan per tick)
         self.resets = 0  # ... and jumps of a sequence too far to be gaps (live.order.MAX_SEQUENCE_JUMP)
@@ -302,6 +303,7 @@ class LiveHub:
         live.otlp_tree = None
         root = self.root_of(session_id)
         self._built.pop(root, None)
+        self._offered.pop(root, None)
         if not live.events and live.tree is None and live.tree_frame is None:
             del self.sessions[session_id]
             siblings = self._children.get(live.parent_id)
@@ -416,8 +418,25 @@ class LiveHub:
         cached = self._built.get(root)
         if cached is not None:
             return cached
+        offered = self._offered.pop(root, None)
+        if offered is not None and self._still_true(root, offered[1]):
+            self._built[root] = offered[0]
+            return offered[0]
         with paused_gc():
             return self._build(root)
+
+    def offer_built(self, root: str, session: Session, made_from: dict[str, dict]) -> None:
+        """A build of `root` made off this thread (the OTLP sink builds big traces in its own thread: 1.8 s for
+        one of 50,000 spans was taken from the keys at every change), from `made_from` (session id -> the OTLP
+        tree it used). build() takes it instead of building while it is still true: the family is those sessions,
+        each showing that very OTLP tree, and no stream has spoken for any of them."""
+        self._offered[root] = (session, made_from)
+
+    def _still_true(self, root: str, made_from: dict[str, dict]) -> bool:
+        family = self.descendants(root)
+        return len(family) == len(made_from) and all(
+            made_from.get(live.session_id) is live.otlp_tree and live.otlp_tree is not None and not live.events
+            and live.tree is None and live.tree_frame is None for live in family)
 
     def _build(self, root: str) -> Session:
         seen: set[str] = set()
