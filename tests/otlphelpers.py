@@ -10,6 +10,7 @@ import threading
 import orjson
 
 from tui.inputs.stream.limits import DescriptorReserve, MemoryBudget
+from tui.inputs.stream.otlp_http import varint
 from tui.inputs.stream.otlp_listen import listen_otlp
 
 TIMEOUT = 30
@@ -109,15 +110,6 @@ async def receiving(url: str, on_batch, **kwargs):
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
-
-
-def varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, n = n & 0x7F, n >> 7
-        out.append(byte | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
 
 
 def empty_spans_body(count: int) -> bytes:

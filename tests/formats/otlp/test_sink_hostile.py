@@ -6,6 +6,7 @@ started again and the header says so."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import http.client
 
 from otlpfixtures import ROOT_TXN, Recorder, ai_agent_spans, hex_ids, log_body
@@ -52,28 +53,34 @@ async def _shown(hub: LiveHub, sink: OtlpSink, session_id: str) -> None:
     await until(drained, timeout=TIMEOUT)
 
 
-async def test_values_that_are_not_numbers_are_ignored_and_later_sessions_still_appear():
+@contextlib.asynccontextmanager
+async def _sink_receiving():
+    """(hub, its started OTLP sink, the address of an OTLP/HTTP receiver feeding it, its rejections)."""
     hub = LiveHub()
     sink = OtlpSink(hub)
     sink.start()
     try:
         async with receiving("otlp+http://127.0.0.1:0", sink.accept) as (bound, _, rejected):
-            bad = _bad_spans()
-            trace_id, _ = hex_ids(bad[0])
-            _, llm_span = hex_ids(bad[0])
-            logs = log_body([{"message": "untraced", "time_ms": 5, "txn_id": "loose-txn", "turn": "²"},
-                             {"message": "traced", "time_ms": 20, "trace_id": trace_id, "span_id": llm_span,
-                              "txn_id": BAD_TXN, "turn": "9" * 5000}])
-            await asyncio.to_thread(_send, bound, bad, logs)
-            await _shown(hub, sink, BAD_TXN)
-            await _shown(hub, sink, "loose-txn")
-            await asyncio.to_thread(_send, bound, ai_agent_spans(suffix="-later"))
-            await _shown(hub, sink, ROOT_TXN + "-later")
-            session = hub.build(BAD_TXN)
-            assert session is not None and session.totals.tokensIn == 0 and session.totals.tokensOut == 0
-            assert rejected.seen == [] and sink.failed == 0 and sink.restarts == 0
+            yield hub, sink, bound, rejected
     finally:
         sink.stop()
+
+
+async def test_values_that_are_not_numbers_are_ignored_and_later_sessions_still_appear():
+    async with _sink_receiving() as (hub, sink, bound, rejected):
+        bad = _bad_spans()
+        trace_id, llm_span = hex_ids(bad[0])
+        logs = log_body([{"message": "untraced", "time_ms": 5, "txn_id": "loose-txn", "turn": "²"},
+                         {"message": "traced", "time_ms": 20, "trace_id": trace_id, "span_id": llm_span,
+                          "txn_id": BAD_TXN, "turn": "9" * 5000}])
+        await asyncio.to_thread(_send, bound, bad, logs)
+        await _shown(hub, sink, BAD_TXN)
+        await _shown(hub, sink, "loose-txn")
+        await asyncio.to_thread(_send, bound, ai_agent_spans(suffix="-later"))
+        await _shown(hub, sink, ROOT_TXN + "-later")
+        session = hub.build(BAD_TXN)
+        assert session is not None and session.totals.tokensIn == 0 and session.totals.tokensOut == 0
+        assert rejected.seen == [] and sink.failed == 0 and sink.restarts == 0
 
 
 async def test_whatever_kills_the_assembling_thread_it_is_restarted_and_the_header_says_so(monkeypatch):
@@ -85,18 +92,12 @@ async def test_whatever_kills_the_assembling_thread_it_is_restarted_and_the_head
         return real(trace_id, spans, logs, txn_logs)
 
     monkeypatch.setattr(sink_module, "assemble", fragile)
-    hub = LiveHub()
-    sink = OtlpSink(hub)
-    sink.start()
-    try:
-        async with receiving("otlp+http://127.0.0.1:0", sink.accept) as (bound, _, _r):
-            r = Recorder()
-            with r.span("boom", 0) as span:
-                span.end()
-            await asyncio.to_thread(_send, bound, r.finished())
-            await until(lambda: getattr(sink, "restarts", 0) == 1, timeout=10)
-            await asyncio.to_thread(_send, bound, ai_agent_spans(suffix="-after"))
-            await _shown(hub, sink, ROOT_TXN + "-after")
-            assert "1 assembler restarts" in sink.summary() and "RuntimeError: boom" in sink.summary()
-    finally:
-        sink.stop()
+    async with _sink_receiving() as (hub, sink, bound, _):
+        r = Recorder()
+        with r.span("boom", 0) as span:
+            span.end()
+        await asyncio.to_thread(_send, bound, r.finished())
+        await until(lambda: getattr(sink, "restarts", 0) == 1, timeout=10)
+        await asyncio.to_thread(_send, bound, ai_agent_spans(suffix="-after"))
+        await _shown(hub, sink, ROOT_TXN + "-after")
+        assert "1 assembler restarts" in sink.summary() and "RuntimeError: boom" in sink.summary()

@@ -1,13 +1,16 @@
 """The OTLP/HTTP receiver (otlp+http://): HTTP/1.1 POST /v1/traces and /v1/logs, protobuf or JSON bodies, gzip
 or not, keep-alive; tui.inputs.stream.otlp_listen is the front.
 
-Connections are served on the asyncio loop like the WebSocket listener's (tcp_listeners: the descriptor reserve;
-the shared memory budget holds each body while it is read and decoded), but bodies are decompressed and handed to
-on_batch in DECODERS threads: the loop only reads headers and bytes. gzip is inflated to at most max_body bytes
-(a small bomb cannot grow past it: 413). Answers: 200 with an empty response in the request's content type (zero
-bytes of protobuf, or `{}`); 400 not OTLP, 401 token, 403 a web page's Origin not allowed, 404 another path, 405
-another method, 411 no length, 413 too big, 415 another content type or encoding, 503 over the memory budget.
-Error bodies are a google.rpc.Status, as OTLP asks.
+Connections are served on an asyncio loop like the WebSocket listener's (tcp_listeners: the descriptor reserve;
+the shared memory budget holds each body while it is read and decoded), the loop of a thread of its own
+(otlp_listen), never the UI's; bodies are decompressed and handed to on_batch in DECODERS threads. gzip is
+inflated to at most max_body bytes and max_gzip_members members (a small bomb cannot grow past it: 413); a chunked
+body has at most MAX_CHUNKS chunks; spans are counted and charged before decoding (otlp_items). Answers: 200 with
+an empty response in the request's content type (zero bytes of protobuf, or `{}`); 204 a CORS preflight of a page
+--allow-origin names (whose every answer carries Access-Control-Allow-Origin); 400 not OTLP or a length that is not
+ASCII digits, 401 token, 403 a web page's Origin not allowed, 404 another path, 405 another method, 411 no length,
+413 too big, 415 another content type or encoding, 503 over the memory budget. Error bodies are a google.rpc.Status,
+as OTLP asks. (Our own parser, not h11: README, Access.)
 """
 
 from __future__ import annotations
@@ -104,10 +107,10 @@ def _status_body(code: int, message: str, encoding: str) -> bytes:
     if encoding == "json":
         return orjson.dumps({"code": grpc_code, "message": message})
     text = message.encode("utf-8", "replace")
-    return bytes([0x08, grpc_code, 0x12]) + _varint(len(text)) + text
+    return bytes([0x08, grpc_code, 0x12]) + varint(len(text)) + text
 
 
-def _varint(n: int) -> bytes:
+def varint(n: int) -> bytes:
     out = bytearray()
     while True:
         byte, n = n & 0x7F, n >> 7

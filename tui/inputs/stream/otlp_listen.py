@@ -102,8 +102,12 @@ async def _in_thread(serving) -> None:
             pass
         except BaseException as exc:  # noqa: BLE001 - raised again in the caller's task
             error = exc
+        def finish() -> None:
+            if not finished.done():
+                finished.set_result(error)
+
         with contextlib.suppress(RuntimeError):  # (the caller's loop is closed: nobody waits)
-            loop.call_soon_threadsafe(lambda: finished.done() or finished.set_result(error))
+            loop.call_soon_threadsafe(finish)
 
     thread = threading.Thread(target=run, name="otlp-http-server", daemon=True)
     thread.start()
