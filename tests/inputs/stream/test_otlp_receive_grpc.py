@@ -128,9 +128,9 @@ async def test_token_is_required_in_the_metadata_and_wrong_ones_are_counted():
         assert "s3cret" not in " ".join(statuses) + repr(rejected.seen)
 
 
-def test_while_an_address_is_penalised_even_the_right_token_is_told_to_retry_unchecked():
-    """No handler thread sleeps on a guesser: its next calls are refused UNAVAILABLE (exporters retry that) until
-    the penalty is over, and a producer with the right token on the same host gets through afterwards."""
+def test_while_a_connection_is_penalised_even_the_right_token_on_it_is_told_to_retry_unchecked():
+    """No handler thread sleeps on a guesser: the next calls on its connection are refused UNAVAILABLE (exporters
+    retry that) until the penalty is over. (Channels of one process share their connection.)"""
     rejected: list[tuple[str, str]] = []
     counting = Counting()
     receiver = GrpcReceiver(["127.0.0.1"], 0, counting, status=None, rejected=lambda *a: rejected.append(a),
@@ -140,12 +140,16 @@ def test_while_an_address_is_penalised_even_the_right_token_is_told_to_retry_unc
     try:
         bound = receiver.where.removeprefix("otlp://")
         right = [("authorization", "Bearer s3cret")]
-        wrong = _call(bound, TRACES, _spans_request(1), metadata=[("authorization", "Bearer guess")])
-        assert isinstance(wrong, grpc.RpcError) and wrong.code() == grpc.StatusCode.UNAUTHENTICATED
-        held = _call(bound, TRACES, _spans_request(1), metadata=right)
-        assert isinstance(held, grpc.RpcError) and held.code() == grpc.StatusCode.UNAVAILABLE
-        time.sleep(0.7)
-        assert _call(bound, TRACES, _spans_request(1), metadata=right) == b""
+        with grpc.insecure_channel(bound) as channel:  # one connection
+            export = channel.unary_unary(TRACES)
+            with pytest.raises(grpc.RpcError) as wrong:
+                export(_spans_request(1), timeout=TIMEOUT, metadata=[("authorization", "Bearer guess")])
+            assert wrong.value.code() == grpc.StatusCode.UNAUTHENTICATED
+            with pytest.raises(grpc.RpcError) as held:
+                export(_spans_request(1), timeout=TIMEOUT, metadata=right)
+            assert held.value.code() == grpc.StatusCode.UNAVAILABLE
+            time.sleep(0.7)
+            assert export(_spans_request(1), timeout=TIMEOUT, metadata=right) == b""
         assert counting.spans == 1
         assert [reason for reason, _ in rejected] == ["auth refused", "auth refused"]
         assert "not checked" in rejected[1][1]
@@ -168,7 +172,7 @@ async def test_oversized_and_gzip_bombs_are_refused_and_counted():
 
 async def test_requests_over_the_shared_memory_budget_are_refused():
     counting = Counting()
-    budget = MemoryBudget(limit=1000)
+    budget = MemoryBudget(limit=4000)
     async with receiving("otlp://127.0.0.1:0", counting, budget=budget) as (bound, _, rejected):
         refused = await asyncio.to_thread(_call, bound, TRACES, _spans_request(100))
         assert isinstance(refused, grpc.RpcError) and refused.code() == grpc.StatusCode.RESOURCE_EXHAUSTED

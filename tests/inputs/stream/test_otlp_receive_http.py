@@ -148,7 +148,7 @@ async def test_origin_allowed_token_required_and_chunked_bodies():
 
 async def test_bodies_over_the_shared_memory_budget_get_503():
     counting = Counting()
-    budget = MemoryBudget(limit=1000)
+    budget = MemoryBudget(limit=4000)
     async with receiving("otlp+http://127.0.0.1:0", counting, budget=budget) as (bound, _, rejected):
         [refused] = await asyncio.to_thread(_requests, bound, ("POST", "/v1/traces", _spans_request(100), PROTO))
         assert refused[0] == 503 and refused[1]["retry-after"] == "1"

@@ -192,13 +192,14 @@ def _int(value: object, what: str) -> int:
         return 0
     if isinstance(value, bool):
         raise OtlpDecodeError(f"{what} is a boolean, expected an integer")
-    if isinstance(value, int):
+    if isinstance(value, int) and -(2**63) <= value < 2**64:
         return value
-    if isinstance(value, float) and value.is_integer():
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**64:
         return int(value)
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit() and len(value) <= 24:
-        return int(value)
-    raise OtlpDecodeError(f"{what} is {value!r:.40}, expected an integer")
+    text = value.strip() if isinstance(value, str) else ""
+    if text.isascii() and text.lstrip("-").isdigit() and len(text) <= 21:  # (not "²": isdigit, but int() fails)
+        return int(text)
+    raise OtlpDecodeError(f"{what} is {value!r:.40}, expected a 64-bit integer")
 
 
 def _json_id(value: object, what: str, size: int) -> str:

@@ -64,14 +64,19 @@ def ms(ns: int) -> int:
 
 
 def _int(value: object) -> int | None:
+    """A count or a number of milliseconds from an attribute, None for anything else: no bool, no number outside
+    int64/uint64, no string but 1 to 20 ASCII digits ("²" passes str.isdigit() and fails int(), 5,000 digits fail
+    int() too: either one killed the assembling thread, and no OTLP session appeared again)."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
-        return value
+        return value if -(2**63) <= value < 2**64 else None
     if isinstance(value, float) and value == value and abs(value) < 2**53:
         return int(value)
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value)
+    if isinstance(value, str):
+        text = value.strip()
+        if 0 < len(text) <= 20 and text.isascii() and text.isdigit():
+            return int(text)
     return None
 
 

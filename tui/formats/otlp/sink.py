@@ -32,7 +32,7 @@ from tui.formats.otlp.assemble import SessionTree, assemble
 from tui.formats.otlp.decode import decode_logs, decode_traces
 from tui.formats.otlp.ops import log_entry, log_turn, ms
 from tui.formats.otlp.records import LogRecord, OtlpDecodeError, Span
-from tui.model.gc_pause import paused_gc
+from tui.model.gc_pause import paused_gc, paused_gc_then_frozen
 
 __all__ = ["DRAIN_BUDGET", "MAX_LOGS", "MAX_SPANS", "MAX_SPAN_LOGS", "MAX_TRACE_SPANS", "OtlpDecodeError", "OtlpSink"]
 
@@ -43,6 +43,7 @@ MAX_SPAN_LOGS = 1_000  # log records held per span (or per txn without a trace):
 DRAIN_BUDGET = 0.05  # s of assembling (or of handing over assembled trees) per drain; the rest waits a tick
 MAX_READY = 2_000  # assembled groups waiting for drain: the assembling thread waits beyond it
 TXN_KEY = "txn:"  # keys of txn-only groups (log records without a trace id) in the eviction order
+PREBUILD_ITEMS = 2_000  # a trace of this many spans and records is also built (model nodes) in the sink's thread
 
 
 @dataclass(slots=True)
@@ -82,6 +83,9 @@ class OtlpSink:
         self.logs_dropped = 0  # over a span's cap
         self.evicted = 0  # traces (and txn groups) evicted
         self.rejected = 0  # bodies refused as malformed
+        self.failed = 0  # traces whose assembly (or hand-over) raised: left as the hub last had them
+        self.restarts = 0  # times the assembling thread died and was started again
+        self.last_failure = ""  # what the last of those said
 
     # receiving (any thread) ----------------------------------------------------------------------------------
     def accept(self, signal: str, body: bytes, encoding: str) -> int:
@@ -187,8 +191,22 @@ class OtlpSink:
         """Assemble in a thread of the sink's own from now on: drain then only hands ready trees to the hub, so
         the UI thread's share stays a few dict operations per changed session whatever the spans behind them."""
         if self._thread is None:
-            self._thread = threading.Thread(target=self._assembler, name="otlp-assemble", daemon=True)
+            self._thread = threading.Thread(target=self._supervisor, name="otlp-assemble", daemon=True)
             self._thread.start()
+
+    def _supervisor(self) -> None:
+        """The assembling thread, supervised: whatever kills the assembling loop (a value nobody foresaw in one
+        trace), the loop is started again; the trace it was assembling stays as the hub last had it. Both are
+        counted (`restarts`, `failed`) with what the failure said (`last_failure`), and summary() shows them where
+        the receivers' counters are. (A span attribute or a log record's 'turn: "²"' killed this thread for
+        good: later requests were answered 200 and counted, and no session appeared again.)"""
+        while not self._stopping:
+            try:
+                self._assembler()
+                return
+            except Exception as exc:  # noqa: BLE001 - the pipeline must outlive any one bug
+                self._failed(exc, restarted=True)
+                time.sleep(0.01)  # (a loop failing at once every time must not spin a core)
 
     def stop(self) -> None:
         thread, self._thread = self._thread, None
@@ -225,9 +243,34 @@ class OtlpSink:
                 return None
             spans = list(group.spans.values())
             logs = [r for held in group.logs.values() for r in held]
-        with paused_gc():  # (thousands of small dicts, none of them cyclic: see tui.model.gc_pause)
+        big = mark and len(spans) + len(logs) >= PREBUILD_ITEMS
+        # (thousands of small dicts, none of them cyclic: see tui.model.gc_pause. A big trace's are frozen before
+        # the collector comes back on: with it paused, every thread's new objects piled up in its youngest
+        # generation, and the next pass over them, in whichever thread, held the interpreter for up to 1.4 s.)
+        with paused_gc_then_frozen() if big else paused_gc():
             trees = self._trees(key, spans, logs)
-        return key, trees, len(spans) + len(logs)
+            built = self._prebuilt(trees) if big and trees else None
+        return key, trees, len(spans) + len(logs), built
+
+    def _prebuilt(self, trees: list[SessionTree]) -> list:
+        """(root, its build, the trees it was made from) of a big trace, built here rather than on the UI thread
+        by a hub of the sink's own holding this trace alone (the same code as the hub's: the UI's hub takes the
+        build when its family of that root is the same, LiveHub.offer_built)."""
+        shadow = type(self.hub)()
+        for t in trees:
+            shadow.put_otlp(t.session_id, t.tree, _meta(t), 0.0)
+        out = []
+        for root in {shadow.root_of(t.session_id) for t in trees}:
+            session = shadow.build(root)
+            out.append((root, session, {live.session_id: live.otlp_tree for live in shadow.descendants(root)}))
+        return out
+
+    def _failed(self, exc: Exception, restarted: bool = False) -> None:
+        with self._lock:
+            self.failed += 1
+            self.restarts += restarted
+            self.last_failure = f"{type(exc).__name__}: {exc}"[:200]
+            self._assembling = False
 
     # applying (the hub's thread) -------------------------------------------------------------------------------
     def drain(self, budget: float = DRAIN_BUDGET, now: float | None = None) -> int:
@@ -254,17 +297,24 @@ class OtlpSink:
                 with self._lock:
                     if not self._dirty:
                         break
-                result = self._assemble_next()
+                try:
+                    result = self._assemble_next()
+                except Exception as exc:  # noqa: BLE001 - (the UI thread: one trace must not take the tick down)
+                    self._failed(exc)
+                    continue
                 if result is None:
                     continue
-            self._apply(result, now)
+            try:
+                self._apply(result, now)
+            except Exception as exc:  # noqa: BLE001 - as above
+                self._failed(exc)
             done += 1
             if time.monotonic() - started > budget:
                 break
         return done
 
     def _apply(self, result: tuple, now: float | None) -> None:
-        key, trees, records = result
+        key, trees, records, built = result
         with self._lock:  # what the hub shows of this group now (not when it was assembled: a group may be
             group = self._groups.get(key)  # assembled twice before one drain)
             shown = group.shown if group is not None else set()
@@ -275,9 +325,10 @@ class OtlpSink:
             return
         ids = {t.session_id for t in trees}
         for t in trees:
-            meta = {"parentId": t.parent_id, "originId": t.origin_id, "agentId": t.agent_id, "callPath": t.call_path}
             top = not t.parent_id or t.parent_id not in ids  # the Events column: the trace's spans and records
-            self.hub.put_otlp(t.session_id, t.tree, meta, now, records=records if top else 0)
+            self.hub.put_otlp(t.session_id, t.tree, _meta(t), now, records=records if top else 0)
+        for root, session, made_from in built or ():
+            self.hub.offer_built(root, session, made_from)
         for gone in shown - ids:  # a session whose id settled (its span arrived): the provisional one goes
             self.hub.forget_otlp(gone, settled=True)
         with self._lock:
@@ -311,10 +362,17 @@ class OtlpSink:
         """One line for the browser header: "otlp: 12,345 spans, 67 log records · 3 traces evicted"."""
         parts = [f"otlp: {self.spans_received:,} spans, {self.logs_received:,} log records"]
         for count, what in ((self.evicted, "traces evicted"), (self.spans_dropped, "spans dropped"),
-                            (self.logs_dropped, "log records dropped"), (self.rejected, "requests malformed")):
+                            (self.logs_dropped, "log records dropped"), (self.rejected, "requests malformed"),
+                            (self.failed, "traces not assembled"), (self.restarts, "assembler restarts")):
             if count:
                 parts.append(f"{count:,} {what}")
+        if self.failed or self.restarts:
+            parts.append(f"last failure: {self.last_failure}")
         return " · ".join(parts)
+
+
+def _meta(t: SessionTree) -> dict:
+    return {"parentId": t.parent_id, "originId": t.origin_id, "agentId": t.agent_id, "callPath": t.call_path}
 
 
 def _txn_trees(txn: str, logs: list[LogRecord]) -> list[SessionTree]:

@@ -1,27 +1,31 @@
 """The OTLP/HTTP receiver (otlp+http://): HTTP/1.1 POST /v1/traces and /v1/logs, protobuf or JSON bodies, gzip
 or not, keep-alive; tui.inputs.stream.otlp_listen is the front.
 
-Connections are served on the asyncio loop like the WebSocket listener's (tcp_listeners: the descriptor reserve;
-the shared memory budget holds each body while it is read and decoded), but bodies are decompressed and handed to
-on_batch in DECODERS threads: the loop only reads headers and bytes. gzip is inflated to at most max_body bytes
-(a small bomb cannot grow past it: 413). Answers: 200 with an empty response in the request's content type (zero
-bytes of protobuf, or `{}`); 400 not OTLP, 401 token, 403 a web page's Origin not allowed, 404 another path, 405
-another method, 411 no length, 413 too big, 415 another content type or encoding, 503 over the memory budget.
-Error bodies are a google.rpc.Status, as OTLP asks.
+Connections are served on an asyncio loop like the WebSocket listener's (tcp_listeners: the descriptor reserve;
+the shared memory budget holds each body while it is read and decoded), the loop of a thread of its own
+(otlp_listen), never the UI's; bodies are decompressed and handed to on_batch in DECODERS threads. gzip is
+inflated to at most max_body bytes and max_gzip_members members (a small bomb cannot grow past it: 413); a chunked
+body has at most MAX_CHUNKS chunks; spans are counted and charged before decoding (otlp_items). Answers: 200 with
+an empty response in the request's content type (zero bytes of protobuf, or `{}`); 204 a CORS preflight of a page
+--allow-origin names (whose every answer carries Access-Control-Allow-Origin); 400 not OTLP or a length that is not
+ASCII digits, 401 token, 403 a web page's Origin not allowed, 404 another path, 405 another method, 411 no length,
+413 too big, 415 another content type or encoding, 503 over the memory budget. Error bodies are a google.rpc.Status,
+as OTLP asks. (Our own parser, not h11: README, Access.)
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import zlib
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import urlsplit
 
 import orjson
 
+from tui.inputs.files import LoadError, gunzip, max_gzip_members
 from tui.inputs.stream.access import origin_allowed, presented_token, token_matches
 from tui.inputs.stream.limits import AuthThrottle
+from tui.inputs.stream.otlp_items import MAX_REQUEST_ITEMS, TooManyItems, request_cost
 from tui.inputs.stream.listeners import BACKLOG, OnStatus, _Clients, _Limits, tcp_listeners
 
 PATHS = {"/v1/traces": "traces", "/v1/logs": "logs"}
@@ -32,7 +36,10 @@ IDLE_SECONDS = 120.0  # a kept-alive connection silent this long is closed
 READ_SECONDS = 60.0  # a request's headers and body must arrive within this
 LINGER_SECONDS = 2.0  # after refusing a request unread, its body is read and dropped for at most this long ...
 LINGER_BYTES = 32 * 1024 * 1024  # ... or this many bytes
-REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
+MAX_CHUNKS = 65_536  # chunks of one chunked body (an average of 256 bytes at 16 MiB): 1-byte chunks are refused
+MAX_DIGITS = 18  # a Content-Length is at most this many ASCII digits (or 15 hex digits for a chunk size)
+PREFLIGHT_HEADERS = "Content-Type, Content-Encoding, Authorization"  # what a page's exporter sends
+REASONS = {200: "OK", 204: "No Content", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
            405: "Method Not Allowed", 411: "Length Required", 413: "Content Too Large",
            415: "Unsupported Media Type", 503: "Service Unavailable"}
 GRPC_CODES = {400: 3, 401: 16, 403: 7, 404: 5, 405: 12, 411: 3, 413: 8, 415: 3, 503: 14}
@@ -42,25 +49,56 @@ class _TooBig(Exception):
     pass
 
 
-def inflate(body: bytes, limit: int) -> bytes:
-    """A gzip body (one member or several) inflated to at most `limit` bytes: _TooBig past it, ValueError when it
-    is not gzip or is cut short."""
-    out: list[bytes] = []
-    size = 0
-    while body:
-        inflater = zlib.decompressobj(wbits=31)
-        try:
-            part = inflater.decompress(body, limit - size + 1)
-        except zlib.error as exc:
-            raise ValueError(f"not gzip: {exc}") from None
-        size += len(part)
-        if size > limit or inflater.unconsumed_tail:
-            raise _TooBig()
-        if not inflater.eof:
-            raise ValueError("gzip body cut short")
-        out.append(part)
-        body = inflater.unused_data
-    return b"".join(out)
+class _OverBudget(Exception):
+    pass
+
+
+def content_length(text: str) -> int | None:
+    """A Content-Length's value, None unless it is 1 to MAX_DIGITS ASCII digits (`str.isdigit` also takes "²",
+    which int() refuses, and int() refuses 5,000 digits: both killed the connection unanswered)."""
+    return int(text) if 0 < len(text) <= MAX_DIGITS and text.isascii() and text.isdigit() else None
+
+
+def chunk_size(line: bytes) -> int | None:
+    """A chunk-size line's size (extensions after `;` ignored), None unless 1 to 15 hex digits (int(x, 16) also
+    takes "-1", "+1", "0x1" and "1_0")."""
+    text = line.split(b";", 1)[0].strip()
+    if not 0 < len(text) < 16 or text.strip(b"0123456789abcdefABCDEF"):
+        return None
+    return int(text, 16)
+
+
+def cors_headers(origin: str | None, allow_origins: tuple[str, ...]) -> str:
+    """The Access-Control-Allow-Origin lines of an answer to a web page --allow-origin lets in ("" otherwise): a
+    browser shows the page no answer without them."""
+    if origin is None or not allow_origins or not origin_allowed(origin, allow_origins):
+        return ""
+    return f"Access-Control-Allow-Origin: {origin}\r\nVary: Origin\r\n"
+
+
+def preflight_headers(request_headers: str) -> str:
+    """The rest of a CORS preflight's answer: POST with the headers the page asked for (tokens and commas only),
+    cached for 10 minutes."""
+    asked = "".join(c for c in request_headers[:500] if c.isascii() and (c.isalnum() or c in "-_, "))
+    return (f"Access-Control-Allow-Methods: POST, OPTIONS\r\nAccess-Control-Allow-Headers: "
+            f"{asked.strip(', ') or PREFLIGHT_HEADERS}\r\nAccess-Control-Max-Age: 600\r\n")
+
+
+def inflate(body: bytes | bytearray, limit: int) -> bytes | bytearray:
+    """A gzip body (one member or several) inflated to at most `limit` bytes by the file reader's gunzip (linear in
+    the members, at most max_gzip_members(limit) of them: 1,024 under 16 MiB): _TooBig past the limit or the
+    members, ValueError when it is not gzip or is cut short. (Inflating member after member by hand copied the
+    rest of the body at each one: 200,000 empty members in 4 MB took 14.7 s.)"""
+    if not body:
+        return b""
+    try:
+        return gunzip(body, "the request body", limit)
+    except LoadError as exc:
+        if exc.reason.startswith("decompresses past"):
+            raise _TooBig(f"a gzip body inflating past {limit:,} bytes") from None
+        if exc.reason.startswith("more than"):
+            raise _TooBig(f"a gzip body of more than {max_gzip_members(limit):,} members") from None
+        raise ValueError(exc.reason) from None
 
 
 def _status_body(code: int, message: str, encoding: str) -> bytes:
@@ -69,10 +107,10 @@ def _status_body(code: int, message: str, encoding: str) -> bytes:
     if encoding == "json":
         return orjson.dumps({"code": grpc_code, "message": message})
     text = message.encode("utf-8", "replace")
-    return bytes([0x08, grpc_code, 0x12]) + _varint(len(text)) + text
+    return bytes([0x08, grpc_code, 0x12]) + varint(len(text)) + text
 
 
-def _varint(n: int) -> bytes:
+def varint(n: int) -> bytes:
     out = bytearray()
     while True:
         byte, n = n & 0x7F, n >> 7
@@ -123,8 +161,14 @@ async def serve_http(addresses: list[str], port: int, on_batch, on_status: OnSta
     loop = asyncio.get_running_loop()
     writers: set[asyncio.StreamWriter] = set()
 
-    def decode(signal: str, body: bytes, encoding: str, gzipped: bool) -> int:
-        return on_batch(signal, inflate(body, max_body) if gzipped else body, encoding)
+    def decode(signal: str, body: bytes | bytearray, encoding: str, gzipped: bool, key: object) -> int:
+        """(A decoding thread.) Inflate, count the spans on the wire and charge them (otlp_items) before anything
+        is decoded: _TooBig, TooManyItems, _OverBudget or the decoder's ValueError refuse it."""
+        data = inflate(body, max_body) if gzipped else body
+        cost = request_cost(data, encoding) + (len(body) if gzipped else 0)
+        if not limits.budget.hold(key, cost):
+            raise _OverBudget(cost)
+        return on_batch(signal, data, encoding)
 
     def refused(reason: str, who: str, detail: str) -> None:
         limits.refused(reason, f"{who}: {detail}")
@@ -166,34 +210,32 @@ async def serve_http(addresses: list[str], port: int, on_batch, on_status: OnSta
             text = headers.get("content-length")
             if text is None:
                 return 411
-            if not text.isdigit():
+            size = content_length(text)
+            if size is None:
                 return 400
-            size = int(text)
             if size > max_body:
                 return 413
             if not limits.budget.hold(key, size):
                 return 503
             return await reader.readexactly(size)
-        parts: list[bytes] = []
-        size = 0
-        while True:
-            line = await reader.readuntil(b"\r\n")
-            try:
-                length = int(line.split(b";", 1)[0].strip(), 16)
-            except ValueError:
+        body = bytearray()  # (one buffer: a list of 1-byte chunks cost ~50 bytes of objects per body byte)
+        for _ in range(MAX_CHUNKS + 1):
+            length = chunk_size(await reader.readuntil(b"\r\n"))
+            if length is None:
                 return 400
             if length == 0:
-                while (await reader.readuntil(b"\r\n")) != b"\r\n":  # trailers
-                    pass
-                return b"".join(parts)
-            size += length
-            if size > max_body:
+                for _ in range(64):  # trailers (at most 64 lines: each is within HEAD_LIMIT)
+                    if await reader.readuntil(b"\r\n") == b"\r\n":
+                        return body
+                return 400
+            if len(body) + length > max_body:
                 return 413
-            if not limits.budget.hold(key, size):
+            if not limits.budget.hold(key, len(body) + length):
                 return 503
-            parts.append(await reader.readexactly(length))
+            body += await reader.readexactly(length)
             if await reader.readexactly(2) != b"\r\n":
                 return 400
+        return 413  # more than MAX_CHUNKS chunks
 
     async def one_request(reader, writer, who: str, address: str, key: object) -> bool | None:
         """Serve one request; False when the connection is to be closed, None when closed after a refusal of a
@@ -222,11 +264,17 @@ async def serve_http(addresses: list[str], port: int, on_batch, on_status: OnSta
             await fail(writer, 404, encoding, f"no OTLP endpoint at {path[:100]}; use /v1/traces or /v1/logs",
                        close=has_body)
             return None if has_body else request.keep_alive
+        origin = headers.get("origin")
+        cors = cors_headers(origin, allow_origins)  # (on every answer to an allowed page, refusals included)
+        if request.method == "OPTIONS" and cors and "access-control-request-method" in headers:
+            await respond(writer, 204, encoding, b"", close=has_body,
+                          extra=cors + preflight_headers(headers.get("access-control-request-headers", "")))
+            return None if has_body else request.keep_alive
         if request.method != "POST":
             refused("malformed otlp", who, f"{request.method[:10]} {path}: OTLP exports are POSTed")
-            await fail(writer, 405, encoding, "OTLP exports are POSTed", close=has_body, extra="Allow: POST\r\n")
+            await fail(writer, 405, encoding, "OTLP exports are POSTed", close=has_body,
+                       extra="Allow: POST, OPTIONS\r\n" if allow_origins else "Allow: POST\r\n")
             return None if has_body else request.keep_alive
-        origin = headers.get("origin")
         if not origin_allowed(origin, allow_origins):
             shown = repr(origin[:100]) if origin else ""
             refused("origin refused", who, f"a web page ({shown}) not allowed by --allow-origin")
@@ -234,23 +282,24 @@ async def serve_http(addresses: list[str], port: int, on_batch, on_status: OnSta
                                               "--allow-origin ORIGIN", close=True)
             return None
         if token is not None:
-            async with throttle.turn(address):
-                presented = presented_token(request.target, headers.get("authorization"))
-                ok = token_matches(presented, token)
-                (throttle.succeeded if ok else throttle.failed)(address)
-            if not ok:
+            presented = presented_token(request.target, headers.get("authorization"))
+            ok = token_matches(presented, token)
+            if not ok:  # a failure waits its penalty, one at a time per address; the right token never waits
+                async with throttle.turn(address):
+                    throttle.failed(address)
                 refused("auth refused", who, "wrong token" if presented is not None else "no token")
                 await fail(writer, 401, encoding, "a token is required: send Authorization: Bearer TOKEN",
-                           close=True, extra="WWW-Authenticate: Bearer\r\n")
+                           close=True, extra=cors + "WWW-Authenticate: Bearer\r\n")
                 return None
         if kind not in TYPES:
             refused("malformed otlp", who, f"content type {kind[:60]!r}")
-            await fail(writer, 415, "proto", "send application/x-protobuf or application/json", close=True)
+            await fail(writer, 415, "proto", "send application/x-protobuf or application/json", close=True,
+                       extra=cors)
             return None
         coding = headers.get("content-encoding", "identity").strip().lower()
         if coding not in ("identity", "gzip", ""):
             refused("malformed otlp", who, f"content encoding {coding[:60]!r}")
-            await fail(writer, 415, encoding, "send gzip or identity content encoding", close=True)
+            await fail(writer, 415, encoding, "send gzip or identity content encoding", close=True, extra=cors)
             return None
         if headers.get("expect", "").lower() == "100-continue":
             writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
@@ -263,31 +312,38 @@ async def serve_http(addresses: list[str], port: int, on_batch, on_status: OnSta
         if isinstance(body, int):
             limits.budget.hold(key, 0)
             if body == 413:
-                refused("oversized", who, f"a request body over {max_body:,} bytes")
-                await fail(writer, 413, encoding, f"request bodies are limited to {max_body:,} bytes", close=True)
+                refused("oversized", who, f"a request body over {max_body:,} bytes or {MAX_CHUNKS:,} chunks")
+                await fail(writer, 413, encoding, f"request bodies are limited to {max_body:,} bytes "
+                                                  f"(and {MAX_CHUNKS:,} chunks)", close=True, extra=cors)
             elif body == 503:
-                limits.over_budget(who, int(headers.get("content-length") or 0))
+                limits.over_budget(who, content_length(headers.get("content-length", "")) or 0)
                 await fail(writer, 503, encoding, "the monitor is holding too much; retry later", close=True,
-                           extra="Retry-After: 1\r\n")
+                           extra=cors + "Retry-After: 1\r\n")
             else:
                 refused("malformed otlp", who, "a bad Content-Length or chunk" if body == 400 else "no length")
-                await fail(writer, body, encoding, "the request's length is missing or invalid", close=True)
+                await fail(writer, body, encoding, "the request's length is missing or invalid", close=True,
+                           extra=cors)
             return None
         try:
-            await loop.run_in_executor(decoders, decode, signal, body, encoding, coding == "gzip")
-        except _TooBig:
-            refused("oversized", who, f"a gzip body inflating past {max_body:,} bytes")
-            await fail(writer, 413, encoding, f"request bodies are limited to {max_body:,} bytes inflated",
-                       close=True)
+            await loop.run_in_executor(decoders, decode, signal, body, encoding, coding == "gzip", key)
+        except (_TooBig, TooManyItems) as exc:
+            refused("oversized", who, str(exc)[:200] or f"a gzip body inflating past {max_body:,} bytes")
+            await fail(writer, 413, encoding, f"request bodies are limited to {max_body:,} bytes inflated and "
+                                              f"{MAX_REQUEST_ITEMS:,} spans or log records", close=True, extra=cors)
+            return False
+        except _OverBudget as exc:
+            limits.over_budget(who, exc.args[0])
+            await fail(writer, 503, encoding, "the monitor is holding too much; retry later", close=True,
+                       extra=cors + "Retry-After: 1\r\n")
             return False
         except Exception as exc:  # ValueError: not OTLP; anything else: a body the decoder could not take
             why = str(exc)[:200] if isinstance(exc, ValueError) else f"{type(exc).__name__}: {str(exc)[:200]}"
             refused("malformed otlp", who, why)
-            await fail(writer, 400, encoding, f"not an OTLP {signal} export request: {why}")
+            await fail(writer, 400, encoding, f"not an OTLP {signal} export request: {why}", extra=cors)
             return request.keep_alive
         finally:
             limits.budget.hold(key, 0)
-        await respond(writer, 200, encoding, close=not request.keep_alive)
+        await respond(writer, 200, encoding, close=not request.keep_alive, extra=cors)
         return request.keep_alive
 
     async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

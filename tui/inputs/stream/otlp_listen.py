@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 from collections.abc import Callable
 
 from tui.inputs.stream.access import listen_addresses
@@ -59,8 +60,9 @@ async def listen_otlp(url: str, on_batch: OnBatch, on_status: OnStatus = None, *
     if transport == "http":
         from tui.inputs.stream.otlp_http import serve_http
 
-        limits = _Limits(budget or BUDGET, descriptors or DESCRIPTORS, on_rejected)
-        await serve_http(addresses, port, on_batch, on_status, limits, token, tuple(allow_origins), max_body)
+        limits = _Limits(budget or BUDGET, descriptors or DESCRIPTORS, _from_any_thread(loop, on_rejected))
+        await _in_thread(serve_http(addresses, port, on_batch, _from_any_thread(loop, on_status), limits, token,
+                                    tuple(allow_origins), max_body))
         return
     from tui.inputs.stream.otlp_grpc import GrpcReceiver
 
@@ -74,3 +76,48 @@ async def listen_otlp(url: str, on_batch: OnBatch, on_status: OnStatus = None, *
         await asyncio.Future()  # until cancelled
     finally:
         receiver.stop(STOP_SECONDS)
+
+
+async def _in_thread(serving) -> None:
+    """Run the coroutine `serving` on an event loop of its own thread until cancelled (then it is cancelled and
+    its thread joined), raising what it raises. The OTLP/HTTP server runs there, not on the caller's loop (the
+    UI's): parsing requests, 1-byte chunks included, took the keys' time (0.6 to over 5 s a key)."""
+    loop = asyncio.get_running_loop()
+    finished: asyncio.Future = loop.create_future()
+    running: list[tuple[asyncio.AbstractEventLoop, asyncio.Task]] = []
+    stopping = threading.Event()
+
+    async def main() -> None:
+        running.append((asyncio.get_running_loop(), asyncio.current_task()))  # type: ignore[arg-type]
+        if stopping.is_set():
+            serving.close()
+        else:
+            await serving
+
+    def run() -> None:
+        error: BaseException | None = None
+        try:
+            asyncio.run(main())
+        except asyncio.CancelledError:
+            pass
+        except BaseException as exc:  # noqa: BLE001 - raised again in the caller's task
+            error = exc
+        def finish() -> None:
+            if not finished.done():
+                finished.set_result(error)
+
+        with contextlib.suppress(RuntimeError):  # (the caller's loop is closed: nobody waits)
+            loop.call_soon_threadsafe(finish)
+
+    thread = threading.Thread(target=run, name="otlp-http-server", daemon=True)
+    thread.start()
+    try:
+        error = await finished
+        if error is not None:
+            raise error
+    finally:
+        stopping.set()
+        for inner, task in running:
+            with contextlib.suppress(RuntimeError):  # (its loop is closed: it is over)
+                inner.call_soon_threadsafe(task.cancel)
+        thread.join(STOP_SECONDS)  # (a few ms: the server's listening sockets are closed when this returns)

@@ -199,14 +199,12 @@ class SessionScreen(LiveView, HistoryView, Screen):
         if doc is not None:
             self.doc = doc
         self.session = session
-        self._sync_holds()
         self._log_views.clear()
-        tree.session = session
         if isinstance(tree.keep, ErrorFilter):
             tree.keep = ErrorFilter()
         with self._our_move():
-            tree.reset_tree()
-            state.restore(tree)
+            tree.take_newer(session, state)  # (a grown live session keeps its nodes: the old one is read here)
+        self._sync_holds()  # (after: the old tree is released as this screen lets it go)
         totals = self.query_one(TotalsPanel)
         totals.session = session
         totals.update_totals()
