@@ -12,6 +12,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from tui.model.nodes import Op, Session, Turn, failed_inside
+from tui.model.session_facts import last_activity
 from tui.ui.textual_compat import QuietTree, attach_children, label_width, rebuild_tree_lines, unlink_tree_nodes
 from tui.ui.widgets.motion import half_page, motion_bindings
 from tui.ui.widgets.node_labels import label_for
@@ -85,18 +86,18 @@ class OpTree(QuietTree[Node]):
             state.restore(self)
             return
         self.session = root.data = session
-        now, stale = self.now_ms(), self.stale()
-        root.set_label(label_for(session, now, stale))
+        stale = self.stale()
+        root.set_label(label_for(session, stale))
         rebuilt = False
         for node, item in zip(nodes, items):
             old, node.data = node.data, item
             if _reads(old) != _reads(item):
-                node.set_label(label_for(item, now, stale))
+                node.set_label(label_for(item, stale))
             if node.id in self._populated:  # its ops were built from the old turn: again from the new one
                 node.remove_children()
                 self._populated.discard(node.id)
                 rebuilt = True
-        attach_children(self, root, items[len(nodes):], lambda item: label_for(item, now, stale), self.expandable)
+        attach_children(self, root, items[len(nodes):], lambda item: label_for(item, stale), self.expandable)
         if rebuilt:
             state.restore(self)
 
@@ -260,13 +261,14 @@ class OpTree(QuietTree[Node]):
 
 
 def _reads(data: object) -> tuple:
-    """What a turn's label is made of, but the clock: equal, the label reads the same. (Its failed ops are
-    counted only while it runs: an ended turn whose ops are as many as before is taken as unchanged, and counting
-    them for 16,000 turns at each change was most of the time this takes.)"""
+    """What a turn's label is made of: equal, the label reads the same. (Its failed ops and last activity (its
+    known duration) are read only while it runs: an ended turn whose ops are as many as before is taken as
+    unchanged, and counting them for 16,000 turns at each change was most of the time this takes.)"""
     if isinstance(data, Turn):
         ended = data.ended_at
-        return (data.title, len(data.ops), data.started_at, ended, data.status, ended is None and failed_inside(data),
-                len(data.extra_logs), len(data.problems), data.session.running)
+        running = ended is None
+        return (data.title, len(data.ops), data.started_at, ended, data.status, running and failed_inside(data),
+                running and last_activity(data), len(data.extra_logs), len(data.problems), data.session.running)
     return (id(data),)
 
 
