@@ -1,0 +1,77 @@
+"""Codex CLI and Gemini CLI session files for the tests: the real ones in tests/fixtures/codex and
+tests/fixtures/gemini-cli (see their READMEs), and hostile variants written from them (cut lines, lone surrogates,
+a huge tool output, unknown line types, an aborted turn, a rewritten message)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+FIXTURES = Path(__file__).parent / "fixtures"
+CODEX_SHORT = FIXTURES / "codex" / "rollout-2026-02-23T13-19-38-019c8a70-dda7-7f33-98ea-f30553347322.jsonl"
+CODEX_MCP = FIXTURES / "codex" / "rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl"
+GEMINI_JSON = FIXTURES / "gemini-cli" / "session-2026-04-01T11-11-5cdd2021.json"
+HUGE = 3_000_000  # characters of the huge tool output (more than tui.formats.session_node.MAX_TEXT)
+
+
+def _line(ts: str, kind: str, payload: dict) -> str:
+    return json.dumps({"timestamp": ts, "type": kind, "payload": payload})
+
+
+def codex_hostile(tmp_path: Path) -> Path:
+    """The MCP rollout, then a second turn with everything a reader must survive, then a cut last line."""
+    lines = CODEX_MCP.read_text(encoding="utf-8").splitlines()
+    ts = "2026-02-23T19:40:00.000Z"
+    usage = {"input_tokens": 300_000, "cached_input_tokens": 239_000, "output_tokens": 1_200,
+             "reasoning_output_tokens": 500, "total_tokens": 301_200}
+    lines += [
+        # a prompt cut inside an emoji: a lone surrogate escape (valid JSON orjson refuses)
+        '{"timestamp":"%s","type":"event_msg","payload":{"type":"user_message","message":"fix it \\ud83d now"}}' % ts,
+        _line(ts, "turn_context", {"model": "gpt-5-codex"}),
+        _line(ts, "response_item", {"type": "reasoning", "summary": [], "content": None,
+                                    "encrypted_content": "gAAAAB..."}),
+        _line(ts, "response_item", {"type": "function_call", "name": "shell", "call_id": "c1",
+                                    "arguments": json.dumps({"command": ["cat", "big.log"]})}),
+        _line(ts, "response_item", {"type": "custom_tool_call", "name": "apply_patch", "call_id": "c2",
+                                    "input": "*** Begin Patch\n*** End Patch", "status": "completed"}),
+        _line(ts, "event_msg", {"type": "token_count", "info": {"total_token_usage": usage, "last_token_usage": usage}}),
+        _line(ts, "event_msg", {"type": "token_count", "info": {"total_token_usage": usage, "last_token_usage": usage}}),
+        _line(ts, "response_item", {"type": "function_call_output", "call_id": "c1",
+                                    "output": json.dumps({"output": "x" * HUGE, "metadata": {"exit_code": 1}})}),
+        _line(ts, "mystery_line", {"what": "a line type no Codex version writes"}),
+        _line(ts, "event_msg", {"type": "brand_new_event"}),
+        _line(ts, "compacted", {"message": "summary of the conversation so far"}),
+        _line(ts, "event_msg", {"type": "turn_aborted", "reason": "interrupted"}),
+        "[1, 2]",
+        '{"timestamp":"%s","type":"event_msg","payload":{"type":"agent_mess' % ts,  # cut: no newline either
+    ]
+    path = tmp_path / "rollout-2026-02-23T19-40-00-hostile.jsonl"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+def gemini_jsonl(tmp_path: Path) -> Path:
+    """The newer JSONL chat: a message written twice under one id (its tool call finished), a rewind, a `$set`."""
+    gemini = {"id": "g1", "timestamp": "2026-05-01T10:00:02.000Z", "type": "gemini", "model": "gemini-2.5-pro",
+              "content": "Reading it.", "toolCalls": [{"id": "t1", "name": "read_file", "args": {"path": "a.py"},
+                                                       "status": "executing"}]}
+    done = dict(gemini, tokens={"input": 1000, "output": 50, "cached": 400, "thoughts": 20, "tool": 0,
+                                "total": 1070},
+                toolCalls=[dict(gemini["toolCalls"][0], status="success", timestamp="2026-05-01T10:00:03.000Z",
+                                result=[{"functionResponse": {"id": "t1", "name": "read_file",
+                                                              "response": {"output": "print('hi')"}}}])])
+    records = [
+        {"sessionId": "s-jsonl", "projectHash": "ab" * 16, "startTime": "2026-05-01T10:00:00.000Z",
+         "lastUpdated": "2026-05-01T10:00:00.000Z", "kind": "main"},
+        {"id": "u1", "timestamp": "2026-05-01T10:00:01.000Z", "type": "user", "content": [{"text": "read a.py"}]},
+        gemini, done,
+        {"id": "u2", "timestamp": "2026-05-01T10:01:00.000Z", "type": "user", "content": "oops, wrong prompt"},
+        {"id": "g2", "timestamp": "2026-05-01T10:01:01.000Z", "type": "gemini", "content": "dropped",
+         "tokens": {"input": 999_999, "output": 1, "cached": 0, "total": 1_000_000}},
+        {"$rewindTo": "u2"},
+        {"id": "e1", "timestamp": "2026-05-01T10:02:00.000Z", "type": "error", "content": "Quota exceeded"},
+        {"$set": {"lastUpdated": "2026-05-01T10:02:00.000Z", "summary": "Read a.py"}},
+    ]
+    path = tmp_path / "session-2026-05-01T10-00-s-jsonl.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    return path

@@ -1,0 +1,103 @@
+"""Codex CLI rollouts and Gemini CLI chats read from their own files: real files first (tests/fixtures/codex,
+tests/fixtures/gemini-cli), then hostile variants (tests/agentfixtures.py). Each becomes an ai-agent-shaped tree:
+prompts -> turns, model calls -> llm ops with model and tokens (counted once), tool calls -> tool ops."""
+
+from __future__ import annotations
+
+import json
+
+from agentfixtures import CODEX_MCP, CODEX_SHORT, GEMINI_JSON, HUGE, codex_hostile, gemini_jsonl
+from tui.formats.load import load
+from tui.model.document import CODEX, GEMINI_CLI
+from tui.model.session_facts import cost_unknown, session_facts
+from tui.model.nodes import user_turns
+
+
+def ops_of(doc):
+    return [op for turn in doc.root.turns for op in turn.ops]
+
+
+def test_codex_real_mcp_session_tokens_are_the_growth_of_the_running_total():
+    doc = load(str(CODEX_MCP))
+    assert doc.format == CODEX and doc.session_id == "019c8bfe-ec25-79e0-97d7-bda6a9c575ff"
+    t = doc.root.totals
+    # the file's last total_token_usage: input 298,373 of which 238,848 cached, output 1,123; the 11 token_count
+    # events (each written twice) would sum to 533,305 input: not that
+    assert (t.tokensIn + t.tokensCacheRead, t.tokensCacheRead, t.tokensOut) == (298_373, 238_848, 1_123)
+    ops = ops_of(doc)
+    assert [op.kind for op in ops] == ["llm", "tool"] * 5 + ["llm"]
+    assert {op.model for op in ops if op.kind == "llm"} == {"gpt-5.3-codex"}
+    assert ops[1].name == "mcp__cloud-associates__search_workflows" and ops[1].status == "ok"
+    assert user_turns(doc.root) == 1 and doc.root.title.startswith("[REDACTED_MESSAGE len=98")
+    assert doc.root.field("attributes")["agentKind"] == "codex"
+    assert doc.root.head == {"attributes": doc.root.field("attributes")}
+    assert doc.root.head["attributes"]["costRecorded"] is False
+    assert cost_unknown(doc.root) and session_facts(doc.root).as_dict()["costUsd"] is None
+
+
+def test_codex_real_short_session_keeps_the_call_without_output_open():
+    doc = load(str(CODEX_SHORT))
+    ops = ops_of(doc)
+    assert [(op.kind, op.name) for op in ops] == [("llm", ""), ("tool", "exec_command")]
+    assert ops[0].tokens_in + ops[0].cache_read == 34_469 and ops[0].cache_read == 3_456
+    assert ops[0].tokens_out == 431
+    assert ops[1].running and not ops[1].failed
+
+
+def test_codex_hostile_file_is_read_to_its_end(tmp_path):
+    doc = load(str(codex_hostile(tmp_path)))
+    assert doc.format == CODEX
+    turn = doc.root.turns[-1]
+    assert "\ufffd" in turn.prompts["user"] and turn.label == "aborted: interrupted"
+    by_name = {op.name or op.label: op for op in turn.ops}
+    shell = by_name["shell"]
+    assert shell.failed and shell.error == "exit code 1"
+    output = shell.raw["response"]["payload"]
+    assert len(output) < HUGE and output.endswith("more characters not kept]")
+    patch = by_name["apply_patch"]
+    assert patch.failed and "turn aborted" in patch.error  # its output never came: the abort ended it
+    llm = next(op for op in turn.ops if op.kind == "llm")
+    assert llm.raw["reasoning"]["chunks"][0]["text"] == "[encrypted reasoning]"
+    assert llm.tokens_in + llm.cache_read == 300_000 - 298_373  # the duplicate token_count counted once
+    assert by_name["compaction"].kind == "system"
+    problems = " | ".join(doc.problems)
+    assert "'mystery_line'" in problems and "event_msg/brand_new_event" in problems
+    assert "is array" in problems and "incomplete" in problems
+
+
+def test_gemini_real_json_session():
+    doc = load(str(GEMINI_JSON))
+    assert doc.format == GEMINI_CLI and doc.shape == "gemini-cli-json"
+    ops = ops_of(doc)
+    assert [op.kind for op in ops] == ["llm", "tool", "tool", "llm", "tool", "llm", "tool"]
+    t = doc.root.totals
+    # input includes cached (6907 + 7318 + 8509), thoughts are output (82 + 86 + 49 + 247 + 1073 + 94)
+    assert (t.tokensIn + t.tokensCacheRead, t.tokensCacheRead, t.tokensOut) == (22_734, 10_143, 1_631)
+    failed = [op for op in ops if op.failed]
+    assert [op.name for op in failed] == ["write_file", "write_file"]
+    assert failed[0].error.startswith('Tool "write_file" not found')
+    assert doc.root.turns[0].prompts["user"] == "create 2 hello world files"
+    assert ops[4].raw["response"]["payload"].startswith("Subagent 'generalist' failed")
+    assert doc.root.field("attributes")["agentKind"] == "gemini-cli"
+
+
+def test_gemini_jsonl_rewritten_message_counts_once_and_rewind_drops(tmp_path):
+    doc = load(str(gemini_jsonl(tmp_path)))
+    assert doc.format == GEMINI_CLI and doc.shape == "gemini-cli-jsonl"
+    ops = ops_of(doc)
+    assert [(op.kind, op.status) for op in ops] == [("llm", "ok"), ("tool", "ok"), ("system", "failed")]
+    assert (ops[0].tokens_in, ops[0].cache_read, ops[0].tokens_out) == (600, 400, 70)
+    assert ops[1].raw["response"]["payload"] == "print('hi')"
+    assert doc.root.title == "Read a.py" and user_turns(doc.root) == 1
+
+
+def test_gemini_json_with_hostile_messages(tmp_path):
+    value = json.loads(GEMINI_JSON.read_text())
+    value["messages"] += [None, {"id": "x", "type": "telepathy", "content": 5},
+                          {"id": "y", "type": "gemini", "tokens": "lots", "toolCalls": [7, {"status": "error"}]}]
+    path = tmp_path / "session-hostile.json"
+    path.write_text(json.dumps(value))
+    doc = load(str(path))
+    assert "message 5 is not an object: skipped" in doc.problems
+    assert any("telepathy" in p for p in doc.problems)
+    assert ops_of(doc)[-1].failed
