@@ -96,12 +96,13 @@ def end_unfinished(op: dict, ended: object, error: str) -> None:
 
 
 def system_op(op_id: str, ts: object, label: str, text: str = "", error: str = "") -> dict:
-    node = {"opId": op_id, "kind": "system", "status": "failed" if error else "ok", "startedAt": as_ms(ts),
-            "endedAt": as_ms(ts), "attributes": {"label": label, "name": label}}
+    attributes = {"label": label, "name": label}
+    if error:
+        attributes["error"] = error[:500]
+    node: dict = {"opId": op_id, "kind": "system", "status": "failed" if error else "ok", "startedAt": as_ms(ts),
+                  "endedAt": as_ms(ts), "attributes": attributes}
     if text:
         node["response"] = {"payload": cut(text), "size": len(text)}
-    if error:
-        node["attributes"]["error"] = error[:500]
     return node
 
 
