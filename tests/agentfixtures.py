@@ -75,3 +75,21 @@ def gemini_jsonl(tmp_path: Path) -> Path:
     path = tmp_path / "session-2026-05-01T10-00-s-jsonl.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
     return path
+
+
+def codex_legacy(tmp_path: Path) -> Path:
+    """A rollout in the shape Codex CLI wrote before RolloutLine (mid-2025): a bare session line, bare
+    ResponseItems and `record_type: state` lines (written here after codex-rs's old rollout recorder)."""
+    records = [
+        {"id": "0197-legacy", "timestamp": "2025-06-01T10:00:00.000Z", "instructions": None,
+         "git": {"branch": "main"}},
+        {"record_type": "state"},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "list files"}]},
+        {"type": "function_call", "name": "shell", "arguments": "{\"command\":[\"ls\"]}", "call_id": "c1"},
+        {"type": "function_call_output", "call_id": "c1",
+         "output": "{\"output\":\"a.py\\n\",\"metadata\":{\"exit_code\":0,\"duration_seconds\":0.1}}"},
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "a.py"}]},
+    ]
+    path = tmp_path / "rollout-2025-06-01T10-00-00-0197-legacy.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    return path

@@ -101,3 +101,15 @@ def test_gemini_json_with_hostile_messages(tmp_path):
     assert "message 5 is not an object: skipped" in doc.problems
     assert any("telepathy" in p for p in doc.problems)
     assert ops_of(doc)[-1].failed
+
+
+def test_codex_legacy_rollout(tmp_path):
+    from agentfixtures import codex_legacy
+
+    doc = load(str(codex_legacy(tmp_path)))
+    assert doc.format == CODEX and doc.session_id == "0197-legacy"
+    assert doc.root.title == "list files" and user_turns(doc.root) == 1
+    ops = ops_of(doc)
+    assert [(op.kind, op.name, op.status) for op in ops] == [("llm", "", "ok"), ("tool", "shell", "ok")]
+    assert ops[1].raw["response"]["payload"] == "a.py\n"
+    assert "a.py" in ops[0].raw["response"]["payload"]["textPreview"]

@@ -42,8 +42,40 @@ _SILENT_EVENTS = frozenset({"agent_message", "agent_reasoning", "agent_reasoning
                             "exited_review_mode", "item_completed", "item_started", "reasoning_content_delta"})
 
 
+_LEGACY_ITEMS = frozenset({"message", "reasoning", "function_call", "function_call_output", "local_shell_call"})
+
+
+def _legacy_meta(record: object) -> bool:
+    """The first line of a rollout written before RolloutLine (Codex CLI up to mid-2025): `{id, timestamp,
+    instructions?, git?}`, then bare ResponseItems and `{"record_type": "state"}` lines."""
+    return (isinstance(record, dict) and "type" not in record and isinstance(record.get("id"), str)
+            and isinstance(record.get("timestamp"), str) and ("instructions" in record or "git" in record))
+
+
+def as_rollout_lines(records: list[dict]) -> list[dict]:
+    """The records of a legacy rollout in today's `{timestamp, type, payload}` shape (others as they are)."""
+    if not records or not _legacy_meta(records[0]):
+        return records
+    ts = records[0]["timestamp"]
+    out = [{"timestamp": ts, "type": "session_meta", "payload": records[0]}]
+    for record in records[1:]:
+        if record.get("record_type") == "state":
+            continue
+        if "payload" not in record and record.get("type") in _LEGACY_ITEMS:
+            text = _content_text(record.get("content")) if record.get("role") == "user" else ""
+            if text and not text.startswith("<"):  # a prompt (not environment context or user instructions)
+                out.append({"timestamp": ts, "type": "event_msg",
+                            "payload": {"type": "user_message", "message": text}})
+            record = {"timestamp": ts, "type": "response_item", "payload": record}
+        out.append(record)
+    return out
+
+
 def looks_like_codex(records: list) -> bool:
-    """A rollout: its first object lines are `{timestamp, type, payload}` with a rollout line type."""
+    """A rollout: its first object lines are `{timestamp, type, payload}` with a rollout line type (or it starts
+    with a legacy rollout's session line)."""
+    if records and _legacy_meta(records[0]) and len(records) > 1:
+        return True
     seen = 0
     for record in records[:5]:
         if not isinstance(record, dict):
@@ -101,7 +133,7 @@ def read(records: list[dict], problems: list[str] | None = None) -> dict:
     """The SessionNode of a rollout's records (already parsed lines); `problems`: the lines that did not parse."""
     r = _Reader()
     r.problems.extend(problems or [])
-    for position, record in enumerate(records):
+    for position, record in enumerate(as_rollout_lines(records)):
         kind = record.get("type")
         payload = record.get("payload")
         ts = record.get("timestamp")
