@@ -93,3 +93,33 @@ def codex_legacy(tmp_path: Path) -> Path:
     path = tmp_path / "rollout-2025-06-01T10-00-00-0197-legacy.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
     return path
+
+
+def gemini_with_subagent(tmp_path: Path) -> Path:
+    """A chat whose tool call ran a sub-agent (`agentId`), the sub-agent's own chat where gemini-cli writes it
+    (`chats/<parent session id>/<agentId>.jsonl`, `kind: "subagent"`), and a call naming an agent with no file."""
+    chats = tmp_path / "chats"
+    (chats / "parent-1").mkdir(parents=True)
+    child = [
+        {"sessionId": "agent-7", "projectHash": "h", "startTime": "2026-05-02T09:00:01.000Z", "kind": "subagent"},
+        {"id": "cu1", "timestamp": "2026-05-02T09:00:01.000Z", "type": "user", "content": [{"text": "find tests"}]},
+        {"id": "cg1", "timestamp": "2026-05-02T09:00:04.000Z", "type": "gemini", "model": "gemini-2.5-flash",
+         "content": "Found 3.", "tokens": {"input": 500, "output": 30, "cached": 100, "thoughts": 0, "total": 530},
+         "toolCalls": [{"id": "ct1", "name": "glob", "args": {"pattern": "tests/*"}, "status": "success",
+                        "timestamp": "2026-05-02T09:00:03.000Z", "result": [{"functionResponse": {
+                            "response": {"output": "a\nb\nc"}}}]}]},
+    ]
+    (chats / "parent-1" / "agent-7.jsonl").write_text("\n".join(json.dumps(r) for r in child) + "\n")
+    parent = {"sessionId": "parent-1", "projectHash": "h", "startTime": "2026-05-02T09:00:00.000Z",
+              "lastUpdated": "2026-05-02T09:00:05.000Z", "messages": [
+                  {"id": "u1", "timestamp": "2026-05-02T09:00:00.000Z", "type": "user", "content": "how many tests?"},
+                  {"id": "g1", "timestamp": "2026-05-02T09:00:05.000Z", "type": "gemini", "model": "gemini-2.5-pro",
+                   "content": "3", "tokens": {"input": 1000, "output": 10, "cached": 0, "total": 1010},
+                   "toolCalls": [
+                       {"id": "t1", "name": "codebase_investigator", "args": {"q": "tests"}, "status": "success",
+                        "agentId": "agent-7", "timestamp": "2026-05-02T09:00:05.000Z"},
+                       {"id": "t2", "name": "codebase_investigator", "args": {}, "status": "success",
+                        "agentId": "../../etc/passwd", "timestamp": "2026-05-02T09:00:05.000Z"}]}]}
+    path = chats / "session-2026-05-02T09-00-parent-1.json"
+    path.write_text(json.dumps(parent))
+    return path

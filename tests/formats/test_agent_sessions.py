@@ -113,3 +113,16 @@ def test_codex_legacy_rollout(tmp_path):
     assert [(op.kind, op.name, op.status) for op in ops] == [("llm", "", "ok"), ("tool", "shell", "ok")]
     assert ops[1].raw["response"]["payload"] == "a.py\n"
     assert "a.py" in ops[0].raw["response"]["payload"]["textPreview"]
+
+
+def test_gemini_subagent_chat_is_the_tool_calls_child(tmp_path):
+    from agentfixtures import gemini_with_subagent
+
+    doc = load(str(gemini_with_subagent(tmp_path)))
+    sub, other = ops_of(doc)[1:]
+    assert sub.kind == "session" and sub.child is not None and other.kind == "tool" and other.child is None
+    assert sub.child.turns[0].prompts["user"] == "find tests"
+    assert [op.name for op in sub.child.all_ops() if op.kind == "tool"] == ["glob"]
+    t = doc.root.totals
+    assert (t.tokensIn + t.tokensCacheRead, t.tokensOut, t.agentsRun) == (1_500, 40, 2)
+    assert doc.root.max_depth == 1

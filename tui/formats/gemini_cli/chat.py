@@ -6,21 +6,27 @@ Two shapes, both written by gemini-cli's ChatRecordingService: the older file is
 line: a metadata line (sessionId + projectHash), message records keyed by `id` (a message is written again whole,
 same id, when its tool calls finish or its tokens arrive: the last copy wins, counted once, in the place of the
 first), `{"$set": {...}}` metadata updates (a `messages` array there is a checkpoint that replaces them all) and
-`{"$rewindTo": id}` (that message and every later one are dropped).
+`{"$rewindTo": id}` (that message and every later one are dropped; all of them when the id is unknown, as
+gemini-cli's own loader does).
 
 A `user` message starts a turn (its `content`: a string or a list of parts); a `gemini` message is one model call
 (`model`, `tokens {input, output, cached, thoughts, tool, total}`: `input` includes `cached`, so the cache read is
 taken out of it; thoughts are output tokens), its `thoughts` the reasoning, its `toolCalls[]` the tool ops
 (`status` error / cancelled fail them); `info` / `warning` / `error` messages are system ops (errors failed).
+A tool call that ran a sub-agent names it (`agentId`); the sub-agent's own chat (`kind: "subagent"`, in
+`chats/<parent session id>/<agentId>.jsonl`) is that op's child session when `children` finds it.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import orjson
 
 from tui.formats import session_node as sn
 from tui.model.fields import as_dict, as_int, as_list, as_ms, as_str
 
+Children = Callable[[str], "dict | None"]
 MESSAGE_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
 
 
@@ -66,7 +72,7 @@ def replay(records: list[dict]) -> tuple[dict, list[str]]:
             meta.update((k, v) for k, v in update.items() if k != "messages")
         elif "$rewindTo" in record:
             target = record["$rewindTo"]
-            cut_at = order.index(target) if target in messages else len(order)
+            cut_at = order.index(target) if target in messages else 0  # (an unknown id: gemini-cli drops all)
             for mid in order[cut_at:]:
                 del messages[mid]
             del order[cut_at:]
@@ -82,8 +88,9 @@ def replay(records: list[dict]) -> tuple[dict, list[str]]:
     return meta, problems
 
 
-def read(conversation: dict, problems: list[str] | None = None) -> dict:
-    """The SessionNode of a ConversationRecord (read from the JSON file, or replayed from the JSONL one)."""
+def read(conversation: dict, problems: list[str] | None = None, children: Children | None = None) -> dict:
+    """The SessionNode of a ConversationRecord (read from the JSON file, or replayed from the JSONL one);
+    `children`: the SessionNode of a sub-agent's chat by its agentId, or None when there is none."""
     sid = as_str(conversation.get("sessionId"))
     root = sn.root_node("gemini-cli", sid, as_str(conversation.get("summary")), conversation.get("startTime"),
                         conversation.get("lastUpdated"))
@@ -115,7 +122,7 @@ def read(conversation: dict, problems: list[str] | None = None) -> dict:
             turn = sn.turn_node(1, ts, "")
             root["turns"].append(turn)
         if kind == "gemini":
-            _model_call(turn, message, mid, ts)
+            _model_call(turn, message, mid, ts, children)
         elif kind in ("info", "warning", "error"):
             text = _text(message.get("content"))
             sn.add_op(turn, sn.system_op(mid, ts, str(kind), text, error=(text or "error") if kind == "error" else ""))
@@ -127,7 +134,7 @@ def read(conversation: dict, problems: list[str] | None = None) -> dict:
     return root
 
 
-def _model_call(turn: dict, message: dict, mid: str, ts: object) -> None:
+def _model_call(turn: dict, message: dict, mid: str, ts: object, children: Children | None) -> None:
     model = as_str(message.get("model"))
     thoughts = as_list(message.get("thoughts"))
     started = as_dict(thoughts[0]).get("timestamp") if thoughts else ts
@@ -148,12 +155,18 @@ def _model_call(turn: dict, message: dict, mid: str, ts: object) -> None:
         sn.set_tokens(op, ts, usage, "google", model)
     op["endedAt"] = as_ms(ts) if as_ms(ts) is not None else op["startedAt"]
     for position, call in enumerate(as_list(message.get("toolCalls"))):
-        _tool_call(turn, as_dict(call), f"{mid}-tool-{position + 1}", ts)
+        _tool_call(turn, as_dict(call), f"{mid}-tool-{position + 1}", ts, children)
 
 
-def _tool_call(turn: dict, call: dict, op_id: str, ts: object) -> None:
+def _tool_call(turn: dict, call: dict, op_id: str, ts: object, children: Children | None) -> None:
     name = as_str(call.get("name")) or as_str(call.get("displayName")) or "?"
     op = sn.add_op(turn, sn.tool_op(as_str(call.get("id")) or op_id, ts, name, call.get("args")))
+    agent_id = call.get("agentId")
+    child = children(agent_id) if children is not None and isinstance(agent_id, str) and agent_id else None
+    if child is not None:  # a sub-agent: its tokens count in the parent's, as an ai-agent sub-agent's do
+        op["kind"] = "session"
+        child["callPath"] = f"gemini-cli->{name}"
+        op["childSession"] = child
     status = as_str(call.get("status"))
     if status in ("", "scheduled", "validating", "executing", "awaiting_approval"):
         return  # still running (not finished when the message was written)
