@@ -10,6 +10,7 @@ from pathlib import Path
 FIXTURES = Path(__file__).parent / "fixtures"
 CODEX_SHORT = FIXTURES / "codex" / "rollout-2026-02-23T13-19-38-019c8a70-dda7-7f33-98ea-f30553347322.jsonl"
 CODEX_MCP = FIXTURES / "codex" / "rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl"
+CODEX_PATCHES = FIXTURES / "codex" / "rollout-2026-02-23T12-40-23-019c8a4c-ed82-79a1-aa28-7738fc5ab61a.jsonl"
 GEMINI_JSON = FIXTURES / "gemini-cli" / "session-2026-04-01T11-11-5cdd2021.json"
 HUGE = 3_000_000  # characters of the huge tool output (more than tui.formats.session_node.MAX_TEXT)
 
@@ -123,3 +124,14 @@ def gemini_with_subagent(tmp_path: Path) -> Path:
     path = chats / "session-2026-05-02T09-00-parent-1.json"
     path.write_text(json.dumps(parent))
     return path
+
+
+def last_total(path: Path) -> dict:
+    """The last `total_token_usage` a rollout records: what its session used."""
+    last: dict = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        info = record.get("payload", {}).get("info") if record.get("type") == "event_msg" else None
+        if isinstance(info, dict) and info.get("total_token_usage"):
+            last = info["total_token_usage"]
+    return last

@@ -126,3 +126,17 @@ def test_gemini_subagent_chat_is_the_tool_calls_child(tmp_path):
     t = doc.root.totals
     assert (t.tokensIn + t.tokensCacheRead, t.tokensOut, t.agentsRun) == (1_500, 40, 2)
     assert doc.root.max_depth == 1
+
+
+def test_codex_real_session_with_patches_and_a_web_search():
+    from agentfixtures import CODEX_PATCHES, last_total
+
+    doc = load(str(CODEX_PATCHES))
+    total, t = last_total(CODEX_PATCHES), doc.root.totals
+    assert (t.tokensIn + t.tokensCacheRead, t.tokensCacheRead, t.tokensOut) == (
+        total["input_tokens"], total["cached_input_tokens"], total["output_tokens"])
+    names = [op.name for op in doc.root.all_ops() if op.kind == "tool"]
+    assert names.count("apply_patch") == 22 and names.count("web_search") == 1 and len(names) == 105
+    assert user_turns(doc.root) == 5 and doc.root.counts.llm == 81 and not doc.problems
+    patch = next(op for op in doc.root.all_ops() if op.name == "apply_patch")
+    assert isinstance(patch.raw["request"]["payload"], str) and patch.raw["response"]["payload"]

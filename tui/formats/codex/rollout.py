@@ -14,7 +14,7 @@ Each line is `{timestamp, type, payload}` with type `session_meta`, `turn_contex
   closed by their `*_output` with the same `call_id`; a failed exit code or `success: false` fails them; MCP calls
   (`mcp_tool_call_end`) keep their server as the tool's provider;
 - reasoning shows its summary, or `[encrypted reasoning]` when only `encrypted_content` is stored;
-- `compacted` lines and `context_compacted` events are system ops; `turn_aborted` ends the turn and fails the
+- a compaction (a `compacted` line, its summary, and the `context_compacted` event after it) is one system op; `turn_aborted` ends the turn and fails the
   tool calls it cut; `error` events are failed system ops; any other line type is counted as a problem, never fatal.
 """
 
@@ -28,6 +28,8 @@ from tui.formats import session_node as sn
 from tui.model.fields import as_dict, as_int, as_list, as_ms, as_str
 
 LINE_TYPES = frozenset({"session_meta", "turn_context", "response_item", "event_msg", "compacted"})
+# newer line types (codex-rs RolloutItem) with nothing a session tree shows: skipped without a problem
+_SILENT_LINES = frozenset({"world_state", "inter_agent_communication", "inter_agent_communication_metadata"})
 ENCRYPTED = "[encrypted reasoning]"
 _EXIT = re.compile(r"(?:Exit code|Process exited with code):? (-?\d+)")
 _TOOL_ITEMS = frozenset({"function_call", "custom_tool_call", "local_shell_call", "web_search_call",
@@ -81,7 +83,7 @@ def looks_like_codex(records: list) -> bool:
         if not isinstance(record, dict):
             continue
         seen += 1
-        if record.get("type") not in LINE_TYPES or "payload" not in record:
+        if record.get("type") not in LINE_TYPES | _SILENT_LINES or "payload" not in record:
             return False
     return seen > 0
 
@@ -159,7 +161,7 @@ def read(records: list[dict], problems: list[str] | None = None) -> dict:
             turn = r.current_turn(ts)
             r.close_llm()
             sn.add_op(turn, sn.system_op(r.op_id(), ts, "compaction", as_str(payload.get("message"))))
-        else:
+        elif kind not in _SILENT_LINES:
             r.unknown[str(kind)] = r.unknown.get(str(kind), 0) + 1
     r.root["endedAt"] = as_ms(r.last_ts)
     for kind, count in sorted(r.unknown.items()):
@@ -292,7 +294,10 @@ def _event(r: _Reader, event: dict, ts: object) -> None:
         _aborted(r, event, ts)
     elif kind == "context_compacted":
         r.close_llm()
-        sn.add_op(r.current_turn(ts), sn.system_op(r.op_id(), ts, "compaction"))
+        turn = r.current_turn(ts)
+        last = turn["ops"][-1] if turn["ops"] else {}
+        if last.get("kind") != "system" or last["attributes"].get("label") != "compaction":  # (its `compacted`)
+            sn.add_op(turn, sn.system_op(r.op_id(), ts, "compaction"))
     elif kind in ("error", "stream_error"):
         message = as_str(event.get("message")) or "error"
         sn.add_op(r.current_turn(ts), sn.system_op(r.op_id(), ts, "error", message, error=message))
