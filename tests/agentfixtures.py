@@ -11,6 +11,8 @@ FIXTURES = Path(__file__).parent / "fixtures"
 CODEX_SHORT = FIXTURES / "codex" / "rollout-2026-02-23T13-19-38-019c8a70-dda7-7f33-98ea-f30553347322.jsonl"
 CODEX_MCP = FIXTURES / "codex" / "rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl"
 CODEX_PATCHES = FIXTURES / "codex" / "rollout-2026-02-23T12-40-23-019c8a4c-ed82-79a1-aa28-7738fc5ab61a.jsonl"
+CODEX_PLAIN = FIXTURES / "codex" / "rollout-2026-01-02T18-39-45-019b7f94-51b4-7593-922e-ba12b5b73b52.jsonl"
+GEMINI_FILE_OPS = FIXTURES / "gemini-cli" / "session-2026-01-16T11-01-file-ops-37b7abef.json"
 GEMINI_JSON = FIXTURES / "gemini-cli" / "session-2026-04-01T11-11-5cdd2021.json"
 HUGE = 3_000_000  # characters of the huge tool output (more than tui.formats.session_node.MAX_TEXT)
 

@@ -140,3 +140,33 @@ def test_codex_real_session_with_patches_and_a_web_search():
     assert user_turns(doc.root) == 5 and doc.root.counts.llm == 81 and not doc.problems
     patch = next(op for op in doc.root.all_ops() if op.name == "apply_patch")
     assert isinstance(patch.raw["request"]["payload"], str) and patch.raw["response"]["payload"]
+
+
+def test_codex_real_unredacted_session():
+    from agentfixtures import CODEX_PLAIN
+
+    doc = load(str(CODEX_PLAIN))
+    t = doc.root.totals
+    assert (t.tokensIn + t.tokensCacheRead, t.tokensCacheRead, t.tokensOut) == (22_474, 14_848, 300)
+    assert doc.root.turns[0].prompts["user"].startswith("what is current repository about?")
+    ops = list(doc.root.all_ops())
+    tools = [op for op in ops if op.kind == "tool"]
+    assert [op.raw["request"]["payload"]["command"][-1] for op in tools] == [
+        "ls", "rg --files -g 'AGENTS.md'", "sed -n '1,160p' README.md"]
+    assert tools[1].raw["response"]["payload"] == "docs/AGENTS.md\n"  # the output, out of its JSON envelope
+    assert ops[0].model == "gpt-5-1-codex-2025-11-13" and ops[0].provider == "preview-codex"
+    assert ops[0].raw["reasoning"]["chunks"][0]["text"] == "[encrypted reasoning]"
+    assert "Clarifying documentation instructions" in ops[4].raw["reasoning"]["chunks"][0]["text"]
+    assert not doc.problems  # (its ghost_snapshot and info-less token_count lines are known, not problems)
+
+
+def test_gemini_real_session_with_five_prompts():
+    from agentfixtures import GEMINI_FILE_OPS
+
+    doc = load(str(GEMINI_FILE_OPS))
+    t = doc.root.totals
+    assert (t.tokensIn + t.tokensCacheRead, t.tokensCacheRead, t.tokensOut) == (87_418, 62_117, 4_355)
+    assert user_turns(doc.root) == 5 and doc.root.counts.tool == 14 and doc.root.counts.llm == 9
+    for turn in doc.root.turns:  # every op inside its turn's span, no negative durations
+        assert all(op.duration_ms is None or op.duration_ms >= 0 for op in turn.ops)
+        assert turn.duration_ms is not None and turn.duration_ms >= max(op.duration_ms or 0 for op in turn.ops)

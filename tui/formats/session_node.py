@@ -36,10 +36,27 @@ def turn_node(index: int, started: object, prompt: str) -> dict:
 
 def add_op(turn: dict, node: dict) -> dict:
     turn["ops"].append(node)
-    end = node.get("endedAt") or node.get("startedAt")
-    if isinstance(end, int) and (turn.get("endedAt") is None or end > turn["endedAt"]):
-        turn["endedAt"] = end
+    extend(turn, node)
     return node
+
+
+def extend(turn: dict, node: dict) -> None:
+    """The turn lasts at least until the op ended (or started); called again when an op's end becomes known."""
+    for key in ("endedAt", "startedAt"):
+        end = node.get(key)
+        if isinstance(end, int):
+            if turn.get("endedAt") is None or end > turn["endedAt"]:
+                turn["endedAt"] = end
+            return
+
+
+def finish(root: dict) -> dict:
+    """Every turn ends at its last op's end (ops learn their end after they were added: an output, a token
+    count, a rewritten message)."""
+    for turn in root["turns"]:
+        for op in turn["ops"]:
+            extend(turn, op)
+    return root
 
 
 def llm_op(op_id: str, started: object, provider: str, model: str) -> dict:

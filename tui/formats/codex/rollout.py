@@ -168,7 +168,7 @@ def read(records: list[dict], problems: list[str] | None = None) -> dict:
         r.problems.append(f"{count} line{'s' if count != 1 else ''} of unknown type {kind[:60]!r}: skipped")
     if r.problems:
         r.root["attributes"]["problems"] = r.problems
-    return r.root
+    return sn.finish(r.root)
 
 
 def _session_meta(r: _Reader, payload: dict) -> None:

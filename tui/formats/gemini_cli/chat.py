@@ -131,14 +131,17 @@ def read(conversation: dict, problems: list[str] | None = None, children: Childr
             sn.add_op(turn, sn.system_op(mid, ts, f"unknown: {str(kind)[:40]}", _text(message.get("content"))))
     if all_problems:
         attributes["problems"] = all_problems
-    return root
+    return sn.finish(root)
 
 
 def _model_call(turn: dict, message: dict, mid: str, ts: object, children: Children | None) -> None:
     model = as_str(message.get("model"))
     thoughts = as_list(message.get("thoughts"))
-    started = as_dict(thoughts[0]).get("timestamp") if thoughts else ts
-    op = sn.add_op(turn, sn.llm_op(mid, started if isinstance(started, str) else ts, "google", model))
+    # the request went out when the turn's previous step ended (the prompt, or the last tool result); the message
+    # is stamped when its answer was recorded
+    at, before = as_ms(ts), turn.get("endedAt")
+    started = before if isinstance(before, int) and at is not None and before <= at else at
+    op = sn.add_op(turn, sn.llm_op(mid, started, "google", model))
     for thought in thoughts:
         t = as_dict(thought)
         text = "\n".join(x for x in (as_str(t.get("subject")), as_str(t.get("description"))) if x)
@@ -154,6 +157,7 @@ def _model_call(turn: dict, message: dict, mid: str, ts: object, children: Child
                  "totalTokens": as_int(tokens.get("total"))}
         sn.set_tokens(op, ts, usage, "google", model)
     op["endedAt"] = as_ms(ts) if as_ms(ts) is not None else op["startedAt"]
+    sn.extend(turn, op)  # (the next call of the turn starts when this one ended)
     for position, call in enumerate(as_list(message.get("toolCalls"))):
         _tool_call(turn, as_dict(call), f"{mid}-tool-{position + 1}", ts, children)
 
@@ -177,7 +181,9 @@ def _tool_call(turn: dict, call: dict, op_id: str, ts: object, children: Childre
     error = ""
     if status in ("error", "cancelled"):
         error = (output.strip().splitlines() or [status])[0][:300] if status == "error" else "cancelled"
-    ended = call.get("timestamp") if isinstance(call.get("timestamp"), str) else ts
+    ended, began = as_ms(call.get("timestamp")), op.get("startedAt")
+    if ended is None or (isinstance(began, int) and ended < began):  # (stamped a moment before its message)
+        ended = began
     sn.set_output(op, ended, output, error)
 
 
