@@ -35,3 +35,9 @@ def test_gemini_dump_json_and_text():
 def test_hostile_codex_dump_json_does_not_fail(tmp_path):
     out = dump_json(codex_hostile(tmp_path))
     assert out["format"] == "codex-session" and out["facts"]["failedOps"] >= 2
+
+
+def test_replay_refuses_an_agent_file():
+    result = subprocess.run([sys.executable, "-m", "tui", "replay", str(CODEX_MCP), "--to", "ws://127.0.0.1:9"],
+                            capture_output=True, timeout=120)
+    assert result.returncode == 2 and b"codex-session document is not an ai-agent session" in result.stderr

@@ -170,3 +170,13 @@ def test_gemini_real_session_with_five_prompts():
     for turn in doc.root.turns:  # every op inside its turn's span, no negative durations
         assert all(op.duration_ms is None or op.duration_ms >= 0 for op in turn.ops)
         assert turn.duration_ms is not None and turn.duration_ms >= max(op.duration_ms or 0 for op in turn.ops)
+
+
+def test_gemini_jsonl_cut_last_line_and_lone_surrogate(tmp_path):
+    path = gemini_jsonl(tmp_path)
+    data = path.read_bytes()
+    data = data.replace(b'"read a.py"', b'"read \\udc00 a.py"') + b'{"id": "g9", "timestamp": "2026-05-01T10:03'
+    path.write_bytes(data)
+    doc = load(str(path))
+    assert doc.root.turns[0].prompts["user"] == "read \ufffd a.py"
+    assert any("incomplete" in p for p in doc.problems) and doc.root.counts.llm == 1
