@@ -4,10 +4,11 @@ and tool calls like an ai-agent session's (Pilot, as a user would)."""
 from __future__ import annotations
 
 from agentfixtures import CODEX_MCP, GEMINI_JSON
-from apphelpers import SIZE, panel_text, top
+from apphelpers import SIZE, panel_text, top, wait_for
 from tui.formats.load import load
 from tui.model.nodes import Op
 from tui.ui.app import MonitorApp
+from tui.ui.screens.payload import PayloadScreen
 from tui.ui.widgets.totals_panel import TotalsPanel
 
 
@@ -47,3 +48,24 @@ async def test_gemini_chat_errors_only_shows_the_failed_tool_calls():
         await pilot.pause()
         failed = visible_ops(screen.tree)
         assert [(op.kind, op.name) for op in failed] == [("tool", "write_file"), ("tool", "write_file")]
+
+
+async def test_codex_tool_call_details_show_its_command_and_output():
+    from agentfixtures import CODEX_PLAIN
+
+    app = app_on(CODEX_PLAIN)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = top(app)
+        for _ in range(12):
+            data = screen.tree.cursor_node.data if screen.tree.cursor_node is not None else None
+            if isinstance(data, Op) and data.kind == "tool":
+                break
+            await pilot.press("down")
+        await pilot.pause(0.3)
+        details = str(screen.query_one("#detail-body").render())
+        assert "target shell" in details and "response payload text 268 Bytes" in details
+        await pilot.press("enter")  # the payload viewer: the command's output (`ls`), out of its JSON envelope
+        await wait_for(pilot, lambda: isinstance(app.screen, PayloadScreen) and bool(app.screen.current_lines))
+        shown = app.screen.current_lines
+        assert shown[0] == "_bmad" and "vitest.config.ts" in shown
