@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     from tui.formats.aiagent.replay import replay_events, send_events
     from tui.inputs.stream.access import token_from_env
     from tui.inputs.stream.event_stream import parse_url
-    from tui.model.document import GENKIT, JULES
+    from tui.model.document import CODEX, GEMINI_CLI, GENKIT, JULES
 
     if args.speed < 0:
         return fail(f"--speed must be 0 or more, got {args.speed:g}", PROG, 2)
@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     doc, rc = load_or_fail(args.path, needs_tree=" to replay", prog=PROG)
     if doc is None:
         return rc
-    if doc.format in (JULES, GENKIT):
+    if doc.format in (JULES, GENKIT, CODEX, GEMINI_CLI):
         return fail(f"{args.path}: a {doc.format} document is not an ai-agent session: there is no event stream "
                     "to replay", PROG, 2)
     events = replay_events(doc, max_tree_events=args.max_tree_events)

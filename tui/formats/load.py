@@ -148,6 +148,11 @@ def _load_lines(data: bytes, path: str, sessions_dir: Path | None, first_error: 
         return ledger_document(records, path, sessions_dir, problems)
     if records and looks_like_accounting(records[0]):
         return _accounting(records, path)
+    from tui.formats.foreign_load import detect_lines, from_records
+
+    fmt = detect_lines(records)
+    if fmt is not None:
+        return from_records(fmt, records, problems, path, sessions_dir)
     raise LoadError(path, _json_reason(data, first_error, path))
 
 

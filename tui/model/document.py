@@ -16,6 +16,8 @@ LEDGER = "aiagent-ledger"
 ACCOUNTING = "aiagent-accounting"
 JULES = "jules-snapshot"  # the other snapshot systems of the seeds: tui.formats.foreign_load
 GENKIT = "genkit-snapshots"
+CODEX = "codex-session"  # other agents' own session files: tui.formats.codex, tui.formats.gemini_cli
+GEMINI_CLI = "gemini-cli-session"
 
 
 @dataclass(slots=True)
