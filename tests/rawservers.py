@@ -97,3 +97,31 @@ def ws_accept(conn: socket.socket) -> bytes:
 def ws_server_header(size: int, opcode: int = 0x2) -> bytes:
     """The head of an unmasked server-to-client frame announcing `size` bytes (any size up to 2^63 - 1)."""
     return bytes([0x80 | opcode, 127]) + struct.pack("!Q", size)
+
+
+def ws_client_frames(conn: socket.socket):
+    """The payloads of the (masked) frames a WebSocket client sends on `conn`, until it closes."""
+    data = b""
+
+    def need(n: int) -> bool:
+        nonlocal data
+        while len(data) < n:
+            chunk = conn.recv(65536)
+            if not chunk:
+                return False
+            data += chunk
+        return True
+
+    while need(2):
+        length, at = data[1] & 0x7F, 2
+        if length == 126 and need(4):
+            length, at = struct.unpack_from("!H", data, 2)[0], 4
+        elif length == 127 and need(10):
+            length, at = struct.unpack_from("!Q", data, 2)[0], 10
+        if not need(at + 4 + length):
+            return
+        mask = data[at:at + 4]
+        payload = bytes(b ^ mask[i % 4] for i, b in enumerate(data[at + 4:at + 4 + length]))
+        opcode = data[0] & 0x0F
+        data = data[at + 4 + length:]
+        yield opcode, payload
