@@ -61,14 +61,13 @@ FORMAT = ("aiagent-monitor warm image 2; msgpack; "
 # The type of a value (VALUE_FIELDS in order), checked by msgspec as it decodes (in C: no pass over the rows)
 _Count = Annotated[int, msgspec.Meta(ge=0, le=2 ** 62)]
 _Text = Annotated[str, msgspec.Meta(max_length=1 << 20)]
-_Opt = Optional
 VALUE = tuple[
     Literal["snapshot", "ledger", "child", "jules", "genkit"], _Text, float, _Count, bool, _Text,
-    _Opt[Annotated[int, msgspec.Meta(ge=0, lt=absurd.MAX_START_MS)]], _Text, _Text, _Text,
-    _Opt[Annotated[int, msgspec.Meta(ge=0, le=absurd.MAX_DURATION_MS)]],
-    _Opt[Annotated[int, msgspec.Meta(ge=0, le=absurd.MAX_COUNT)]],
-    _Opt[Annotated[int, msgspec.Meta(ge=0, le=2 * absurd.MAX_TOKENS)]],
-    _Opt[Annotated[float, msgspec.Meta(ge=0, le=absurd.MAX_COST_USD)]], bool, tuple[_Text, ...], None, None, int,
+    Optional[Annotated[int, msgspec.Meta(ge=0, lt=absurd.MAX_START_MS)]], _Text, _Text, _Text,
+    Optional[Annotated[int, msgspec.Meta(ge=0, le=absurd.MAX_DURATION_MS)]],
+    Optional[Annotated[int, msgspec.Meta(ge=0, le=absurd.MAX_COUNT)]],
+    Optional[Annotated[int, msgspec.Meta(ge=0, le=2 * absurd.MAX_TOKENS)]],
+    Optional[Annotated[float, msgspec.Meta(ge=0, le=absurd.MAX_COST_USD)]], bool, tuple[_Text, ...], None, None, int,
     _Count, _Text, int]
 _HEAD = tuple[str, str, int, _Count]  # FORMAT, created, generation, body length
 _decode_body = msgspec.msgpack.Decoder(dict[str, VALUE]).decode

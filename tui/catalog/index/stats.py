@@ -299,7 +299,8 @@ def top(conn: sqlite3.Connection, span: TimeRange, what: str, limit: int = TOP) 
 def suspect(conn: sqlite3.Connection, span: TimeRange, limit: int = TOP) -> tuple[list[TopSession], int]:
     """The sessions of the range whose absurd numbers were clamped (and those whose start was absurd: unknown
     now, so in no range), the newest first, and how many there are (read from the partial index sessions_suspect)."""
-    clauses, params = ["suspect != ''", "kind NOT IN ('child', 'live')", "broken = ''"], []
+    clauses = ["suspect != ''", "kind NOT IN ('child', 'live')", "broken = ''"]
+    params: list[int] = []
     if span.since_ms is not None or span.until_ms is not None:
         inside, params = span.where()
         clauses.append(f"(started_ms IS NULL OR ({inside}))")
