@@ -77,13 +77,14 @@ def main(argv: list[str]) -> int:
     except ValueError as exc:
         return fail(str(exc), PROG)
     sessions_dir = args.sessions_dir or str(default_sessions_dir())
+    path = index_file(sessions_dir)
     if not args.no_refresh:
         failed = refresh_index(sessions_dir)
         if failed:
             return fail(f"stats not given: the sessions index could not be brought up to date ({failed}), so it "
-                        "holds only part of the directory; free space in the cache directory (or pass --no-refresh "
-                        "for the index as it is)", PROG, code=1)
-    path = index_file(sessions_dir)
+                        f"holds only part of the directory; free space in {path.parent} if it is full, or delete "
+                        f"the index (rm '{path}') if it is damaged, and run stats again (--no-refresh answers from "
+                        "the index as it is)", PROG, code=1)
     add_stats_index(path)
     try:
         conn = open_readonly(path)
