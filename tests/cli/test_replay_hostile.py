@@ -56,3 +56,22 @@ def test_replay_ends_within_its_timeout(big_session, peer):
     assert result.returncode == 1 and len(lines) == 1 and "Traceback" not in lines[0], lines
     assert "cannot send to" in lines[0], lines
     assert elapsed < 3 + 12, elapsed  # the timeout, plus the interpreter's start and loading the session
+
+
+def test_replay_to_a_unix_socket_that_never_reads_ends_within_its_timeout(big_session, tmp_path):
+    path = tmp_path / "m.sock"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    server.bind(str(path))
+    server.listen(1)
+    try:
+        started = time.monotonic()
+        result = subprocess.run([sys.executable, "-m", "tui", "replay", str(big_session), "--to", f"unix:{path}",
+                                 "--speed", "0", "--timeout", "3"], capture_output=True, timeout=120,
+                                env=dict(os.environ))
+        elapsed = time.monotonic() - started
+    finally:
+        server.close()
+    lines = result.stderr.decode("utf-8", "replace").splitlines()
+    assert result.returncode == 1 and len(lines) == 1 and "stopped reading" in lines[0], lines
+    assert elapsed < 3 + 12, elapsed

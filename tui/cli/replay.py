@@ -33,7 +33,7 @@ def parser() -> argparse.ArgumentParser:
                    help="the monitor's token, sent to ws:// URLs as Authorization: Bearer TOKEN "
                         "(default $AIAGENT_MONITOR_TOKEN)")
     p.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
-                   help="ws:// only: how long the handshake, each event's send and the close may take (default 10)")
+                   help="how long connecting, each event's send and the close may take (default 10)")
     p.add_argument("--max-tree-events", type=int, default=40, metavar="N",
                    help="op_tree events per session over its lifetime, besides the final one (default 40)")
     return p

@@ -230,7 +230,7 @@ async def send_events(events: Iterable[tuple[int, dict]], url: str, *, speed: fl
     target = parse_url(url)
     if target[0] == "ws":
         return await _send_ws(events, url, speed, token, timeout)
-    return await _send_unix(events, target[1], speed)
+    return await _send_unix(events, target[1], speed, timeout)
 
 
 class _Pacer:
@@ -270,8 +270,8 @@ async def _send_ws(events: Iterable[tuple[int, dict]], url: str, speed: float, t
     return sent
 
 
-async def _send_unix(events: Iterable[tuple[int, dict]], path: str, speed: float) -> int:
-    _, writer = await asyncio.open_unix_connection(path)
+async def _send_unix(events: Iterable[tuple[int, dict]], path: str, speed: float, timeout: float) -> int:
+    _, writer = await asyncio.wait_for(asyncio.open_unix_connection(path), timeout)
     pacer = _Pacer(speed)
     sent = 0
     try:
@@ -280,8 +280,8 @@ async def _send_unix(events: Iterable[tuple[int, dict]], path: str, speed: float
             writer.write(dumps(event) + b"\n")
             sent += 1
             if speed or writer.transport.get_write_buffer_size() > 1 << 20:
-                await writer.drain()
-        await writer.drain()
+                await _drained(writer, timeout)
+        await _drained(writer, timeout)
     finally:
         writer.close()
         try:
@@ -289,3 +289,13 @@ async def _send_unix(events: Iterable[tuple[int, dict]], path: str, speed: float
         except OSError:
             pass
     return sent
+
+
+async def _drained(writer: asyncio.StreamWriter, timeout: float) -> None:
+    """Wait until the listener took what was written, at most `timeout` seconds (one that stops reading ends the
+    replay, instead of holding it for good)."""
+    try:
+        await asyncio.wait_for(writer.drain(), timeout)
+    except asyncio.TimeoutError:
+        writer.transport.abort()
+        raise TimeoutError(f"the monitor took no event for {timeout:g}s (it stopped reading)") from None
