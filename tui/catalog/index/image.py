@@ -7,8 +7,8 @@ rows 1.15 s of CPU, digest included, where reading the stored rows from SQLite t
 cores, issue 28).
 
 The image is bytes from a file anyone with the user's rights can write, so nothing in it is trusted: it was marshal
-(0.91 s at 300,000 rows, and its repeated strings shared: ~90 MB less memory), but 29 bytes of marshal (a set holding a tuple that holds itself) crash the interpreter as they load,
-before any check. MessagePack decoded by msgspec against a typed schema (VALUE: each field's type, and the bounds of
+(0.91 s at 300,000 rows, and its repeated strings shared: ~90 MB less memory), but 29 bytes of marshal (a set
+holding a tuple that holds itself) crash the interpreter as they load, before any check. MessagePack decoded by msgspec against a typed schema (VALUE: each field's type, and the bounds of
 tui.catalog.absurd on the numbers) cannot crash on any bytes: a wrong type, a str cost, a negative size or an absurd
 number fails the decode, and the image is ignored. Its digest is BLAKE2b keyed by a random key stored in the index
 (store.Index.image_key): an image made without reading the index (copied from elsewhere, or made up) is refused
