@@ -169,13 +169,11 @@ def _post(endpoint: Endpoint, body: bytes, headers: dict[str, str], timeout: flo
     conn = (http.client.HTTPSConnection(endpoint.host, endpoint.port, timeout=timeout,
                                         context=ssl.create_default_context()) if endpoint.tls
             else http.client.HTTPConnection(endpoint.host, endpoint.port, timeout=timeout))
-    timer: threading.Timer | None = None
+    finished = threading.Event()
+    timer = threading.Timer(timeout, _cut, (conn, finished))  # (from before connecting: a TLS handshake too)
+    timer.daemon = True
+    timer.start()
     try:
-        conn.connect()
-        sock = conn.sock
-        timer = threading.Timer(max(0.0, deadline - time.monotonic()), _cut, (sock,))
-        timer.daemon = True
-        timer.start()
         conn.request("POST", endpoint.path, body=body, headers=headers)
         answer = conn.getresponse()
         data = answer.read(MAX_MESSAGE)
@@ -186,19 +184,25 @@ def _post(endpoint: Endpoint, body: bytes, headers: dict[str, str], timeout: flo
             raise SendError(f"{endpoint.url} did not answer within {timeout:g}s") from None
         raise SendError(_http_failure(endpoint, exc)) from None
     finally:
-        if timer is not None:
-            timer.cancel()
+        finished.set()
+        timer.cancel()
         conn.close()
 
 
-def _cut(sock) -> None:
-    """The deadline: wake the read blocked on `sock` (it then sees the end of the stream)."""
+def _cut(conn, finished) -> None:
+    """The deadline: wake the read blocked on the connection's socket (it then sees the end of the stream); while
+    the connection has no socket yet, connecting is bounded by its own timeout, and the socket is cut once made."""
     import socket
 
-    try:
-        socket.socket.shutdown(sock, socket.SHUT_RDWR)  # (the plain socket's: a TLS one would try to say goodbye)
-    except OSError:
-        pass
+    while not finished.is_set():
+        sock = conn.sock
+        if sock is not None:
+            try:
+                socket.socket.shutdown(sock, socket.SHUT_RDWR)  # (the plain socket's: TLS would say goodbye first)
+            except OSError:
+                pass
+            return
+        finished.wait(0.05)
 
 
 def _http_failure(endpoint: Endpoint, exc: BaseException) -> str:
