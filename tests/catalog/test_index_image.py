@@ -3,7 +3,6 @@ stale, damaged or foreign, never followed through a symbolic link, and giving ex
 
 from __future__ import annotations
 
-import marshal
 import os
 import sqlite3
 import subprocess
@@ -164,13 +163,17 @@ def test_a_damaged_image_is_ignored(tmp_path):
 
 
 def forged(index, body: object, format_: str = image.FORMAT) -> bytes:
-    """An image with a valid head and checksum around `body` (a foreign or buggy writer)."""
-    import zlib
+    """An image with a valid head and digest (keyed with the index's own key) around `body`: a foreign or buggy
+    writer that read the index."""
+    import hashlib
 
-    raw = marshal.dumps(body)
+    import msgspec
+
+    raw = msgspec.msgpack.encode(body)
     created, generation = index.state()
-    head = marshal.dumps((format_, created, generation, len(raw)))
-    return image.MAGIC + image._LENGTHS.pack(len(head), zlib.crc32(raw)) + head + raw
+    head = msgspec.msgpack.encode((format_, created, generation, len(raw)))
+    digest = hashlib.blake2b(head + raw, key=index.image_key(), digest_size=image.DIGEST_SIZE).digest()
+    return image.MAGIC + image._LENGTHS.pack(len(head), digest) + head + raw
 
 
 def test_a_foreign_image_or_one_holding_wrong_values_is_ignored(tmp_path):

@@ -14,7 +14,11 @@
  *  - buffers up to `maxBuffered` events (10,000) and `maxBufferedBytes` (64 MiB) while not connected, dropping the
  *    oldest past that, and counts every dropped event; the monitor is told the count with a control event
  *    {"type":"bridge","dropped":N} (N dropped since the last report) and shows "N dropped by bridge";
- *  - reconnects with backoff, 0.25 s doubling to 10 s, after a failure or when the monitor goes away.
+ *  - reconnects with backoff, 0.25 s doubling to 10 s, after a failure or when the monitor goes away;
+ *  - trusts nothing the other end sends: a WebSocket handshake unanswered for 5 s (HANDSHAKE_TIMEOUT_MS) is given
+ *    up, a frame announced bigger than 64 KiB (MAX_INCOMING_BYTES: a monitor sends only pings and closes) or more
+ *    than 64 KiB sent on a Unix socket (where a monitor sends nothing) drops the connection at once, so a hostile
+ *    peer can neither hold the events back nor make the agent's event loop buffer and copy what it sends.
  * Wire format (the monitor's): one JSON object per event, {...event, meta}; over a Unix socket one per line,
  * over a WebSocket one text message each. Node built-ins only (net, http, https, crypto): the WebSocket client
  * below speaks just what a producer needs (masked text frames out; ping, close in), so Node 18+ will do.
@@ -29,6 +33,8 @@ const MAX_BUFFERED = 10000;
 const MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
 const FIRST_DELAY_MS = 250;
 const MAX_DELAY_MS = 10000;
+const HANDSHAKE_TIMEOUT_MS = 5000;
+const MAX_INCOMING_BYTES = 64 * 1024;
 const WS_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
 const SOURCE = 'aiagent-monitor-bridge';
 
@@ -66,7 +72,11 @@ function openUnix(path, onOpen, onClose, onDrain) {
   socket.on('connect', () => { open = true; socket.unref(); onOpen(); });
   socket.on('error', (err) => { finish(err && err.code ? err.code : String(err)); socket.destroy(); });
   socket.on('close', () => finish('closed'));
-  socket.on('data', noop); // a listener never answers; read and forget whatever comes
+  let incoming = 0;
+  socket.on('data', (chunk) => { // a listener never answers: a peer that talks is not one
+    incoming += chunk.length;
+    if (incoming > MAX_INCOMING_BYTES) { finish('the peer sends data (not a monitor)'); socket.destroy(); }
+  });
   socket.on('drain', onDrain);
   return {
     write(line) { socket.write(line + '\n'); },
@@ -115,13 +125,20 @@ function openWs(url, token, onOpen, onClose, onDrain) {
   let socket = null;
   let open = false;
   let closed = false;
+  let request = null;
+  const handshake = setTimeout(() => { // connecting and the handshake, in all
+    finish(`handshake timed out (${HANDSHAKE_TIMEOUT_MS / 1000} s)`);
+    request.destroy();
+  }, HANDSHAKE_TIMEOUT_MS);
+  if (handshake.unref) handshake.unref();
   const finish = (why) => {
+    clearTimeout(handshake);
     if (closed) return;
     closed = true;
     if (socket) socket.destroy();
     onClose(why);
   };
-  const request = client.request({
+  request = client.request({
     hostname: target.hostname.replace(/^\[|\]$/g, ''),
     port: target.port || (target.protocol === 'wss:' ? 443 : 80),
     path: `${target.pathname || '/'}${target.search}`,
@@ -133,6 +150,7 @@ function openWs(url, token, onOpen, onClose, onDrain) {
     finish(`HTTP ${res.statusCode}`); // 401 without the token, 403 for an Origin, ...
   });
   request.on('upgrade', (res, sock, head) => {
+    clearTimeout(handshake);
     socket = sock;
     sock.on('error', (err) => finish(err && err.code ? err.code : String(err)));
     sock.on('close', () => finish('closed'));
@@ -143,6 +161,7 @@ function openWs(url, token, onOpen, onClose, onDrain) {
     }
     let pending = head && head.length ? Buffer.from(head) : Buffer.alloc(0);
     const read = (chunk) => {
+      if (closed) return;
       pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
       for (;;) {
         if (pending.length < 2) return;
@@ -157,6 +176,10 @@ function openWs(url, token, onOpen, onClose, onDrain) {
           if (pending.length < 10) return;
           length = Number(pending.readBigUInt64BE(2));
           at = 10;
+        }
+        if (length > MAX_INCOMING_BYTES) { // before its bytes are kept: a 2^62-byte frame is refused at its head
+          finish(`frame too big (${length} bytes announced, at most ${MAX_INCOMING_BYTES})`);
+          return;
         }
         if (pending[1] & 0x80) at += 4; // a server never masks; skip a key anyway
         if (pending.length < at + length) return;

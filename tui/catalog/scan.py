@@ -126,7 +126,7 @@ def _list(folder: Path, suffixes: tuple[str, ...], kind: str, known: Known | Non
                     continue
             size = st.st_size
             row = SessionRow(entry.path, path, kind, session_id_from_name(name), st.st_mtime, size,
-                             mtime_ns=st.st_mtime_ns, inode=st.st_ino)
+                             mtime_ns=st.st_mtime_ns, inode=st.st_ino, ctime_ns=st.st_ctime_ns)
             if size == 0:
                 row.broken = EMPTY_REASON
                 row.loaded = True

@@ -21,6 +21,7 @@ from tui.model.document import ACCOUNTING, GENKIT, JULES
 from tui.model.fields import one_line
 from tui.model.nodes import Session, release_tree, user_turns
 from tui.model.session_facts import cost_unknown, node_duration
+from tui.catalog.absurd import sane_row
 from tui.catalog.liveness import shown_status
 from tui.catalog.row_facts import TreeFacts, row_name, row_title, tree_facts
 
@@ -76,8 +77,10 @@ class SessionRow:
     models: tuple[str, ...] = ()  # the LLM models used, main one first (tui.catalog.row_facts)
     events: int | None = None  # live rows: events received over the root and its sub-agents
     gaps: int | None = None  # live rows: sequence numbers never received
-    mtime_ns: int = 0  # with size and inode: the key the sessions index checks (tui.catalog.index)
+    mtime_ns: int = 0  # with size, inode and ctime_ns: the key the sessions index checks (tui.catalog.index)
     inode: int = 0
+    suspect: str = ""  # absurd numbers in the file, clamped (tui.catalog.absurd); "" when every number is sane
+    ctime_ns: int = 0  # a file replaced with its size and mtime put back (cp -p, rsync -t) still changes this
 
     @property
     def started_or_mtime_ms(self) -> int:
@@ -220,6 +223,7 @@ def _summarise(row: SessionRow, s: Session, facts: TreeFacts | None = None) -> N
     row.cost = s.totals.cost
     row.mismatch = bool(s.mismatch)
     row.models = facts.models
+    sane_row(row)  # one file's absurd numbers must not break the index, stats or the browser for all
 
 
 def live_session_row(root: str, session: Session, events: int, gaps: int, updated: float | None) -> SessionRow:

@@ -40,7 +40,7 @@ def export_parser() -> argparse.ArgumentParser:
                    help="with --to: an extra header (gRPC metadata) to send, e.g. Authorization=Basic ... for "
                         "Langfuse (repeatable)")
     p.add_argument("--timeout", metavar="SECONDS", type=float, default=10.0,
-                   help="with --to: how long to wait for each request's answer (default 10)")
+                   help="with --to: how long each request may take in all, answer included (default 10)")
     p.add_argument("--no-messages", action="store_true",
                    help="with --format otlp: leave out gen_ai.input.messages / gen_ai.output.messages (prompts "
                         "and answers read from the captures)")

@@ -32,6 +32,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--token", metavar="TOKEN",
                    help="the monitor's token, sent to ws:// URLs as Authorization: Bearer TOKEN "
                         "(default $AIAGENT_MONITOR_TOKEN)")
+    p.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
+                   help="how long connecting, each event's send and the close may take (default 10)")
     p.add_argument("--max-tree-events", type=int, default=40, metavar="N",
                    help="op_tree events per session over its lifetime, besides the final one (default 40)")
     return p
@@ -46,6 +48,8 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.speed < 0:
         return fail(f"--speed must be 0 or more, got {args.speed:g}", PROG, 2)
+    if not args.timeout > 0:
+        return fail("--timeout must be a positive number of seconds", PROG, 2)
     if args.max_tree_events < 0:
         return fail(f"--max-tree-events must be 0 or more, got {args.max_tree_events}", PROG, 2)
     try:
@@ -63,7 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     events = replay_events(doc, max_tree_events=args.max_tree_events)
     started = time.perf_counter()
     try:
-        sent = asyncio.run(send_events(events, args.to, speed=args.speed, token=token_from_env(args.token)))
+        sent = asyncio.run(send_events(events, args.to, speed=args.speed, token=token_from_env(args.token),
+                                      timeout=args.timeout))
     except KeyboardInterrupt:
         return fail("interrupted", PROG, 130)
     except ConnectionRefusedError:

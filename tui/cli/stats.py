@@ -4,6 +4,7 @@ cost, tokens, sessions and failures across sessions, answered from the sessions 
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
 
 from tui.cli.load import PROG as MONITOR
@@ -37,10 +38,12 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def refresh_index(sessions_dir: str) -> bool:
+def refresh_index(sessions_dir: str) -> str:
     """Bring the index up to date with the directory (build it when there is none) through the store's own calls
-    (tui.catalog.index.store, .sync): new and changed files are read, unchanged ones are not. False when the
-    index cannot be used (its notice goes to stderr); the query then says what to do."""
+    (tui.catalog.index.store, .sync): new and changed files are read, unchanged ones are not. When the index cannot
+    be used, its notice goes to stderr and the query then says what to do. Gives why the refresh failed part way
+    ("" when it did not): the index then holds only part of the directory (a full disk), and an answer from it
+    would be a partial truth."""
     from pathlib import Path
 
     from tui.catalog.index.store import open_index
@@ -48,17 +51,14 @@ def refresh_index(sessions_dir: str) -> bool:
     from tui.catalog.scan import scan
 
     if not Path(sessions_dir).is_dir():
-        return False
+        return ""
     index, notice = open_index(sessions_dir)
     if notice:
         fail(notice, PROG)
     if index is None:
-        return False
+        return ""
     try:
-        done = refresh(index, scan(sessions_dir))
-        if done.error:
-            fail(done.error, PROG)
-        return not done.error
+        return refresh(index, scan(sessions_dir)).error
     finally:
         index.close()
 
@@ -77,9 +77,14 @@ def main(argv: list[str]) -> int:
     except ValueError as exc:
         return fail(str(exc), PROG)
     sessions_dir = args.sessions_dir or str(default_sessions_dir())
-    if not args.no_refresh:
-        refresh_index(sessions_dir)
     path = index_file(sessions_dir)
+    if not args.no_refresh:
+        failed = refresh_index(sessions_dir)
+        if failed:
+            return fail(f"stats not given: the sessions index could not be brought up to date ({failed}), so it "
+                        f"holds only part of the directory; free space in {path.parent} if it is full, or delete "
+                        f"the index (rm '{path}') if it is damaged, and run stats again (--no-refresh answers from "
+                        "the index as it is)", PROG, code=1)
     add_stats_index(path)
     try:
         conn = open_readonly(path)
@@ -88,6 +93,9 @@ def main(argv: list[str]) -> int:
     span = st.TimeRange(since, until)
     try:
         result = st.collect(conn, span, by=tuple(dict.fromkeys(("day", args.by))), limit=max(0, args.top))
+    except sqlite3.DatabaseError as exc:  # pages damaged past the ones open_readonly read
+        return fail(f"the sessions index {path} is damaged ({exc}); delete it (rm '{path}') and run stats again "
+                    "without --no-refresh, which rebuilds it", PROG, code=1)
     finally:
         conn.close()
     accounting = None if args.no_accounting else accounting_path(sessions_dir)

@@ -5,6 +5,7 @@ and takes `bar` and `sparkline` from here."""
 from __future__ import annotations
 
 import datetime
+import math
 import time
 
 from tui.catalog.index.stats import Group, Stats, TopSession
@@ -28,6 +29,7 @@ def bar(value: float, peak: float, width: int = BAR_WIDTH) -> str:
 
 def sparkline(values: list[float]) -> str:
     """One character per value, the highest value the full block; zeros as the lowest block's baseline."""
+    values = [v if math.isfinite(v) else 0.0 for v in values]
     peak = max(values, default=0)
     if peak <= 0:
         return SPARKS[0] * len(values)
@@ -52,6 +54,8 @@ def daily(days: list[Group], get) -> list[float]:
     while day <= last:
         group = by_key.get(day.isoformat())
         values.append(float(get(group)) if group is not None else 0.0)
+        if day == datetime.date.max:  # (a day of year 9999 in an index written by something else)
+            break
         day += datetime.timedelta(days=1)
     return values
 
@@ -115,6 +119,12 @@ def render(stats: Stats, by: str, *, accounting: bool = False) -> list[str]:
     lines.extend(_top("most expensive", stats.expensive, lambda s: fmt_cost(s.cost_usd or 0.0)))
     lines.extend(_top("slowest", stats.slowest, lambda s: fmt_duration(s.duration_ms)))
     lines.extend(_top("most failed ops", stats.failing, lambda s: f"{s.failed_ops:,} ✗"))
+    if stats.suspect_count:
+        lines.extend(["", f"suspect: {stats.suspect_count:,} session{'s' if stats.suspect_count != 1 else ''} "
+                          "with absurd numbers: counted at their bounds, or unknown (see each)"])
+        for s in stats.suspect:
+            lines.append(f"  {one_line(s.suspect, 110)}")
+            lines.append(f"  {one_line(s.path, 200)}")
     if stats.failing_agents:
         lines.extend(["", "agents failing most"])
         for g in stats.failing_agents:

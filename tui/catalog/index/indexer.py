@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
+from tui.catalog.absurd import SUSPECT_HEAD, sane_record, suspect_text
 from tui.catalog.index.facts_fill import fill_from_facts
 from tui.catalog.index.row_extras import OpTally, empty_extras, headend_of, write_extras
 from tui.catalog.session_row import RowKind, SessionRow, fill_row, session_id_from_name
@@ -31,7 +32,8 @@ CHUNK = 128  # files per pool task (~45 ms of work): 32 left the workers idle be
 # (cold indexing of 100,000 files: 28.0 s with 32, 23.1 s with 128, 22.9 s with 256); rows still come steadily
 # What the browser needs of a stored row (the warm start reads only these)
 ROW_COLUMNS = ("path", "size", "mtime_ns", "inode", "kind", "session_id", "agent", "title", "status", "started_ms",
-               "duration_ms", "turns", "tokens_in", "tokens_out", "cost_usd", "models", "mismatch", "broken")
+               "duration_ms", "turns", "tokens_in", "tokens_out", "cost_usd", "models", "mismatch", "broken",
+               "ctime_ns", "suspect")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,10 +61,11 @@ def index_file(path: str, kind: str) -> dict:
     not_regular = ""
     try:
         info = os.stat(path)
-        size, mtime_ns, inode, mtime = info.st_size, info.st_mtime_ns, info.st_ino, info.st_mtime
+        size, mtime_ns, inode, mtime, ctime_ns = (info.st_size, info.st_mtime_ns, info.st_ino, info.st_mtime,
+                                                  info.st_ctime_ns)
         not_regular = not_regular_reason(info.st_mode)  # a FIFO has size 0: it is not an empty file
     except OSError:
-        size = mtime_ns = inode = 0
+        size = mtime_ns = inode = ctime_ns = 0
         mtime = 0.0
     # (its Path is made only for the tree's reader: the facts reader opens the file by its key, the same path, and
     # a Path costs ~6 us of the ~250 of a file it reads)
@@ -83,15 +86,17 @@ def index_file(path: str, kind: str) -> dict:
         record["tokens_in"] = record["tokens_out"] = record["tokens_cache_read"] = record["tokens_cache_write"] = None
     if row.broken and not record["errors"]:
         record["errors"] = row.broken
+    reasons = [row.suspect[len(SUSPECT_HEAD):]] if row.suspect else []
+    sane_record(record, reasons)  # (the row's own numbers were clamped as it was summarised)
     return {
-        "path": path, "size": size, "mtime_ns": mtime_ns, "inode": inode, "kind": row.kind,
+        "path": path, "size": size, "mtime_ns": mtime_ns, "ctime_ns": ctime_ns, "inode": inode, "kind": row.kind,
         "format": "", "session_id": row.session_id, "agent": row.agent, "title": row.title,
         "status": row.status if not row.broken else "", "started_ms": row.started_at,
         "ended_ms": (row.started_at + row.duration_ms if row.started_at is not None and row.duration_ms is not None
                      and row.status != "running" else None),
         "duration_ms": row.duration_ms, "turns": row.turns, **record, "cost_usd": row.cost,
         "models": "\n".join(row.models), "mismatch": int(row.mismatch), "broken": row.broken,
-        "indexed_at": time.time(),
+        "suspect": suspect_text(reasons), "indexed_at": time.time(),
     }
 
 
@@ -112,7 +117,7 @@ def row_from_record(record, mtime: float | None = None) -> SessionRow:
         status=record["status"], duration_ms=record["duration_ms"], turns=record["turns"],
         tokens=None if tokens_in is None or tokens_out is None else tokens_in + tokens_out, cost=record["cost_usd"],
         mismatch=bool(record["mismatch"]), models=tuple(models.split("\n")) if models else (),
-        mtime_ns=record["mtime_ns"], inode=record["inode"])
+        mtime_ns=record["mtime_ns"], inode=record["inode"], suspect=record["suspect"], ctime_ns=record["ctime_ns"])
 
 
 def chunks(files: Iterable[FileKey], size: int = CHUNK) -> Iterator[list[FileKey]]:

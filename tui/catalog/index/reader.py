@@ -43,7 +43,9 @@ def open_readonly(path: Path | str) -> sqlite3.Connection:
         conn.execute("SELECT 1 FROM sessions LIMIT 1").fetchall()
     except sqlite3.Error as exc:
         conn.close()
-        raise NoIndex(f"the sessions index {p} cannot be read ({exc}): {BUILD_HINT}") from None
+        raise NoIndex(f"the sessions index {p} is damaged: it cannot be read ({exc}); delete it (rm '{p}') and "
+                      "run stats again without --no-refresh, which rebuilds it (the index is only a cache: no "
+                      "session is lost)") from None
     if app_id != schema.APPLICATION_ID or version != schema.SCHEMA_VERSION:
         conn.close()
         raise NoIndex(f"{p} is not a sessions index of this version: {BUILD_HINT}")

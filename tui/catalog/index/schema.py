@@ -1,15 +1,19 @@
 """The sessions index's tables (issue: a 300,000-file directory sorted by cost at once).
 
 One row per session file and per v3 ledger of one sessions directory, with what the browser shows and what stats
-need, keyed by path and checked against (size, mtime_ns, inode): a file whose three still match is not read again.
+need, keyed by path and checked against (size, mtime_ns, inode, ctime_ns): a file whose four still match is not read
+again (ctime_ns: a file replaced by one of the same size with its mtime put back, by `cp -p`, `rsync -t` or `tar x`
+into the same inode, keeps the other three).
+The table is STRICT: a value of the wrong type (text in a numeric column, written by anything) is refused by SQLite
+itself, so a reader never meets one.
 The index database lives in the user's cache directory (tui.catalog.index.store), never in the sessions directory.
 SCHEMA_VERSION changes whenever these tables do: an index of another version is dropped and rebuilt.
 """
 
 from __future__ import annotations
 
-# 3: a row's facts as tui.model.session_facts gives them (durations up to the last activity, misfiled titles,
-# failure reasons); 2: rows reach sessions_fts by SEARCH_ADD, not by an insert trigger
+# 2: rows reach sessions_fts by SEARCH_ADD, not by an insert trigger; 3: STRICT, ctime_ns, suspect, and a row's
+# facts as tui.model.session_facts gives them (durations up to the last activity, misfiled titles, failure reasons)
 SCHEMA_VERSION = 3
 APPLICATION_ID = 0x41494D31  # "AIM1": PRAGMA application_id, so a foreign SQLite file is never taken for ours
 
@@ -20,6 +24,7 @@ CREATE TABLE IF NOT EXISTS sessions (
     size INTEGER NOT NULL,
     mtime_ns INTEGER NOT NULL,
     inode INTEGER NOT NULL,
+    ctime_ns INTEGER NOT NULL DEFAULT 0,
     kind TEXT NOT NULL,             -- a tui.catalog.session_row.RowKind
     format TEXT NOT NULL DEFAULT '',-- a format id of tui.model.document ('' when broken)
     session_id TEXT NOT NULL,
@@ -44,8 +49,9 @@ CREATE TABLE IF NOT EXISTS sessions (
     agents TEXT NOT NULL DEFAULT '',     -- agent ids of the session and its sub-agents, '\n'-joined
     mismatch INTEGER NOT NULL DEFAULT 0, -- stored totals disagree with the recomputed ones
     broken TEXT NOT NULL DEFAULT '',     -- why the file cannot be shown; '' when fine
+    suspect TEXT NOT NULL DEFAULT '',    -- absurd numbers in the file, clamped (tui.catalog.absurd); '' when sane
     indexed_at REAL NOT NULL
-)
+) STRICT
 """
 
 INDEXES = (
@@ -53,6 +59,8 @@ INDEXES = (
     "CREATE INDEX IF NOT EXISTS sessions_cost ON sessions(cost_usd)",
     # sub-agent ledgers only (few): the browser's count of sessions without reading every row (COUNT_SESSIONS)
     "CREATE INDEX IF NOT EXISTS sessions_children ON sessions(kind) WHERE kind = 'child'",
+    # the few suspect rows (stats list them) without reading every row
+    "CREATE INDEX IF NOT EXISTS sessions_suspect ON sessions(started_ms) WHERE suspect != ''",
 )
 # The sessions the browser lists (sub-agent ledgers are not rows of their own): 100,000 rows counted in ~2 ms, not
 # the ~33 ms of reading each row's kind (the browser's first page waits for it)

@@ -15,6 +15,7 @@ Takes an open sqlite3.Connection, so it works on the store's connection (tui.cat
 
 from __future__ import annotations
 
+import math
 import sqlite3
 import time
 from dataclasses import asdict, dataclass, field
@@ -123,9 +124,13 @@ class TopSession:
     duration_ms: int | None
     cost_usd: float | None
     failed_ops: int
+    suspect: str = ""  # the file's absurd numbers, clamped (tui.catalog.absurd)
 
     def as_json(self) -> dict:
-        return asdict(self)
+        out = asdict(self)
+        if not self.suspect:
+            del out["suspect"]
+        return out
 
 
 @dataclass(slots=True)
@@ -137,6 +142,8 @@ class Stats:
     slowest: list[TopSession] = field(default_factory=list)
     failing: list[TopSession] = field(default_factory=list)  # most failed ops
     failing_agents: list[Group] = field(default_factory=list)  # most failed sessions, then the highest rate
+    suspect: list[TopSession] = field(default_factory=list)  # sessions whose absurd numbers were clamped
+    suspect_count: int = 0
 
     def as_json(self) -> dict:
         return {
@@ -150,6 +157,7 @@ class Stats:
                 "failing": [s.as_json() for s in self.failing],
                 "failing_agents": [g.as_json() for g in self.failing_agents],
             },
+            "suspect": {"count": self.suspect_count, "sessions": [s.as_json() for s in self.suspect]},
         }
 
 
@@ -167,8 +175,19 @@ def ensure_indexes(conn: sqlite3.Connection) -> bool:
 def _group(key: object, values: tuple) -> Group:
     count, failed, failed_ops, cost, tin, tout, costed = values
     return Group(key="" if key is None else str(key), sessions=int(count), failures=int(failed or 0),
-                 failed_ops=int(failed_ops), cost_usd=float(cost), tokens_in=int(tin), tokens_out=int(tout),
+                 failed_ops=_whole(failed_ops), cost_usd=_finite(cost), tokens_in=_whole(tin), tokens_out=_whole(tout),
                  costed=int(costed))
+
+
+def _finite(value: object) -> float:
+    """A sum as a number JSON can hold (never inf or NaN: `null` in --json). The indexer clamps every row
+    (tui.catalog.absurd), so only an index written by something else can hold what makes a sum overflow."""
+    number = float(value) if isinstance(value, (int, float)) else 0.0
+    return number if math.isfinite(number) else 0.0
+
+
+def _whole(value: object) -> int:
+    return int(_finite(value))
 
 
 def totals(conn: sqlite3.Connection, span: TimeRange) -> Group:
@@ -277,6 +296,24 @@ def top(conn: sqlite3.Connection, span: TimeRange, what: str, limit: int = TOP) 
     return [TopSession(*row) for row in conn.execute(sql, [*params, limit])]
 
 
+def suspect(conn: sqlite3.Connection, span: TimeRange, limit: int = TOP) -> tuple[list[TopSession], int]:
+    """The sessions of the range whose absurd numbers were clamped (and those whose start was absurd: unknown
+    now, so in no range), the newest first, and how many there are (read from the partial index sessions_suspect)."""
+    clauses = ["suspect != ''", "kind NOT IN ('child', 'live')", "broken = ''"]
+    params: list[int] = []
+    if span.since_ms is not None or span.until_ms is not None:
+        inside, params = span.where()
+        clauses.append(f"(started_ms IS NULL OR ({inside}))")
+    where = " AND ".join(clauses)
+    try:
+        count = int(conn.execute(f"SELECT count(*) FROM sessions WHERE {where}", params).fetchone()[0])
+        rows = conn.execute(f"SELECT {_TOP_COLUMNS}, suspect FROM sessions WHERE {where} "
+                            "ORDER BY started_ms DESC LIMIT ?", [*params, limit]).fetchall()
+    except sqlite3.OperationalError:  # an index of before the column (read-only, never rebuilt): none known
+        return [], 0
+    return [TopSession(*row) for row in rows], count
+
+
 def failing_agents(by_agent: list[Group], limit: int = TOP) -> list[Group]:
     """The agents with failed sessions: most failures first, then the highest failure rate."""
     failing = [g for g in by_agent if g.failures]
@@ -295,6 +332,7 @@ def collect(conn: sqlite3.Connection, span: TimeRange, by: tuple[str, ...] = BY,
     stats.expensive = top(conn, span, "expensive", limit)
     stats.slowest = top(conn, span, "slowest", limit)
     stats.failing = top(conn, span, "failing", limit)
+    stats.suspect, stats.suspect_count = suspect(conn, span, limit)
     return stats
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import secrets
 import sqlite3
 import stat
 import threading
@@ -139,6 +140,12 @@ class Index:
         how many changes its `sessions` table has had (schema.GENERATION_TRIGGERS count them)."""
         created, generation = self.connection().execute(STATE_SQL).fetchone()
         return str(created), int(generation)
+
+    def image_key(self) -> bytes:
+        """The random key of this index file (made with it) that the warm image's digest is keyed with: an image
+        made without reading this index (copied, or made up) is refused before its values are decoded."""
+        row = self.connection().execute("SELECT value FROM meta WHERE key = 'image_key'").fetchone()
+        return bytes.fromhex(row[0]) if row is not None and isinstance(row[0], str) else b""
 
     def snapshot(self, columns: Iterable[str]) -> tuple[tuple[str, int], list[tuple]]:
         """The state and every row of `sessions` (plain tuples of the columns asked for), read in one transaction:
@@ -333,5 +340,6 @@ def _create_tables(conn: sqlite3.Connection, directory: Path) -> None:
             conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('created', ?)", (str(time.time()),))
         elif row[0] != str(directory):  # a hash collision, or a file copied from elsewhere
             raise IndexUnavailable(f"the index file indexes another directory ({row[0]})")
+        conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('image_key', ?)", (secrets.token_hex(16),))
         conn.execute(f"PRAGMA application_id = {schema.APPLICATION_ID}")
         conn.execute(f"PRAGMA user_version = {schema.SCHEMA_VERSION}")

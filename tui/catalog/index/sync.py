@@ -1,6 +1,6 @@
 """The listing meets the index: rows whose file is unchanged are filled from it, rows of gone files are dropped.
 
-A file is unchanged when its (size, mtime_ns, inode) are the ones stored: it is never read again. A changed file
+A file is unchanged when its (size, mtime_ns, inode, ctime_ns) are the ones stored: it is never read again. A changed file
 keeps its unloaded row (the pool reads it and its row is replaced); a file no longer listed loses its row.
 The stored rows come from the index's warm image when it is current (tui.catalog.index.image), else from SQLite.
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui.catalog.index import image, indexer
-from tui.catalog.index.image import INODE, MTIME_NS, SIZE, models_tuple
+from tui.catalog.index.image import CTIME_NS, INODE, MTIME_NS, SIZE, models_tuple
 from tui.catalog.index.indexer import ROW_COLUMNS, FileKey
 from tui.catalog.index.store import Index, image_path, open_index
 from tui.catalog.session_row import RowKind, SessionRow
@@ -86,7 +86,7 @@ def _known(stored: dict[str, tuple], hits: list[str]) -> Known:
     def known(key: str, path: Path, st) -> SessionRow | None:
         value = get(key)
         if value is None or value[SIZE] != st.st_size or value[MTIME_NS] != st.st_mtime_ns \
-                or value[INODE] != st.st_ino:
+                or value[INODE] != st.st_ino or value[CTIME_NS] != st.st_ctime_ns:
             return None
         hit(key)
         return make(key, path, *value)
@@ -104,11 +104,12 @@ def _known_stored(stored: dict[str, tuple], hits: list[str]) -> Known:
 
     def known(key: str, path: Path, st) -> SessionRow | None:
         t = get(key)
-        if t is None or t[1] != st.st_size or t[2] != st.st_mtime_ns or t[3] != st.st_ino:
+        if t is None or t[1] != st.st_size or t[2] != st.st_mtime_ns or t[3] != st.st_ino or t[17] != st.st_ctime_ns:
             return None
         hit(key)
         return make(key, path, t[4], t[5], st.st_mtime, t[1], True, t[16], t[9], t[6], t[7], t[8], t[10], t[11],
-                    t[12], t[13], t[15], models_of(t[14]) or models_tuple(t[14]), None, None, t[2], t[3])
+                    t[12], t[13], t[15], models_of(t[14]) or models_tuple(t[14]), None, None, t[2], t[3], t[18],
+                    t[17])
 
     return known
 
@@ -135,17 +136,19 @@ def join_stored(index: Index, rows: list[SessionRow], stored, *, prune: bool = T
     try:
         for chunk in stored:
             for (path, size, mtime_ns, inode, kind, session_id, agent, title, status, started, duration, turns,
-                 tokens, cost, models, mismatch, broken) in chunk:
+                 tokens, cost, models, mismatch, broken, ctime_ns, suspect) in chunk:
                 i = get(path)
                 if i is None:
                     gone.append(path)
                     continue
                 row = rows[i]
-                if row.loaded or row.size != size or row.mtime_ns != mtime_ns or row.inode != inode:
+                if row.loaded or row.size != size or row.mtime_ns != mtime_ns or row.inode != inode \
+                        or row.ctime_ns != ctime_ns:
                     continue
                 rows[i] = make(path, row.path, genkit if row.kind == genkit else kind, session_id, row.mtime, size,
                                True, broken, started, agent, title, status, duration, turns, tokens, cost,
-                               mismatch, models_of(models) or models_tuple(models), None, None, mtime_ns, inode)
+                               mismatch, models_of(models) or models_tuple(models), None, None, mtime_ns, inode,
+                               suspect, ctime_ns)
                 filled += 1
         result.filled = filled
         if prune and gone:

@@ -210,20 +210,27 @@ def _tool_report(op: dict) -> dict:
 # sending ----------------------------------------------------------------------------------------------------
 
 
+# What a monitor may send back to a replay: nothing but control frames. A peer announcing a bigger message (2^62
+# bytes) is cut off at once instead of piling it up in memory.
+MAX_INCOMING = 64 * 1024
+SEND_TIMEOUT_S = 10.0
+
+
 async def send_events(events: Iterable[tuple[int, dict]], url: str, *, speed: float = 1.0,
-                      token: str | None = None) -> int:
+                      token: str | None = None, timeout: float = SEND_TIMEOUT_S) -> int:
     """Send `events` to `url` (ws://HOST:PORT[/path] or unix:PATH), paced by their timestamps / speed.
 
     speed 0 sends as fast as possible; a gap is never longer than MAX_GAP_S. Returns the number of events sent.
     A `token` goes to ws:// monitors as `Authorization: Bearer TOKEN`. Connection errors (refused, no such
-    socket) propagate as OSError.
+    socket) propagate as OSError. `timeout` bounds the handshake, each event's send and the closing handshake:
+    a monitor that stops reading ends the replay with TimeoutError, never holds it for good.
     """
     if speed < 0:
         raise ValueError("speed must be >= 0")
     target = parse_url(url)
     if target[0] == "ws":
-        return await _send_ws(events, url, speed, token)
-    return await _send_unix(events, target[1], speed)
+        return await _send_ws(events, url, speed, token, timeout)
+    return await _send_unix(events, target[1], speed, timeout)
 
 
 class _Pacer:
@@ -243,22 +250,28 @@ class _Pacer:
             await asyncio.sleep(delay)
 
 
-async def _send_ws(events: Iterable[tuple[int, dict]], url: str, speed: float, token: str | None) -> int:
+async def _send_ws(events: Iterable[tuple[int, dict]], url: str, speed: float, token: str | None,
+                   timeout: float) -> int:
     from websockets.asyncio.client import connect
 
     pacer = _Pacer(speed)
     sent = 0
     headers = {"Authorization": f"Bearer {token}"} if token else None
-    async with connect(url, max_size=None, compression=None, open_timeout=10, additional_headers=headers) as ws:
+    async with connect(url, max_size=MAX_INCOMING, compression=None, open_timeout=timeout, close_timeout=timeout,
+                       additional_headers=headers) as ws:
         for ts, event in events:
             await pacer.wait(ts)
-            await ws.send(dumps(event), text=True)
+            try:
+                await asyncio.wait_for(ws.send(dumps(event), text=True), timeout)
+            except asyncio.TimeoutError:
+                ws.transport.abort()  # (a close handshake would wait on the same full buffer)
+                raise TimeoutError(f"the monitor took no event for {timeout:g}s (it stopped reading)") from None
             sent += 1
     return sent
 
 
-async def _send_unix(events: Iterable[tuple[int, dict]], path: str, speed: float) -> int:
-    _, writer = await asyncio.open_unix_connection(path)
+async def _send_unix(events: Iterable[tuple[int, dict]], path: str, speed: float, timeout: float) -> int:
+    _, writer = await asyncio.wait_for(asyncio.open_unix_connection(path), timeout)
     pacer = _Pacer(speed)
     sent = 0
     try:
@@ -267,8 +280,8 @@ async def _send_unix(events: Iterable[tuple[int, dict]], path: str, speed: float
             writer.write(dumps(event) + b"\n")
             sent += 1
             if speed or writer.transport.get_write_buffer_size() > 1 << 20:
-                await writer.drain()
-        await writer.drain()
+                await _drained(writer, timeout)
+        await _drained(writer, timeout)
     finally:
         writer.close()
         try:
@@ -276,3 +289,13 @@ async def _send_unix(events: Iterable[tuple[int, dict]], path: str, speed: float
         except OSError:
             pass
     return sent
+
+
+async def _drained(writer: asyncio.StreamWriter, timeout: float) -> None:
+    """Wait until the listener took what was written, at most `timeout` seconds (one that stops reading ends the
+    replay, instead of holding it for good)."""
+    try:
+        await asyncio.wait_for(writer.drain(), timeout)
+    except asyncio.TimeoutError:
+        writer.transport.abort()
+        raise TimeoutError(f"the monitor took no event for {timeout:g}s (it stopped reading)") from None

@@ -4,8 +4,9 @@ monitor's own `--listen` uses; `otlps://` and `otlp+https://` are the same over 
 Phoenix Cloud, Grafana Cloud), verified against the system's certificate authorities.
 
 gRPC is one unary call to `opentelemetry.proto.collector.trace.v1.TraceService/Export` with the request's bytes as
-they are (no generated stubs: the method path and raw bytes are all the wire needs); HTTP is urllib. Both send
-`authorization: Bearer TOKEN` when a token is given, both time out. Every failure (refused, unreachable, timed out,
+they are (no generated stubs: the method path and raw bytes are all the wire needs); HTTP is http.client, one
+POST per body, never following a redirect (it would carry the credentials elsewhere). Both send
+`authorization: Bearer TOKEN` when a token is given; the timeout bounds each request as a whole. Every failure (refused, unreachable, timed out,
 an error status, a rejection in the answer's partial_success) is a SendError with one line that says what happened:
 the command prints it and exits 1, never a traceback.
 """
@@ -134,31 +135,85 @@ def _send_grpc(endpoint: Endpoint, bodies: list[bytes], pairs: list[tuple[str, s
 
 
 def _send_http(endpoint: Endpoint, bodies: list[bytes], pairs: list[tuple[str, str]], timeout: float) -> int:
-    import socket
-    import urllib.error
-    import urllib.request
-
-    url = f"{'https' if endpoint.tls else 'http'}://{endpoint.target}{endpoint.path}"
+    """POST each body. A redirect is never followed (it would carry the credentials to wherever it points, and
+    urllib would turn a 302 into a GET and call that a success): it fails the export, saying where it pointed."""
     headers = {"Content-Type": "application/x-protobuf", "Accept": "application/x-protobuf"}
     for name, value in pairs:
-        headers[name.title()] = value  # (urllib capitalises names its own way; servers read them case-blind)
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # the endpoint named, not a proxy
+        headers[name.title()] = value  # (servers read names case-blind)
     rejected = 0
     for body in bodies:
-        request = urllib.request.Request(url, data=body, headers=headers, method="POST")
-        try:
-            with opener.open(request, timeout=timeout) as answer:
-                data = answer.read(MAX_MESSAGE)
-                kind = answer.headers.get("Content-Type", "")
-        except urllib.error.HTTPError as exc:
-            raise SendError(f"{endpoint.url} refused the export: HTTP {exc.code} {exc.reason}") from None
-        except urllib.error.URLError as exc:
-            reason = exc.reason.strerror if isinstance(exc.reason, OSError) and exc.reason.strerror else exc.reason
-            raise SendError(f"cannot reach {endpoint.url}: {reason}") from None
-        except (socket.timeout, TimeoutError):
-            raise SendError(f"{endpoint.url} did not answer within {timeout:g}s") from None
-        except OSError as exc:
-            raise SendError(f"cannot reach {endpoint.url}: {exc.strerror or exc}") from None
+        status, reason, kind, location, data = _post(endpoint, body, headers, timeout)
+        if 300 <= status < 400:
+            where = f" to {location[:200]}" if location else ""
+            raise SendError(f"{endpoint.url} answered HTTP {status} (a redirect{where}): not followed, nothing was "
+                            "delivered (credentials are never sent on; give --to the address it names if you trust it)")
+        if not 200 <= status < 300:
+            raise SendError(f"{endpoint.url} refused the export: HTTP {status} {reason[:200]}")
         if "protobuf" in kind:
             rejected += _rejected(data)
     return rejected
+
+
+def _post(endpoint: Endpoint, body: bytes, headers: dict[str, str], timeout: float
+          ) -> tuple[int, str, str, str, bytes]:
+    """(status, reason, Content-Type, Location, body of at most MAX_MESSAGE bytes) of one POST, within `timeout`
+    seconds in all: a socket timeout bounds each read, not a server that sends one byte per second, so a timer
+    shuts the socket down at the deadline. http.client caps a header line (64 KiB) and the headers (100)."""
+    import http.client
+    import socket
+    import ssl
+    import threading
+    import time
+
+    deadline = time.monotonic() + timeout
+    conn = (http.client.HTTPSConnection(endpoint.host, endpoint.port, timeout=timeout,
+                                        context=ssl.create_default_context()) if endpoint.tls
+            else http.client.HTTPConnection(endpoint.host, endpoint.port, timeout=timeout))
+    finished = threading.Event()
+    timer = threading.Timer(timeout, _cut, (conn, finished))  # (from before connecting: a TLS handshake too)
+    timer.daemon = True
+    timer.start()
+    try:
+        conn.request("POST", endpoint.path, body=body, headers=headers)
+        answer = conn.getresponse()
+        data = answer.read(MAX_MESSAGE)
+        return (answer.status, str(answer.reason), answer.getheader("Content-Type") or "",
+                answer.getheader("Location") or "", data)
+    except (OSError, http.client.HTTPException, ValueError) as exc:
+        if time.monotonic() >= deadline or isinstance(exc, (socket.timeout, TimeoutError)):
+            raise SendError(f"{endpoint.url} did not answer within {timeout:g}s") from None
+        raise SendError(_http_failure(endpoint, exc)) from None
+    finally:
+        finished.set()
+        timer.cancel()
+        conn.close()
+
+
+def _cut(conn, finished) -> None:
+    """The deadline: wake the read blocked on the connection's socket (it then sees the end of the stream); while
+    the connection has no socket yet, connecting is bounded by its own timeout, and the socket is cut once made."""
+    import socket
+
+    while not finished.is_set():
+        sock = conn.sock
+        if sock is not None:
+            try:
+                socket.socket.shutdown(sock, socket.SHUT_RDWR)  # (the plain socket's: TLS would say goodbye first)
+            except OSError:
+                pass
+            return
+        finished.wait(0.05)
+
+
+def _http_failure(endpoint: Endpoint, exc: BaseException) -> str:
+    """One line for an HTTP exchange that failed (the command makes it inert: the server's bytes may be hostile)."""
+    import http.client
+
+    if isinstance(exc, http.client.RemoteDisconnected):
+        return f"{endpoint.url} closed the connection without an answer"
+    if isinstance(exc, http.client.BadStatusLine):
+        return f"{endpoint.url} did not answer in HTTP (its first line: {str(exc)[:80]})"
+    if isinstance(exc, http.client.HTTPException):
+        return f"{endpoint.url} sent an answer that cannot be read ({type(exc).__name__}: {str(exc)[:120]})"
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)[:200]
+    return f"cannot reach {endpoint.url}: {reason}"

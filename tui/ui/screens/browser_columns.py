@@ -137,9 +137,14 @@ def _cell(row: SessionRow, key: str, known: bool, status: str, now_s: float) -> 
         cost = Text(fmt_cost(row.cost or 0.0) if row.cost is not None else "-", justify="right")
         if row.mismatch:
             cost.append("!", style="bold red")
+        if row.suspect:  # absurd numbers in the file, clamped (tui.catalog.absurd)
+            cost.append("?", style="bold yellow")
         return cost
     if key == "tokens":
-        return Text(fmt_tokens(row.tokens) if row.tokens is not None else "-", justify="right")
+        tokens = Text(fmt_tokens(row.tokens) if row.tokens is not None else "-", justify="right")
+        if row.suspect:
+            tokens.append("?", style="bold yellow")
+        return tokens
     if key == "turns":
         return Text(str(row.turns) if row.turns is not None else "-", justify="right")
     if key == "agent":

@@ -117,7 +117,8 @@ class BrowserIndex:
                 st = os.stat(record["path"])
             except OSError:
                 continue  # gone: the listing drops its index row
-            if (st.st_size, st.st_mtime_ns, st.st_ino) != (record["size"], record["mtime_ns"], record["inode"]):
+            if (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) != (record["size"], record["mtime_ns"],
+                                                                           record["inode"], record["ctime_ns"]):
                 continue  # changed: the listing shows it, the fill reads it
             rows.append(row_from_record(record, st.st_mtime))
         return rows, total

@@ -22,6 +22,8 @@ LEGEND: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         ("ERR / WRN", "how many error / warning logs a turn or op has"),
         ("!", "after a browser Cost: the stored totals disagree with the recomputed ones (the Totals panel "
               "says which, under ⚠)"),
+        ("?", "after a browser Cost or Tokens: the file holds absurd numbers (2^63 tokens, an infinite or negative "
+              "cost, a start in year 9999), clamped; `stats` lists such sessions as suspect"),
         ("⚠", "a warning in the Totals panel"),
     )),
     ("tree and paths", (
