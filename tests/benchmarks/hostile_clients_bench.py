@@ -1,4 +1,4 @@
-"""Hostile local clients against a listening monitor (issue 12): the numbers the README's Access section gives.
+"""Hostile local clients against a listening monitor (issue 12): tests/benchmarks/README.md, "Hostile input".
 
     python tests/benchmarks/hostile_clients_bench.py [--clients 40] [--guess-seconds 10]
 

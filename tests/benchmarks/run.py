@@ -4,8 +4,8 @@
     python tests/benchmarks/run.py --quick    # small sizes, few runs (~1 min)
 
 Generates its inputs with the project's generator, measures each thing as the median of several runs (with the
-spread), each next to its reference measured in the same run, prints a Markdown table (the README's
-Performance section) and writes everything to a JSON file. Sections: open, screen, browser, live, otlp, hostile,
+spread), each next to its reference measured in the same run, prints Markdown tables (those of
+tests/benchmarks/README.md) and writes everything to a JSON file. Sections: open, screen, browser, live, otlp, hostile,
 scaling, index, stats.
 
     python tests/benchmarks/run.py --sections open --quick   # the start-up rows: first screen of 20,000 ops
