@@ -21,32 +21,10 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 
-from tui.cli.load import fail, load_or_fail
+from tui.cli.load import SESSIONS_DIR_ENV, fail, load_or_fail, sessions_dir_problem
 from tui.inputs.sessions_dir import default_sessions_dir
 
 EXIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
-SESSIONS_DIR_ENV = "AI_AGENT_SESSIONS_DIR"
-
-
-def sessions_dir_problem(directory: Path, *, missing_ok: bool = True) -> str:
-    """Why the sessions directory cannot be browsed ("" when it can; a missing one is fine when missing_ok: the
-    default directory, for which the demo starts).
-
-    An unreadable directory is not an empty one: starting the demo would hide that the user's sessions are
-    there but cannot be read."""
-    try:
-        with os.scandir(directory) as it:
-            next(it, None)
-    except FileNotFoundError:
-        return "" if missing_ok else (f"{directory}: no such directory (the sessions directory to watch; leave out "
-                                      f"--sessions-dir and ${SESSIONS_DIR_ENV} for the built-in demo)")
-    except NotADirectoryError:
-        return f"{directory}: not a directory (--sessions-dir names the directory that holds the sessions)"
-    except PermissionError:
-        return f"{directory}: permission denied (the sessions directory cannot be listed by this user)"
-    except OSError as exc:
-        return f"{directory}: cannot list the sessions directory: {exc.strerror or exc}"
-    return ""
 
 
 def has_sessions(directory: Path) -> bool:
