@@ -50,6 +50,7 @@ class MonitorApp(IdleCollector, App):
         Binding("q", "close_view", "Quit"),  # closes the view on top; quits from the first screen
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),  # (ctrl+q too: Textual's own binding)
         Binding("question_mark", "help", "Help", key_display="?"),
+        Binding("ctrl+z", "suspend_process", "Suspend to the shell (fg comes back)", show=False),
     ]
 
     def __init__(self, *, sessions_dir: Path | None = None, document: Document | None = None,

@@ -39,7 +39,9 @@ from tui.catalog.session_row import (
 from tui.catalog.scan import scan
 from tui.inputs.paths import safe_resolve
 from tui.ui.messages import CompareSessions, LiveRootsForgotten, OpenSession
+from tui.ui.clipboard import copy_notice
 from tui.ui.screens.browser_columns import Column, layout, row_cells
+from tui.ui.screens.browser_details import details_line, file_path
 from tui.ui.screens.browser_forgotten import ForgottenLiveRows
 from tui.ui.screens.browser_index import BrowserIndex, progress_line
 from tui.ui.textual_compat import UnmeasuredRowsTable
@@ -89,6 +91,7 @@ class BrowserScreen(Screen):
         Binding("escape", "clear_filter", "Clear filter", show=False),
         Binding("t", "stats", "Stats"),
         Binding("F", "search_sessions", "Search all sessions", key_display="F", show=False),
+        Binding("y", "copy_path", "Copy the session file's path", show=False),
     ]
 
     def __init__(self, sessions_dir: Path | None, live_summary: Callable[[], str] | None = None, *,
@@ -141,6 +144,7 @@ class BrowserScreen(Screen):
         # Until the cursor is moved off the first row, re-sorts keep it there: while rows fill and re-sort it stays
         # on the top session instead of following whichever row happened to be listed first
         self._cursor_moved = False
+        self._details_shown: str | None = None  # the details line as last drawn (_update_details)
 
     # ----------------------------------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -149,6 +153,7 @@ class BrowserScreen(Screen):
         yield Static(id="browser-summary")
         yield SessionTable(id="browser-table", cursor_type="row", zebra_stripes=True)
         yield Static(id="browser-note")
+        yield Static(id="browser-details")
         yield Footer()
 
     @property
@@ -489,6 +494,7 @@ class BrowserScreen(Screen):
             self._limit = start + PAGE
             self._add_rows(self._view[start: self._limit])
             self.update_header()
+        self._update_details()
 
     def update_header(self) -> None:
         where = printable(str(self.sessions_dir)) if self.sessions_dir is not None else "no sessions directory"
@@ -521,6 +527,15 @@ class BrowserScreen(Screen):
         self.query_one("#browser-header", Static).update(header)
         self._update_summary()
         self._update_note()
+        self._update_details()
+
+    def _update_details(self) -> None:
+        """The highlighted session's full id and path (browser_details), redrawn only when they change."""
+        key = self._cursor_key()
+        line = details_line(self._rows.get(key) if key is not None else None)
+        if line.plain != self._details_shown:
+            self._details_shown = line.plain
+            self.query_one("#browser-details", Static).update(line)
 
     def _update_summary(self) -> None:
         """The summary line of the rows that pass the filter (kept as rows change, see _apply_filled)."""
@@ -713,6 +728,17 @@ class BrowserScreen(Screen):
             if changed is not None and changed in self._shown_set and changed in self._rows:
                 self._update_cells(self._rows[changed])
         self._update_note()
+
+    def action_copy_path(self) -> None:
+        """`y`: the highlighted session's file path to the clipboard (OSC 52), for a shell command."""
+        key = self._cursor_key()
+        path = file_path(self._rows.get(key) if key is not None else None)
+        if path is None:
+            self.notify("no file to copy: " + ("a live session comes from an event stream" if key else "no session"),
+                        severity="warning")
+            return
+        self.app.copy_to_clipboard(path)
+        self.notify(copy_notice(f"copied the path {path}"), markup=False)
 
     def action_diff_marked(self) -> None:
         key = self._cursor_key()
