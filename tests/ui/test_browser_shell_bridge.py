@@ -31,7 +31,7 @@ async def test_details_line_and_y_copy_the_highlighted_path(sessions):
         assert isinstance(screen, BrowserScreen)
         await settle(pilot, screen)
         first = details(screen)
-        assert first.startswith("id ")
+        assert first.startswith(str(sessions)) and "  ·  id " in first
         await pilot.press("down")
         await pilot.pause()
         second = details(screen)

@@ -10,10 +10,7 @@ import sys
 from tui import __version__
 from tui.cli.dump import dump_parser, run_dump
 from tui.cli.load import PROG, add_max_bytes, set_max_bytes
-
-# the browser's columns a sort can name (tui.catalog.session_row.sort_value)
-SORT_COLUMNS = ("started", "agent", "title", "status", "id", "model", "age", "duration", "turns", "tokens", "cost",
-                "events")
+from tui.ui.screens.browser_sort import SORT_HELP, parse_sort
 
 
 def app_parser() -> argparse.ArgumentParser:
@@ -65,9 +62,7 @@ def app_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-index", action="store_true",
                    help="run without the sessions index (a cache in $XDG_CACHE_HOME/aiagent-monitor/): every start "
                         "reads every file again")
-    p.add_argument("--sort", metavar="COLUMN", type=_sort_column,
-                   help=f"the browser's sort column: {', '.join(SORT_COLUMNS)} (numbers sort highest first, text "
-                        "A to Z; a leading - reverses it, e.g. -cost)")
+    p.add_argument("--sort", metavar="COLUMN", type=_sort_column, help=f"the browser's sort: {SORT_HELP}")
     p.add_argument("--filter", metavar="EXPR",
                    help="the browser's filter, in the language of its / box (e.g. 'status:failed since:1d')")
     p.add_argument("--config", metavar="PATH",
@@ -78,8 +73,8 @@ def app_parser() -> argparse.ArgumentParser:
 
 
 def _sort_column(text: str) -> str:
-    if text.lstrip("-+") not in SORT_COLUMNS:
-        raise argparse.ArgumentTypeError(f"{text!r}: not a column (one of {', '.join(SORT_COLUMNS)})")
+    if parse_sort(text) is None:
+        raise argparse.ArgumentTypeError(f"{text!r}: not a sort ({SORT_HELP})")
     return text
 
 

@@ -128,7 +128,8 @@ def build_app(args: argparse.Namespace, *, watch: bool = True, on_exit: Callable
         raise_fd_limit()  # one descriptor per producer: hundreds may connect at once
     app = MonitorApp(sessions_dir=sessions_dir, document=document, op_path=args.op, demo_note=demo_note,
                      demo_for=demo_for, listen_urls=args.listen, connect_urls=args.connect, token=token,
-                     allow_remote=args.allow_remote, watch=watch,
+                     allow_remote=args.allow_remote, watch=watch, sort=getattr(args, "sort", None),
+                     filter_text=getattr(args, "filter", None),
                      allow_origins=getattr(args, "allow_origin", []))
     return app
 

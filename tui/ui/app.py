@@ -56,9 +56,11 @@ class MonitorApp(IdleCollector, App):
     def __init__(self, *, sessions_dir: Path | None = None, document: Document | None = None,
                  op_path: str | None = None, demo_note: str = "", listen_urls: list[str] | None = None,
                  connect_urls: list[str] | None = None, watch: bool = True, token: str | None = None,
-                 demo_for: Path | None = None,
+                 demo_for: Path | None = None, sort: str | None = None, filter_text: str | None = None,
                  allow_remote: bool = False, allow_origins: list[str] | None = None) -> None:
         super().__init__()
+        self.browser_sort = sort  # the browser's first sort and filter (--sort, --filter)
+        self.browser_filter = filter_text
         self.sessions_dir = sessions_dir
         self.initial_document = document
         self.initial_op = op_path
@@ -102,7 +104,8 @@ class MonitorApp(IdleCollector, App):
             from tui.ui.screens.browser import BrowserScreen
 
             self.push_screen(BrowserScreen(self.sessions_dir, live_summary=self.live.summary,
-                                           demo_for=self.demo_for))
+                                           demo_for=self.demo_for, sort=self.browser_sort,
+                                           filter_text=self.browser_filter))
             watched, opened = self.sessions_dir, ()
         if self.watch_files and watched is not None and watched.is_dir():
             def start_watch() -> None:

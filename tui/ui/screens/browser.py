@@ -42,6 +42,7 @@ from tui.ui.messages import CompareSessions, LiveRootsForgotten, OpenSession
 from tui.ui.clipboard import copy_notice
 from tui.ui.screens.browser_columns import Column, layout, row_cells
 from tui.ui.screens.browser_details import details_line, file_path
+from tui.ui.screens.browser_sort import TEXT_SORTS, parse_sort
 from tui.ui.screens.browser_forgotten import ForgottenLiveRows
 from tui.ui.screens.browser_index import BrowserIndex, progress_line
 from tui.ui.textual_compat import UnmeasuredRowsTable
@@ -55,7 +56,6 @@ VIEW_REFRESH_S = 1.0  # at most this often, re-sort/re-filter because loaded row
 FREEZE_ROWS = 10_000  # filled rows moved out of the collector's reach in batches of this many
 AGE_REFRESH_S = 1.0  # how often the Age and Status cells of the rows on screen are brought up to date
 SORT_CYCLE = ("started", "agent", "status", "duration", "tokens", "cost", "model", "age")
-TEXT_SORTS = {"agent", "title", "status", "id", "model", "age"}  # these sort ascending first; the numbers descending
 
 
 class SessionTable(TableMotion, UnmeasuredRowsTable):
@@ -95,8 +95,11 @@ class BrowserScreen(Screen):
     ]
 
     def __init__(self, sessions_dir: Path | None, live_summary: Callable[[], str] | None = None, *,
-                 stale_after_s: float | None = None, demo_for: Path | None = None) -> None:
+                 stale_after_s: float | None = None, demo_for: Path | None = None, sort: str | None = None,
+                 filter_text: str | None = None) -> None:
         super().__init__()
+        self.initial_sort = sort  # --sort (COLUMN, -COLUMN, COLUMN:asc|desc): applied at mount
+        self.initial_filter = filter_text  # --filter: as if typed in the / box
         self.sessions_dir = Path(sessions_dir) if sessions_dir is not None else None
         self.live_summary = live_summary  # one line on the event streams for the header ("" when none)
         # a running session silent for this long shows as stale (tui.catalog.liveness; --stale-after)
@@ -161,6 +164,12 @@ class BrowserScreen(Screen):
         return self.query_one("#browser-table", SessionTable)
 
     def on_mount(self) -> None:
+        parsed = parse_sort(self.initial_sort) if self.initial_sort else None
+        if parsed is not None:
+            self._sort, self._desc = parsed
+        if self.initial_filter:
+            self.query_one(FilterInput).value = self.initial_filter
+            self._filter = RowFilter.parse(self.initial_filter, now_s=self.clock(), stale_after_s=self.stale_after_s)
         self._setup_columns()
         self.table.focus()
         self.set_interval(FLUSH_S, self._tick)
@@ -703,6 +712,16 @@ class BrowserScreen(Screen):
             desc = not self._desc if column == self._sort else column not in TEXT_SORTS
         self._sort, self._desc = column, desc
         self._refresh_view(columns=True)  # the arrow moves to the sorted column's header
+        self.cursor_to_top()
+
+    def cursor_to_top(self) -> None:
+        """A new sort shows its top: the cursor on the first row, the table scrolled there (re-sorts that follow,
+        rows filling in, keep it on the first row until it is moved: _cursor_moved)."""
+        table = self.table
+        self._cursor_moved = False
+        if table.row_count:
+            table.move_cursor(row=0, scroll=False)
+        self.call_after_refresh(table.scroll_to, y=0, animate=False)
 
     def action_cycle_sort(self) -> None:
         i = SORT_CYCLE.index(self._sort) + 1 if self._sort in SORT_CYCLE else 0

@@ -11,15 +11,14 @@ from tui.model.fields import printable
 
 
 def details_line(row: SessionRow | None) -> Text:
-    """`id <full id> · <path>` (one line, cut with … at the end when the terminal is narrower)."""
+    """`<path> · id <full id>` (one line, cut with … at the end when the terminal is narrower)."""
     if row is None:
         return Text("")
     where = "live event stream (no file)" if row.key.startswith(LIVE_PREFIX) else printable(str(row.path))
     line = Text(no_wrap=True, overflow="ellipsis")
-    line.append("id ", style="dim")
+    line.append(where)  # first: what `y` copies, and its file name usually holds the id (80 columns hold both)
+    line.append("  ·  id ", style="dim")
     line.append(printable(row.session_id), style="bold")
-    line.append("  ·  ", style="dim")
-    line.append(where)
     return line
 
 
