@@ -133,6 +133,15 @@ def main(argv: list[str] | None = None) -> int:
         return gen_main(argv[1:])
     args = app_parser().parse_args(argv)
     set_max_bytes(args.max_bytes)
+    from tui.cli.config import ConfigError, load_config
+    from tui.cli.load import fail
+
+    try:
+        args.settings = load_config(args.config)
+    except ConfigError as exc:
+        return fail(str(exc))
+    if args.stale_after is None:
+        args.stale_after = args.settings.stale_after
     if args.stale_after is not None:
         from tui.catalog.liveness import set_stale_after
 

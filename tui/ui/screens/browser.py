@@ -81,25 +81,31 @@ def watching_line(sessions_dir: Path) -> str:
 class BrowserScreen(Screen):
     CSS_PATH = "browser.tcss"
     BINDINGS = [
-        Binding("slash", "focus_filter", "Filter", key_display="/"),
-        Binding("ctrl+f", "focus_filter", "Filter", show=False),
-        Binding("s", "cycle_sort", "Sort"),
-        Binding("S", "reverse_sort", "Reverse"),
-        Binding("r", "rescan", "Rescan"),
-        Binding("m", "mark", "Mark to compare", show=False),
-        Binding("d", "diff_marked", "Compare marked with selected", show=False),
-        Binding("escape", "clear_filter", "Clear filter", show=False),
-        Binding("t", "stats", "Stats"),
-        Binding("F", "search_sessions", "Search all sessions", key_display="F", show=False),
-        Binding("y", "copy_path", "Copy the session file's path", show=False),
+        Binding("slash", "focus_filter", "Filter", key_display="/", id="browser.focus_filter"),
+        Binding("ctrl+f", "focus_filter", "Filter", show=False, id="browser.focus_filter_ctrl_f"),
+        Binding("s", "cycle_sort", "Sort", id="browser.cycle_sort"),
+        Binding("S", "reverse_sort", "Reverse", id="browser.reverse_sort"),
+        Binding("r", "rescan", "Rescan", id="browser.rescan"),
+        Binding("m", "mark", "Mark to compare", show=False, id="browser.mark"),
+        Binding("d", "diff_marked", "Compare marked with selected", show=False, id="browser.diff_marked"),
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="browser.clear_filter"),
+        Binding("t", "stats", "Stats", id="browser.stats"),
+        Binding("F", "search_sessions", "Search all sessions", key_display="F", show=False,
+                id="browser.search_sessions"),
+        Binding("y", "copy_path", "Copy the session file's path", show=False, id="browser.copy_path"),
     ]
 
     def __init__(self, sessions_dir: Path | None, live_summary: Callable[[], str] | None = None, *,
                  stale_after_s: float | None = None, demo_for: Path | None = None, sort: str | None = None,
-                 filter_text: str | None = None) -> None:
+                 filter_text: str | None = None, cursor: str | None = None, stats_range: str | None = None) -> None:
         super().__init__()
         self.initial_sort = sort  # --sort (COLUMN, -COLUMN, COLUMN:asc|desc): applied at mount
         self.initial_filter = filter_text  # --filter: as if typed in the / box
+        self.filter_text = filter_text or ""  # the filter applied now (kept with the place: tui.ui.place)
+        self.stats_range = stats_range  # the Stats screen's range (the config file's stats_range)
+        # the kept place's session: the cursor goes there once its row is in the table (unless moved before)
+        self._restore_key = cursor
+        self.cursor_key: str | None = None  # the highlighted session's key, as last seen (kept with the place)
         self.sessions_dir = Path(sessions_dir) if sessions_dir is not None else None
         self.live_summary = live_summary  # one line on the event streams for the header ("" when none)
         # a running session silent for this long shows as stale (tui.catalog.liveness; --stale-after)
@@ -456,6 +462,9 @@ class BrowserScreen(Screen):
         if columns:
             self._setup_columns()
         self._view = self._compute_view(listing_order)
+        if self._restore_key is not None and not self._cursor_moved and self._restore_key in self._view[: self._limit]:
+            cursor_key, self._cursor_moved = self._restore_key, True  # the kept place (tui.ui.place)
+            self._restore_key = None
         self._view_stale = False
         self._since_view_refresh = 0.0
         self._limit = max(PAGE, self._limit)  # the window never grows here: 100k rows would take seconds
@@ -498,6 +507,9 @@ class BrowserScreen(Screen):
     def _maybe_extend(self, event: DataTable.RowHighlighted) -> None:
         table = self.table
         self._cursor_moved = self._cursor_moved or event.cursor_row > 0  # (re-sorts place it on row 0 until then)
+        self.cursor_key = self._cursor_key()
+        if self._cursor_moved:
+            self._restore_key = None  # moved by hand before the kept row came: the hand wins
         if table.row_count and table.cursor_row >= table.row_count - 1 and len(self._view) > len(self._shown):
             start = len(self._shown)
             self._limit = start + PAGE
@@ -666,7 +678,7 @@ class BrowserScreen(Screen):
         """Stats across the directory's sessions (tui.ui.screens.stats); Enter there comes back filtered."""
         from tui.ui.screens.stats import StatsScreen
 
-        self.app.push_screen(StatsScreen(self.sessions_dir), self.set_filter)
+        self.app.push_screen(StatsScreen(self.sessions_dir, range_name=self.stats_range), self.set_filter)
 
     def action_search_sessions(self) -> None:
         from tui.ui.screens.search import SearchScreen
@@ -696,6 +708,7 @@ class BrowserScreen(Screen):
         self._filter_timer = self.set_timer(0.15, lambda: self._apply_filter(event.value))
 
     def _apply_filter(self, value: str) -> None:
+        self.filter_text = value
         wanted = RowFilter.parse(value, now_s=self.clock(), stale_after_s=self.stale_after_s)
         if (wanted.words, wanted.terms) != (self._filter.words, self._filter.terms):
             self._filter = wanted
@@ -706,6 +719,16 @@ class BrowserScreen(Screen):
     def _filter_submitted(self, event: Input.Submitted) -> None:
         self._apply_filter(event.value)
         self.table.focus()
+
+    @property
+    def sort_spec(self) -> str:
+        """The sort as --sort names it (`cost:desc`): kept with the place."""
+        return f"{self._sort}:{'desc' if self._desc else 'asc'}"
+
+    def on_unmount(self) -> None:
+        keep = getattr(self.app, "keep_place", None)  # (MonitorApp: the browser's place, kept for next time)
+        if keep is not None:
+            keep(self)
 
     def set_sort(self, column: str, desc: bool | None = None) -> None:
         if desc is None:

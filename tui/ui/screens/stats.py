@@ -57,15 +57,15 @@ def filter_term(name: str, value: str) -> str:
 class StatsScreen(Screen):
     CSS_PATH = "stats.tcss"
     BINDINGS = [
-        Binding("1", "range('1d')", "1d"),
-        Binding("7", "range('7d')", "7d"),
-        Binding("3", "range('30d')", "30d"),
-        Binding("a", "range('all')", "All"),
-        Binding("c", "toggle_accounting", "Acct cost"),
-        Binding("r", "refresh", "Refresh"),
-        Binding("escape", "close", "Back", show=False),
-        Binding("question_mark", "app.help", "Help", key_display="?"),
-        Binding("q", "close", "Back"),
+        Binding("1", "range('1d')", "1d", id="stats.range_1d"),
+        Binding("7", "range('7d')", "7d", id="stats.range_7d"),
+        Binding("3", "range('30d')", "30d", id="stats.range_30d"),
+        Binding("a", "range('all')", "All", id="stats.range_all"),
+        Binding("c", "toggle_accounting", "Acct cost", id="stats.toggle_accounting"),
+        Binding("r", "refresh", "Refresh", id="stats.refresh"),
+        Binding("escape", "close", "Back", show=False, id="stats.close"),
+        Binding("question_mark", "app.help", "Help", key_display="?", id="stats.help"),
+        Binding("q", "close", "Back", id="stats.close_q"),
     ]
 
     def __init__(self, sessions_dir: Path | None, *, range_name: str | None = None,
