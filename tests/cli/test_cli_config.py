@@ -59,7 +59,7 @@ def test_config_option_names_a_file_that_must_exist(tmp_path):
 
 
 def test_a_good_config_gets_past_it(tmp_path):
-    write_config(tmp_path, b'theme = "nord"\nsort = "cost"\nfilter = "since:7d"\nstale_after = "20m"\n'
-                           b'stats_range = "30d"\n[keys]\n"browser.cycle_sort" = "o"\n')
-    result = run(tmp_path)  # the missing sessions directory is the next thing said
+    path = write_config(tmp_path, b'theme = "nord"\nsort = "cost"\nfilter = "since:7d"\nstale_after = "20m"\n'
+                                  b'stats_range = "30d"\n[keys]\n"browser.cycle_sort" = "o"\n')
+    result = run(tmp_path, "--config", str(path))  # the missing sessions directory is the next thing said
     assert result.returncode == 2 and "no such directory" in result.stderr.decode()
