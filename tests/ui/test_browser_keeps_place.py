@@ -71,11 +71,13 @@ async def test_command_line_then_place_then_config(tmp_path):
         await pilot.press("o")  # the configured key: tokens -> cost
         await pilot.pause()
         assert "sorted by cost ↓" in header(screen)
+    config = config.replace("nord", "dracula")  # a theme never chosen in the app: the config's, as it is now
     app = app_for(sessions, "--filter", "", config=config)  # the kept sort; the command line's (empty) filter
     async with app.run_test(size=(160, 48)) as pilot:
         screen = app.screen
         await settle(pilot, screen)
         assert "sorted by cost ↓" in header(screen) and len(ids(screen)) == 10
+        assert app.theme == "dracula"
 
 
 async def test_a_planted_link_is_replaced_not_followed(tmp_path):

@@ -81,6 +81,8 @@ class MonitorApp(IdleCollector, App):
         # Keep the browser's place and the theme per sessions directory (tui.ui.place): the command line does; an
         # app built in a test does only when asked (two apps on one directory would otherwise share a place).
         self.keep_places = keep_place
+        self.kept_theme: str | None = None  # the theme the kept place named, and the one this run started with
+        self.start_theme: str | None = None
         if self.settings.keys:
             self.set_keymap(self.settings.keys)
         self.sessions_dir = sessions_dir
@@ -166,6 +168,9 @@ class MonitorApp(IdleCollector, App):
         theme = place.theme or self.settings.theme
         if theme and theme in self.available_themes:
             self.theme = theme
+        # a theme is kept only once chosen here (ctrl+p): else the config file's theme, changed later, would lose
+        # to the one this run merely started with
+        self.kept_theme, self.start_theme = place.theme, self.theme
         sort = self.browser_sort or place.sort or self.settings.sort
         text = self.browser_filter
         if text is None:
@@ -181,7 +186,7 @@ class MonitorApp(IdleCollector, App):
 
         save_place(browser.sessions_dir if self.demo_for is None else None,
                    Place(sort=browser.sort_spec, filter=browser.filter_text, cursor=browser.cursor_key,
-                         theme=self.theme))
+                         theme=self.theme if self.theme != self.start_theme else self.kept_theme))
 
     async def _stream(self, url: str, runner) -> None:
         """Run a listener or subscriber; a failure to listen (address in use, a live socket) is shown, not lost."""
