@@ -32,6 +32,7 @@ def test_payload_prints_the_messages_of_an_llm_call():
     lines = result.stdout.decode().splitlines()
     assert lines[0].startswith("OpenAI Chat Completions request + response · model fake-chat")
     assert "Answer me." in lines
+    assert not any("Enter collapses" in line for line in lines)  # the screen's key hint is not printed
 
 
 def test_payload_side_source_and_view():

@@ -12,6 +12,7 @@ from tui.cli.load import PROG as MONITOR
 from tui.cli.load import add_max_bytes, add_sessions_dir, fail, load_or_fail, stdout_gone
 
 PROG = f"{MONITOR} payload"
+EXPANDED_HINT = " · Enter collapses"  # (tui.payloads.messages: the payload screen's key, not a shell's)
 VIEWS = ("messages", "text", "json", "events", "headers", "raw", "hex")
 
 
@@ -107,8 +108,11 @@ def decoded_lines(captures: list, index: int, sessions_dir, view: str | None) ->
                     other = None
             request, response = (decoded, other) if capture.side == "request" else (other, decoded)
             conv = conversation_of(request, response)
-            if conv is not None:
-                views = {"messages": conversation_lines(conv, expand_system=True).lines, **views}
+            if conv is not None:  # the system prompt in full, its heading without the screen's key hint
+                laid = conversation_lines(conv, expand_system=True)
+                lines = [line.removesuffix(EXPANDED_HINT) if i in laid.heads else line
+                         for i, line in enumerate(laid.lines)]
+                views = {"messages": lines, **views}
     except PayloadError as exc:
         return [], [], str(exc) or "payload cannot be read"
     except MemoryError:
