@@ -10,10 +10,13 @@ import pytest
 
 @pytest.fixture(autouse=True, scope="session")
 def _cache_out_of_the_users_home(tmp_path_factory):
-    before = os.environ.get("XDG_CACHE_HOME")
+    """(and $XDG_CONFIG_HOME: the user's config.toml, tui.cli.config, must not change what a test sees)"""
+    before = {name: os.environ.get(name) for name in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME")}
     os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
+    os.environ["XDG_CONFIG_HOME"] = str(tmp_path_factory.mktemp("xdg-config"))
     yield
-    if before is None:
-        os.environ.pop("XDG_CACHE_HOME", None)
-    else:
-        os.environ["XDG_CACHE_HOME"] = before
+    for name, value in before.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value

@@ -9,8 +9,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 
 PROG = "aiagent-monitor"
+SESSIONS_DIR_ENV = "AI_AGENT_SESSIONS_DIR"
 
 
 def fail(message: str, prog: str = PROG, code: int = 2) -> int:
@@ -74,3 +76,31 @@ def set_max_bytes(max_bytes: int | None) -> None:
         from tui.inputs.files import set_document_limit
 
         set_document_limit(max_bytes)
+
+
+def sessions_dir_problem(directory: Path, *, missing_ok: bool = True) -> str:
+    """Why the sessions directory cannot be browsed ("" when it can; a missing one is fine when missing_ok: the
+    default directory, for which the demo starts).
+
+    An unreadable directory is not an empty one: starting the demo would hide that the user's sessions are
+    there but cannot be read."""
+    try:
+        with os.scandir(directory) as it:
+            next(it, None)
+    except FileNotFoundError:
+        return "" if missing_ok else (f"{directory}: no such directory (the sessions directory to watch; leave out "
+                                      f"--sessions-dir and ${SESSIONS_DIR_ENV} for the built-in demo)")
+    except NotADirectoryError:
+        return f"{directory}: not a directory (--sessions-dir names the directory that holds the sessions)"
+    except PermissionError:
+        return f"{directory}: permission denied (the sessions directory cannot be listed by this user)"
+    except OSError as exc:
+        return f"{directory}: cannot list the sessions directory: {exc.strerror or exc}"
+    return ""
+
+
+def directory_problem(directory: str) -> str:
+    """Why a command cannot read the sessions directory `directory` ("" when it can): one line, for fail()."""
+    if not os.path.lexists(directory):
+        return f"{directory}: no such directory"
+    return sessions_dir_problem(Path(directory), missing_ok=False)

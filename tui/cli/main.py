@@ -1,5 +1,5 @@
 """Command line: `aiagent-monitor [PATH]` runs the app (tui.cli.run); `dump`, `export`, `replay`, `generate`, `diff`,
-`stats` (one module each in tui/cli/) never import textual."""
+`stats`, `payload`, `search` (one module each in tui/cli/) never import textual."""
 
 from __future__ import annotations
 
@@ -7,8 +7,10 @@ import argparse
 import os
 import sys
 
+from tui import __version__
 from tui.cli.dump import dump_parser, run_dump
 from tui.cli.load import PROG, add_max_bytes, set_max_bytes
+from tui.ui.screens.browser_sort import SORT_HELP, parse_sort
 
 
 def app_parser() -> argparse.ArgumentParser:
@@ -24,6 +26,8 @@ def app_parser() -> argparse.ArgumentParser:
             f"  {PROG} generate DIR              write realistic demo sessions into DIR\n"
             f"  {PROG} diff A B [--json]         what changed between two sessions (ops, status, cost, tokens)\n"
             f"  {PROG} stats [--since 7d] [--by B] cost, tokens, failures across sessions (from the index)\n"
+            f"  {PROG} payload PATH --op OP      one op's captured request/response, decoded, on stdout\n"
+            f"  {PROG} search QUERY [--json]     the sessions whose text matches QUERY (from the index)\n"
             "\nWith no PATH the sessions browser opens on --sessions-dir (default: $AI_AGENT_SESSIONS_DIR or\n"
             "~/.ai-agent/sessions) and follows it, even empty. Only when neither was given and ~/.ai-agent/sessions\n"
             "is empty or missing does the built-in demo start (as --demo does)."
@@ -58,8 +62,20 @@ def app_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-index", action="store_true",
                    help="run without the sessions index (a cache in $XDG_CACHE_HOME/aiagent-monitor/): every start "
                         "reads every file again")
+    p.add_argument("--sort", metavar="COLUMN", type=_sort_column, help=f"the browser's sort: {SORT_HELP}")
+    p.add_argument("--filter", metavar="EXPR",
+                   help="the browser's filter, in the language of its / box (e.g. 'status:failed since:1d')")
+    p.add_argument("--config", metavar="PATH",
+                   help="the configuration file (default $XDG_CONFIG_HOME/aiagent-monitor/config.toml)")
+    p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     add_max_bytes(p)
     return p
+
+
+def _sort_column(text: str) -> str:
+    if parse_sort(text) is None:
+        raise argparse.ArgumentTypeError(f"{text!r}: not a sort ({SORT_HELP})")
+    return text
 
 
 def _exit_now(rc: int, from_command_line: bool) -> int:
@@ -106,12 +122,26 @@ def main(argv: list[str] | None = None) -> int:
         from tui.cli.stats import main as stats_main
 
         return stats_main(argv[1:])
+    if argv and argv[0] in ("payload", "search"):
+        from tui.cli import payload, search
+
+        command = payload.main if argv[0] == "payload" else search.main
+        return _exit_now(command(argv[1:]), from_command_line)
     if argv and argv[0] == "generate":
         from tui.cli.generate import main as gen_main
 
         return gen_main(argv[1:])
     args = app_parser().parse_args(argv)
     set_max_bytes(args.max_bytes)
+    from tui.cli.config import ConfigError, load_config
+    from tui.cli.load import fail
+
+    try:
+        args.settings = load_config(args.config)
+    except ConfigError as exc:
+        return fail(str(exc))
+    if args.stale_after is None:
+        args.stale_after = args.settings.stale_after
     if args.stale_after is not None:
         from tui.catalog.liveness import set_stale_after
 

@@ -21,32 +21,10 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 
-from tui.cli.load import fail, load_or_fail
+from tui.cli.load import SESSIONS_DIR_ENV, fail, load_or_fail, sessions_dir_problem
 from tui.inputs.sessions_dir import default_sessions_dir
 
 EXIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
-SESSIONS_DIR_ENV = "AI_AGENT_SESSIONS_DIR"
-
-
-def sessions_dir_problem(directory: Path, *, missing_ok: bool = True) -> str:
-    """Why the sessions directory cannot be browsed ("" when it can; a missing one is fine when missing_ok: the
-    default directory, for which the demo starts).
-
-    An unreadable directory is not an empty one: starting the demo would hide that the user's sessions are
-    there but cannot be read."""
-    try:
-        with os.scandir(directory) as it:
-            next(it, None)
-    except FileNotFoundError:
-        return "" if missing_ok else (f"{directory}: no such directory (the sessions directory to watch; leave out "
-                                      f"--sessions-dir and ${SESSIONS_DIR_ENV} for the built-in demo)")
-    except NotADirectoryError:
-        return f"{directory}: not a directory (--sessions-dir names the directory that holds the sessions)"
-    except PermissionError:
-        return f"{directory}: permission denied (the sessions directory cannot be listed by this user)"
-    except OSError as exc:
-        return f"{directory}: cannot list the sessions directory: {exc.strerror or exc}"
-    return ""
 
 
 def has_sessions(directory: Path) -> bool:
@@ -75,7 +53,7 @@ def chosen_sessions_dir(args: argparse.Namespace) -> tuple[Path, bool]:
 
 def run_app(args: argparse.Namespace) -> int:
     with ExitStack() as cleanup, _ExitOnSignals(cleanup) as signals:
-        app = build_app(args, on_exit=cleanup.callback)
+        app = build_app(args, on_exit=cleanup.callback, keep_place=True)
         if isinstance(app, int):
             return app
         signals.app = app
@@ -83,13 +61,19 @@ def run_app(args: argparse.Namespace) -> int:
         return app.return_code or 0
 
 
-def build_app(args: argparse.Namespace, *, watch: bool = True, on_exit: Callable | None = None):
+def build_app(args: argparse.Namespace, *, watch: bool = True, on_exit: Callable | None = None,
+              keep_place: bool = False):
     """The MonitorApp the command line asks for, or the exit code when it cannot start (the message printed).
 
-    on_exit(fn) is how the caller runs fn when the app is over (the demo's clean-up); by default at exit."""
+    on_exit(fn) is how the caller runs fn when the app is over (the demo's clean-up); by default at exit.
+    keep_place: restore and keep the browser's place per sessions directory (tui.ui.place)."""
     reading = None
     if args.path == "-" or (args.path is not None and os.path.isfile(args.path)):  # (a directory is Genkit's)
         reading = _InThread(_read_source(), args.path)
+    # (after the reading starts: the settings' check imports the app)
+    settings = _settings(getattr(args, "settings", None))
+    if isinstance(settings, int):
+        return settings
     sessions_dir, explicit = chosen_sessions_dir(args)
     streaming = bool(args.listen or args.connect)
     if args.path is None and not args.demo and not streaming:
@@ -150,9 +134,48 @@ def build_app(args: argparse.Namespace, *, watch: bool = True, on_exit: Callable
         raise_fd_limit()  # one descriptor per producer: hundreds may connect at once
     app = MonitorApp(sessions_dir=sessions_dir, document=document, op_path=args.op, demo_note=demo_note,
                      demo_for=demo_for, listen_urls=args.listen, connect_urls=args.connect, token=token,
-                     allow_remote=args.allow_remote, watch=watch,
+                     allow_remote=args.allow_remote, watch=watch, sort=getattr(args, "sort", None),
+                     filter_text=getattr(args, "filter", None), settings=settings, keep_place=keep_place,
                      allow_origins=getattr(args, "allow_origin", []))
     return app
+
+
+def _settings(config):
+    """The app's Settings from the config file (tui.cli.config), its theme and binding ids checked against the
+    app's (one line and exit 2 when the file names one that does not exist)."""
+    from tui.ui.app import Settings
+
+    if config is None:
+        return Settings()
+    where = f"{config.path}: " if config.path is not None else ""
+    if config.theme is not None:
+        from textual.theme import BUILTIN_THEMES  # (the app's available_themes, without building an app)
+
+        themes = sorted(BUILTIN_THEMES)
+        if config.theme not in themes:
+            return fail(f"{where}theme = {config.theme!r}: not a theme (one of {', '.join(themes)})")
+    if config.keys:
+        known = binding_ids()
+        unknown = sorted(set(config.keys) - known)
+        if unknown:
+            return fail(f"{where}keys: no binding {unknown[0]!r} (bindings: {', '.join(sorted(known))})")
+    return Settings(theme=config.theme, sort=config.sort, filter=config.filter, stats_range=config.stats_range,
+                    keys=dict(config.keys))
+
+
+def binding_ids() -> set[str]:
+    """The binding ids a config file's [keys] may name (the app's, the browser's and the Stats screen's)."""
+    from tui.ui.app import MonitorApp
+    from tui.ui.screens.browser import BrowserScreen
+    from tui.ui.screens.stats import StatsScreen
+
+    ids: set[str] = set()
+    for cls in (MonitorApp, BrowserScreen, StatsScreen):
+        for binding in cls.BINDINGS:
+            binding_id = getattr(binding, "id", None)
+            if isinstance(binding_id, str):
+                ids.add(binding_id)
+    return ids
 
 
 class _ExitOnSignals:

@@ -6,9 +6,10 @@ from __future__ import annotations
 import argparse
 import sqlite3
 import sys
+from pathlib import Path
 
 from tui.cli.load import PROG as MONITOR
-from tui.cli.load import fail, stdout_gone
+from tui.cli.load import fail, directory_problem, stdout_gone
 
 PROG = f"{MONITOR} stats"
 
@@ -22,8 +23,8 @@ def parser() -> argparse.ArgumentParser:
                     "once on the directory to build it). When accounting.jsonl sits in or beside the directory, "
                     "its cost is a second column.",
     )
-    p.add_argument("--since", metavar="WHEN", help="a span back from now (90m, 36h, 7d, 4w) or a date (YYYY-MM-DD "
-                   "[HH:MM], local time); default: all time")
+    p.add_argument("--since", metavar="WHEN", help="a span back from now (90m, 36h, 7d, 4w), a date (YYYY-MM-DD "
+                   "[HH:MM], local time), today or yesterday; default: all time")
     p.add_argument("--until", metavar="WHEN", help="the end of the range (exclusive), same forms; default: now")
     p.add_argument("--by", choices=("day", "agent", "model", "headend"), default="day",
                    help="the table to print (default: day)")
@@ -44,8 +45,6 @@ def refresh_index(sessions_dir: str) -> str:
     be used, its notice goes to stderr and the query then says what to do. Gives why the refresh failed part way
     ("" when it did not): the index then holds only part of the directory (a full disk), and an answer from it
     would be a partial truth."""
-    from pathlib import Path
-
     from tui.catalog.index.store import open_index
     from tui.catalog.index.sync import refresh
     from tui.catalog.scan import scan
@@ -63,6 +62,17 @@ def refresh_index(sessions_dir: str) -> str:
         index.close()
 
 
+def named_day(text: str) -> str:
+    """`today` and `yesterday` as the date they name (local time), which parse_when reads as that day's midnight."""
+    import datetime
+
+    word = text.strip().lower()
+    if word in ("today", "yesterday"):
+        day = datetime.date.today() - datetime.timedelta(days=1 if word == "yesterday" else 0)
+        return day.isoformat()
+    return text
+
+
 def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     from tui.catalog.index import stats as st
@@ -72,11 +82,14 @@ def main(argv: list[str]) -> int:
     from tui.inputs.sessions_dir import default_sessions_dir
 
     try:
-        since = parse_when(args.since) if args.since else None
-        until = parse_when(args.until) if args.until else None
+        since = parse_when(named_day(args.since)) if args.since else None
+        until = parse_when(named_day(args.until)) if args.until else None
     except ValueError as exc:
         return fail(str(exc), PROG)
     sessions_dir = args.sessions_dir or str(default_sessions_dir())
+    problem = directory_problem(sessions_dir)
+    if problem:
+        return fail(problem, PROG)
     path = index_file(sessions_dir)
     if not args.no_refresh:
         failed = refresh_index(sessions_dir)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,6 +39,18 @@ if TYPE_CHECKING:
 GC_THRESHOLDS = (700, 10, 100)
 
 
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """What the config file sets for the app (tui.cli.config reads it; the command line and the kept place come
+    first): the theme, the browser's default sort and filter, the Stats range, key bindings by binding id."""
+
+    theme: str | None = None
+    sort: str | None = None
+    filter: str | None = None
+    stats_range: str | None = None
+    keys: dict[str, str] = field(default_factory=dict)
+
+
 class MonitorApp(IdleCollector, App):
     """aiagent-monitor. Screens: BrowserScreen (a sessions directory), SessionScreen (one tree), PayloadScreen.
 
@@ -47,17 +60,31 @@ class MonitorApp(IdleCollector, App):
     CSS_PATH = "app.tcss"
     TITLE = "aiagent-monitor"
     BINDINGS = [
-        Binding("q", "close_view", "Quit"),  # closes the view on top; quits from the first screen
-        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),  # (ctrl+q too: Textual's own binding)
-        Binding("question_mark", "help", "Help", key_display="?"),
+        # q closes the view on top; quits from the first screen. ctrl+q quits too (Textual's own binding)
+        Binding("q", "close_view", "Quit", id="app.close_view"),
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True, id="app.quit"),
+        Binding("question_mark", "help", "Help", key_display="?", id="app.help"),
+        Binding("ctrl+z", "suspend_process", "Suspend to the shell (fg comes back)", show=False,
+                id="app.suspend_process"),
     ]
 
     def __init__(self, *, sessions_dir: Path | None = None, document: Document | None = None,
                  op_path: str | None = None, demo_note: str = "", listen_urls: list[str] | None = None,
                  connect_urls: list[str] | None = None, watch: bool = True, token: str | None = None,
-                 demo_for: Path | None = None,
-                 allow_remote: bool = False, allow_origins: list[str] | None = None) -> None:
+                 demo_for: Path | None = None, sort: str | None = None, filter_text: str | None = None,
+                 allow_remote: bool = False, allow_origins: list[str] | None = None,
+                 settings: Settings | None = None, keep_place: bool = False) -> None:
         super().__init__()
+        self.browser_sort = sort  # the browser's first sort and filter (--sort, --filter)
+        self.browser_filter = filter_text
+        self.settings = settings or Settings()  # the config file's (tui.cli.config)
+        # Keep the browser's place and the theme per sessions directory (tui.ui.place): the command line does; an
+        # app built in a test does only when asked (two apps on one directory would otherwise share a place).
+        self.keep_places = keep_place
+        self.kept_theme: str | None = None  # the theme the kept place named, and the one this run started with
+        self.start_theme: str | None = None
+        if self.settings.keys:
+            self.set_keymap(self.settings.keys)
         self.sessions_dir = sessions_dir
         self.initial_document = document
         self.initial_op = op_path
@@ -98,10 +125,7 @@ class MonitorApp(IdleCollector, App):
             opened = (safe_resolve(Path(path)),) if path != "-" else ()  # followed wherever it sits (a ledger too)
             watched = opened[0].parent if opened else None
         else:
-            from tui.ui.screens.browser import BrowserScreen
-
-            self.push_screen(BrowserScreen(self.sessions_dir, live_summary=self.live.summary,
-                                           demo_for=self.demo_for))
+            self.push_screen(self._first_browser())
             watched, opened = self.sessions_dir, ()
         if self.watch_files and watched is not None and watched.is_dir():
             def start_watch() -> None:
@@ -133,6 +157,36 @@ class MonitorApp(IdleCollector, App):
         # What keys would read from disk on first use, read now (tui.ui.preload: no key needs a free descriptor)
         self.call_after_refresh(lambda: self.run_worker(lambda: preload(self), thread=True, group="preload",
                                                         exit_on_error=False))
+
+    def _first_browser(self):
+        """The browser where it was left (tui.ui.place), under what the command line and the config file ask:
+        --sort and --filter first, then the kept place, then the config's defaults."""
+        from tui.ui.place import Place, load_place
+        from tui.ui.screens.browser import BrowserScreen
+
+        place = load_place(self.sessions_dir) if self.keep_places else Place()
+        theme = place.theme or self.settings.theme
+        if theme and theme in self.available_themes:
+            self.theme = theme
+        # a theme is kept only once chosen here (ctrl+p): else the config file's theme, changed later, would lose
+        # to the one this run merely started with
+        self.kept_theme, self.start_theme = place.theme, self.theme
+        sort = self.browser_sort or place.sort or self.settings.sort
+        text = self.browser_filter
+        if text is None:
+            text = place.filter if place.filter is not None else self.settings.filter
+        return BrowserScreen(self.sessions_dir, live_summary=self.live.summary, demo_for=self.demo_for, sort=sort,
+                             filter_text=text, cursor=place.cursor, stats_range=self.settings.stats_range)
+
+    def keep_place(self, browser) -> None:
+        """The browser is going (the app quits): keep its sort, filter, cursor and the theme for next time."""
+        if not self.keep_places:
+            return
+        from tui.ui.place import Place, save_place
+
+        save_place(browser.sessions_dir if self.demo_for is None else None,
+                   Place(sort=browser.sort_spec, filter=browser.filter_text, cursor=browser.cursor_key,
+                         theme=self.theme if self.theme != self.start_theme else self.kept_theme))
 
     async def _stream(self, url: str, runner) -> None:
         """Run a listener or subscriber; a failure to listen (address in use, a live socket) is shown, not lost."""

@@ -39,7 +39,10 @@ from tui.catalog.session_row import (
 from tui.catalog.scan import scan
 from tui.inputs.paths import safe_resolve
 from tui.ui.messages import CompareSessions, LiveRootsForgotten, OpenSession
+from tui.ui.clipboard import copy_notice
 from tui.ui.screens.browser_columns import Column, layout, row_cells
+from tui.ui.screens.browser_details import details_line, file_path
+from tui.ui.screens.browser_sort import TEXT_SORTS, parse_sort
 from tui.ui.screens.browser_forgotten import ForgottenLiveRows
 from tui.ui.screens.browser_index import BrowserIndex, progress_line
 from tui.ui.textual_compat import UnmeasuredRowsTable
@@ -53,7 +56,6 @@ VIEW_REFRESH_S = 1.0  # at most this often, re-sort/re-filter because loaded row
 FREEZE_ROWS = 10_000  # filled rows moved out of the collector's reach in batches of this many
 AGE_REFRESH_S = 1.0  # how often the Age and Status cells of the rows on screen are brought up to date
 SORT_CYCLE = ("started", "agent", "status", "duration", "tokens", "cost", "model", "age")
-TEXT_SORTS = {"agent", "title", "status", "id", "model", "age"}  # these sort ascending first; the numbers descending
 
 
 class SessionTable(TableMotion, UnmeasuredRowsTable):
@@ -79,21 +81,31 @@ def watching_line(sessions_dir: Path) -> str:
 class BrowserScreen(Screen):
     CSS_PATH = "browser.tcss"
     BINDINGS = [
-        Binding("slash", "focus_filter", "Filter", key_display="/"),
-        Binding("ctrl+f", "focus_filter", "Filter", show=False),
-        Binding("s", "cycle_sort", "Sort"),
-        Binding("S", "reverse_sort", "Reverse"),
-        Binding("r", "rescan", "Rescan"),
-        Binding("m", "mark", "Mark to compare", show=False),
-        Binding("d", "diff_marked", "Compare marked with selected", show=False),
-        Binding("escape", "clear_filter", "Clear filter", show=False),
-        Binding("t", "stats", "Stats"),
-        Binding("F", "search_sessions", "Search all sessions", key_display="F", show=False),
+        Binding("slash", "focus_filter", "Filter", key_display="/", id="browser.focus_filter"),
+        Binding("ctrl+f", "focus_filter", "Filter", show=False, id="browser.focus_filter_ctrl_f"),
+        Binding("s", "cycle_sort", "Sort", id="browser.cycle_sort"),
+        Binding("S", "reverse_sort", "Reverse", id="browser.reverse_sort"),
+        Binding("r", "rescan", "Rescan", id="browser.rescan"),
+        Binding("m", "mark", "Mark to compare", show=False, id="browser.mark"),
+        Binding("d", "diff_marked", "Compare marked with selected", show=False, id="browser.diff_marked"),
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="browser.clear_filter"),
+        Binding("t", "stats", "Stats", id="browser.stats"),
+        Binding("F", "search_sessions", "Search all sessions", key_display="F", show=False,
+                id="browser.search_sessions"),
+        Binding("y", "copy_path", "Copy the session file's path", show=False, id="browser.copy_path"),
     ]
 
     def __init__(self, sessions_dir: Path | None, live_summary: Callable[[], str] | None = None, *,
-                 stale_after_s: float | None = None, demo_for: Path | None = None) -> None:
+                 stale_after_s: float | None = None, demo_for: Path | None = None, sort: str | None = None,
+                 filter_text: str | None = None, cursor: str | None = None, stats_range: str | None = None) -> None:
         super().__init__()
+        self.initial_sort = sort  # --sort (COLUMN, -COLUMN, COLUMN:asc|desc): applied at mount
+        self.initial_filter = filter_text  # --filter: as if typed in the / box
+        self.filter_text = filter_text or ""  # the filter applied now (kept with the place: tui.ui.place)
+        self.stats_range = stats_range  # the Stats screen's range (the config file's stats_range)
+        # the kept place's session: the cursor goes there once its row is in the table (unless moved before)
+        self._restore_key = cursor
+        self.cursor_key: str | None = None  # the highlighted session's key, as last seen (kept with the place)
         self.sessions_dir = Path(sessions_dir) if sessions_dir is not None else None
         self.live_summary = live_summary  # one line on the event streams for the header ("" when none)
         # a running session silent for this long shows as stale (tui.catalog.liveness; --stale-after)
@@ -141,6 +153,7 @@ class BrowserScreen(Screen):
         # Until the cursor is moved off the first row, re-sorts keep it there: while rows fill and re-sort it stays
         # on the top session instead of following whichever row happened to be listed first
         self._cursor_moved = False
+        self._details_shown: str | None = None  # the details line as last drawn (_update_details)
 
     # ----------------------------------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -149,6 +162,7 @@ class BrowserScreen(Screen):
         yield Static(id="browser-summary")
         yield SessionTable(id="browser-table", cursor_type="row", zebra_stripes=True)
         yield Static(id="browser-note")
+        yield Static(id="browser-details")
         yield Footer()
 
     @property
@@ -156,6 +170,12 @@ class BrowserScreen(Screen):
         return self.query_one("#browser-table", SessionTable)
 
     def on_mount(self) -> None:
+        parsed = parse_sort(self.initial_sort) if self.initial_sort else None
+        if parsed is not None:
+            self._sort, self._desc = parsed
+        if self.initial_filter:
+            self.query_one(FilterInput).value = self.initial_filter
+            self._filter = RowFilter.parse(self.initial_filter, now_s=self.clock(), stale_after_s=self.stale_after_s)
         self._setup_columns()
         self.table.focus()
         self.set_interval(FLUSH_S, self._tick)
@@ -442,6 +462,9 @@ class BrowserScreen(Screen):
         if columns:
             self._setup_columns()
         self._view = self._compute_view(listing_order)
+        if self._restore_key is not None and not self._cursor_moved and self._restore_key in self._view[: self._limit]:
+            cursor_key, self._cursor_moved = self._restore_key, True  # the kept place (tui.ui.place)
+            self._restore_key = None
         self._view_stale = False
         self._since_view_refresh = 0.0
         self._limit = max(PAGE, self._limit)  # the window never grows here: 100k rows would take seconds
@@ -484,11 +507,15 @@ class BrowserScreen(Screen):
     def _maybe_extend(self, event: DataTable.RowHighlighted) -> None:
         table = self.table
         self._cursor_moved = self._cursor_moved or event.cursor_row > 0  # (re-sorts place it on row 0 until then)
+        self.cursor_key = self._cursor_key()
+        if self._cursor_moved:
+            self._restore_key = None  # moved by hand before the kept row came: the hand wins
         if table.row_count and table.cursor_row >= table.row_count - 1 and len(self._view) > len(self._shown):
             start = len(self._shown)
             self._limit = start + PAGE
             self._add_rows(self._view[start: self._limit])
             self.update_header()
+        self._update_details()
 
     def update_header(self) -> None:
         where = printable(str(self.sessions_dir)) if self.sessions_dir is not None else "no sessions directory"
@@ -521,6 +548,15 @@ class BrowserScreen(Screen):
         self.query_one("#browser-header", Static).update(header)
         self._update_summary()
         self._update_note()
+        self._update_details()
+
+    def _update_details(self) -> None:
+        """The highlighted session's full id and path (browser_details), redrawn only when they change."""
+        key = self._cursor_key()
+        line = details_line(self._rows.get(key) if key is not None else None)
+        if line.plain != self._details_shown:
+            self._details_shown = line.plain
+            self.query_one("#browser-details", Static).update(line)
 
     def _update_summary(self) -> None:
         """The summary line of the rows that pass the filter (kept as rows change, see _apply_filled)."""
@@ -642,7 +678,7 @@ class BrowserScreen(Screen):
         """Stats across the directory's sessions (tui.ui.screens.stats); Enter there comes back filtered."""
         from tui.ui.screens.stats import StatsScreen
 
-        self.app.push_screen(StatsScreen(self.sessions_dir), self.set_filter)
+        self.app.push_screen(StatsScreen(self.sessions_dir, range_name=self.stats_range), self.set_filter)
 
     def action_search_sessions(self) -> None:
         from tui.ui.screens.search import SearchScreen
@@ -672,6 +708,7 @@ class BrowserScreen(Screen):
         self._filter_timer = self.set_timer(0.15, lambda: self._apply_filter(event.value))
 
     def _apply_filter(self, value: str) -> None:
+        self.filter_text = value
         wanted = RowFilter.parse(value, now_s=self.clock(), stale_after_s=self.stale_after_s)
         if (wanted.words, wanted.terms) != (self._filter.words, self._filter.terms):
             self._filter = wanted
@@ -683,11 +720,31 @@ class BrowserScreen(Screen):
         self._apply_filter(event.value)
         self.table.focus()
 
+    @property
+    def sort_spec(self) -> str:
+        """The sort as --sort names it (`cost:desc`): kept with the place."""
+        return f"{self._sort}:{'desc' if self._desc else 'asc'}"
+
+    def on_unmount(self) -> None:
+        keep = getattr(self.app, "keep_place", None)  # (MonitorApp: the browser's place, kept for next time)
+        if keep is not None:
+            keep(self)
+
     def set_sort(self, column: str, desc: bool | None = None) -> None:
         if desc is None:
             desc = not self._desc if column == self._sort else column not in TEXT_SORTS
         self._sort, self._desc = column, desc
         self._refresh_view(columns=True)  # the arrow moves to the sorted column's header
+        self.cursor_to_top()
+
+    def cursor_to_top(self) -> None:
+        """A new sort shows its top: the cursor on the first row, the table scrolled there (re-sorts that follow,
+        rows filling in, keep it on the first row until it is moved: _cursor_moved)."""
+        table = self.table
+        self._cursor_moved = False
+        if table.row_count:
+            table.move_cursor(row=0, scroll=False)
+        self.call_after_refresh(table.scroll_to, y=0, animate=False)
 
     def action_cycle_sort(self) -> None:
         i = SORT_CYCLE.index(self._sort) + 1 if self._sort in SORT_CYCLE else 0
@@ -713,6 +770,17 @@ class BrowserScreen(Screen):
             if changed is not None and changed in self._shown_set and changed in self._rows:
                 self._update_cells(self._rows[changed])
         self._update_note()
+
+    def action_copy_path(self) -> None:
+        """`y`: the highlighted session's file path to the clipboard (OSC 52), for a shell command."""
+        key = self._cursor_key()
+        path = file_path(self._rows.get(key) if key is not None else None)
+        if path is None:
+            self.notify("no file to copy: " + ("a live session comes from an event stream" if key else "no session"),
+                        severity="warning")
+            return
+        self.app.copy_to_clipboard(path)
+        self.notify(copy_notice(f"copied the path {path}"), markup=False)
 
     def action_diff_marked(self) -> None:
         key = self._cursor_key()

@@ -30,6 +30,8 @@ from tui.ui.widgets.motion import TableMotion
 
 # (key, label, seconds back from now; None: all time)
 RANGES = (("1", "1d", 86400.0), ("7", "7d", 7 * 86400.0), ("3", "30d", 30 * 86400.0), ("a", "all", None))
+RANGE_NAMES = tuple(name for _, name, _ in RANGES)
+DEFAULT_RANGE = "7d"
 GROUP_TABLES = ("agent", "model", "headend")
 TOP_TABLES = (("expensive", "most expensive"), ("slowest", "slowest"), ("failing", "most failed ops"))
 KEY_WIDTH = 28  # a group's key column, when the screen is wide enough
@@ -55,22 +57,27 @@ def filter_term(name: str, value: str) -> str:
 class StatsScreen(Screen):
     CSS_PATH = "stats.tcss"
     BINDINGS = [
-        Binding("1", "range('1d')", "1d"),
-        Binding("7", "range('7d')", "7d"),
-        Binding("3", "range('30d')", "30d"),
-        Binding("a", "range('all')", "All"),
-        Binding("c", "toggle_accounting", "Acct cost"),
-        Binding("r", "refresh", "Refresh"),
-        Binding("escape", "close", "Back", show=False),
-        Binding("question_mark", "app.help", "Help", key_display="?"),
-        Binding("q", "close", "Back"),
+        Binding("1", "range('1d')", "1d", id="stats.range_1d"),
+        Binding("7", "range('7d')", "7d", id="stats.range_7d"),
+        Binding("3", "range('30d')", "30d", id="stats.range_30d"),
+        Binding("a", "range('all')", "All", id="stats.range_all"),
+        Binding("c", "toggle_accounting", "Acct cost", id="stats.toggle_accounting"),
+        Binding("r", "refresh", "Refresh", id="stats.refresh"),
+        Binding("escape", "close", "Back", show=False, id="stats.close"),
+        Binding("question_mark", "app.help", "Help", key_display="?", id="stats.help"),
+        Binding("q", "close", "Back", id="stats.close_q"),
     ]
 
-    def __init__(self, sessions_dir: Path | None, *, range_name: str = "7d", index_path: Path | None = None) -> None:
+    def __init__(self, sessions_dir: Path | None, *, range_name: str | None = None,
+                 index_path: Path | None = None) -> None:
         super().__init__()
         self.sessions_dir = sessions_dir
         self.index_path = index_path  # None: the index of sessions_dir (tui.catalog.index.reader)
-        self.range_name = range_name
+        # No range asked for: the first that has sessions (7d, then 30d, then all), so that the screen never opens
+        # empty on a directory of older sessions; a range asked for (a key, the config file) is kept as it is.
+        self.range_name = range_name or DEFAULT_RANGE
+        self.widening = range_name is None
+        self.widened_from = ""  # the range that had no sessions, said in the header
         self.accounting = False  # show accounting.jsonl's cost beside the sessions' own
         self.stats: st.Stats | None = None
         self.problem = ""  # why there is nothing to show (no index yet), with what to do
@@ -80,15 +87,17 @@ class StatsScreen(Screen):
         yield Static(id="stats-header")
         with VerticalScroll(id="stats-body"):
             yield Static(id="stats-sparks")
-            yield Static("per day (Enter: the browser filtered to that day)", classes="stats-title")
+            yield Static("per day (Enter: the browser filtered to that day)", classes="stats-title",
+                         id="title-stats-day")
             yield StatsTable(id="stats-day", cursor_type="row")
             for name in GROUP_TABLES:
-                yield Static(f"by {name}", classes="stats-title")
+                yield Static(f"by {name}", classes="stats-title", id=f"title-stats-{name}")
                 yield StatsTable(id=f"stats-{name}", cursor_type="row")
-            yield Static("agents failing most", classes="stats-title")
+            yield Static("agents failing most", classes="stats-title", id="title-stats-failing-agents")
             yield StatsTable(id="stats-failing-agents", cursor_type="row")
             for name, title in TOP_TABLES:
-                yield Static(f"{title} (Enter opens the session)", classes="stats-title")
+                yield Static(f"{title} (Enter opens the session)", classes="stats-title",
+                             id=f"title-stats-top-{name}")
                 yield StatsTable(id=f"stats-top-{name}", cursor_type="row")
         yield Footer()
 
@@ -103,7 +112,15 @@ class StatsScreen(Screen):
 
     def action_range(self, name: str) -> None:
         self.range_name = name
+        self.widening, self.widened_from = False, ""  # chosen: kept even when empty
         self.action_refresh()
+
+    def on_descendant_focus(self) -> None:
+        """Which table has the keys: its title is shown reversed, besides the table's own edge (tcss)."""
+        focused = self.focused
+        for title in self.query(".stats-title").results(Static):
+            mine = focused is not None and title.id == f"title-{focused.id}"
+            title.set_class(mine, "-focused")
 
     def action_toggle_accounting(self) -> None:
         self.accounting = not self.accounting
@@ -141,8 +158,16 @@ class StatsScreen(Screen):
     def _show(self, result: st.Stats | None, problem: str, asked: int = 0) -> None:
         if asked != self._asked:
             return  # a newer query is on its way
+        if self.widening and result is not None and not result.totals.sessions and self.range_name != "all":
+            self.widened_from = self.widened_from or self.range_name
+            self.range_name = RANGE_NAMES[RANGE_NAMES.index(self.range_name) + 1]
+            self.action_refresh()  # the next wider range (the index answers in milliseconds)
+            return
+        self.widening = False
         self.stats, self.problem = result, problem
         header = Text(f"stats · {self.range_name}", style="bold")
+        if self.widened_from:
+            header.append(f" (no sessions in the last {self.widened_from})", style="dim")
         if result is not None:
             t = result.totals
             header.append(f" · {result.range.label()} · {t.sessions:,} sessions · {t.failures:,} failed · "

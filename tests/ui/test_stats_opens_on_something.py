@@ -1,0 +1,76 @@
+"""The Stats screen opens on something (issue 30, point 6): with no range asked for, the first of 7d, 30d, all that
+has sessions (a directory of older sessions is not an empty screen); a range chosen with a key is kept even when
+empty; the table that has the keys is marked (its title)."""
+
+from __future__ import annotations
+
+import time
+
+from textual.widgets import Static
+
+from indexdb import index_for, insert
+from indexdb import session as row
+from tui.ui.app import MonitorApp
+from tui.ui.screens.stats import StatsScreen, StatsTable
+from waiting import wait_for
+
+DAY_MS = 86_400_000
+
+
+def old_sessions(tmp_path, monkeypatch, days_ago: int):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    directory = tmp_path / "sessions"
+    directory.mkdir()
+    now = int(time.time() * 1000)
+    conn = index_for(directory)
+    insert(conn, [row(1, path=str(directory / "old.json.gz"), session_id="old", agent="archivist",
+                      started_ms=now - days_ago * DAY_MS, title="an old task", cost_usd=2.5, duration_ms=4000)])
+    conn.close()
+    return directory
+
+
+def header(screen: StatsScreen) -> str:
+    return str(screen.query_one("#stats-header", Static).render())
+
+
+async def open_stats(directory, *, range_name=None):
+    app = MonitorApp(sessions_dir=None, watch=False)  # (a browser on the directory would re-index it)
+    return app, StatsScreen(directory, range_name=range_name)
+
+
+async def test_opens_on_the_first_range_with_sessions(tmp_path, monkeypatch):
+    directory = old_sessions(tmp_path, monkeypatch, days_ago=90)
+    app, screen = await open_stats(directory)
+    async with app.run_test(size=(160, 48)) as pilot:
+        app.push_screen(screen)
+        assert await wait_for(pilot, lambda: screen.stats is not None)
+        assert screen.range_name == "all" and screen.stats.totals.sessions == 1
+        assert "no sessions in the last 7d" in header(screen)
+        await pilot.press("7")  # asked for: kept, empty
+        assert await wait_for(pilot, lambda: screen.range_name == "7d" and screen.stats is not None
+                              and screen.stats.totals.sessions == 0)
+        assert "no sessions in the last" not in header(screen)
+
+
+async def test_twenty_days_ago_opens_on_30d(tmp_path, monkeypatch):
+    directory = old_sessions(tmp_path, monkeypatch, days_ago=20)
+    app, screen = await open_stats(directory)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(screen)
+        assert await wait_for(pilot, lambda: screen.stats is not None)
+        assert screen.range_name == "30d"
+
+
+async def test_the_focused_table_is_marked(tmp_path, monkeypatch):
+    directory = old_sessions(tmp_path, monkeypatch, days_ago=1)
+    app, screen = await open_stats(directory)
+    async with app.run_test(size=(160, 48)) as pilot:
+        app.push_screen(screen)
+        assert await wait_for(pilot, lambda: screen.stats is not None)
+        await pilot.pause()
+        marked = [title.id for title in screen.query(".stats-title.-focused")]
+        assert marked == ["title-stats-day"] and isinstance(screen.focused, StatsTable)
+        await pilot.press("tab")
+        await pilot.pause()
+        marked = [title.id for title in screen.query(".stats-title.-focused")]
+        assert marked == [f"title-{screen.focused.id}"] and marked != ["title-stats-day"]
