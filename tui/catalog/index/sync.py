@@ -18,13 +18,13 @@ from tui.catalog.index import image, indexer
 from tui.catalog.index.image import INODE, MTIME_NS, SIZE, models_tuple
 from tui.catalog.index.indexer import ROW_COLUMNS, FileKey
 from tui.catalog.index.store import Index, image_path, open_index
-from tui.catalog.session_row import RowKind, SessionRow
+from tui.catalog.session_row import AGENT_KINDS, RowKind, SessionRow
 
 if TYPE_CHECKING:
-    from tui.catalog.scan import Known
+    from tui.catalog.scan import Known, Roots
 
 # Rows the index holds but the listing does not show: deleted only for these kinds (a live row is not a file)
-FILE_KINDS = frozenset({RowKind.SNAPSHOT, RowKind.LEDGER, RowKind.CHILD, RowKind.JULES, RowKind.GENKIT})
+FILE_KINDS = frozenset({RowKind.SNAPSHOT, RowKind.LEDGER, RowKind.CHILD, RowKind.JULES, RowKind.GENKIT, *AGENT_KINDS})
 
 
 @dataclass(slots=True)
@@ -35,11 +35,13 @@ class WarmResult:
     from_image: bool = False  # the stored rows came from the warm image (it was current)
 
 
-def warm_scan(sessions_dir: Path | str, index: Index, *, prune: bool = True) -> tuple[list[SessionRow], WarmResult]:
+def warm_scan(sessions_dir: Path | str, index: Index, *, prune: bool = True,
+              roots: Roots = ()) -> tuple[list[SessionRow], WarmResult]:
     """The listing with every unchanged file's row filled from the index, in one pass: the stored rows are read
     first (from the warm image when it is current, tui.catalog.index.image, else from SQLite), then the listing
     builds each unchanged file's row filled at once (one object, no second pass, no file opened). Rows of files no
-    longer listed are deleted from the index."""
+    longer listed are deleted from the index. `roots`: other agents' roots listed with the directory (their rows
+    are kept in the same index, keyed by their absolute paths)."""
     from tui.catalog.scan import scan  # (lazy: scan is this package's neighbour, see update_index)
 
     result = WarmResult()
@@ -51,7 +53,7 @@ def warm_scan(sessions_dir: Path | str, index: Index, *, prune: bool = True) -> 
         rows: list[SessionRow] | None = None
         if stored is not None:
             try:
-                rows = scan(sessions_dir, known=_known(stored, hits))
+                rows = scan(sessions_dir, known=_known(stored, hits), roots=roots)
                 result.from_image = True
             except (TypeError, IndexError, ValueError):  # an image of the right format holding wrong values
                 hits.clear()
@@ -60,8 +62,8 @@ def warm_scan(sessions_dir: Path | str, index: Index, *, prune: bool = True) -> 
                 stored = {t[0]: t for chunk in index.tuples(WARM_COLUMNS, size=20_000) for t in chunk}
             except sqlite3.Error as exc:
                 result.error = f"sessions index not read: {exc}"
-                return scan(sessions_dir), result
-            rows = scan(sessions_dir, known=_known_stored(stored, hits))
+                return scan(sessions_dir, roots=roots), result
+            rows = scan(sessions_dir, known=_known_stored(stored, hits), roots=roots)
     finally:
         if collecting:
             gc.enable()
@@ -209,11 +211,12 @@ def refresh(index: Index, rows: list[SessionRow], *, pool: bool | None = None) -
     return done
 
 
-def update_index(sessions_dir: Path | str, *, pool: bool | None = None) -> tuple[Index | None, str, Refreshed]:
+def update_index(sessions_dir: Path | str, *, pool: bool | None = None,
+                 roots: Roots = ()) -> tuple[Index | None, str, Refreshed]:
     """Open the index of a sessions directory and bring it up to date: (index or None, notice, what was done)."""
     from tui.catalog.scan import scan  # (scan imports this package's neighbours only: no cycle, but kept lazy)
 
     index, notice = open_index(sessions_dir)
     if index is None:
         return None, notice, Refreshed()
-    return index, notice, refresh(index, scan(sessions_dir))
+    return index, notice, refresh(index, scan(sessions_dir, roots=roots))
