@@ -21,7 +21,8 @@ from tui.catalog.row_facts import model_label
 from tui.catalog.session_row import RowKind, SessionRow
 from tui.formats.aiagent.file_identity import MARK as MISFILED
 from tui.model.fields import one_line, printable
-from tui.model.format import fmt_cost, fmt_duration, fmt_tokens, fmt_ts
+from tui.model.format import fmt_duration, fmt_tokens, fmt_ts
+from tui.model.session_facts import shown_cost
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +85,8 @@ STATUS_STYLE = {"running": ("● running", "bold yellow"), STALE: ("○ stale", 
                 "ok": ("ok", "green")}
 PENDING = Text("…", style="dim")
 KIND_TAG = {RowKind.LEDGER: ("v3 ", "cyan"), RowKind.LIVE: ("live ", "bold yellow"),
-            RowKind.JULES: ("jules ", "bold magenta"), RowKind.GENKIT: ("genkit ", "bold green")}
+            RowKind.JULES: ("jules ", "bold magenta"), RowKind.GENKIT: ("genkit ", "bold green"),
+            "claude-code": ("claude ", "bold #d97757")}  # other agents: tui.inputs.agent_roots kinds
 MARK = "✓ "
 MARK_STYLE = "bold magenta"
 
@@ -134,7 +136,7 @@ def _cell(row: SessionRow, key: str, known: bool, status: str, now_s: float) -> 
         text = fmt_duration(row.duration_ms) + (" " if ended or row.duration_ms is None else "+")  # (aligned)
         return Text(text, justify="right", style="" if ended else "dim")
     if key == "cost":
-        cost = Text(fmt_cost(row.cost or 0.0) if row.cost is not None else "-", justify="right")
+        cost = Text(shown_cost(row.cost, row.cost_estimated), justify="right")  # `~$` for an estimate
         if row.mismatch:
             cost.append("!", style="bold red")
         return cost

@@ -1,0 +1,106 @@
+"""Claude Code session files read into the normalised tree (tui.formats.claude_code): prompts, tools, sub-agents
+in their three forms, tokens counted once per message, recorded and estimated cost, hostile lines."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from claudecodefixtures import FIXTURES, huge_result_file, projects_tree
+from tui.catalog.scan import scan
+from tui.catalog.session_row import fill_row
+from tui.formats.load import load
+from tui.inputs.agent_roots import CLAUDE_CODE, location_of_root
+from tui.model.prices import estimate
+from tui.model.search import walk_ops
+from tui.model.session_facts import session_facts
+
+SESSION_2X = FIXTURES / "projects" / "-w-demo" / "sess-2x.jsonl"
+
+
+def _ops(root):
+    return list(walk_ops(root))
+
+
+def test_2x_session_prompts_tools_subagent_file_and_compaction():
+    doc = load(str(SESSION_2X))
+    root = doc.root
+    assert doc.format == "claude-code-jsonl"
+    assert [t.prompts["user"] for t in root.turns] == ["Survey the repo with a sub-agent", "Now run the tests"]
+    task = next(op for op in root.all_ops() if op.name == "Task")
+    assert task.kind == "session" and task.child is not None
+    assert task.child.agent_id == "Explore" and [op.name for op in task.child.all_ops() if op.kind == "tool"] == ["Glob"]
+    bash = next(op for op in root.all_ops() if op.name == "Bash")
+    assert bash.failed and "Exit code 2" in bash.error
+    assert [op.name for op in root.all_ops() if op.kind == "system"] == ["compaction", "compaction"]
+    assert root.status == "ok" and root.counts.failed == 1
+
+
+def test_tokens_counted_once_per_message_with_the_largest_usage_and_progress_echoes_skipped():
+    root = load(str(SESSION_2X)).root
+    first = next(op for op in root.all_ops() if op.kind == "llm")
+    assert (first.tokens_in, first.tokens_out, first.cache_read, first.cache_write) == (100, 80, 10000, 2000)
+    # main: 100 + 50 + 60; the sub-agent's file: 500 + 560; the progress line's echo (500 again) is not counted
+    assert root.totals.tokensIn == 1270
+    assert root.totals.tokensOut == 80 + 30 + 12 + 40 + 10
+    assert root.counts.llm == 5
+
+
+def test_estimated_cost_is_marked_and_matches_the_price_table():
+    root = load(str(SESSION_2X)).root
+    expected = sum(estimate(op.model, op.tokens_in, op.tokens_out, op.cache_read, op.cache_write) or 0
+                   for op in _ops(root) if op.kind == "llm")
+    facts = session_facts(root)
+    assert facts.cost_estimated and facts.as_dict()["costEstimated"] is True
+    assert abs(root.totals.costUsd - expected) < 1e-9 and facts.cost_text.startswith("~$")
+
+
+def test_1x_inline_sidechain_and_recorded_cost():
+    root = load(str(FIXTURES / "sidechain-1x.jsonl")).root
+    task = next(op for op in root.all_ops() if op.name == "Task")
+    assert task.child is not None and task.child.title == "Count the files in src"
+    assert [t.prompts["user"] for t in root.turns] == ["How many files are there?"]  # the sidechain is not a turn
+    facts = session_facts(root)
+    assert facts.cost == 0.012 and not facts.cost_estimated  # costUSD recorded (0.0 stays 0)
+    assert "costEstimated" not in facts.as_dict()
+
+
+def test_real_claude_code_log_fixture():
+    doc = load(str(FIXTURES / "representative_messages.jsonl"))
+    root = doc.root
+    assert root.turns and root.turns[0].prompts["user"].startswith("Hello Claude! Can you help me")
+    assert root.counts.llm >= 1 and root.totals.tokensOut > 0
+
+
+def test_hostile_lines_are_problems_never_fatal(tmp_path):
+    root = load(str(FIXTURES / "hostile.jsonl")).root
+    text = " ".join(root.problems)
+    assert "not JSON" in text and "brand-new-line" in text and "not an object" in text
+    assert "\ufffd" in root.title  # the lone surrogate escape
+    huge = load(str(huge_result_file(tmp_path / "huge.jsonl"))).root
+    read = next(op for op in huge.all_ops() if op.name == "Read")
+    assert len(read.info.response) < 300_000 and "cut at" in read.info.response
+
+
+def test_dump_json_through_the_cli():
+    out = subprocess.run([sys.executable, "-m", "tui", "dump", str(SESSION_2X), "--json"], capture_output=True,
+                         check=True, cwd=Path(__file__).resolve().parents[2], timeout=120)
+    summary = json.loads(out.stdout)
+    assert summary["format"] == "claude-code-jsonl"
+    assert summary["facts"]["costEstimated"] is True and summary["facts"]["userTurns"] == 2
+    assert summary["totals"]["tokensIn"] == 1270 and summary["counts"]["sessions"] == 2
+
+
+def test_scan_lists_a_claude_projects_root_once_and_fills_rows(tmp_path):
+    root = projects_tree(tmp_path)
+    assert location_of_root(root) is CLAUDE_CODE
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    rows = scan(sessions, roots=((CLAUDE_CODE, root), (CLAUDE_CODE, root)))
+    assert sorted(r.session_id for r in rows) == ["sess-2x", "sidechain-1x"]  # sub-agent files are not rows
+    row = fill_row(next(r for r in rows if r.session_id == "sess-2x"))
+    assert row.kind == "claude-code" and row.cost_estimated and row.turns == 2 and row.status == "ok"
+    assert row.tokens == 1270 + 172
+    assert sorted(r.session_id for r in scan(root)) == ["sess-2x", "sidechain-1x"]  # --sessions-dir at the root
