@@ -39,7 +39,8 @@ _LENGTHS = struct.Struct("<II")  # the head's length, the body's crc32
 HEAD_MAX = 4096
 # SessionRow's fields after key and path: an image value holds exactly these, in this order
 VALUE_FIELDS = ("kind", "session_id", "mtime", "size", "loaded", "broken", "started_at", "agent", "title", "status",
-                "duration_ms", "turns", "tokens", "cost", "mismatch", "models", "events", "gaps", "mtime_ns", "inode")
+                "duration_ms", "turns", "tokens", "cost", "mismatch", "models", "events", "gaps", "mtime_ns", "inode",
+                "cost_estimated")
 SIZE, MTIME_NS, INODE = (VALUE_FIELDS.index(name) for name in ("size", "mtime_ns", "inode"))
 # What an image is made of: a change of SessionRow, of the values or of Python's marshal makes older images foreign
 FORMAT = (f"aiagent-monitor warm image 1; marshal {marshal.version}; "
@@ -53,7 +54,7 @@ MTIME_SQL = f"((mtime_ns - {_NSEC}) / 1000000000) + {_NSEC} * 1e-9"
 # The stored columns a value is made of (tokens: the sum SQLite makes, NULL when either is).
 STORED_COLUMNS = ("path", "kind", "session_id", MTIME_SQL, "size",
                   "broken", "started_ms", "agent", "title", "status", "duration_ms", "turns", "tokens_in + tokens_out",
-                  "cost_usd", "mismatch != 0", "models", "mtime_ns", "inode")
+                  "cost_usd", "mismatch != 0", "models", "mtime_ns", "inode", "cost_estimated != 0")
 
 # models_tuple's tuples by joined string (read directly by the warm start's per-row loops: a call per row costs)
 SHARED_MODELS: dict[str, tuple[str, ...]] = {}
@@ -77,10 +78,10 @@ def values(stored: list[tuple], *, share: bool = False) -> dict[str, tuple]:
     one = shared.setdefault if share else _same
     out: dict[str, tuple] = {}
     for (path, kind, session_id, mtime, size, broken, started, agent, title, status, duration, turns, tokens, cost,
-         mismatch, models, mtime_ns, inode) in stored:
+         mismatch, models, mtime_ns, inode, estimated) in stored:
         out[path] = (one(kind, kind), session_id, mtime, size, True, one(broken, broken), started, one(agent, agent),
                      one(title, title), one(status, status), duration, turns, tokens, cost, mismatch == 1,
-                     models_of(models) or models_tuple(models), None, None, mtime_ns, inode)
+                     models_of(models) or models_tuple(models), None, None, mtime_ns, inode, estimated == 1)
     return out
 
 

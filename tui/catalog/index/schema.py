@@ -10,7 +10,8 @@ from __future__ import annotations
 
 # 3: a row's facts as tui.model.session_facts gives them (durations up to the last activity, misfiled titles,
 # failure reasons); 2: rows reach sessions_fts by SEARCH_ADD, not by an insert trigger
-SCHEMA_VERSION = 3
+# 4: cost_estimated (other agents' files: a cost from the price table, tui.model.prices)
+SCHEMA_VERSION = 4
 APPLICATION_ID = 0x41494D31  # "AIM1": PRAGMA application_id, so a foreign SQLite file is never taken for ours
 
 # raw: the comments below say '\n' (two characters), which must not become a line break inside a quote
@@ -44,6 +45,7 @@ CREATE TABLE IF NOT EXISTS sessions (
     agents TEXT NOT NULL DEFAULT '',     -- agent ids of the session and its sub-agents, '\n'-joined
     mismatch INTEGER NOT NULL DEFAULT 0, -- stored totals disagree with the recomputed ones
     broken TEXT NOT NULL DEFAULT '',     -- why the file cannot be shown; '' when fine
+    cost_estimated INTEGER NOT NULL DEFAULT 0, -- cost_usd is the price table's estimate (tui.model.prices)
     indexed_at REAL NOT NULL
 )
 """

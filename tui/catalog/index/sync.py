@@ -110,7 +110,7 @@ def _known_stored(stored: dict[str, tuple], hits: list[str]) -> Known:
             return None
         hit(key)
         return make(key, path, t[4], t[5], st.st_mtime, t[1], True, t[16], t[9], t[6], t[7], t[8], t[10], t[11],
-                    t[12], t[13], t[15], models_of(t[14]) or models_tuple(t[14]), None, None, t[2], t[3])
+                    t[12], t[13], t[15], models_of(t[14]) or models_tuple(t[14]), None, None, t[2], t[3], t[17])
 
     return known
 
@@ -137,7 +137,7 @@ def join_stored(index: Index, rows: list[SessionRow], stored, *, prune: bool = T
     try:
         for chunk in stored:
             for (path, size, mtime_ns, inode, kind, session_id, agent, title, status, started, duration, turns,
-                 tokens, cost, models, mismatch, broken) in chunk:
+                 tokens, cost, models, mismatch, broken, estimated) in chunk:
                 i = get(path)
                 if i is None:
                     gone.append(path)
@@ -147,7 +147,8 @@ def join_stored(index: Index, rows: list[SessionRow], stored, *, prune: bool = T
                     continue
                 rows[i] = make(path, row.path, genkit if row.kind == genkit else kind, session_id, row.mtime, size,
                                True, broken, started, agent, title, status, duration, turns, tokens, cost,
-                               mismatch, models_of(models) or models_tuple(models), None, None, mtime_ns, inode)
+                               mismatch, models_of(models) or models_tuple(models), None, None, mtime_ns, inode,
+                               estimated)
                 filled += 1
         result.filled = filled
         if prune and gone:
@@ -158,7 +159,8 @@ def join_stored(index: Index, rows: list[SessionRow], stored, *, prune: bool = T
 
 
 # ROW_COLUMNS with the sums and truths done by SQLite (at 300,000 rows, every Python operation per row counts)
-_COMPUTED = {"tokens_in": "tokens_in + tokens_out", "mismatch": "mismatch != 0"}
+_COMPUTED = {"tokens_in": "tokens_in + tokens_out", "mismatch": "mismatch != 0",
+             "cost_estimated": "cost_estimated != 0"}
 WARM_COLUMNS: tuple[str, ...] = tuple(_COMPUTED.get(name, name) for name in ROW_COLUMNS if name != "tokens_out")
 
 

@@ -1,0 +1,62 @@
+"""Claude Code sessions in the browser: a discovered `~/.claude/projects` root lists beside the sessions directory,
+its rows say their kind and an estimated cost as such, `kind:` filters them, Enter opens the tree; the sessions
+index keeps their rows (and their estimated mark) for the next start."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import DataTable
+
+from browserhelpers import SIZE, cells_by_column, ids, settle
+from claudecodefixtures import projects_tree
+from tui.catalog.index.store import open_index
+from tui.catalog.index.sync import update_index
+from tui.inputs.agent_roots import CLAUDE_CODE
+from tui.ui.app import MonitorApp
+from tui.ui.screens.browser import BrowserScreen
+
+
+def _dirs(tmp_path: Path) -> tuple[Path, Path]:
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    return sessions, projects_tree(tmp_path)
+
+
+async def test_claude_code_rows_kind_cost_filter_and_open(tmp_path):
+    sessions, root = _dirs(tmp_path)
+    app = MonitorApp(sessions_dir=sessions, agent_roots=((CLAUDE_CODE, root),), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, BrowserScreen)
+        await settle(pilot, screen)
+        assert sorted(i.removeprefix("claude ") for i in ids(screen)) == ["sess-2x", "sidechain-1x"]
+        row = cells_by_column(screen, "sess-2x")
+        assert row["id"].startswith("claude ") and row["cost"].strip().startswith("~$")
+        assert row["status"] == "ok" and row["title"].startswith("Survey the repo")
+        old = cells_by_column(screen, "sidechain-1x")
+        assert old["cost"].strip() == "$0.0120"  # recorded by the file: no `~`
+        screen.set_filter("kind:claude-code survey")
+        await pilot.pause(0.3)
+        assert [i.removeprefix("claude ") for i in ids(screen)] == ["sess-2x"]
+        table = screen.query_one(DataTable)
+        table.focus()
+        table.move_cursor(row=0)
+        await pilot.press("enter")
+        await pilot.pause(0.5)
+        assert app.screen is not screen and getattr(app.screen, "session").title.startswith("Survey the repo")
+
+
+def test_index_keeps_agent_rows_and_their_estimated_mark(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    sessions, root = _dirs(tmp_path)
+    index, _notice, done = update_index(sessions, pool=False, roots=((CLAUDE_CODE, root),))
+    assert index is not None and done.read == 2
+    rows = {r["session_id"]: r for r in index.connection().execute("SELECT * FROM sessions").fetchall()}
+    assert rows["sess-2x"]["kind"] == "claude-code" and rows["sess-2x"]["cost_estimated"] == 1
+    assert rows["sidechain-1x"]["cost_estimated"] == 0 and rows["sess-2x"]["turns"] == 2
+    again, _notice, done = update_index(sessions, pool=False, roots=((CLAUDE_CODE, root),))
+    assert done.read == 0  # nothing changed: nothing read again, nothing pruned
+    assert again is not None and len(again.connection().execute("SELECT path FROM sessions").fetchall()) == 2
+    reopened, _ = open_index(sessions)
+    assert reopened is not None
