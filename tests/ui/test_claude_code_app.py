@@ -60,3 +60,17 @@ def test_index_keeps_agent_rows_and_their_estimated_mark(tmp_path, monkeypatch):
     assert again is not None and len(again.connection().execute("SELECT path FROM sessions").fetchall()) == 2
     reopened, _ = open_index(sessions)
     assert reopened is not None
+
+
+def test_summary_keeps_estimated_cost_apart_from_recorded():
+    from tui.catalog.rows_summary import RowsSummary
+    from tui.catalog.session_row import SessionRow
+
+    def row(key: str, cost: float, estimated: bool) -> SessionRow:
+        return SessionRow(key, Path(key), "claude-code", key, 0.0, 1, loaded=True, status="ok", cost=cost,
+                          cost_estimated=estimated)
+
+    summary = RowsSummary.of([row("a", 1.5, False), row("b", 0.25, True)])
+    assert "$1.5000 + ~$0.2500 estimated" in summary.line(0.0)
+    summary.remove(row("a", 1.5, False))
+    assert "· ~$0.2500 estimated ·" in summary.line(0.0)

@@ -19,7 +19,7 @@ from tui.formats.claude_code.tree import Builder, OpInfo, adopt, finish
 from tui.inputs import json_load
 from tui.model.agent_nodes import AgentOp, mark_agent_tree
 from tui.model.capture import Capture
-from tui.model.fields import as_dict, as_str, one_line
+from tui.model.fields import as_dict, as_ms, as_str, one_line
 from tui.model.logs import LogEntry
 from tui.model.nodes import ORPHANS, Op, Session, Turn
 
@@ -139,9 +139,7 @@ def _sidechains(root: Session, built, side: list[dict]) -> list[bool]:
     return out
 
 
-def _ms(line: dict):
-    from tui.model.fields import as_ms
-
+def _ms(line: dict) -> int | None:
     return as_ms(line.get("timestamp"))
 
 
@@ -197,7 +195,8 @@ class ClaudeCodeView:
             return []
         if info.message is not None:
             m = info.message
-            request = {"model": m.model, "messages": [{"role": "user", "content": c} for c in info.request or []]}
+            asked = info.request if isinstance(info.request, list) else []
+            request = {"model": m.model, "messages": [{"role": "user", "content": c} for c in asked]}
             response = {"id": as_str(as_dict(m.line.get("message")).get("id")), "type": "message",
                         "role": "assistant", "model": m.model, "content": m.blocks, "stop_reason": m.stop_reason or None,
                         "usage": m.usage}
