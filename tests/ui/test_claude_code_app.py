@@ -74,3 +74,40 @@ def test_summary_keeps_estimated_cost_apart_from_recorded():
     assert "$1.5000 + ~$0.2500 estimated" in summary.line(0.0)
     summary.remove(row("a", 1.5, False))
     assert "· ~$0.2500 estimated ·" in summary.line(0.0)
+
+
+async def test_a_file_being_written_shows_running_then_updates_in_place(tmp_path):
+    import json
+
+
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    root = tmp_path / ".claude" / "projects"
+    (root / "-w-live").mkdir(parents=True)
+    live = root / "-w-live" / "live-1.jsonl"
+    prompt = {"type": "user", "uuid": "u1", "sessionId": "live-1", "timestamp": "2025-12-02T10:00:00Z",
+              "message": {"role": "user", "content": "keep going"}}
+    live.write_text(json.dumps(prompt) + "\n")
+    app = MonitorApp(sessions_dir=sessions, agent_roots=((CLAUDE_CODE, root),))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await settle(pilot, screen)
+        assert cells_by_column(screen, "live-1")["status"].endswith("running")
+        await pilot.pause(0.5)  # the watcher is armed
+        answer = {"type": "assistant", "uuid": "a1", "sessionId": "live-1", "requestId": "r1",
+                  "timestamp": "2025-12-02T10:00:03Z",
+                  "message": {"id": "m1", "model": "claude-sonnet-4-5", "role": "assistant",
+                              "content": [{"type": "text", "text": "done"}],
+                              "usage": {"input_tokens": 1000, "output_tokens": 200}}}
+        with live.open("a") as fh:
+            fh.write(json.dumps(answer) + "\n")
+
+        async def updated() -> bool:
+            await pilot.pause(0.1)
+            return cells_by_column(screen, "live-1")["status"] == "ok"
+
+        for _ in range(100):
+            if await updated():
+                break
+        cellset = cells_by_column(screen, "live-1")
+        assert cellset["status"] == "ok" and cellset["cost"].strip() == "~$0.0060"

@@ -150,7 +150,8 @@ def build_app(args: argparse.Namespace, *, watch: bool = True, on_exit: Callable
         demo_for, sessions_dir = sessions_dir, running.sessions
         demo_note = f"Built-in demo ({why}): generated sessions in {sessions_dir}"
     document = None
-    first_dir = (given_dirs(args) or [None])[0]
+    dirs = given_dirs(args)
+    first_dir = dirs[0] if dirs else None
     if args.path is not None:
         from tui.formats.load import load_frozen
 
