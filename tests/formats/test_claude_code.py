@@ -104,3 +104,26 @@ def test_scan_lists_a_claude_projects_root_once_and_fills_rows(tmp_path):
     assert row.kind == "claude-code" and row.cost_estimated and row.turns == 2 and row.status == "ok"
     assert row.tokens == 1270 + 172
     assert sorted(r.session_id for r in scan(root)) == ["sess-2x", "sidechain-1x"]  # --sessions-dir at the root
+
+
+REAL = FIXTURES / "real"
+
+
+def test_real_2x_session_with_its_subagent_and_compaction_files():
+    """marot/spotter's real session (Claude Code 2.1.x): 221 messages over 1,000s of lines, counted once each
+    (output summed from each message's largest usage: 49,482; the first line of each says far less), the Explore
+    sub-agent under its Task call, the compaction call under the compaction, `progress` echoes not counted."""
+    root = load(str(REAL / "ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl")).root
+    assert root.counts.llm == 221
+    assert (root.totals.tokensIn, root.totals.tokensOut) == (2653, 49482)
+    assert session_facts(root).turns == 3  # two prompts and a /compact; its printed output is not a prompt
+    children = {op.child.id: op for op in walk_ops(root) if op.child is not None}
+    assert children["aac57f5"].name == "Task" and children["aac57f5"].child.agent_id != "compaction"
+    assert children["acompact-946d2b"].name == "compaction" and children["acompact-946d2b"].child.agent_id == "compaction"
+    assert root.max_depth == 1 and session_facts(root).cost_estimated
+
+
+def test_real_small_sessions_open():
+    for name, prompts in (("short.jsonl", 1), ("tool_heavy.jsonl", 3)):  # (Esc and /mcp output: no prompts)
+        root = load(str(REAL / name)).root
+        assert session_facts(root).turns == prompts and root.counts.llm >= 1 and not root.problems

@@ -37,7 +37,7 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def refresh_index(sessions_dir: str) -> bool:
+def refresh_index(sessions_dir: str, roots: tuple = ()) -> bool:
     """Bring the index up to date with the directory (build it when there is none) through the store's own calls
     (tui.catalog.index.store, .sync): new and changed files are read, unchanged ones are not. False when the
     index cannot be used (its notice goes to stderr); the query then says what to do."""
@@ -55,7 +55,7 @@ def refresh_index(sessions_dir: str) -> bool:
     if index is None:
         return False
     try:
-        done = refresh(index, scan(sessions_dir))
+        done = refresh(index, scan(sessions_dir, roots=roots))  # (the browser's roots: their rows are kept)
         if done.error:
             fail(done.error, PROG)
         return not done.error
@@ -78,7 +78,9 @@ def main(argv: list[str]) -> int:
         return fail(str(exc), PROG)
     sessions_dir = args.sessions_dir or str(default_sessions_dir())
     if not args.no_refresh:
-        refresh_index(sessions_dir)
+        from tui.inputs.agent_roots import discovered_roots
+
+        refresh_index(sessions_dir, tuple(discovered_roots()) if not args.sessions_dir else ())
     path = index_file(sessions_dir)
     add_stats_index(path)
     try:

@@ -41,8 +41,17 @@ class AgentOp(Op):
 
 
 def mark_agent_tree(root: Session, source: str, estimated: bool, **more: object) -> None:
-    """The attributes of an agent session's root: where it came from and whether its cost is an estimate."""
-    root.raw = {"attributes": {"source": source, "costEstimated": estimated, **more}}
+    """The attributes of an agent session's root: where it came from and whether its cost is an estimate. The
+    agent kind is its `headendId` too, so that `stats --by headend` groups sessions by agent kind (and `--by
+    agent` by the root's agent id, `<kind>/<project>`)."""
+    root.raw = {"headendId": source, "attributes": {"source": source, "costEstimated": estimated, **more}}
+
+
+def project_agent_id(kind: str, cwd: str, fallback: str = "") -> str:
+    """A root's agent id: the agent kind and the project it worked in (the last part of its working directory),
+    so that the browser's Agent column and `stats --by agent` tell projects apart."""
+    name = cwd.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1] or fallback
+    return f"{kind}/{name}" if name else kind
 
 
 def add_op_totals(s: Session, op: Op) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-PRICES_DATE = "2025-11-24"  # Anthropic's published API prices on that day (claude-opus-4-5's release)
+PRICES_DATE = "2026-02-05"  # Anthropic's published API prices on that day (claude-opus-4-6's release)
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +28,7 @@ class Price:
 # (claude-sonnet-4-5-20250929) matches its family's prefix.
 PRICES: dict[str, Price] = {
     # Anthropic (Claude Code)
+    "claude-opus-4-6": Price(5.0, 25.0, 6.25, 0.50),
     "claude-opus-4-5": Price(5.0, 25.0, 6.25, 0.50),
     "claude-opus-4": Price(15.0, 75.0, 18.75, 1.50),  # claude-opus-4-20250514, claude-opus-4-1-20250805
     "claude-3-opus": Price(15.0, 75.0, 18.75, 1.50),

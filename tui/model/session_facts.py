@@ -76,7 +76,8 @@ def session_facts(session: Session) -> SessionFacts:
 def cost_estimated(session: Session) -> bool:
     """Whether the session's cost (or part of it) is the price table's estimate (tui.model.prices): a Claude Code,
     Codex or Gemini CLI file records no cost, so its reader marks the tree `costEstimated`."""
-    attributes = session.field("attributes")
+    root = session.breadcrumb()[0] if session.parent_op is not None else session  # a sub-agent: its root says
+    attributes = root.field("attributes")
     return isinstance(attributes, dict) and attributes.get("costEstimated") is True
 
 

@@ -17,7 +17,7 @@ from tui.formats.agents import AgentFormat, AgentRead
 from tui.formats.claude_code.lines import block_text, read_lines
 from tui.formats.claude_code.tree import Builder, OpInfo, adopt, finish
 from tui.inputs import json_load
-from tui.model.agent_nodes import AgentOp, mark_agent_tree
+from tui.model.agent_nodes import AgentOp, mark_agent_tree, project_agent_id
 from tui.model.capture import Capture
 from tui.model.fields import as_dict, as_ms, as_str, one_line
 from tui.model.logs import LogEntry
@@ -55,7 +55,7 @@ def build(data: bytes, path: str) -> AgentRead:
     lines = read_lines(data)
     stem = os.path.basename(path).removesuffix(".jsonl")
     root.id = root.trace_id = lines.session_id or stem
-    root.agent_id = KIND
+    root.agent_id = project_agent_id(KIND, lines.cwd, os.path.basename(os.path.dirname(path)))
     root.call_path = lines.cwd
     main = [e for e in lines.entries if e.get("isSidechain") is not True]
     side = [e for e in lines.entries if e.get("isSidechain") is True]
@@ -169,7 +169,8 @@ def _subagent_files(root: Session, built, path: str, problems: list[str]) -> lis
             continue
         lines = read_lines(data)
         op = by_id.pop(agent_id, None)
-        if op is None and agent_id.startswith("acompact") and compactions:
+        compaction = agent_id.startswith("acompact")
+        if op is None and compaction and compactions:
             op = compactions.pop(0)
             op.kind = "session"
         if op is None or op.child is not None:
@@ -177,6 +178,8 @@ def _subagent_files(root: Session, built, path: str, problems: list[str]) -> lis
         out.append(_read_child(op, lines.entries, lines.first_ms, lines.last_ms, problems))
         if op.child is not None:
             op.child.id = op.child.trace_id = agent_id
+            if compaction:
+                op.child.agent_id = "compaction"
             op.child.problems = list(lines.problems) + op.child.problems
     return out
 

@@ -17,6 +17,8 @@ from tui.model.nodes import Op, Session, Turn
 from tui.model.prices import estimate
 
 TASK_TOOLS = frozenset({"Task", "Agent"})
+INTERRUPTED = "[Request interrupted by user"
+NOT_PROMPTS = ("<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>")
 RESULT_CHARS = 200_000  # a tool result kept for the screens (a huge one is cut, and says so)
 
 
@@ -121,7 +123,14 @@ class Builder:
             self.since_answer.append(content)
             return
         text = block_text(content)
-        if not text:
+        if not text or text.lstrip().startswith(NOT_PROMPTS):  # a slash command's output: not a prompt
+            self.since_answer.append(content)
+            return
+        if text.startswith(INTERRUPTED):  # Esc: the turn ends there, nothing more is coming for it
+            self.since_answer.append(content)
+            if self.turn is not None:
+                self.turn.label = one_line(f"{self.turn.label} (interrupted)", 60)
+            self.out.pending = False
             return
         self.since_answer = [content]
         self._new_turn(text, ts)

@@ -56,7 +56,7 @@ def session_label(s: Session, stale: bool = False) -> Text:
     t = s.totals
     if view_of(s) is None:  # Jules and Genkit record no tokens or cost
         cost = "cost unknown" if cost_unknown(s) else \
-            ("~" if cost_estimated(s.breadcrumb()[0]) else "") + fmt_cost(t.costUsd)  # (OTLP from ai-agent: none sent)
+            ("~" if cost_estimated(s) else "") + fmt_cost(t.costUsd)  # (OTLP from ai-agent: none sent)
         text.append(f"  {fmt_tokens(t.tokensIn)}→{fmt_tokens(t.tokensOut)} {cost}", style="dim")
     if s.problems:
         text.append("  BROKEN", style="bold red")
