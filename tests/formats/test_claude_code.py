@@ -127,3 +127,22 @@ def test_real_small_sessions_open():
     for name, prompts in (("short.jsonl", 1), ("tool_heavy.jsonl", 3)):  # (Esc and /mcp output: no prompts)
         root = load(str(REAL / name)).root
         assert session_facts(root).turns == prompts and root.counts.llm >= 1 and not root.problems
+
+
+def test_stats_cli_discovers_claude_projects_and_groups_by_agent_kind(tmp_path):
+    import os
+
+    projects_tree(tmp_path)
+    (tmp_path / "sessions").mkdir()
+    env = {**os.environ, "HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "cache"),
+           "AI_AGENT_SESSIONS_DIR": str(tmp_path / "sessions")}
+    env.pop("CLAUDE_CONFIG_DIR", None)
+    env.pop("AIAGENT_MONITOR_DISCOVER", None)
+    out = subprocess.run([sys.executable, "-m", "tui", "stats", "--by", "headend", "--since", "3000d", "--json"],
+                         capture_output=True, check=True, cwd=Path(__file__).resolve().parents[2], env=env,
+                         timeout=120)
+    stats = json.loads(out.stdout)
+    assert stats["totals"]["sessions"] == 2
+    assert [g["key"] for g in stats["by"]["headend"]] == ["claude-code"]
+    assert stats["totals"]["estimated_cost_usd"] > 0 and stats["totals"]["cost_usd"] > stats["totals"][
+        "estimated_cost_usd"]  # sidechain-1x's cost is recorded: told apart

@@ -9,6 +9,8 @@ when they were last checked against the vendors' public price pages.
 
 from __future__ import annotations
 
+import json
+import os
 from dataclasses import dataclass
 
 PRICES_DATE = "2026-02-05"  # Anthropic's published API prices on that day (claude-opus-4-6's release)
@@ -43,14 +45,53 @@ PRICES: dict[str, Price] = {
 }
 
 
+PRICES_ENV = "AIAGENT_MONITOR_PRICES"  # a JSON file {"model-prefix": {"input": .., "output": .., ...}}: overrides
+_loaded: dict[str, Price] | None = None
+
+
+def prices() -> dict[str, Price]:
+    """PRICES with the overrides of $AIAGENT_MONITOR_PRICES (read once): a user's negotiated prices, or a model
+    newer than the table. A file that cannot be read, or an entry that is not a price, is ignored."""
+    global _loaded
+    if _loaded is None:
+        _loaded = dict(PRICES)
+        _loaded.update(_overrides(os.environ.get(PRICES_ENV, "")))
+    return _loaded
+
+
+def reload() -> None:
+    """Read $AIAGENT_MONITOR_PRICES again at the next look-up (after the variable or the file changed)."""
+    global _loaded
+    _loaded = None
+
+
+def _overrides(path: str) -> dict[str, Price]:
+    if not path:
+        return {}
+    try:
+        with open(path, "rb") as fh:
+            value = json.loads(fh.read(1024 * 1024))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    out: dict[str, Price] = {}
+    for prefix, entry in (value.items() if isinstance(value, dict) else ()):
+        if not isinstance(entry, dict):
+            continue
+        numbers = [entry.get(key, 0.0) for key in ("input", "output", "cache_write", "cache_read")]
+        if all(isinstance(n, (int, float)) and not isinstance(n, bool) and 0 <= n < 1e6 for n in numbers):
+            out[str(prefix).lower()] = Price(*(float(n) for n in numbers))
+    return out
+
+
 def price_of(model: str) -> Price | None:
     """The price of a model by its longest known prefix (case-insensitive; a `provider/` prefix is ignored)."""
     name = model.strip().lower().rsplit("/", 1)[-1]
+    table = prices()
     best = ""
-    for prefix in PRICES:
+    for prefix in table:
         if name.startswith(prefix) and len(prefix) > len(best):
             best = prefix
-    return PRICES[best] if best else None
+    return table[best] if best else None
 
 
 def estimate(model: str, tokens_in: int, tokens_out: int, cache_read: int = 0, cache_write: int = 0) -> float | None:
