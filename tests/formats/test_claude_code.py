@@ -146,3 +146,37 @@ def test_stats_cli_discovers_claude_projects_and_groups_by_agent_kind(tmp_path):
     assert [g["key"] for g in stats["by"]["headend"]] == ["claude-code"]
     assert stats["totals"]["estimated_cost_usd"] > 0 and stats["totals"]["cost_usd"] > stats["totals"][
         "estimated_cost_usd"]  # sidechain-1x's cost is recorded: told apart
+
+
+def test_messages_view_shows_the_exchange_of_an_assistant_message():
+    from tui.payloads.decode import decode_capture
+    from tui.payloads.messages import conversation_lines, conversation_of
+    from tui.payloads.op_captures import op_captures
+
+    root = load(str(SESSION_2X)).root
+    op = [o for o in root.all_ops() if o.kind == "llm"][1]
+    caps = {c.side: decode_capture(c) for c in op_captures(op)}
+    conv = conversation_of(caps["request"], caps["response"])
+    assert conv is not None and [m.role for m in conv.messages] == ["user", "assistant"]
+    text = "\n".join(conversation_lines(conv).lines)
+    assert "Now run the tests" in text and "tool call Bash" in text and "make test" in text
+
+
+def test_sessions_dir_repeated_and_discovered_roots(tmp_path, monkeypatch):
+    from tui.cli.main import app_parser
+    from tui.cli.run import agent_roots, build_app, chosen_sessions_dir
+
+    root = projects_tree(tmp_path)
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    args = app_parser().parse_args(["--sessions-dir", str(sessions), "--sessions-dir", str(root)])
+    assert chosen_sessions_dir(args) == (sessions, True)
+    assert agent_roots(args) == ((CLAUDE_CODE, root),)
+    app = build_app(args, watch=False)
+    assert not isinstance(app, int) and app.agent_roots == ((CLAUDE_CODE, root),)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.delenv("AIAGENT_MONITOR_DISCOVER", raising=False)
+    assert agent_roots(app_parser().parse_args([])) == ((CLAUDE_CODE, root),)  # nothing given: discovered
+    monkeypatch.setenv("AIAGENT_MONITOR_DISCOVER", "0")
+    assert agent_roots(app_parser().parse_args([])) == ()
