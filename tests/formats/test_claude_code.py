@@ -180,3 +180,12 @@ def test_sessions_dir_repeated_and_discovered_roots(tmp_path, monkeypatch):
     assert agent_roots(app_parser().parse_args([])) == ((CLAUDE_CODE, root),)  # nothing given: discovered
     monkeypatch.setenv("AIAGENT_MONITOR_DISCOVER", "0")
     assert agent_roots(app_parser().parse_args([])) == ()
+
+
+def test_a_first_line_longer_than_the_sniffed_head_is_still_claude_code(tmp_path):
+    path = tmp_path / "long.jsonl"
+    first = {"type": "user", "uuid": "u1", "sessionId": "long", "timestamp": "2025-01-01T00:00:00Z",
+             "message": {"role": "user", "content": "paste " + "y" * 200_000}}
+    path.write_text(json.dumps(first) + "\n")
+    root = load(str(path)).root
+    assert root.title.startswith("paste yyy") and load(str(path)).format == "claude-code-jsonl"

@@ -60,6 +60,10 @@ def test_index_keeps_agent_rows_and_their_estimated_mark(tmp_path, monkeypatch):
     assert again is not None and len(again.connection().execute("SELECT path FROM sessions").fetchall()) == 2
     reopened, _ = open_index(sessions)
     assert reopened is not None
+    from tui.catalog.index.search import search
+
+    hits = search(reopened.connection(), "Survey Bash")  # the first prompt and a tool name
+    assert [h.session_id for h in hits] == ["sess-2x"]
 
 
 def test_summary_keeps_estimated_cost_apart_from_recorded():

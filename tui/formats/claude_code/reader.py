@@ -9,6 +9,7 @@ messages into the parent as `progress` lines, which are skipped (the sub-agent's
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import orjson
@@ -27,13 +28,15 @@ FORMAT_ID = "claude-code-jsonl"
 KIND = "claude-code"
 SUBAGENT_MAX_BYTES = 256 * 1024 * 1024
 SUBAGENT_FILES_MAX = 500
-LINE_TYPES = (b'"type":"user"', b'"type":"assistant"', b'"type":"summary"', b'"type":"file-history-snapshot"',
-              b'"type":"system"', b'"type":"queue-operation"', b'"type":"progress"')
+LINE_TYPES = ("user", "assistant", "summary", "system", "file-history-snapshot", "queue-operation", "progress")
+# a first line longer than the sniffed head (a huge pasted prompt): told by its leading fields
+_CUT_HEAD = re.compile(rb'^\s*\{.{0,400}?"type"\s*:\s*"(?:' + "|".join(LINE_TYPES).encode() + rb')"', re.DOTALL)
 
 
 def sniff(head: bytes) -> bool:
     """A Claude Code file: its first complete line is an object of a Claude Code line type with one of the fields
-    every such line has (sessionId, uuid, leafUuid, messageId)."""
+    every such line has (sessionId, uuid, leafUuid, messageId); a first line cut by the sniffed head is told by
+    its `type` and `sessionId` fields near its start."""
     for raw in head.split(b"\n")[:5]:
         raw = raw.strip()
         if not raw:
@@ -41,12 +44,12 @@ def sniff(head: bytes) -> bool:
         try:
             value = json_load.loads(raw)
         except (orjson.JSONDecodeError, RecursionError):
-            return False
+            cut = b"\n" not in head.strip()
+            return cut and _CUT_HEAD.match(raw) is not None and b'"sessionId"' in raw and b'"recordType"' not in raw
         if not isinstance(value, dict) or "recordType" in value:
             return False
-        kind = value.get("type")
-        return kind in ("user", "assistant", "summary", "system", "file-history-snapshot", "queue-operation",
-                        "progress") and any(k in value for k in ("sessionId", "uuid", "leafUuid", "messageId"))
+        return value.get("type") in LINE_TYPES and any(k in value for k in ("sessionId", "uuid", "leafUuid",
+                                                                           "messageId"))
     return False
 
 
