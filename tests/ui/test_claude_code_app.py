@@ -115,3 +115,27 @@ async def test_a_file_being_written_shows_running_then_updates_in_place(tmp_path
                 break
         cellset = cells_by_column(screen, "live-1")
         assert cellset["status"] == "ok" and cellset["cost"].strip() == "~$0.0060"
+
+
+async def test_an_open_claude_code_session_updates_as_its_file_grows(tmp_path):
+    import json
+
+    from apphelpers import session_app, top, wait_for
+
+    path = tmp_path / "grow.jsonl"
+    prompt = {"type": "user", "uuid": "u1", "sessionId": "grow", "timestamp": "2025-12-02T10:00:00Z",
+              "message": {"role": "user", "content": "first prompt"}}
+    path.write_text(json.dumps(prompt) + "\n")
+    app = session_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        assert top(app).session.status == "running"
+        await pilot.pause(0.5)  # the watcher is armed
+        answer = {"type": "assistant", "uuid": "a1", "sessionId": "grow", "requestId": "r1",
+                  "timestamp": "2025-12-02T10:00:03Z",
+                  "message": {"id": "m1", "model": "claude-sonnet-4-5", "role": "assistant",
+                              "content": [{"type": "text", "text": "done"}],
+                              "usage": {"input_tokens": 1000, "output_tokens": 200}}}
+        with path.open("a") as fh:
+            fh.write(json.dumps(answer) + "\n")
+        assert await wait_for(pilot, lambda: top(app).session.counts.llm == 1)
+        assert top(app).session.status == "ok" and top(app).session.totals.tokensOut == 200

@@ -69,6 +69,18 @@ def detect(data: bytes | bytearray) -> AgentFormat | None:
     return None
 
 
+def is_agent_file(path: Path) -> bool:
+    """Whether the file at `path` is another agent's session file (its head is read; False when unreadable)."""
+    from tui.inputs.files import open_regular
+
+    try:
+        with open_regular(path) as fh:
+            head = fh.read(SNIFF_BYTES)
+    except OSError:
+        return False
+    return detect(head) is not None
+
+
 def by_format_id(format_id: str) -> AgentFormat | None:
     return next((f for f in agent_formats() if f.format_id == format_id), None)
 
