@@ -189,3 +189,14 @@ def test_a_first_line_longer_than_the_sniffed_head_is_still_claude_code(tmp_path
     path.write_text(json.dumps(first) + "\n")
     root = load(str(path)).root
     assert root.title.startswith("paste yyy") and load(str(path)).format == "claude-code-jsonl"
+
+
+def test_a_second_sessions_dir_that_is_no_agent_root_is_refused(tmp_path, capsys):
+    from tui.cli.main import app_parser
+    from tui.cli.run import build_app
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    args = app_parser().parse_args(["--sessions-dir", str(tmp_path / "a"), "--sessions-dir", str(tmp_path / "b")])
+    assert build_app(args, watch=False) == 2
+    assert "another agent's session root" in capsys.readouterr().err

@@ -83,6 +83,15 @@ def chosen_sessions_dir(args: argparse.Namespace) -> tuple[Path, bool]:
     return default_sessions_dir(), bool(os.environ.get(SESSIONS_DIR_ENV))
 
 
+def not_agent_roots(args: argparse.Namespace, roots: tuple) -> str:
+    """Why a further --sessions-dir cannot be listed ("" when each is another agent's root)."""
+    for extra in given_dirs(args)[1:]:
+        if not any(Path(extra).expanduser() == root for _, root in roots):
+            return (f"{extra}: a further --sessions-dir must be another agent's session root (such as "
+                    f"~/.claude/projects); the first --sessions-dir is the ai-agent sessions directory")
+    return ""
+
+
 def agent_roots(args: argparse.Namespace) -> tuple:
     """Other roots the browser lists beside the sessions directory: each further --sessions-dir (another agent's
     root, or another ai-agent sessions directory read as an agent root when it is one), and, when no
@@ -126,6 +135,8 @@ def build_app(args: argparse.Namespace, *, watch: bool = True, on_exit: Callable
         if problem:  # (with live streams the app starts all the same: the browser lists the problem as a row)
             return fail(problem)
     roots = agent_roots(args) if args.path is None else ()
+    if args.path is None and not_agent_roots(args, roots):
+        return fail(not_agent_roots(args, roots))
     demo = args.path is None and (args.demo or (not streaming and not explicit and not has_sessions(sessions_dir)
                                                 and not roots))  # (Claude Code sessions found: no demo)
     from tui.inputs.stream.access import raise_fd_limit, token_from_env

@@ -28,6 +28,7 @@ class AgentLocation:
     owner: Callable[[tuple[str, ...]], tuple[str, ...] | None] | None = None
     env_root: str = ""  # an environment variable naming the agent's config directory (the root is below it)
     env_suffix: str = ""  # the root's path below that directory
+    tag: str = ""  # the short word the browser's Id column shows before the session id ("claude")
 
     def default_root(self, home: Path | None = None) -> Path:
         env = os.environ.get(self.env_root) if self.env_root else None
@@ -45,7 +46,7 @@ def _claude_owner(parts: tuple[str, ...]) -> tuple[str, ...] | None:
 
 
 CLAUDE_CODE = AgentLocation("claude-code", "Claude Code", ".claude/projects", ("*", "*.jsonl"), _claude_owner,
-                            env_root="CLAUDE_CONFIG_DIR", env_suffix="projects")
+                            env_root="CLAUDE_CONFIG_DIR", env_suffix="projects", tag="claude")
 
 # The other agents' rows are added by their readers' helpers (tui.formats.codex, tui.formats.gemini_cli).
 LOCATIONS: list[AgentLocation] = [CLAUDE_CODE]

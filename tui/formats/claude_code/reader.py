@@ -14,7 +14,7 @@ from pathlib import Path
 
 import orjson
 
-from tui.formats.agents import AgentFormat, AgentRead
+from tui.formats.agent_format import AgentFormat, AgentRead
 from tui.formats.claude_code.lines import block_text, read_lines
 from tui.formats.claude_code.tree import Builder, OpInfo, adopt, finish
 from tui.inputs import json_load

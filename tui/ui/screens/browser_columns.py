@@ -19,6 +19,7 @@ from rich.text import Text
 from tui.catalog.liveness import STALE, humanize_age, shown_status
 from tui.catalog.row_facts import model_label
 from tui.catalog.session_row import RowKind, SessionRow
+from tui.inputs.agent_roots import LOCATIONS
 from tui.formats.aiagent.file_identity import MARK as MISFILED
 from tui.model.fields import one_line, printable
 from tui.model.format import fmt_duration, fmt_tokens, fmt_ts
@@ -84,9 +85,11 @@ def layout(width: int, *, live: bool = False, sort: str = "", desc: bool = True)
 STATUS_STYLE = {"running": ("● running", "bold yellow"), STALE: ("○ stale", "dim"), "failed": ("failed", "red"),
                 "ok": ("ok", "green")}
 PENDING = Text("…", style="dim")
+AGENT_TAG_STYLE = {"claude-code": "bold #d97757"}  # an agent kind's tag colour (the others: bold cyan)
 KIND_TAG = {RowKind.LEDGER: ("v3 ", "cyan"), RowKind.LIVE: ("live ", "bold yellow"),
             RowKind.JULES: ("jules ", "bold magenta"), RowKind.GENKIT: ("genkit ", "bold green"),
-            "claude-code": ("claude ", "bold #d97757")}  # other agents: tui.inputs.agent_roots kinds
+            **{loc.kind: (f"{loc.tag or loc.kind} ", AGENT_TAG_STYLE.get(loc.kind, "bold cyan"))
+               for loc in LOCATIONS}}  # other agents (tui.inputs.agent_roots)
 MARK = "✓ "
 MARK_STYLE = "bold magenta"
 
