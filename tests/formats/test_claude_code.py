@@ -200,3 +200,18 @@ def test_a_second_sessions_dir_that_is_no_agent_root_is_refused(tmp_path, capsys
     args = app_parser().parse_args(["--sessions-dir", str(tmp_path / "a"), "--sessions-dir", str(tmp_path / "b")])
     assert build_app(args, watch=False) == 2
     assert "another agent's session root" in capsys.readouterr().err
+
+
+def test_an_api_error_message_is_a_failed_llm_op(tmp_path):
+    path = tmp_path / "err.jsonl"
+    lines = [{"type": "user", "uuid": "u1", "sessionId": "e", "timestamp": "2025-01-01T00:00:00Z",
+              "message": {"role": "user", "content": "hi"}},
+             {"type": "assistant", "uuid": "a1", "sessionId": "e", "timestamp": "2025-01-01T00:00:05Z",
+              "isApiErrorMessage": True,
+              "message": {"id": "x", "model": "<synthetic>", "role": "assistant",
+                          "content": [{"type": "text", "text": "API Error: 529 overloaded"}],
+                          "usage": {"input_tokens": 0, "output_tokens": 0}}}]
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    root = load(str(path)).root
+    op = next(root.all_ops())
+    assert op.failed and "529" in op.error and root.counts.failed == 1 and not root.problems

@@ -21,7 +21,7 @@ import orjson
 from tui.inputs import json_load
 from tui.model.fields import as_dict, as_int, as_ms, as_str
 
-HOUSEKEEPING = frozenset({"file-history-snapshot", "queue-operation", "custom-title", "agent-name", "last-prompt",
+HOUSEKEEPING = frozenset({"file-history-snapshot", "file-history-delta", "queue-operation", "custom-title", "agent-name", "last-prompt",
                           "pr-link", "tag", "attachment", "worktree-state"})
 KNOWN = frozenset({"user", "assistant", "system", "summary", "progress"}) | HOUSEKEEPING
 MAX_PROBLEMS = 20

@@ -170,6 +170,9 @@ class Builder:
         op = self.msg_ops[m.key]
         op.ended_at = ts if ts is not None else op.ended_at
         op.model = m.model
+        if line.get("isApiErrorMessage") is True:  # Claude Code's own message for a failed call ("API Error: 529 …")
+            op.status = "failed"
+            op.error = one_line(block_text(as_dict(line.get("message")).get("content")), 300) or "API error"
         content = as_dict(line.get("message")).get("content")
         tools = False
         for block in content if isinstance(content, list) else []:
