@@ -72,6 +72,8 @@ def test_real_claude_code_log_fixture():
     root = doc.root
     assert root.turns and root.turns[0].prompts["user"].startswith("Hello Claude! Can you help me")
     assert root.counts.llm >= 1 and root.totals.tokensOut > 0
+    edge = load(str(FIXTURES / "edge_cases.jsonl")).root  # claude-code-log's edge cases: open, whatever they hold
+    assert edge.turns and edge.counts.ops >= 1
 
 
 def test_hostile_lines_are_problems_never_fatal(tmp_path):
