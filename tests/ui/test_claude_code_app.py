@@ -139,3 +139,17 @@ async def test_an_open_claude_code_session_updates_as_its_file_grows(tmp_path):
             fh.write(json.dumps(answer) + "\n")
         assert await wait_for(pilot, lambda: top(app).session.counts.llm == 1)
         assert top(app).session.status == "ok" and top(app).session.totals.tokensOut == 200
+
+
+async def test_session_screen_totals_and_tree_say_the_cost_is_estimated():
+    from apphelpers import panel_text, session_app, top
+    from claudecodefixtures import FIXTURES
+    from tui.ui.widgets.totals_panel import TotalsPanel
+
+    app = session_app(FIXTURES / "projects" / "-w-demo" / "sess-2x.jsonl")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = top(app)
+        text = " ".join(panel_text(screen.query_one(TotalsPanel)).split())
+        assert "~$0.0161" in text
+        assert screen.session.counts.sessions == 2 and screen.session.turns[0].prompts["user"].startswith("Survey")
