@@ -34,6 +34,7 @@ async def test_claude_code_rows_kind_cost_filter_and_open(tmp_path):
         row = cells_by_column(screen, "sess-2x")
         assert row["id"].startswith("claude ") and row["cost"].strip().startswith("~$")
         assert row["status"] == "ok" and row["title"].startswith("Survey the repo")
+        assert row["kind"] == "Claude Code" and row["agent"] == "claude-code/demo"
         old = cells_by_column(screen, "sidechain-1x")
         assert old["cost"].strip() == "$0.0120"  # recorded by the file: no `~`
         screen.set_filter("kind:claude-code survey")

@@ -277,6 +277,8 @@ def sort_value(row: SessionRow, column: str, now_s: float | None = None):
         return row.session_id.lower()
     if column == "age":
         return -row.mtime  # the youngest first when ascending
+    if column == "kind":
+        return row.kind
     if row.broken:
         return "broken" if column == "status" else None
     if column == "status" and now_s is not None:

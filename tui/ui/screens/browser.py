@@ -37,6 +37,7 @@ from tui.catalog.session_row import (
     LIVE_PREFIX, RowKind, SessionRow, carry_summary, fill_row, ledger_parent, sort_value,
 )
 from tui.catalog.scan import Roots, scan
+from tui.inputs.agent_roots import location_of_root
 from tui.inputs.paths import safe_resolve
 from tui.ui.messages import CompareSessions, LiveRootsForgotten, OpenSession
 from tui.ui.screens.browser_columns import Column, layout, row_cells
@@ -53,7 +54,7 @@ VIEW_REFRESH_S = 1.0  # at most this often, re-sort/re-filter because loaded row
 FREEZE_ROWS = 10_000  # filled rows moved out of the collector's reach in batches of this many
 AGE_REFRESH_S = 1.0  # how often the Age and Status cells of the rows on screen are brought up to date
 SORT_CYCLE = ("started", "agent", "status", "duration", "tokens", "cost", "model", "age")
-TEXT_SORTS = {"agent", "title", "status", "id", "model", "age"}  # these sort ascending first; the numbers descending
+TEXT_SORTS = {"agent", "title", "status", "id", "model", "age", "kind"}  # these sort ascending first; the numbers descending
 
 
 class SessionTable(TableMotion, UnmeasuredRowsTable):
@@ -96,6 +97,9 @@ class BrowserScreen(Screen):
         super().__init__()
         self.sessions_dir = Path(sessions_dir) if sessions_dir is not None else None
         self.roots = roots  # other agents' session roots listed too (tui.inputs.agent_roots)
+        # other agents' sessions are listed: the Kind column is offered
+        self._has_agents = bool(roots) or (self.sessions_dir is not None and location_of_root(self.sessions_dir)
+                                           is not None)
         self.live_summary = live_summary  # one line on the event streams for the header ("" when none)
         # a running session silent for this long shows as stale (tui.catalog.liveness; --stale-after)
         self.stale_after_s = stale_after() if stale_after_s is None else stale_after_s
@@ -168,7 +172,8 @@ class BrowserScreen(Screen):
 
     def _layout(self) -> tuple[Column, ...]:
         """The columns for the current terminal width (tui.ui.screens.browser_columns)."""
-        return layout(self.size.width, live=self._has_live, sort=self._sort, desc=self._desc)
+        return layout(self.size.width, live=self._has_live, sort=self._sort, desc=self._desc,
+                      agents=self._has_agents)
 
     def _setup_columns(self) -> None:
         table = self.table

@@ -36,14 +36,16 @@ class Column:
 # key -> (label, width); title's width is what is left
 SPECS = {"started": ("Started", 19), "agent": ("Agent", 16), "title": ("Title", 0), "status": ("Status", 9),
          "duration": ("Duration", 8), "turns": ("Turns", 5), "tokens": ("Tokens", 8), "cost": ("Cost", 10),
-         "model": ("Model", 18), "age": ("Age", 4), "events": ("Events", 14), "id": ("Id", 36)}
+         "model": ("Model", 18), "age": ("Age", 4), "events": ("Events", 14), "id": ("Id", 36),
+         "kind": ("Kind", 11)}
 WIDE_AT = 140
-WIDE_ORDER = ("started", "agent", "title", "status", "duration", "turns", "tokens", "cost", "model", "age",
+WIDE_ORDER = ("started", "kind", "agent", "title", "status", "duration", "turns", "tokens", "cost", "model", "age",
               "events", "id")
-WIDE_OPTIONAL = ("events", "model", "turns")  # in the order they are given room (Events: only with live rows)
-NARROW_ORDER = ("status", "duration", "cost", "age", "title", "tokens", "turns", "started", "agent", "model",
-                "events", "id")
-NARROW_OPTIONAL = ("tokens", "started", "agent", "model", "turns", "events")
+# in the order they are given room (Events: only with live rows; Kind: only when other agents' roots are listed)
+WIDE_OPTIONAL = ("events", "kind", "model", "turns")
+NARROW_ORDER = ("status", "duration", "cost", "age", "title", "tokens", "turns", "started", "kind", "agent",
+                "model", "events", "id")
+NARROW_OPTIONAL = ("tokens", "started", "kind", "agent", "model", "turns", "events")
 MIN_TITLE_WIDE, MIN_TITLE_NARROW = 30, 16
 SHORT_ID = 13  # a kind tag ("v3 ", "live ") and the first 8 characters of the id
 FULL_ID_MIN_TITLE = 48  # the whole id (36) only while Title keeps this much
@@ -51,8 +53,10 @@ OUTSIDE = 4  # the title cell's padding and the vertical scrollbar
 ARROWS = {True: "▼", False: "▲"}  # descending, ascending
 
 
-def layout(width: int, *, live: bool = False, sort: str = "", desc: bool = True) -> tuple[Column, ...]:
-    """The columns for a terminal `width` cells wide; the sorted column's header carries ▲/▼."""
+def layout(width: int, *, live: bool = False, sort: str = "", desc: bool = True,
+           agents: bool = False) -> tuple[Column, ...]:
+    """The columns for a terminal `width` cells wide; the sorted column's header carries ▲/▼. `agents`: other
+    agents' sessions are listed (the Kind column is offered)."""
     wide = width >= WIDE_AT
     order, optional = (WIDE_ORDER, WIDE_OPTIONAL) if wide else (NARROW_ORDER, NARROW_OPTIONAL)
     min_title = MIN_TITLE_WIDE if wide else MIN_TITLE_NARROW
@@ -66,7 +70,7 @@ def layout(width: int, *, live: bool = False, sort: str = "", desc: bool = True)
         return width - OUTSIDE - sum(widths[key] + 2 for key in keys if key != "title")
 
     for key in optional:
-        if key == "events" and not live:
+        if (key == "events" and not live) or (key == "kind" and not agents):
             continue
         if title_width([*chosen, key]) >= min_title:
             chosen.append(key)
@@ -120,6 +124,8 @@ def _cell(row: SessionRow, key: str, known: bool, status: str, now_s: float) -> 
         return id_cell(row)
     if key == "age":
         return Text(humanize_age(now_s - row.mtime), justify="right")
+    if key == "kind":
+        return Text(kind_label(row.kind), no_wrap=True, overflow="ellipsis")
     if row.broken:
         if key == "title":
             return Text(one_line(row.broken), style="red", no_wrap=True, overflow="ellipsis")
@@ -154,6 +160,14 @@ def _cell(row: SessionRow, key: str, known: bool, status: str, now_s: float) -> 
     if key == "events":
         return events_cell(row)
     return Text("")
+
+
+def kind_label(kind: str) -> str:
+    """What a row's Kind column says: the agent ("Claude Code"), or "ai-agent" for ai-agent's own files."""
+    return AGENT_LABELS.get(kind) or (kind if kind in (RowKind.JULES, RowKind.GENKIT) else "ai-agent")
+
+
+AGENT_LABELS = {loc.kind: loc.label for loc in LOCATIONS}
 
 
 def id_cell(row: SessionRow) -> Text:
