@@ -25,6 +25,7 @@ class RowsSummary:
     cost: float = 0.0
     tokens: int = 0
     cost_unknown: int = 0  # live rows whose producer sent no cost (OTLP from ai-agent): not counted as $0
+    estimated: float = 0.0  # the price table's estimates (other agents' files): never added to recorded costs
     running: dict[str, float] = field(default_factory=dict)  # key -> last change (s): running or stale
 
     @classmethod
@@ -32,7 +33,7 @@ class RowsSummary:
         """A recount (the same numbers as adding each row; one tight loop: 100k rows in some 20 ms)."""
         summary = cls()
         sessions = failed = broken = pending = tokens = unknown = 0
-        cost = 0.0
+        cost = estimated = 0.0
         running = summary.running
         for row in rows:
             sessions += 1
@@ -47,7 +48,9 @@ class RowsSummary:
                 running[row.key] = row.mtime
             elif status == "failed":
                 failed += 1
-            if row.cost:
+            if row.cost and row.cost_estimated:
+                estimated += row.cost
+            elif row.cost:
                 cost += row.cost
             elif row.cost is None and row.kind == RowKind.LIVE:
                 unknown += 1
@@ -55,6 +58,7 @@ class RowsSummary:
                 tokens += row.tokens
         summary.sessions, summary.failed, summary.broken, summary.pending = sessions, failed, broken, pending
         summary.cost, summary.tokens, summary.cost_unknown = cost, tokens, unknown
+        summary.estimated = estimated
         return summary
 
     def add(self, row: SessionRow) -> None:
@@ -78,7 +82,9 @@ class RowsSummary:
                 self.running.pop(row.key, None)
         elif row.status == "failed":
             self.failed += sign
-        if row.cost:
+        if row.cost and row.cost_estimated:
+            self.estimated += sign * row.cost
+        elif row.cost:
             self.cost += sign * row.cost
         elif row.cost is None and row.kind == RowKind.LIVE:
             self.cost_unknown += sign
@@ -101,6 +107,9 @@ class RowsSummary:
         if self.cost_unknown:  # (never a made-up $0.0000 for sessions whose cost nobody sent)
             cost = "cost unknown" if self.cost_unknown == self.sessions - self.broken - self.pending else \
                 f"{cost} + {self.cost_unknown:,} unknown"
+        if self.estimated > 0.00005:  # said apart: an estimate is never mixed into recorded costs
+            shown = f"~{fmt_cost(self.estimated)} estimated"
+            cost = shown if self.cost == 0 and not self.cost_unknown else f"{cost} + {shown}"
         parts.append(cost)
         parts.append(f"{fmt_tokens(max(0, self.tokens))} tokens")
         return " · ".join(parts)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tui.formats.genkit.snapshot import looks_like_genkit_dir
+from tui.inputs.agent_roots import AgentLocation, location_of_root, session_files
 from tui.inputs.files import NOT_REGULAR, not_regular_reason
 from tui.catalog.session_row import (
     EMPTY_REASON, RowKind, SessionRow, ledger_parent, session_id_from_name,
@@ -30,13 +31,62 @@ NOT_SNAPSHOT_DIRS = frozenset({LEDGER_DIR, "payloads"})
 
 # A file's filled row from what is already known of it (the sessions index), or None: (key, path, stat) -> row
 Known = Callable[[str, Path, os.stat_result], "SessionRow | None"]
+# Other agents' session roots listed beside the sessions directory (tui.inputs.agent_roots): (location, root)
+Roots = tuple[tuple[AgentLocation, Path], ...]
 
 
 def scan(sessions_dir: Path | str, *, peek_ledgers_max: int | None = None,
-         known: Known | None = None) -> list[SessionRow]:
+         known: Known | None = None, roots: Roots = ()) -> list[SessionRow]:
     """Every session file of the directory, newest mtime first. A missing directory gives an empty list; one that
     cannot be listed (or whose session/ cannot) gives one broken row saying why. `known` gives the filled row of a
-    file whose facts are already known (tui.catalog.index.sync.warm_scan): built once, never read."""
+    file whose facts are already known (tui.catalog.index.sync.warm_scan): built once, never read. `roots`: other
+    agents' roots listed too (a sessions directory that is itself one, `~/.claude/projects`, is listed as such)."""
+    rows = _scan_aiagent(sessions_dir, peek_ledgers_max, known)
+    base = Path(sessions_dir)
+    own = location_of_root(base)
+    listed = [(own, base)] if own is not None else []
+    seen = {str(safe_path(base))} if own is not None else set()
+    for loc, root in roots:
+        key = str(safe_path(root))
+        if key not in seen:  # the same root given twice (or as the sessions directory too) is listed once
+            seen.add(key)
+            listed.append((loc, root))
+    for loc, root in listed:
+        rows.extend(agent_rows(loc, safe_path(root), known))
+    if listed:
+        rows.sort(key=lambda row: row.mtime, reverse=True)
+    return rows
+
+
+def safe_path(path: Path) -> Path:
+    try:
+        return path.resolve()  # the watcher reports resolved paths: row keys must match them
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop, before Python 3.13
+        return path.absolute()
+
+
+def agent_rows(loc: AgentLocation, root: Path, known: Known | None = None) -> list[SessionRow]:
+    """One row per session file of an agent's root (Claude Code: `<project>/<session>.jsonl`); nothing opened."""
+    rows: list[SessionRow] = []
+    for entry, path in session_files(loc, root):
+        try:
+            st = entry.stat()
+        except OSError:
+            continue
+        if known is not None:
+            filled = known(entry.path, path, st)
+            if filled is not None:
+                rows.append(filled)
+                continue
+        row = SessionRow(entry.path, path, loc.kind, session_id_from_name(entry.name), st.st_mtime, st.st_size,
+                         mtime_ns=st.st_mtime_ns, inode=st.st_ino)
+        if st.st_size == 0:
+            row.broken, row.loaded = EMPTY_REASON, True
+        rows.append(row)
+    return rows
+
+
+def _scan_aiagent(sessions_dir: Path | str, peek_ledgers_max: int | None, known: Known | None) -> list[SessionRow]:
     base = Path(sessions_dir)
     try:
         base = base.resolve()  # the watcher reports resolved paths: row keys must match them

@@ -20,7 +20,8 @@ from tui.inputs.files import LoadError, document_limit, open_regular
 from tui.model.document import ACCOUNTING, GENKIT, JULES
 from tui.model.fields import one_line
 from tui.model.nodes import Session, release_tree, user_turns
-from tui.model.session_facts import cost_unknown, node_duration
+from tui.inputs.agent_roots import LOCATIONS
+from tui.model.session_facts import cost_estimated, cost_unknown, node_duration
 from tui.catalog.absurd import sane_row
 from tui.catalog.liveness import shown_status
 from tui.catalog.row_facts import TreeFacts, row_name, row_title, tree_facts
@@ -38,6 +39,11 @@ class RowKind:
     JULES = "jules"  # a Jules SessionSnapshot file
     GENKIT = "genkit"  # Genkit session snapshots: a JSON array, or a directory of snapshot files
     LIVE = "live"  # a session streamed to the monitor (--listen / --connect): no file behind it
+    # Other coding agents' session files (tui.inputs.agent_roots.LOCATIONS): their location's kind, e.g.
+    # "claude-code"; AGENT_KINDS lists them.
+
+
+AGENT_KINDS = frozenset(loc.kind for loc in LOCATIONS)
 
 
 LIVE_PREFIX = "live:"  # a live row's key and path: LIVE_PREFIX + the root session id
@@ -52,7 +58,7 @@ ROOT_HEADENDS = frozenset({"cli", "api", "web", "embed", "slack"})
 CHILD_HEADENDS = frozenset({"sub-agent", "tool_output", "history_compaction"})
 _SUFFIXES = (".json.gz", ".jsonl", ".json", ".gz")
 SUMMARY_FIELDS = ("started_at", "agent", "title", "status", "duration_ms", "turns", "tokens", "cost", "mismatch",
-                  "models")
+                  "models", "cost_estimated")
 
 
 @dataclass(slots=True)
@@ -81,6 +87,7 @@ class SessionRow:
     inode: int = 0
     suspect: str = ""  # absurd numbers in the file, clamped (tui.catalog.absurd); "" when every number is sane
     ctime_ns: int = 0  # a file replaced with its size and mtime put back (cp -p, rsync -t) still changes this
+    cost_estimated: bool = False  # the cost is the price table's estimate (an agent file records none)
 
     @property
     def started_or_mtime_ms(self) -> int:
@@ -191,6 +198,12 @@ def _fill(row: SessionRow, on_tree: Callable[[Session], None] | None, data: byte
             row.status = one_line(s.latest_status, 20)  # a Jules session snapshotted while going: its state
         row.agent = row.agent or s.display_agent
         row.mismatch = bool(getattr(doc.extra, "mismatch", None))
+    else:
+        from tui.formats.agents import kind_of_format
+
+        agent_kind = kind_of_format(doc.format)
+        if agent_kind is not None:  # a Claude Code / Codex / Gemini CLI file, wherever it was listed
+            row.kind = agent_kind
     if on_tree is not None:
         on_tree(s)
     release_tree(s)
@@ -221,6 +234,7 @@ def _summarise(row: SessionRow, s: Session, facts: TreeFacts | None = None) -> N
     row.turns = user_turns(s)  # the one definition of Turns (tui.model.nodes), shared with live rows and Totals
     row.tokens = s.totals.tokensIn + s.totals.tokensOut
     row.cost = s.totals.cost
+    row.cost_estimated = cost_estimated(s)
     row.mismatch = bool(s.mismatch)
     row.models = facts.models
     sane_row(row)  # one file's absurd numbers must not break the index, stats or the browser for all
@@ -267,6 +281,8 @@ def sort_value(row: SessionRow, column: str, now_s: float | None = None):
         return row.session_id.lower()
     if column == "age":
         return -row.mtime  # the youngest first when ascending
+    if column == "kind":
+        return row.kind
     if row.broken:
         return "broken" if column == "status" else None
     if column == "status" and now_s is not None:

@@ -36,7 +36,9 @@ def app_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("path", nargs="?", help="a snapshot (.json.gz/.json), a v3 ledger (.jsonl), a Jules snapshot, "
                    "Genkit snapshots (a JSON array or a directory) or - for stdin")
-    p.add_argument("--sessions-dir", metavar="DIR", help="the sessions directory to browse and tail")
+    p.add_argument("--sessions-dir", metavar="DIR", action="append",
+                   help="the sessions directory to browse and tail; repeat it to list more directories (another "
+                        "agent's root such as ~/.claude/projects is listed as that agent's sessions)")
     p.add_argument("--op", metavar="OP_PATH",
                    help="open PATH with this op (e.g. 1-2.3-1, or S0-1 for a v2 step op) selected")
     p.add_argument("--demo", action="store_true", help="run on a temporary directory of generated sessions")

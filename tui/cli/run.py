@@ -44,11 +44,49 @@ def _first_entries(directory: Path, limit: int = 2000):
             yield entry
 
 
+def given_dirs(args: argparse.Namespace) -> list[str]:
+    """--sessions-dir as given: one value, or several when repeated (argparse's append)."""
+    value = args.sessions_dir
+    if not value:
+        return []
+    return [value] if isinstance(value, str) else list(value)
+
+
 def chosen_sessions_dir(args: argparse.Namespace) -> tuple[Path, bool]:
-    """The sessions directory, and whether the user named it (--sessions-dir or $AI_AGENT_SESSIONS_DIR)."""
-    if args.sessions_dir:
-        return Path(args.sessions_dir).expanduser(), True
+    """The sessions directory, and whether the user named it (--sessions-dir or $AI_AGENT_SESSIONS_DIR): the first
+    --sessions-dir when it is repeated (its index holds the rows of the others too)."""
+    dirs = given_dirs(args)
+    if dirs:
+        return Path(dirs[0]).expanduser(), True
     return default_sessions_dir(), bool(os.environ.get(SESSIONS_DIR_ENV))
+
+
+def not_agent_roots(args: argparse.Namespace, roots: tuple) -> str:
+    """Why a further --sessions-dir cannot be listed ("" when each is another agent's root)."""
+    for extra in given_dirs(args)[1:]:
+        if not any(Path(extra).expanduser() == root for _, root in roots):
+            return (f"{extra}: a further --sessions-dir must be another agent's session root (such as "
+                    f"~/.claude/projects); the first --sessions-dir is the ai-agent sessions directory")
+    return ""
+
+
+def agent_roots(args: argparse.Namespace) -> tuple:
+    """Other roots the browser lists beside the sessions directory: each further --sessions-dir (another agent's
+    root, or another ai-agent sessions directory read as an agent root when it is one), and, when no
+    --sessions-dir was given, the other agents' default roots that exist (~/.claude/projects;
+    $AIAGENT_MONITOR_DISCOVER=0 turns that off)."""
+    from tui.inputs.agent_roots import discovered_roots, location_of_root
+
+    dirs = given_dirs(args)
+    if not dirs:
+        return tuple(discovered_roots())
+    out = []
+    for extra in dirs[1:]:
+        path = Path(extra).expanduser()
+        loc = location_of_root(path)
+        if loc is not None:
+            out.append((loc, path))
+    return tuple(out)
 
 
 def run_app(args: argparse.Namespace) -> int:
@@ -80,7 +118,11 @@ def build_app(args: argparse.Namespace, *, watch: bool = True, on_exit: Callable
         problem = sessions_dir_problem(sessions_dir, missing_ok=not explicit)
         if problem:  # (with live streams the app starts all the same: the browser lists the problem as a row)
             return fail(problem)
-    demo = args.path is None and (args.demo or (not streaming and not explicit and not has_sessions(sessions_dir)))
+    roots = agent_roots(args) if args.path is None else ()
+    if args.path is None and not_agent_roots(args, roots):
+        return fail(not_agent_roots(args, roots))
+    demo = args.path is None and (args.demo or (not streaming and not explicit and not has_sessions(sessions_dir)
+                                                and not roots))  # (Claude Code sessions found: no demo)
     from tui.inputs.stream.access import raise_fd_limit, token_from_env
     from tui.inputs.stream.event_stream import check_listen, is_otlp, parse_url
     from tui.ui.app import MonitorApp
@@ -103,11 +145,13 @@ def build_app(args: argparse.Namespace, *, watch: bool = True, on_exit: Callable
         demo_for, sessions_dir = sessions_dir, running.sessions
         demo_note = f"Built-in demo ({why}): generated sessions in {sessions_dir}"
     document = None
+    dirs = given_dirs(args)
+    first_dir = dirs[0] if dirs else None
     if args.path is not None:
         from tui.formats.load import load_frozen
 
-        document, rc = load_or_fail(args.path, args.sessions_dir, needs_tree=f"; try `{sys.argv[0]} dump`",
-                                    loader=lambda: load_frozen(args.path, args.sessions_dir,
+        document, rc = load_or_fail(args.path, first_dir, needs_tree=f"; try `{sys.argv[0]} dump`",
+                                    loader=lambda: load_frozen(args.path, first_dir,
                                                                data=reading.result() if reading else None))
         if document is None:
             return rc
@@ -136,7 +180,7 @@ def build_app(args: argparse.Namespace, *, watch: bool = True, on_exit: Callable
                      demo_for=demo_for, listen_urls=args.listen, connect_urls=args.connect, token=token,
                      allow_remote=args.allow_remote, watch=watch, sort=getattr(args, "sort", None),
                      filter_text=getattr(args, "filter", None), settings=settings, keep_place=keep_place,
-                     allow_origins=getattr(args, "allow_origin", []))
+                     allow_origins=getattr(args, "allow_origin", []), agent_roots=roots if not demo else ())
     return app
 
 

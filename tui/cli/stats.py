@@ -39,7 +39,7 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def refresh_index(sessions_dir: str) -> str:
+def refresh_index(sessions_dir: str, roots: tuple = ()) -> str:
     """Bring the index up to date with the directory (build it when there is none) through the store's own calls
     (tui.catalog.index.store, .sync): new and changed files are read, unchanged ones are not. When the index cannot
     be used, its notice goes to stderr and the query then says what to do. Gives why the refresh failed part way
@@ -57,7 +57,7 @@ def refresh_index(sessions_dir: str) -> str:
     if index is None:
         return ""
     try:
-        return refresh(index, scan(sessions_dir)).error
+        return refresh(index, scan(sessions_dir, roots=roots)).error  # (the browser's roots: their rows are kept)
     finally:
         index.close()
 
@@ -92,7 +92,9 @@ def main(argv: list[str]) -> int:
         return fail(problem, PROG)
     path = index_file(sessions_dir)
     if not args.no_refresh:
-        failed = refresh_index(sessions_dir)
+        from tui.inputs.agent_roots import discovered_roots
+
+        failed = refresh_index(sessions_dir, tuple(discovered_roots()) if not args.sessions_dir else ())
         if failed:
             return fail(f"stats not given: the sessions index could not be brought up to date ({failed}), so it "
                         f"holds only part of the directory; free space in {path.parent} if it is full, or delete "

@@ -58,6 +58,11 @@ def _load_bytes(data: bytes, path: str, sessions_dir: Path | None) -> Document:
     doc = _load_lazy(data, path, sessions_dir)
     if doc is not None:
         return doc
+    from tui.formats import agents  # Claude Code, Codex CLI, Gemini CLI session files
+
+    agent = agents.detect(data)
+    if agent is not None:
+        return agents.document(agent, data, path, sessions_dir)
     try:
         value = json_load.loads(data)
     except orjson.JSONDecodeError as exc:

@@ -18,6 +18,8 @@ from pathlib import Path
 
 from watchfiles import Change, awatch
 
+from tui.inputs.agent_roots import AgentLocation, session_file_of
+
 LEDGER_DIR = "session"
 
 
@@ -30,6 +32,7 @@ class DirChanges:
     # The directory came back after it was removed (or renamed away, which reports no file as deleted): `updated`
     # is all it holds now, and anything listed before whose file is gone should go.
     complete: bool = False
+    kinds: dict[Path, str] = field(default_factory=dict)  # row kinds known from where a file sits (other agents')
 
 
 def is_session_file(path: Path, sessions_dir: Path) -> bool:
@@ -172,3 +175,32 @@ def _is_real_dir(path: Path) -> bool:
         return stat.S_ISDIR(path.lstat().st_mode)
     except OSError:
         return False
+
+
+async def watch_agent_root(loc: AgentLocation, root: Path, on_changes: Callable[[DirChanges], None],
+                           stop: asyncio.Event | None = None, *, debounce_ms: int = 150) -> None:
+    """Tail another agent's session root (tui.inputs.agent_roots): its session files anywhere below it (Claude
+    Code: one folder per project, sub-agents' files in a folder per session), watched recursively (such a root
+    holds thousands of files, not the 100,000s of a sessions directory). A sub-agent's file that changes reports
+    its parent session's file; `kinds` says the row kind of each. Ends when the root goes away."""
+    root = root.resolve()
+    if not root.is_dir():
+        return
+    try:
+        async for raw in awatch(root, stop_event=stop, debounce=debounce_ms, step=50, recursive=True):
+            out = DirChanges()
+            for change, name in raw:
+                path = session_file_of(loc, root, Path(name))
+                if path is None:
+                    continue
+                if change == Change.deleted and path == Path(name) and not path.exists():
+                    out.updated.discard(path)
+                    out.removed.add(path)
+                else:
+                    out.removed.discard(path)
+                    out.updated.add(path)
+                out.kinds[path] = loc.kind
+            if out.updated or out.removed:
+                on_changes(out)
+    except FileNotFoundError:
+        return

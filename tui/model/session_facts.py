@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tui.model.format import fmt_duration
+from tui.model.format import fmt_cost, fmt_duration
 from tui.model.nodes import Op, Session, Turn, user_turns
 from tui.model.search import walk_ops
 from tui.model.totals import Totals
@@ -40,6 +40,12 @@ class SessionFacts:
     cost: float | None  # rounded to 4 decimals; None: not recorded on this path
     failed_ops: int
     error: str | None
+    cost_estimated: bool = False  # the cost is the price table's estimate (tui.model.prices), not recorded
+
+    @property
+    def cost_text(self) -> str:
+        """`$0.0123`, `~$0.0123` for an estimate, `-` when unknown."""
+        return shown_cost(self.cost, self.cost_estimated)
 
     @property
     def duration_text(self) -> str:
@@ -49,7 +55,8 @@ class SessionFacts:
         """The facts as `dump --json` and `export --format json` write them."""
         return {"status": self.status, "durationMs": self.duration_ms, "durationPartial": self.partial,
                 "lastActivityMs": self.last_activity_ms, "userTurns": self.turns, "turnNodes": self.turn_nodes,
-                "costUsd": self.cost, "failedOps": self.failed_ops}
+                "costUsd": self.cost, "failedOps": self.failed_ops,
+                **({"costEstimated": True} if self.cost_estimated else {})}
 
 
 def session_facts(session: Session) -> SessionFacts:
@@ -62,8 +69,23 @@ def session_facts(session: Session) -> SessionFacts:
         status=session.status, started_at=session.started_at, ended_at=session.ended_at, last_activity_ms=last,
         duration_ms=duration, partial=partial, turns=user_turns(session), turn_nodes=session.counts.turns,
         totals=totals, cost=None if cost_unknown(session) else totals.cost, failed_ops=session.counts.failed,
-        error=session.error,
+        error=session.error, cost_estimated=cost_estimated(session),
     )
+
+
+def cost_estimated(session: Session) -> bool:
+    """Whether the session's cost (or part of it) is the price table's estimate (tui.model.prices): a Claude Code,
+    Codex or Gemini CLI file records no cost, so its reader marks the tree `costEstimated`."""
+    root = session.breadcrumb()[0] if session.parent_op is not None else session  # a sub-agent: its root says
+    attributes = root.field("attributes")
+    return isinstance(attributes, dict) and attributes.get("costEstimated") is True
+
+
+def shown_cost(cost: float | None, estimated: bool = False) -> str:
+    """A cost as every view writes it: `$0.0123`, `~$0.0123` when estimated, `-` when unknown."""
+    if cost is None:
+        return "-"
+    return ("~" if estimated else "") + fmt_cost(cost)
 
 
 def cost_unknown(session: Session) -> bool:

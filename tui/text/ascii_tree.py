@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 
 from tui.model.fields import one_line, printable
 from tui.model.format import fmt_cost, fmt_tokens, fmt_ts
-from tui.model.session_facts import shown_duration
+from tui.model.session_facts import cost_estimated, shown_duration
 from tui.model.nodes import Op, Session, Turn
 from tui.model.op_facts import facts_parts, op_facts
 from tui.model.trampoline import flatten
@@ -37,7 +37,7 @@ def session_line(s: Session) -> str:
     t = s.totals
     parts.append(
         f"| in={fmt_tokens(t.tokensIn)} out={fmt_tokens(t.tokensOut)} cR={fmt_tokens(t.tokensCacheRead)} "
-        f"cW={fmt_tokens(t.tokensCacheWrite)} {fmt_cost(t.costUsd)} tools={t.toolsRun} agents={t.agentsRun}"
+        f"cW={fmt_tokens(t.tokensCacheWrite)} {'~' if cost_estimated(s) else ''}{fmt_cost(t.costUsd)} tools={t.toolsRun} agents={t.agentsRun}"
     )
     if s.mismatch:
         parts.append(f"TOTALS MISMATCH ({', '.join(s.mismatch)})")

@@ -103,6 +103,7 @@ def render(stats: Stats, by: str, *, accounting: bool = False) -> list[str]:
     lines = [f"{stats.range.label()}: {t.sessions:,} sessions, {t.failures:,} failed ({_pct(t.failure_rate)}), "
              f"{t.failed_ops:,} failed ops, tokens {fmt_tokens(t.tokens_in)} in / {fmt_tokens(t.tokens_out)} out, "
              f"cost {fmt_cost(t.cost_usd)}"
+             + (f" (~{fmt_cost(t.estimated_cost_usd)} of it estimated)" if t.estimated_cost_usd else "")
              + (f" (accounting.jsonl: {fmt_cost(t.accounting_cost_usd)})" if t.accounting_cost_usd is not None else "")]
     if t.sessions == 0:
         lines.append("no sessions in this time range")

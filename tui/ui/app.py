@@ -73,7 +73,7 @@ class MonitorApp(IdleCollector, App):
                  connect_urls: list[str] | None = None, watch: bool = True, token: str | None = None,
                  demo_for: Path | None = None, sort: str | None = None, filter_text: str | None = None,
                  allow_remote: bool = False, allow_origins: list[str] | None = None,
-                 settings: Settings | None = None, keep_place: bool = False) -> None:
+                 settings: Settings | None = None, keep_place: bool = False, agent_roots: tuple = ()) -> None:
         super().__init__()
         self.browser_sort = sort  # the browser's first sort and filter (--sort, --filter)
         self.browser_filter = filter_text
@@ -86,6 +86,8 @@ class MonitorApp(IdleCollector, App):
         if self.settings.keys:
             self.set_keymap(self.settings.keys)
         self.sessions_dir = sessions_dir
+        # other agents' session roots the browser lists and follows too: ((AgentLocation, Path), ...)
+        self.agent_roots = tuple(agent_roots)
         self.initial_document = document
         self.initial_op = op_path
         self.demo_note = demo_note
@@ -127,6 +129,8 @@ class MonitorApp(IdleCollector, App):
         else:
             self.push_screen(self._first_browser())
             watched, opened = self.sessions_dir, ()
+            if self.watch_files:
+                self._watch_agent_roots()
         if self.watch_files and watched is not None and watched.is_dir():
             def start_watch() -> None:
                 from tui.inputs.watch import watch_sessions  # (watchfiles: not needed for the first paint)
@@ -176,7 +180,8 @@ class MonitorApp(IdleCollector, App):
         if text is None:
             text = place.filter if place.filter is not None else self.settings.filter
         return BrowserScreen(self.sessions_dir, live_summary=self.live.summary, demo_for=self.demo_for, sort=sort,
-                             filter_text=text, cursor=place.cursor, stats_range=self.settings.stats_range)
+                             filter_text=text, cursor=place.cursor, stats_range=self.settings.stats_range,
+                             roots=self.agent_roots)
 
     def keep_place(self, browser) -> None:
         """The browser is going (the app quits): keep its sort, filter, cursor and the theme for next time."""
@@ -315,6 +320,23 @@ class MonitorApp(IdleCollector, App):
         return next((s for s in self.screen_stack if isinstance(s, BrowserScreen)), None)
 
     # the sessions directory -------------------------------------------------------------------------------
+    def _watch_agent_roots(self) -> None:
+        """Follow the other agents' roots the browser lists (and the sessions directory when it is one)."""
+        from tui.inputs.agent_roots import location_of_root
+        from tui.inputs.watch import watch_agent_root
+
+        roots = list(self.agent_roots)
+        own = location_of_root(self.sessions_dir) if self.sessions_dir is not None else None
+        if own is not None:
+            roots.append((own, self.sessions_dir))
+        seen: set[Path] = set()
+        for loc, root in roots:
+            key = safe_resolve(Path(root))
+            if key in seen or not key.is_dir():
+                continue
+            seen.add(key)
+            self.run_worker(watch_agent_root(loc, key, self._dir_changed), group="watch", exit_on_error=False)
+
     def _dir_changed(self, batch: DirChanges) -> None:
         if self.closing():
             return
@@ -326,7 +348,7 @@ class MonitorApp(IdleCollector, App):
                     st = path.stat()
                 except OSError:
                     continue
-                kind = RowKind.LEDGER if path.suffix == ".jsonl" else RowKind.SNAPSHOT
+                kind = batch.kinds.get(path) or (RowKind.LEDGER if path.suffix == ".jsonl" else RowKind.SNAPSHOT)
                 if path.is_dir():  # a Genkit snapshot directory (tui.inputs.watch.genkit_dir_of)
                     from tui.formats.genkit.snapshot import looks_like_genkit_dir
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
+from tui.formats.agents import is_agent_file
 from tui.formats.aiagent.ledger_tail import LedgerTail
 from tui.formats.aiagent.live.hub import LiveHub
 from tui.formats.load import load_frozen
@@ -326,7 +327,7 @@ class LiveController(HistoryRecorder):
         assert self.app is not None
         tail = None
         try:
-            if path.suffix == ".jsonl":
+            if path.suffix == ".jsonl" and not is_agent_file(path):  # (a Claude Code file is no ledger)
                 tail = self._tails.get(path)
                 if tail is None:
                     tail = self._tails[path] = LedgerTail(path)

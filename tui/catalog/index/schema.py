@@ -13,8 +13,9 @@ SCHEMA_VERSION changes whenever these tables do: an index of another version is 
 from __future__ import annotations
 
 # 2: rows reach sessions_fts by SEARCH_ADD, not by an insert trigger; 3: STRICT, ctime_ns, suspect, and a row's
-# facts as tui.model.session_facts gives them (durations up to the last activity, misfiled titles, failure reasons)
-SCHEMA_VERSION = 3
+# facts as tui.model.session_facts gives them (durations up to the last activity, misfiled titles, failure reasons);
+# 4: cost_estimated (other agents' files: a cost from the price table, tui.model.prices)
+SCHEMA_VERSION = 4
 APPLICATION_ID = 0x41494D31  # "AIM1": PRAGMA application_id, so a foreign SQLite file is never taken for ours
 
 # raw: the comments below say '\n' (two characters), which must not become a line break inside a quote
@@ -50,6 +51,7 @@ CREATE TABLE IF NOT EXISTS sessions (
     mismatch INTEGER NOT NULL DEFAULT 0, -- stored totals disagree with the recomputed ones
     broken TEXT NOT NULL DEFAULT '',     -- why the file cannot be shown; '' when fine
     suspect TEXT NOT NULL DEFAULT '',    -- absurd numbers in the file, clamped (tui.catalog.absurd); '' when sane
+    cost_estimated INTEGER NOT NULL DEFAULT 0, -- cost_usd is the price table's estimate (tui.model.prices)
     indexed_at REAL NOT NULL
 ) STRICT
 """

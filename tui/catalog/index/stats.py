@@ -30,14 +30,14 @@ _MAIN_MODEL = "CASE WHEN instr(models, char(10)) > 0 THEN substr(models, 1, inst
 _DAY = "date(started_ms / 1000, 'unixepoch', 'localtime')"
 _KEYS = {"day": _DAY, "agent": "agent", "model": _MAIN_MODEL, "headend": "headend"}
 _AGGREGATES = ("count(*), sum(status = 'failed'), total(failed_ops), total(cost_usd), total(tokens_in), "
-               "total(tokens_out), count(cost_usd)")
+               "total(tokens_out), count(cost_usd), total(CASE WHEN cost_estimated THEN cost_usd END)")
 
 
 # Added to the index's own (schema.INDEXES), idempotent (tui.catalog.index.reader.add_stats_index, or the store).
 # Covering indexes: every column the aggregates read is in them, so SQLite never visits the table. sessions_stats
 # answers a time range (per day, totals); one leading with each key answers the groupings in key order, without
 # sorting every row (a sort was most of a GROUP BY's time at 300,000 rows).
-_COVERED = "started_ms, kind, broken, status, cost_usd, tokens_in, tokens_out, failed_ops"
+_COVERED = "started_ms, kind, broken, status, cost_usd, tokens_in, tokens_out, failed_ops, cost_estimated"
 STATS_INDEXES = (
     f"CREATE INDEX IF NOT EXISTS sessions_stats ON sessions({_COVERED})",
     f"CREATE INDEX IF NOT EXISTS sessions_by_agent ON sessions(agent, {_COVERED})",
@@ -100,6 +100,7 @@ class Group:
     tokens_out: int = 0
     costed: int = 0  # sessions with a known cost
     accounting_cost_usd: float | None = None  # the same sessions' cost by accounting.jsonl, when offered
+    estimated_cost_usd: float = 0.0  # the part of cost_usd that is the price table's estimate (other agents)
 
     @property
     def failure_rate(self) -> float:
@@ -110,6 +111,8 @@ class Group:
         out["failure_rate"] = round(self.failure_rate, 4)
         if self.accounting_cost_usd is None:
             del out["accounting_cost_usd"]
+        if not self.estimated_cost_usd:  # (said only where there is one: ai-agent's output is unchanged)
+            del out["estimated_cost_usd"]
         return out
 
 
@@ -173,10 +176,10 @@ def ensure_indexes(conn: sqlite3.Connection) -> bool:
 
 
 def _group(key: object, values: tuple) -> Group:
-    count, failed, failed_ops, cost, tin, tout, costed = values
+    count, failed, failed_ops, cost, tin, tout, costed, estimated = values
     return Group(key="" if key is None else str(key), sessions=int(count), failures=int(failed or 0),
                  failed_ops=_whole(failed_ops), cost_usd=_finite(cost), tokens_in=_whole(tin), tokens_out=_whole(tout),
-                 costed=int(costed))
+                 costed=int(costed), estimated_cost_usd=_finite(estimated))
 
 
 def _finite(value: object) -> float:
@@ -215,6 +218,7 @@ def _sum(groups: list[Group], key: str) -> Group:
         out.tokens_in += g.tokens_in
         out.tokens_out += g.tokens_out
         out.costed += g.costed
+        out.estimated_cost_usd += g.estimated_cost_usd
     return out
 
 

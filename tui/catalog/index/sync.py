@@ -18,13 +18,13 @@ from tui.catalog.index import image, indexer
 from tui.catalog.index.image import CTIME_NS, INODE, MTIME_NS, SIZE, models_tuple
 from tui.catalog.index.indexer import ROW_COLUMNS, FileKey
 from tui.catalog.index.store import Index, image_path, open_index
-from tui.catalog.session_row import RowKind, SessionRow
+from tui.catalog.session_row import AGENT_KINDS, RowKind, SessionRow
 
 if TYPE_CHECKING:
-    from tui.catalog.scan import Known
+    from tui.catalog.scan import Known, Roots
 
 # Rows the index holds but the listing does not show: deleted only for these kinds (a live row is not a file)
-FILE_KINDS = frozenset({RowKind.SNAPSHOT, RowKind.LEDGER, RowKind.CHILD, RowKind.JULES, RowKind.GENKIT})
+FILE_KINDS = frozenset({RowKind.SNAPSHOT, RowKind.LEDGER, RowKind.CHILD, RowKind.JULES, RowKind.GENKIT, *AGENT_KINDS})
 
 
 @dataclass(slots=True)
@@ -35,11 +35,13 @@ class WarmResult:
     from_image: bool = False  # the stored rows came from the warm image (it was current)
 
 
-def warm_scan(sessions_dir: Path | str, index: Index, *, prune: bool = True) -> tuple[list[SessionRow], WarmResult]:
+def warm_scan(sessions_dir: Path | str, index: Index, *, prune: bool = True,
+              roots: Roots = ()) -> tuple[list[SessionRow], WarmResult]:
     """The listing with every unchanged file's row filled from the index, in one pass: the stored rows are read
     first (from the warm image when it is current, tui.catalog.index.image, else from SQLite), then the listing
     builds each unchanged file's row filled at once (one object, no second pass, no file opened). Rows of files no
-    longer listed are deleted from the index."""
+    longer listed are deleted from the index. `roots`: other agents' roots listed with the directory (their rows
+    are kept in the same index, keyed by their absolute paths)."""
     from tui.catalog.scan import scan  # (lazy: scan is this package's neighbour, see update_index)
 
     result = WarmResult()
@@ -51,7 +53,7 @@ def warm_scan(sessions_dir: Path | str, index: Index, *, prune: bool = True) -> 
         rows: list[SessionRow] | None = None
         if stored is not None:
             try:
-                rows = scan(sessions_dir, known=_known(stored, hits))
+                rows = scan(sessions_dir, known=_known(stored, hits), roots=roots)
                 result.from_image = True
             except (TypeError, IndexError, ValueError):  # an image of the right format holding wrong values
                 hits.clear()
@@ -60,8 +62,8 @@ def warm_scan(sessions_dir: Path | str, index: Index, *, prune: bool = True) -> 
                 stored = {t[0]: t for chunk in index.tuples(WARM_COLUMNS, size=20_000) for t in chunk}
             except sqlite3.Error as exc:
                 result.error = f"sessions index not read: {exc}"
-                return scan(sessions_dir), result
-            rows = scan(sessions_dir, known=_known_stored(stored, hits))
+                return scan(sessions_dir, roots=roots), result
+            rows = scan(sessions_dir, known=_known_stored(stored, hits), roots=roots)
     finally:
         if collecting:
             gc.enable()
@@ -109,7 +111,7 @@ def _known_stored(stored: dict[str, tuple], hits: list[str]) -> Known:
         hit(key)
         return make(key, path, t[4], t[5], st.st_mtime, t[1], True, t[16], t[9], t[6], t[7], t[8], t[10], t[11],
                     t[12], t[13], t[15], models_of(t[14]) or models_tuple(t[14]), None, None, t[2], t[3], t[18],
-                    t[17])
+                    t[17], t[19])
 
     return known
 
@@ -136,7 +138,7 @@ def join_stored(index: Index, rows: list[SessionRow], stored, *, prune: bool = T
     try:
         for chunk in stored:
             for (path, size, mtime_ns, inode, kind, session_id, agent, title, status, started, duration, turns,
-                 tokens, cost, models, mismatch, broken, ctime_ns, suspect) in chunk:
+                 tokens, cost, models, mismatch, broken, ctime_ns, suspect, estimated) in chunk:
                 i = get(path)
                 if i is None:
                     gone.append(path)
@@ -148,7 +150,7 @@ def join_stored(index: Index, rows: list[SessionRow], stored, *, prune: bool = T
                 rows[i] = make(path, row.path, genkit if row.kind == genkit else kind, session_id, row.mtime, size,
                                True, broken, started, agent, title, status, duration, turns, tokens, cost,
                                mismatch, models_of(models) or models_tuple(models), None, None, mtime_ns, inode,
-                               suspect, ctime_ns)
+                               suspect, ctime_ns, estimated)
                 filled += 1
         result.filled = filled
         if prune and gone:
@@ -159,7 +161,8 @@ def join_stored(index: Index, rows: list[SessionRow], stored, *, prune: bool = T
 
 
 # ROW_COLUMNS with the sums and truths done by SQLite (at 300,000 rows, every Python operation per row counts)
-_COMPUTED = {"tokens_in": "tokens_in + tokens_out", "mismatch": "mismatch != 0"}
+_COMPUTED = {"tokens_in": "tokens_in + tokens_out", "mismatch": "mismatch != 0",
+             "cost_estimated": "cost_estimated != 0"}
 WARM_COLUMNS: tuple[str, ...] = tuple(_COMPUTED.get(name, name) for name in ROW_COLUMNS if name != "tokens_out")
 
 
@@ -212,11 +215,12 @@ def refresh(index: Index, rows: list[SessionRow], *, pool: bool | None = None) -
     return done
 
 
-def update_index(sessions_dir: Path | str, *, pool: bool | None = None) -> tuple[Index | None, str, Refreshed]:
+def update_index(sessions_dir: Path | str, *, pool: bool | None = None,
+                 roots: Roots = ()) -> tuple[Index | None, str, Refreshed]:
     """Open the index of a sessions directory and bring it up to date: (index or None, notice, what was done)."""
     from tui.catalog.scan import scan  # (scan imports this package's neighbours only: no cycle, but kept lazy)
 
     index, notice = open_index(sessions_dir)
     if index is None:
         return None, notice, Refreshed()
-    return index, notice, refresh(index, scan(sessions_dir))
+    return index, notice, refresh(index, scan(sessions_dir, roots=roots))

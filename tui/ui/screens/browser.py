@@ -36,7 +36,8 @@ from tui.catalog.rows_summary import RowsSummary
 from tui.catalog.session_row import (
     LIVE_PREFIX, RowKind, SessionRow, carry_summary, fill_row, ledger_parent, sort_value,
 )
-from tui.catalog.scan import scan
+from tui.catalog.scan import Roots, scan
+from tui.inputs.agent_roots import location_of_root
 from tui.inputs.paths import safe_resolve
 from tui.ui.messages import CompareSessions, LiveRootsForgotten, OpenSession
 from tui.ui.clipboard import copy_notice
@@ -97,7 +98,8 @@ class BrowserScreen(Screen):
 
     def __init__(self, sessions_dir: Path | None, live_summary: Callable[[], str] | None = None, *,
                  stale_after_s: float | None = None, demo_for: Path | None = None, sort: str | None = None,
-                 filter_text: str | None = None, cursor: str | None = None, stats_range: str | None = None) -> None:
+                 filter_text: str | None = None, cursor: str | None = None, stats_range: str | None = None,
+                 roots: Roots = ()) -> None:
         super().__init__()
         self.initial_sort = sort  # --sort (COLUMN, -COLUMN, COLUMN:asc|desc): applied at mount
         self.initial_filter = filter_text  # --filter: as if typed in the / box
@@ -107,6 +109,10 @@ class BrowserScreen(Screen):
         self._restore_key = cursor
         self.cursor_key: str | None = None  # the highlighted session's key, as last seen (kept with the place)
         self.sessions_dir = Path(sessions_dir) if sessions_dir is not None else None
+        self.roots = roots  # other agents' session roots listed too (tui.inputs.agent_roots)
+        # other agents' sessions are listed: the Kind column is offered
+        self._has_agents = bool(roots) or (self.sessions_dir is not None and location_of_root(self.sessions_dir)
+                                           is not None)
         self.live_summary = live_summary  # one line on the event streams for the header ("" when none)
         # a running session silent for this long shows as stale (tui.catalog.liveness; --stale-after)
         self.stale_after_s = stale_after() if stale_after_s is None else stale_after_s
@@ -148,7 +154,7 @@ class BrowserScreen(Screen):
         self._marked: str | None = None  # the row `m` marked, to compare with `d`
         self._filled_since_freeze = 0
         # the sessions index (tui.catalog.index): a warm start, then the rest read on a process pool
-        self._index = BrowserIndex(self.sessions_dir) if self.sessions_dir is not None else None
+        self._index = BrowserIndex(self.sessions_dir, roots) if self.sessions_dir is not None else None
         self._indexed = 0  # rows of the index's first page are shown while the listing runs: the index's count
         # Until the cursor is moved off the first row, re-sorts keep it there: while rows fill and re-sort it stays
         # on the top session instead of following whichever row happened to be listed first
@@ -187,7 +193,8 @@ class BrowserScreen(Screen):
 
     def _layout(self) -> tuple[Column, ...]:
         """The columns for the current terminal width (tui.ui.screens.browser_columns)."""
-        return layout(self.size.width, live=self._has_live, sort=self._sort, desc=self._desc)
+        return layout(self.size.width, live=self._has_live, sort=self._sort, desc=self._desc,
+                      agents=self._has_agents)
 
     def _setup_columns(self) -> None:
         table = self.table
@@ -223,7 +230,7 @@ class BrowserScreen(Screen):
         """Runs in a thread: the listing, filled from the index when there is one (tui.ui.screens.browser_index);
         at the first scan, the index's newest rows are shown first, and listing waits until they are drawn."""
         if self._index is None:
-            return scan(self.sessions_dir) if self.sessions_dir is not None else []
+            return scan(self.sessions_dir, roots=self.roots) if self.sessions_dir is not None else []
         drawn = threading.Event()
 
         def show_first(rows: list[SessionRow], total: int) -> None:

@@ -19,9 +19,11 @@ from rich.text import Text
 from tui.catalog.liveness import STALE, humanize_age, shown_status
 from tui.catalog.row_facts import model_label
 from tui.catalog.session_row import RowKind, SessionRow
+from tui.inputs.agent_roots import LOCATIONS
 from tui.formats.aiagent.file_identity import MARK as MISFILED
 from tui.model.fields import one_line, printable
-from tui.model.format import fmt_cost, fmt_duration, fmt_tokens, fmt_ts
+from tui.model.format import fmt_duration, fmt_tokens, fmt_ts
+from tui.model.session_facts import shown_cost
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,14 +36,16 @@ class Column:
 # key -> (label, width); title's width is what is left
 SPECS = {"started": ("Started", 19), "agent": ("Agent", 16), "title": ("Title", 0), "status": ("Status", 9),
          "duration": ("Duration", 8), "turns": ("Turns", 5), "tokens": ("Tokens", 8), "cost": ("Cost", 10),
-         "model": ("Model", 18), "age": ("Age", 4), "events": ("Events", 14), "id": ("Id", 36)}
+         "model": ("Model", 18), "age": ("Age", 4), "events": ("Events", 14), "id": ("Id", 36),
+         "kind": ("Kind", 11)}
 WIDE_AT = 140
-WIDE_ORDER = ("started", "agent", "title", "status", "duration", "turns", "tokens", "cost", "model", "age",
+WIDE_ORDER = ("started", "kind", "agent", "title", "status", "duration", "turns", "tokens", "cost", "model", "age",
               "events", "id")
-WIDE_OPTIONAL = ("events", "model", "turns")  # in the order they are given room (Events: only with live rows)
-NARROW_ORDER = ("status", "duration", "cost", "age", "title", "tokens", "turns", "started", "agent", "model",
-                "events", "id")
-NARROW_OPTIONAL = ("tokens", "started", "agent", "model", "turns", "events")
+# in the order they are given room (Events: only with live rows; Kind: only when other agents' roots are listed)
+WIDE_OPTIONAL = ("events", "kind", "model", "turns")
+NARROW_ORDER = ("status", "duration", "cost", "age", "title", "tokens", "turns", "started", "kind", "agent",
+                "model", "events", "id")
+NARROW_OPTIONAL = ("tokens", "started", "kind", "agent", "model", "turns", "events")
 MIN_TITLE_WIDE, MIN_TITLE_NARROW = 30, 16
 SHORT_ID = 13  # a kind tag ("v3 ", "live ") and the first 8 characters of the id
 FULL_ID_MIN_TITLE = 48  # the whole id (36) only while Title keeps this much
@@ -49,8 +53,10 @@ OUTSIDE = 4  # the title cell's padding and the vertical scrollbar
 ARROWS = {True: "▼", False: "▲"}  # descending, ascending
 
 
-def layout(width: int, *, live: bool = False, sort: str = "", desc: bool = True) -> tuple[Column, ...]:
-    """The columns for a terminal `width` cells wide; the sorted column's header carries ▲/▼."""
+def layout(width: int, *, live: bool = False, sort: str = "", desc: bool = True,
+           agents: bool = False) -> tuple[Column, ...]:
+    """The columns for a terminal `width` cells wide; the sorted column's header carries ▲/▼. `agents`: other
+    agents' sessions are listed (the Kind column is offered)."""
     wide = width >= WIDE_AT
     order, optional = (WIDE_ORDER, WIDE_OPTIONAL) if wide else (NARROW_ORDER, NARROW_OPTIONAL)
     min_title = MIN_TITLE_WIDE if wide else MIN_TITLE_NARROW
@@ -64,7 +70,7 @@ def layout(width: int, *, live: bool = False, sort: str = "", desc: bool = True)
         return width - OUTSIDE - sum(widths[key] + 2 for key in keys if key != "title")
 
     for key in optional:
-        if key == "events" and not live:
+        if (key == "events" and not live) or (key == "kind" and not agents):
             continue
         if title_width([*chosen, key]) >= min_title:
             chosen.append(key)
@@ -83,8 +89,11 @@ def layout(width: int, *, live: bool = False, sort: str = "", desc: bool = True)
 STATUS_STYLE = {"running": ("● running", "bold yellow"), STALE: ("○ stale", "dim"), "failed": ("failed", "red"),
                 "ok": ("ok", "green")}
 PENDING = Text("…", style="dim")
+AGENT_TAG_STYLE = {"claude-code": "bold #d97757"}  # an agent kind's tag colour (the others: bold cyan)
 KIND_TAG = {RowKind.LEDGER: ("v3 ", "cyan"), RowKind.LIVE: ("live ", "bold yellow"),
-            RowKind.JULES: ("jules ", "bold magenta"), RowKind.GENKIT: ("genkit ", "bold green")}
+            RowKind.JULES: ("jules ", "bold magenta"), RowKind.GENKIT: ("genkit ", "bold green"),
+            **{loc.kind: (f"{loc.tag or loc.kind} ", AGENT_TAG_STYLE.get(loc.kind, "bold cyan"))
+               for loc in LOCATIONS}}  # other agents (tui.inputs.agent_roots)
 MARK = "✓ "
 MARK_STYLE = "bold magenta"
 
@@ -115,6 +124,8 @@ def _cell(row: SessionRow, key: str, known: bool, status: str, now_s: float) -> 
         return id_cell(row)
     if key == "age":
         return Text(humanize_age(now_s - row.mtime), justify="right")
+    if key == "kind":
+        return Text(kind_label(row.kind), no_wrap=True, overflow="ellipsis")
     if row.broken:
         if key == "title":
             return Text(one_line(row.broken), style="red", no_wrap=True, overflow="ellipsis")
@@ -134,7 +145,7 @@ def _cell(row: SessionRow, key: str, known: bool, status: str, now_s: float) -> 
         text = fmt_duration(row.duration_ms) + (" " if ended or row.duration_ms is None else "+")  # (aligned)
         return Text(text, justify="right", style="" if ended else "dim")
     if key == "cost":
-        cost = Text(fmt_cost(row.cost or 0.0) if row.cost is not None else "-", justify="right")
+        cost = Text(shown_cost(row.cost, row.cost_estimated), justify="right")  # `~$` for an estimate
         if row.mismatch:
             cost.append("!", style="bold red")
         if row.suspect:  # absurd numbers in the file, clamped (tui.catalog.absurd)
@@ -154,6 +165,14 @@ def _cell(row: SessionRow, key: str, known: bool, status: str, now_s: float) -> 
     if key == "events":
         return events_cell(row)
     return Text("")
+
+
+def kind_label(kind: str) -> str:
+    """What a row's Kind column says: the agent ("Claude Code"), or "ai-agent" for ai-agent's own files."""
+    return AGENT_LABELS.get(kind) or (kind if kind in (RowKind.JULES, RowKind.GENKIT) else "ai-agent")
+
+
+AGENT_LABELS = {loc.kind: loc.label for loc in LOCATIONS}
 
 
 def id_cell(row: SessionRow) -> Text:

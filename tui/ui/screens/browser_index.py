@@ -25,7 +25,7 @@ from tui.catalog.index.indexer import CHUNK, ROW_COLUMNS, FileKey, IndexPool, in
 from tui.catalog.index.store import Index, open_index
 from tui.catalog.index import image, schema
 from tui.catalog.index.sync import FILE_KINDS, to_index, warm_scan
-from tui.catalog.scan import scan
+from tui.catalog.scan import Roots, scan
 from tui.catalog.session_row import SessionRow, fill_row
 
 POOL_MIN = 200  # fewer files than this are read in the fill thread (starting worker processes costs ~1 s)
@@ -68,8 +68,9 @@ def progress_line(progress: Progress, now: float | None = None) -> str:
 class BrowserIndex:
     """The index of one browser's directory (opened on first use, in a worker thread) and its fill."""
 
-    def __init__(self, sessions_dir: Path) -> None:
+    def __init__(self, sessions_dir: Path, roots: Roots = ()) -> None:
         self.sessions_dir = sessions_dir
+        self.roots = roots  # other agents' roots listed with it (tui.inputs.agent_roots), in the same index
         self.index: Index | None = None
         self.progress = Progress()
         self._opened = False
@@ -133,8 +134,8 @@ class BrowserIndex:
                 show_first(page, total)
         index = self._open()
         if index is None:
-            return scan(self.sessions_dir)
-        rows, result = warm_scan(self.sessions_dir, index)
+            return scan(self.sessions_dir, roots=self.roots)
+        rows, result = warm_scan(self.sessions_dir, index, roots=self.roots)
         if result.error:
             self._drop(result.error)
         elif not to_index(rows) and (result.removed or not result.from_image):

@@ -3,7 +3,7 @@ command line checks a --sort before it imports the app."""
 
 from __future__ import annotations
 
-TEXT_SORTS = {"agent", "title", "status", "id", "model", "age"}  # these sort ascending first; the numbers descending
+TEXT_SORTS = {"agent", "title", "status", "id", "model", "age", "kind"}  # these sort ascending first; the numbers descending
 SORT_COLUMNS = ("started", "agent", "title", "status", "id", "model", "age", "duration", "turns", "tokens", "cost",
                 "events")  # what --sort may name (tui.catalog.session_row.sort_value)
 SORT_HELP = ("COLUMN sorts in its usual direction (numbers highest first, text A to Z), COLUMN:asc or COLUMN:desc "

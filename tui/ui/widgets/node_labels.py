@@ -9,7 +9,7 @@ from tui.model.fields import one_line
 from tui.model.foreign import view_of
 from tui.model.format import fmt_cost, fmt_path, fmt_tokens
 from tui.model.nodes import Op, Session, Turn, failed_inside
-from tui.model.session_facts import cost_unknown, shown_duration
+from tui.model.session_facts import cost_estimated, cost_unknown, shown_duration
 
 KIND_STYLE = {"llm": "bold cyan", "tool": "bold magenta", "session": "bold blue", "system": "dim", "?": "bold red"}
 KIND_TAG = {"llm": "LLM ", "tool": "TOOL", "session": "AGENT", "system": "SYS ", "?": "??? "}
@@ -55,7 +55,8 @@ def session_label(s: Session, stale: bool = False) -> Text:
     text.append(f"  {shown_duration(s)}", style="dim")
     t = s.totals
     if view_of(s) is None:  # Jules and Genkit record no tokens or cost
-        cost = "cost unknown" if cost_unknown(s) else fmt_cost(t.costUsd)  # (OTLP from ai-agent: none sent)
+        cost = "cost unknown" if cost_unknown(s) else \
+            ("~" if cost_estimated(s) else "") + fmt_cost(t.costUsd)  # (OTLP from ai-agent: none sent)
         text.append(f"  {fmt_tokens(t.tokensIn)}→{fmt_tokens(t.tokensOut)} {cost}", style="dim")
     if s.problems:
         text.append("  BROKEN", style="bold red")

@@ -207,7 +207,7 @@ class TotalsPanel(Static):
         cells = [
             tokens("tokens in", t.tokensIn, 0), tokens("out", t.tokensOut, 0),
             tokens("cache read", t.tokensCacheRead, 2), tokens("cache write", t.tokensCacheWrite, 3),
-            Cell("cost", Text(fmt_cost(truth.cost) if truth.cost is not None else "unknown", style="bold")),
+            Cell("cost", Text(truth.cost_text if truth.cost is not None else "unknown", style="bold")),  # ~$: estimate
             count("turns", truth.turns, rank=1),
             count("tools run", t.toolsRun, rank=1), count("agents", t.agentsRun, rank=2),
             Cell("duration", Text(shown_duration, style="dim" if status == STALE else "")),

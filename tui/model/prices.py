@@ -1,0 +1,103 @@
+"""Estimated cost of LLM calls whose producer recorded none (Claude Code, Codex CLI, Gemini CLI session files).
+
+A shipped, dated price table: US dollars per million tokens (input, output, cache write, cache read), looked up by
+the longest model-name prefix. An estimate is always shown as one (`~$0.0123`, `costEstimated: true` in `dump
+--json`): a recorded cost is never replaced, a recorded cost of 0 stays 0, and a model the table does not know
+gives no estimate (None), never a made-up $0. Each agent kind adds its vendor's models to PRICES; PRICES_DATE says
+when they were last checked against the vendors' public price pages.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+
+PRICES_DATE = "2026-02-05"  # Anthropic's published API prices on that day (claude-opus-4-6's release)
+
+
+@dataclass(frozen=True, slots=True)
+class Price:
+    """US dollars per million tokens. `cache_write`: 5-minute prompt-cache writes; `cache_read`: cache hits."""
+
+    input: float
+    output: float
+    cache_write: float = 0.0
+    cache_read: float = 0.0
+
+
+# Model-name prefix -> price. Longest prefix wins ("claude-opus-4-5" before "claude-opus-4"); a dated suffix
+# (claude-sonnet-4-5-20250929) matches its family's prefix.
+PRICES: dict[str, Price] = {
+    # Anthropic (Claude Code)
+    "claude-opus-4-6": Price(5.0, 25.0, 6.25, 0.50),
+    "claude-opus-4-5": Price(5.0, 25.0, 6.25, 0.50),
+    "claude-opus-4": Price(15.0, 75.0, 18.75, 1.50),  # claude-opus-4-20250514, claude-opus-4-1-20250805
+    "claude-3-opus": Price(15.0, 75.0, 18.75, 1.50),
+    "claude-sonnet-4": Price(3.0, 15.0, 3.75, 0.30),  # 4, 4.5 (up to 200k input tokens)
+    "claude-3-7-sonnet": Price(3.0, 15.0, 3.75, 0.30),
+    "claude-3-5-sonnet": Price(3.0, 15.0, 3.75, 0.30),
+    "claude-3-sonnet": Price(3.0, 15.0, 3.75, 0.30),
+    "claude-haiku-4-5": Price(1.0, 5.0, 1.25, 0.10),
+    "claude-3-5-haiku": Price(0.80, 4.0, 1.0, 0.08),
+    "claude-3-haiku": Price(0.25, 1.25, 0.30, 0.03),
+    # OpenAI (Codex CLI) and Google (Gemini CLI): added by their readers' helpers
+}
+
+
+PRICES_ENV = "AIAGENT_MONITOR_PRICES"  # a JSON file {"model-prefix": {"input": .., "output": .., ...}}: overrides
+_loaded: dict[str, Price] | None = None
+
+
+def prices() -> dict[str, Price]:
+    """PRICES with the overrides of $AIAGENT_MONITOR_PRICES (read once): a user's negotiated prices, or a model
+    newer than the table. A file that cannot be read, or an entry that is not a price, is ignored."""
+    global _loaded
+    if _loaded is None:
+        _loaded = dict(PRICES)
+        _loaded.update(_overrides(os.environ.get(PRICES_ENV, "")))
+    return _loaded
+
+
+def reload() -> None:
+    """Read $AIAGENT_MONITOR_PRICES again at the next look-up (after the variable or the file changed)."""
+    global _loaded
+    _loaded = None
+
+
+def _overrides(path: str) -> dict[str, Price]:
+    if not path:
+        return {}
+    try:
+        with open(path, "rb") as fh:
+            value = json.loads(fh.read(1024 * 1024))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    out: dict[str, Price] = {}
+    for prefix, entry in (value.items() if isinstance(value, dict) else ()):
+        if not isinstance(entry, dict):
+            continue
+        numbers = [entry.get(key, 0.0) for key in ("input", "output", "cache_write", "cache_read")]
+        if all(isinstance(n, (int, float)) and not isinstance(n, bool) and 0 <= n < 1e6 for n in numbers):
+            out[str(prefix).lower()] = Price(*(float(n) for n in numbers))
+    return out
+
+
+def price_of(model: str) -> Price | None:
+    """The price of a model by its longest known prefix (case-insensitive; a `provider/` prefix is ignored)."""
+    name = model.strip().lower().rsplit("/", 1)[-1]
+    table = prices()
+    best = ""
+    for prefix in table:
+        if name.startswith(prefix) and len(prefix) > len(best):
+            best = prefix
+    return table[best] if best else None
+
+
+def estimate(model: str, tokens_in: int, tokens_out: int, cache_read: int = 0, cache_write: int = 0) -> float | None:
+    """The estimated cost of one call (tokens_in without the cached ones), or None for a model not in the table."""
+    price = price_of(model)
+    if price is None:
+        return None
+    return (tokens_in * price.input + tokens_out * price.output + cache_write * price.cache_write
+            + cache_read * price.cache_read) / 1_000_000
