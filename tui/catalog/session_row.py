@@ -233,7 +233,7 @@ def _summarise(row: SessionRow, s: Session, facts: TreeFacts | None = None) -> N
     row.duration_ms = node_duration(s, facts.last_activity_ms)[0]  # the one rule (tui.model.session_facts)
     row.turns = user_turns(s)  # the one definition of Turns (tui.model.nodes), shared with live rows and Totals
     row.tokens = s.totals.tokensIn + s.totals.tokensOut
-    row.cost = s.totals.cost
+    row.cost = None if cost_unknown(s) else s.totals.cost  # (a path that records none: "-", never $0.0000)
     row.cost_estimated = cost_estimated(s)
     row.mismatch = bool(s.mismatch)
     row.models = facts.models
@@ -247,8 +247,6 @@ def live_session_row(root: str, session: Session, events: int, gaps: int, update
     row = SessionRow(key=LIVE_PREFIX + root, path=Path(LIVE_PREFIX + root), kind=RowKind.LIVE, session_id=root,
                      mtime=updated or time.time(), size=0, loaded=True)
     _summarise(row, session)
-    if cost_unknown(session):  # (an OTLP session whose producer sent no cost: "—", never a made-up $0.0000)
-        row.cost = None
     row.agent = session.display_agent
     row.events, row.gaps = events, gaps
     return row

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tui.formats.agent_format import AgentFormat
-from tui.model.document import Document
+from tui.model.document import CODEX, GEMINI_CLI, Document
 
 SNIFF_BYTES = 64 * 1024
 
@@ -63,10 +63,14 @@ def by_format_id(format_id: str) -> AgentFormat | None:
     return next((f for f in agent_formats() if f.format_id == format_id), None)
 
 
+# Agents whose readers are told by tui.formats.foreign_load (their lines' shapes), not by this table: their kinds
+_READ_ELSEWHERE = {CODEX: "codex", GEMINI_CLI: "gemini-cli"}
+
+
 def kind_of_format(format_id: str) -> str | None:
     """The row kind of a document format, when it is an agent's (tui.catalog.session_row)."""
     fmt = by_format_id(format_id)
-    return fmt.kind if fmt is not None else None
+    return fmt.kind if fmt is not None else _READ_ELSEWHERE.get(format_id)
 
 
 def document(fmt: AgentFormat, data: bytes | bytearray, path: str, sessions_dir: Path | None) -> Document:

@@ -48,8 +48,12 @@ def _claude_owner(parts: tuple[str, ...]) -> tuple[str, ...] | None:
 CLAUDE_CODE = AgentLocation("claude-code", "Claude Code", ".claude/projects", ("*", "*.jsonl"), _claude_owner,
                             env_root="CLAUDE_CONFIG_DIR", env_suffix="projects", tag="claude")
 
-# The other agents' rows are added by their readers' helpers (tui.formats.codex, tui.formats.gemini_cli).
-LOCATIONS: list[AgentLocation] = [CLAUDE_CODE]
+CODEX = AgentLocation("codex", "Codex CLI", ".codex/sessions", ("*", "*", "*", "rollout-*.jsonl"),
+                      env_root="CODEX_HOME", env_suffix="sessions", tag="codex")
+# (a sub-agent's chat, chats/<session>/<agentId>.jsonl, is read with its session: not a row of its own)
+GEMINI_CLI = AgentLocation("gemini-cli", "Gemini CLI", ".gemini/tmp", ("*", "chats", "session-*.json*"),
+                           tag="gemini")
+LOCATIONS: list[AgentLocation] = [CLAUDE_CODE, CODEX, GEMINI_CLI]
 
 
 def location_named(kind: str) -> AgentLocation | None:
