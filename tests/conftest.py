@@ -20,3 +20,14 @@ def _cache_out_of_the_users_home(tmp_path_factory):
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
+
+
+@pytest.fixture(autouse=True)
+def _no_demo_cache_left_behind():
+    """A demo app built in a test points the process's sessions-index cache at its own folder
+    (tui.catalog.index.store.set_cache_dir) until its clean-up runs, which an app never started does not: the next
+    test must not find its index, nor its kept place, there."""
+    yield
+    from tui.catalog.index.store import set_cache_dir
+
+    set_cache_dir(None)

@@ -79,7 +79,7 @@ def agent_rows(loc: AgentLocation, root: Path, known: Known | None = None) -> li
                 rows.append(filled)
                 continue
         row = SessionRow(entry.path, path, loc.kind, session_id_from_name(entry.name), st.st_mtime, st.st_size,
-                         mtime_ns=st.st_mtime_ns, inode=st.st_ino)
+                         mtime_ns=st.st_mtime_ns, inode=st.st_ino, ctime_ns=st.st_ctime_ns)
         if st.st_size == 0:
             row.broken, row.loaded = EMPTY_REASON, True
         rows.append(row)

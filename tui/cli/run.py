@@ -142,6 +142,7 @@ def build_app(args: argparse.Namespace, *, watch: bool = True, on_exit: Callable
         from tui.catalog.index.store import set_cache_dir
 
         set_cache_dir(running.base / "cache")  # the demo's index goes with it (never inside its sessions)
+        (on_exit or atexit.register)(lambda: set_cache_dir(None))  # ... and no further: the process may build another app
         demo_for, sessions_dir = sessions_dir, running.sessions
         demo_note = f"Built-in demo ({why}): generated sessions in {sessions_dir}"
     document = None
