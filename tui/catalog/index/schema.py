@@ -49,13 +49,14 @@ CREATE TABLE IF NOT EXISTS sessions (
     errors TEXT NOT NULL DEFAULT '',     -- error messages of the session and its failed ops, '\n'-joined, cut
     tools TEXT NOT NULL DEFAULT '',      -- tool names used, '\n'-joined
     agents TEXT NOT NULL DEFAULT '',     -- agent ids of the session and its sub-agents, '\n'-joined
-    answers TEXT NOT NULL DEFAULT '',    -- the final report and LLM answers' text (searched; a few KiB an op, cut)
-    results TEXT NOT NULL DEFAULT '',    -- tool results' text (searched; a few KiB an op, cut)
     mismatch INTEGER NOT NULL DEFAULT 0, -- stored totals disagree with the recomputed ones
     broken TEXT NOT NULL DEFAULT '',     -- why the file cannot be shown; '' when fine
     suspect TEXT NOT NULL DEFAULT '',    -- absurd numbers in the file, clamped (tui.catalog.absurd); '' when sane
     cost_estimated INTEGER NOT NULL DEFAULT 0, -- cost_usd is the price table's estimate (tui.model.prices)
-    indexed_at REAL NOT NULL
+    indexed_at REAL NOT NULL,
+    -- searched only, and last: a row's other columns are read without walking these (often overflow pages)
+    answers TEXT NOT NULL DEFAULT '',    -- the final report, LLM answers', sub-agents' reports' text (cut: row_extras)
+    results TEXT NOT NULL DEFAULT ''     -- tool results' text (cut: tui.catalog.index.row_extras)
 ) STRICT
 """
 
