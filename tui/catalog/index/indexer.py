@@ -50,7 +50,7 @@ def _extras(record: dict):
         for op in walk_ops(s):
             child = op.child
             tally.add(op.status, op.error, op.kind, op.name, child.agent_id if child is not None else "")
-            if op.kind in TEXT_KINDS:
+            if op.kind in TEXT_KINDS and tally.wants_text(op.kind):
                 tally.add_text(op.kind, op_text(op))
         write_extras(record, s, headend_of(s), tally)
     return read

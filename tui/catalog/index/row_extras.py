@@ -47,6 +47,10 @@ class OpTally:
         self.tools: dict[str, None] = {}
         self.agents: dict[str, None] = {root.agent_id: None} if root.agent_id else {}
 
+    def wants_text(self, kind: str) -> bool:
+        """Whether an op of this kind's text would still be kept (else it need not be decoded)."""
+        return (self.results if kind == "tool" else self.answers).size < TEXT_MAX
+
     def add_text(self, kind: str, text: str) -> None:
         """An op's answer (kind llm, or a sub-agent's report: kind session) or tool result (kind tool): kept,
         bounded, for the search."""
