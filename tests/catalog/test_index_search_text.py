@@ -8,10 +8,12 @@ from __future__ import annotations
 import pytest
 
 import searchtextfixtures as fx
+from builders import op, session, turn
 from tui.catalog.index import search
 from tui.catalog.index.reader import ask, index_file
 from tui.catalog.index.row_extras import OP_TEXT_MAX, TEXT_MAX, BoundedText
 from tui.catalog.index.sync import update_index
+from tui.formats.aiagent.snapshot import build_session
 
 
 @pytest.fixture(autouse=True)
@@ -96,3 +98,10 @@ def test_bounded_text():
     kept.encode("utf-8")
     assert kept.startswith("a?b c d e\n" + "y" * OP_TEXT_MAX + "\n")
     assert len(kept) <= TEXT_MAX
+
+
+def test_locate_opens_an_answer_at_an_llm_op_and_a_result_at_a_tool_op():
+    root = build_session(session(turn(0, op("system", op_id="a", name="init"), system=True),
+                                 turn(1, op("tool", op_id="t", name="lookup"), op("llm", op_id="l"))))
+    assert search.locate(root, "answers", "anything") == "1-2"
+    assert search.locate(root, "results", "result:anything") == "1-1"
