@@ -1,5 +1,6 @@
 """The Search screen (`F` in the browser): full-text search across the sessions of the directory (titles, first
-prompts, agents, tools, errors, answers, tool results) with SQLite FTS5 over the sessions index (tui.catalog.index.search).
+prompts, agents, tools, errors, answers, tool results) with SQLite FTS5 over the sessions index
+(tui.catalog.index.search).
 
 What is typed is searched as text (never FTS5 syntax), in a thread worker a moment after the last key; each hit
 shows the field that matched and a snippet with the match highlighted. Enter opens the session at the matching op
