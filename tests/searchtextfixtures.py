@@ -66,3 +66,16 @@ def codex_dir(base: Path) -> Path:
     folder.mkdir(parents=True)
     shutil.copy(FIXTURES / "codex" / CODEX_FILE, folder / CODEX_FILE)
     return folder.parent.parent.parent
+
+
+# Gemini CLI (a real chat file of tests/fixtures/gemini-cli): only in an answer, only in a tool result
+GEMINI_FILE = "session-2026-01-16T11-01-file-ops-37b7abef.json"
+GEMINI_ANSWER, GEMINI_RESULT = "activate", "advisory"
+
+
+def gemini_dir(base: Path) -> Path:
+    """`<base>/.gemini/tmp` holding the real Gemini CLI chat."""
+    folder = base / ".gemini" / "tmp" / "0123abcd" / "chats"
+    folder.mkdir(parents=True)
+    shutil.copy(FIXTURES / "gemini-cli" / GEMINI_FILE, folder / GEMINI_FILE)
+    return folder.parent.parent

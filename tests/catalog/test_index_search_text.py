@@ -105,3 +105,9 @@ def test_locate_opens_an_answer_at_an_llm_op_and_a_result_at_a_tool_op():
                                  turn(1, op("tool", op_id="t", name="lookup"), op("llm", op_id="l"))))
     assert search.locate(root, "answers", "anything") == "1-2"
     assert search.locate(root, "results", "result:anything") == "1-1"
+
+
+def test_gemini_cli_answer_and_tool_result(tmp_path):
+    directory = fx.gemini_dir(tmp_path)
+    assert fields(directory, fx.GEMINI_ANSWER) == ["answers"]
+    assert fields(directory, fx.GEMINI_RESULT) == ["results"]
