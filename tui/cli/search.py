@@ -15,11 +15,12 @@ PROG = f"{MONITOR} search"
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG,
-        description="Search every session of a directory (titles, prompts, answers, tool names, errors) through the "
-                    "sessions index the monitor keeps in $XDG_CACHE_HOME/aiagent-monitor/; new and changed files "
-                    "are indexed first. Words match as prefixes; field:word searches one field.",
+        description="Search every session of a directory (titles, prompts, answers, tool names, tool results, "
+                    "errors) through the sessions index the monitor keeps in $XDG_CACHE_HOME/aiagent-monitor/; new "
+                    "and changed files are indexed first. Words match as prefixes; field:word searches one field.",
     )
-    p.add_argument("query", help="the words to find (all of them), e.g. 'timeout', 'user:weather', '\"exact phrase\"'")
+    p.add_argument("query", help="the words to find (all of them), e.g. 'timeout', 'tool:bash', 'result:enoent', "
+                   "'\"exact phrase\"'")
     p.add_argument("--sessions-dir", metavar="DIR",
                    help="the sessions directory (default: $AI_AGENT_SESSIONS_DIR or ~/.ai-agent/sessions)")
     p.add_argument("--json", action="store_true", help="print one JSON object per line (path, session_id, agent, "

@@ -27,6 +27,11 @@ class AgentView(Protocol):
 
     def logs(self, op: Op) -> list[LogEntry]: ...
 
+    def op_text(self, op: Op) -> str:
+        """What the op answered (an assistant message's text) or returned (a tool result), searched by the
+        sessions index (tui.catalog.index.row_extras.op_text); "" when none."""
+        ...
+
 
 class AgentOp(Op):
     """An assistant message (kind llm) or a tool call (kind tool, or session with its sub-agent): `info` is the

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections import Counter
 
-from tui.catalog.index.row_extras import OpTally, headend_value, write_extras
+from tui.catalog.index.row_extras import TEXT_KINDS, TEXT_MAX, OpTally, headend_value, write_extras
 from tui.catalog.row_facts import TreeFacts, ranked_models
 from tui.model.session_facts import newest, own_last
 from tui.catalog.session_row import SessionRow, row_max_bytes, summarise_file_row
-from tui.formats.aiagent.facts import OpAttributes, OpFacts, SessionFacts, snapshot_facts
+from tui.formats.aiagent.facts import OpAttributes, OpFacts, PayloadFacts, SessionFacts, snapshot_facts
 from tui.inputs.files import LoadError, read_source
 from tui.model.gc_pause import paused_gc
 from tui.model.nodes import Session, release_tree
@@ -58,9 +58,19 @@ class _RowWalk:
                 if self.headend:
                     break
         status = op.status
+        tally = self.tally
+        assert tally is not None
         if error or status == "failed" or kind == "tool" or child is not None:  # (else OpTally.add does nothing)
-            assert self.tally is not None
-            self.tally.add(status, error, kind, attrs.name or "", (child.agentId or "") if child is not None else "")
+            tally.add(status, error, kind, attrs.name or "", (child.agentId or "") if child is not None else "")
+        response = op.response
+        if response is not None and kind in TEXT_KINDS:  # (OpTally.add_text's rule, inline: a call less an op)
+            texts = tally.results if kind == "tool" else tally.answers
+            if texts.size < TEXT_MAX:
+                payload = response.payload  # (the tree's rule: row_extras.payload_text)
+                if type(payload) is PayloadFacts:
+                    payload = payload.textPreview
+                if type(payload) is str and payload:
+                    texts.add(payload)
 
 
 def fill_from_facts(row: SessionRow, record: dict) -> bytes | bytearray | None:

@@ -22,7 +22,7 @@ from typing import cast
 
 from tui.catalog.absurd import SUSPECT_HEAD, sane_record, suspect_text
 from tui.catalog.index.facts_fill import fill_from_facts
-from tui.catalog.index.row_extras import OpTally, empty_extras, headend_of, write_extras
+from tui.catalog.index.row_extras import TEXT_KINDS, OpTally, empty_extras, headend_of, op_text, write_extras
 from tui.catalog.session_row import RowKind, SessionRow, fill_row, session_id_from_name
 from tui.inputs.files import not_regular_reason
 from tui.model.nodes import Session
@@ -50,6 +50,8 @@ def _extras(record: dict):
         for op in walk_ops(s):
             child = op.child
             tally.add(op.status, op.error, op.kind, op.name, child.agent_id if child is not None else "")
+            if op.kind in TEXT_KINDS and tally.wants_text(op.kind):
+                tally.add_text(op.kind, op_text(op))
         write_extras(record, s, headend_of(s), tally)
     return read
 

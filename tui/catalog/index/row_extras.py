@@ -1,36 +1,64 @@
 """What a sessions-index row holds beyond a browser row (tokens split, first prompt, headend, failed ops, errors,
-tools, agents): the one set of rules, fed by either reader of a file (the tree, tui.catalog.index.indexer, or
-the facts of a plain snapshot, tui.catalog.index.facts_fill), so that both give the same row."""
+tools, agents, the answers' and tool results' text searched): the one set of rules, fed by either reader of a file
+(the tree, tui.catalog.index.indexer, or the facts of a plain snapshot, tui.catalog.index.facts_fill), so that
+both give the same row."""
 
 from __future__ import annotations
 
 from tui.catalog.row_facts import first_prompt, row_name
 from tui.model.fields import one_line
-from tui.model.nodes import Session
+from tui.model.nodes import Op, Session
 
 PROMPT_MAX = 4096  # the first prompt, searched: a few KiB
 ERRORS_MAX = 4096  # error messages, '\n'-joined
 LIST_MAX = 64  # distinct tools or agents kept per row
 HEADEND_MAX = 40
+# The answers' and the tool results' text, searched (issue 31): the first OP_TEXT_MAX characters of each op's, up
+# to TEXT_MAX characters a column per session (at most ~16 KiB of ASCII text a session). The index of 1,000
+# generated sessions: 1.3 MB without them; 13.3 MB with these bounds (7.1 KB of text a row on average), 15.8 MB with
+# 1,024 / 16,384, 18.9 MB with 2,048 / 32,768: most ops' text is under 1 KB, so the bound per session is what counts
+OP_TEXT_MAX = 1024
+TEXT_MAX = 8192
+TEXT_KINDS = frozenset({"llm", "tool", "session"})  # ops whose response is searched: answers, results, sub-agents'
 
 
 def empty_extras() -> dict:
     """The extra columns of a row before its file is read (what a broken file keeps)."""
     return {"tokens_in": None, "tokens_out": None, "tokens_cache_read": None, "tokens_cache_write": None,
-            "prompt": "", "headend": "", "failed_ops": 0, "errors": "", "tools": "", "agents": ""}
+            "prompt": "", "headend": "", "failed_ops": 0, "errors": "", "tools": "", "agents": "",
+            "answers": "", "results": ""}
 
 
 class OpTally:
     """Failed ops, errors, tools and agents over every op of a tree, given one op at a time in tree order
     (sub-agents right after their op, as tui.model.search.walk_ops goes)."""
 
-    __slots__ = ("failed", "errors", "tools", "agents")
+    __slots__ = ("failed", "errors", "tools", "agents", "answers", "results")
 
     def __init__(self, root: Session) -> None:
+        self.answers = BoundedText()
+        self.results = BoundedText()
+        report = root.final_report  # (v2 snapshots: the session's own final report, not an op's)
+        content = report.get("content") if isinstance(report, dict) else None
+        if isinstance(content, str):
+            self.answers.add(content)
         self.failed = 0
         self.errors: list[str] = [root.error] if root.error else []
         self.tools: dict[str, None] = {}
         self.agents: dict[str, None] = {root.agent_id: None} if root.agent_id else {}
+
+    def wants_text(self, kind: str) -> bool:
+        """Whether an op of this kind's text would still be kept (else it need not be decoded)."""
+        return (self.results if kind == "tool" else self.answers).size < TEXT_MAX
+
+    def add_text(self, kind: str, text: str) -> None:
+        """An op's answer (kind llm, or a sub-agent's report: kind session) or tool result (kind tool): kept,
+        bounded, for the search."""
+        if text:
+            if kind == "tool":
+                self.results.add(text)
+            elif kind in TEXT_KINDS:
+                self.answers.add(text)
 
     def add(self, status: str | None, error: str, kind: str, name: str, child_agent: str) -> None:
         """One op: its status, error (Op.error), kind, name, and its sub-agent's agent id ("" when none). Nothing
@@ -57,6 +85,30 @@ def write_extras(record: dict, root: Session, headend: str, tally: OpTally) -> N
     record["errors"] = "\n".join(one_line(e, 300) for e in tally.errors)[:ERRORS_MAX]
     record["tools"] = "\n".join(tally.tools)
     record["agents"] = "\n".join(tally.agents)
+    record["answers"] = tally.answers.text()
+    record["results"] = tally.results.text()
+
+
+def payload_text(payload: object) -> str:
+    """The inline text of an op's response payload (a tool's result string, an LLM answer's `textPreview`); ""
+    when it holds none (captures are never decoded for it)."""
+    if isinstance(payload, str):
+        return payload
+    preview = payload.get("textPreview") if isinstance(payload, dict) else None
+    return preview if isinstance(preview, str) else ""
+
+
+def op_text(op: Op) -> str:
+    """What an op of a tree answered (kind llm) or returned (kind tool), as the facts walk reads it of a plain
+    snapshot (tui.catalog.index.facts_fill): its response payload's inline text; another agent's op asks its
+    reader's view (tui.model.agent_nodes.AgentView.op_text)."""
+    view = getattr(op, "view", None)
+    read = getattr(view, "op_text", None)
+    if read is not None:
+        return str(read(op) or "")
+    raw = op.raw
+    response = raw.get("response") if isinstance(raw, dict) else None
+    return payload_text(response.get("payload")) if isinstance(response, dict) else ""
 
 
 def headend_value(value: object) -> str:
@@ -91,3 +143,36 @@ def first_prompt_full(s: Session) -> str:
         if isinstance(user, str) and user.strip():
             return one_line(user[: PROMPT_MAX * 2], PROMPT_MAX)
     return prompt
+
+
+class BoundedText:
+    """Texts of a session kept for the search, at most OP_TEXT_MAX characters of each and TEXT_MAX in all, cut at
+    a character boundary, in text SQLite can bind (lone surrogates replaced) and never holding the snippet
+    markers of tui.catalog.index.search (nor NUL). A 10 MB tool result costs the slice of its first characters,
+    never a scan of the whole. Line breaks are kept: FTS5 splits words on them, and a hit's snippet is put on one
+    line and made inert when shown (tui.catalog.index.search._clean); not calling one_line here keeps this to a
+    tenth of a row's indexing time less (14,600 texts of 600 generated files: 0.24 s with it)."""
+
+    __slots__ = ("parts", "size")
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.size = 0
+
+    def add(self, text: str) -> None:
+        room = min(OP_TEXT_MAX, TEXT_MAX - self.size)
+        if room <= 0:
+            return
+        text = text[:room]
+        if not text.isascii():
+            text = text.encode("utf-8", "replace").decode("utf-8")
+        if "\x00" in text or "\x02" in text or "\x03" in text:
+            text = text.translate(_UNSEARCHED)
+        self.parts.append(text)
+        self.size += len(text) + 1
+
+    def text(self) -> str:
+        return "\n".join(self.parts)[:TEXT_MAX]
+
+
+_UNSEARCHED = {0: " ", 2: " ", 3: " "}  # NUL and the snippet markers (tui.catalog.index.search.HIT_START/END)

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 # 2: rows reach sessions_fts by SEARCH_ADD, not by an insert trigger; 3: STRICT, ctime_ns, suspect, and a row's
 # facts as tui.model.session_facts gives them (durations up to the last activity, misfiled titles, failure reasons);
-# 4: cost_estimated (other agents' files: a cost from the price table, tui.model.prices)
-SCHEMA_VERSION = 4
+# 4: cost_estimated (other agents' files: a cost from the price table, tui.model.prices); 5: answers and results
+# (the answers' and tool results' text, searched: tui.catalog.index.row_extras bounds it)
+SCHEMA_VERSION = 5
 APPLICATION_ID = 0x41494D31  # "AIM1": PRAGMA application_id, so a foreign SQLite file is never taken for ours
 
 # raw: the comments below say '\n' (two characters), which must not become a line break inside a quote
@@ -52,7 +53,10 @@ CREATE TABLE IF NOT EXISTS sessions (
     broken TEXT NOT NULL DEFAULT '',     -- why the file cannot be shown; '' when fine
     suspect TEXT NOT NULL DEFAULT '',    -- absurd numbers in the file, clamped (tui.catalog.absurd); '' when sane
     cost_estimated INTEGER NOT NULL DEFAULT 0, -- cost_usd is the price table's estimate (tui.model.prices)
-    indexed_at REAL NOT NULL
+    indexed_at REAL NOT NULL,
+    -- searched only, and last: a row's other columns are read without walking these (often overflow pages)
+    answers TEXT NOT NULL DEFAULT '',    -- the final report, LLM answers', sub-agents' reports' text (cut: row_extras)
+    results TEXT NOT NULL DEFAULT ''     -- tool results' text (cut: tui.catalog.index.row_extras)
 ) STRICT
 """
 
@@ -72,7 +76,7 @@ COUNT_SESSIONS = ("SELECT (SELECT count(*) FROM sessions) "
 # Full-text search across sessions (SQLite FTS5): rowid = sessions.rowid.
 SEARCH_TABLE = """
 CREATE VIRTUAL TABLE IF NOT EXISTS sessions_fts USING fts5(
-    title, prompt, agents, tools, errors, content='sessions', content_rowid='rowid'
+    title, prompt, agents, tools, errors, answers, results, content='sessions', content_rowid='rowid'
 )
 """
 
@@ -84,20 +88,19 @@ CREATE VIRTUAL TABLE IF NOT EXISTS sessions_fts USING fts5(
 # written out at each trigger statement's savepoint, as FTS3 does, leaving many tiny segments to merge). Changed
 # and deleted rows: triggers (the store writes with an upsert, so a changed row fires sessions_au, never a
 # delete + insert that would skip the FTS delete).
-SEARCH_COLUMNS = "title, prompt, agents, tools, errors"
+SEARCH_COLUMNS = "title, prompt, agents, tools, errors, answers, results"
 SEARCH_ADD = (f"INSERT INTO sessions_fts(rowid, {SEARCH_COLUMNS}) "  # noqa: S608 - names are ours
               f"SELECT rowid, {SEARCH_COLUMNS} FROM sessions WHERE rowid > ?")
 TOP_ROWID = "SELECT coalesce(max(rowid), 0) FROM sessions"
+_OLD = ", ".join(f"old.{name}" for name in SEARCH_COLUMNS.split(", "))
+_NEW = ", ".join(f"new.{name}" for name in SEARCH_COLUMNS.split(", "))
 TRIGGERS = (
-    """CREATE TRIGGER IF NOT EXISTS sessions_ad AFTER DELETE ON sessions BEGIN
-        INSERT INTO sessions_fts(sessions_fts, rowid, title, prompt, agents, tools, errors)
-        VALUES ('delete', old.rowid, old.title, old.prompt, old.agents, old.tools, old.errors);
+    f"""CREATE TRIGGER IF NOT EXISTS sessions_ad AFTER DELETE ON sessions BEGIN
+        INSERT INTO sessions_fts(sessions_fts, rowid, {SEARCH_COLUMNS}) VALUES ('delete', old.rowid, {_OLD});
     END""",
-    """CREATE TRIGGER IF NOT EXISTS sessions_au AFTER UPDATE ON sessions BEGIN
-        INSERT INTO sessions_fts(sessions_fts, rowid, title, prompt, agents, tools, errors)
-        VALUES ('delete', old.rowid, old.title, old.prompt, old.agents, old.tools, old.errors);
-        INSERT INTO sessions_fts(rowid, title, prompt, agents, tools, errors)
-        VALUES (new.rowid, new.title, new.prompt, new.agents, new.tools, new.errors);
+    f"""CREATE TRIGGER IF NOT EXISTS sessions_au AFTER UPDATE ON sessions BEGIN
+        INSERT INTO sessions_fts(sessions_fts, rowid, {SEARCH_COLUMNS}) VALUES ('delete', old.rowid, {_OLD});
+        INSERT INTO sessions_fts(rowid, {SEARCH_COLUMNS}) VALUES (new.rowid, {_NEW});
     END""",
 )
 

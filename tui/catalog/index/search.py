@@ -1,13 +1,15 @@
-"""Search across sessions: SQLite FTS5 over the titles, prompts, agents, tools and errors of the sessions index.
+"""Search across sessions: SQLite FTS5 over the titles, prompts, agents, tools, errors, answers and tool results of
+the sessions index.
 
 What a person types is never FTS5 syntax: each word becomes a quoted prefix term ("we said" → `"we"* "said"*`,
 every term required), so quotes, AND/OR/NOT/NEAR, parentheses, `*`, `:` and `^` are searched as text and never
-raise a syntax error. `field:word` (title, prompt, agent(s), tool(s), error(s)) limits a word to one column.
+raise a syntax error. `field:word` (title, prompt, agent(s), tool(s), error(s), answer(s), result(s)) limits a word
+to one column.
 
-A hit says which field matched (the first of title, prompt, agents, tools, errors whose snippet has a match), and
-`locate` finds, in the session once it is loaded, the op to open it at: the first op of the first user turn for a
-title or prompt, the first op of the tool searched for, the first failed op for an error, the op calling the
-sub-agent searched for. Takes an open sqlite3.Connection (the store's, or a test's).
+A hit says which field matched (the first of FIELDS whose snippet has a match), and `locate` finds, in the session
+once it is loaded, the op to open it at: the first op of the first user turn for a title or prompt, the first op of
+the tool searched for, the first failed op for an error, the op calling the sub-agent searched for, the first LLM
+op for an answer, the first tool op for a tool result. Takes an open sqlite3.Connection (the store's, or a test's).
 """
 
 from __future__ import annotations
@@ -19,9 +21,10 @@ from tui.model.fields import one_line
 from tui.model.nodes import Op, Session
 from tui.model.search import walk_ops
 
-FIELDS = ("title", "prompt", "agents", "tools", "errors")
+FIELDS = ("title", "prompt", "agents", "tools", "errors", "answers", "results")
 ALIASES = {"title": "title", "prompt": "prompt", "agent": "agents", "agents": "agents", "tool": "tools",
-           "tools": "tools", "error": "errors", "errors": "errors"}
+           "tools": "tools", "error": "errors", "errors": "errors", "answer": "answers", "answers": "answers",
+           "result": "results", "results": "results"}
 LIMIT = 200
 MAX_TERMS = 16  # more words than this are dropped: a pasted paragraph must not build a huge query
 MAX_TERM_CHARS = 200
@@ -153,6 +156,9 @@ def locate(root: Session | None, field: str, query: Query | str) -> str | None:
         op = next((o for o in walk_ops(root) if o.kind == "tool" and any(w in o.name.lower() for w in words)), None)
     elif field == "errors":
         op = next((o for o in walk_ops(root) if o.status == "failed" or o.error), None)
+    elif field in ("answers", "results"):
+        kind = "llm" if field == "answers" else "tool"
+        op = next((o for o in walk_ops(root) if o.kind == kind), None)
     elif field == "agents":
         words = _words_for(q, "agents")
         op = next((o for o in walk_ops(root) if o.kind == "session" and o.child is not None

@@ -65,6 +65,20 @@ class UsageFacts(msgspec.Struct, gc=False):
     error: Any = None  # a failed op's reason when its attributes have none (the tree's rule, snapshot._accounting)
 
 
+class PayloadFacts(msgspec.Struct, gc=False):
+    """A response payload that is an object: only its `textPreview` (an LLM answer's text, searched by the sessions
+    index) is decoded; its captures (`raw`, `sdk`: base64) are skipped unread."""
+
+    textPreview: Any = None
+
+
+class ResponseFacts(msgspec.Struct, gc=False):
+    """An op's response: its payload when inline (a tool result's text, an answer's preview; anything else is
+    decoded as the plain value it is)."""
+
+    payload: str | PayloadFacts | list[Any] | int | float | bool | None = None
+
+
 class OpFacts(msgspec.Struct, gc=False):
     kind: Kind  # (required: an op without a kind the tree reports)
     status: str | None = None
@@ -74,6 +88,7 @@ class OpFacts(msgspec.Struct, gc=False):
     error: Any = None
     accounting: list[UsageFacts] | None = None
     logs: list[LogFacts] | None = None
+    response: ResponseFacts | None = None
     childSession: SessionFacts | None = None
     childSessionRef: None = None  # a sub-agent named by reference: the tree links its ledger
     childSessionSummary: None = None
@@ -109,6 +124,7 @@ class SessionFacts(msgspec.Struct, gc=False):
     endedAt: Ms | None = None
     success: bool | None = None
     error: str | None = None
+    finalReport: Any = None
     totals: dict[str, Any] | None = None
     attributes: Any = None
     pluginMetas: Any = None
@@ -181,6 +197,7 @@ def root_facts(head: RootFacts, on_op: OnOp | None = None,
     root.started_at, root.ended_at = head.startedAt, head.endedAt
     root.success = head.success
     root.error = head.error or None
+    root.final_report = head.finalReport
     root.stored_totals = stored_totals(head.totals)
     root.head = {"attributes": head.attributes, "pluginMetas": head.pluginMetas}
     root_ops = []

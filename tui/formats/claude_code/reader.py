@@ -217,6 +217,16 @@ class ClaudeCodeView:
                                "plain", plain=info.response, note="tool result"))
         return out
 
+    def op_text(self, op: Op) -> str:
+        """An assistant message's text blocks (not its thinking), or a tool's result text."""
+        info = getattr(op, "info", None)
+        if not isinstance(info, OpInfo):
+            return ""
+        if info.message is not None:
+            return "\n".join(as_str(b.get("text")) for b in info.message.blocks
+                             if isinstance(b, dict) and b.get("type") == "text")
+        return info.response if isinstance(info.response, str) else ""
+
     def logs(self, op: Op) -> list[LogEntry]:
         info = getattr(op, "info", None)
         if not isinstance(info, OpInfo):

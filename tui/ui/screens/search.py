@@ -1,5 +1,6 @@
 """The Search screen (`F` in the browser): full-text search across the sessions of the directory (titles, first
-prompts, agents, tools, errors) with SQLite FTS5 over the sessions index (tui.catalog.index.search).
+prompts, agents, tools, errors, answers, tool results) with SQLite FTS5 over the sessions index
+(tui.catalog.index.search).
 
 What is typed is searched as text (never FTS5 syntax), in a thread worker a moment after the last key; each hit
 shows the field that matched and a snippet with the match highlighted. Enter opens the session at the matching op
@@ -27,7 +28,7 @@ from tui.ui.widgets.footer import Footer
 from tui.ui.widgets.motion import TableMotion
 
 DEBOUNCE_S = 0.25
-PLACEHOLDER = "search titles, prompts, agents, tools, errors of every session · tool:NAME error:TEXT · Enter opens"
+PLACEHOLDER = "search titles, prompts, answers, tool results, tools, errors · tool:NAME result:TEXT · Enter opens"
 
 
 class HitsTable(TableMotion):
