@@ -14,11 +14,12 @@ ERRORS_MAX = 4096  # error messages, '\n'-joined
 LIST_MAX = 64  # distinct tools or agents kept per row
 HEADEND_MAX = 40
 # The answers' and the tool results' text, searched (issue 31): the first OP_TEXT_MAX characters of each op's, up
-# to TEXT_MAX characters a column per session (at most ~16 KiB of ASCII text a session). The index of 1,000
-# generated sessions: 1.3 MB without them; 13.3 MB with these bounds (7.1 KB of text a row on average), 15.8 MB with
-# 1,024 / 16,384, 18.9 MB with 2,048 / 32,768: most ops' text is under 1 KB, so the bound per session is what counts
+# to TEXT_MAX characters a column per session (at most ~8 KiB of ASCII text a session): the index of a 300,000-file
+# directory must stay a cache, not a copy. The index of 1,000 generated sessions: 1.3 MB without them; 9.5 MB with
+# 1,024 / 4,096, 13.3 MB with 1,024 / 8,192, 6.4 MB with 512 / 2,048 (too little: a tool result's words past its
+# first half KiB are lost); the bound per session is what counts
 OP_TEXT_MAX = 1024
-TEXT_MAX = 8192
+TEXT_MAX = 4096
 TEXT_KINDS = frozenset({"llm", "tool", "session"})  # ops whose response is searched: answers, results, sub-agents'
 
 
