@@ -28,6 +28,15 @@ from tui.text.export import FORMATS, RefusedTarget, check_target, default_filena
 from tui.ui.messages import DocumentReloaded, LiveTreeBuilt
 
 
+CHOICES = {"markdown": "Markdown report", "json": "JSON (normalised model)"}
+
+
+def _choice_label(label: str, chosen: bool) -> Text:
+    """The radio buttons tell the chosen format from the other by colour only (both draw the same dot): a mark
+    says it without colour (a monochrome terminal, NO_COLOR, a colour-blind reader)."""
+    return Text(f"[x] {label}" if chosen else f"[ ] {label}")  # (a str would be read as markup)
+
+
 class ConfirmOverwrite(ModalScreen[bool]):
     """"PATH exists: overwrite it?" y overwrites; n, Enter and Escape keep the file."""
 
@@ -100,8 +109,9 @@ class ExportScreen(ModalScreen[tuple[str, str, bool] | None]):
         with Vertical(id="export-box"):
             yield Static(Text(self._title()), id="export-title")
             with RadioSet(id="export-format"):
-                yield RadioButton("Markdown report", value=self.fmt == "markdown", id="fmt-markdown")
-                yield RadioButton("JSON (normalised model)", value=self.fmt == "json", id="fmt-json")
+                for fmt, label in CHOICES.items():
+                    yield RadioButton(_choice_label(label, fmt == self.fmt), value=fmt == self.fmt,
+                                      id=f"fmt-{fmt}")
             yield Input(value=self._default_path(), id="export-path",
                         placeholder="file to write")
             yield Static(Text("Enter writes the file · Escape cancels · Tab moves between format and file name"),
@@ -113,6 +123,8 @@ class ExportScreen(ModalScreen[tuple[str, str, bool] | None]):
     @on(RadioSet.Changed, "#export-format")
     def _format_changed(self, event: RadioSet.Changed) -> None:
         fmt = "json" if event.pressed.id == "fmt-json" else "markdown"
+        for choice, label in CHOICES.items():
+            self.query_one(f"#fmt-{choice}", RadioButton).label = _choice_label(label, choice == fmt)
         if fmt == self.fmt:
             return
         field = self.query_one("#export-path", Input)
