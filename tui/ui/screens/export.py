@@ -37,25 +37,36 @@ def _choice_label(label: str, chosen: bool) -> Text:
     return Text(f"[x] {label}" if chosen else f"[ ] {label}")  # (a str would be read as markup)
 
 
-class ConfirmOverwrite(ModalScreen[bool]):
-    """"PATH exists: overwrite it?" y overwrites; n, Enter and Escape keep the file."""
+class Ask(ModalScreen[bool]):
+    """A yes/no question in the export dialog's box: y says yes, n and Escape no, Enter answers `enter_means`."""
 
     CSS_PATH = "export.tcss"
-    BINDINGS = [Binding("y", "answer(True)", "Overwrite"), Binding("n", "answer(False)", "Keep it"),
-                Binding("enter", "answer(False)", "Keep it", show=False),
-                Binding("escape", "answer(False)", "Keep it", show=False)]
+    BINDINGS = [Binding("y", "answer(True)", "Yes"), Binding("n", "answer(False)", "No"),
+                Binding("enter", "enter", "Answer", show=False),
+                Binding("escape", "answer(False)", "No", show=False)]
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, question: str, enter_means: bool = False) -> None:
         super().__init__()
-        self.path = path
+        self.question = question
+        self.enter_means = enter_means
 
     def compose(self) -> ComposeResult:
         with Vertical(id="export-box"):
-            yield Static(Text(f"{one_line(self.path, 200)} exists. Overwrite it? y = overwrite · n/Enter/Escape = "
-                              f"no"), id="export-confirm")
+            yield Static(Text(self.question), id="export-confirm")
 
-    def action_answer(self, overwrite: bool) -> None:
-        self.dismiss(overwrite)
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+    def action_enter(self) -> None:
+        self.dismiss(self.enter_means)
+
+
+class ConfirmOverwrite(Ask):
+    """"PATH exists: overwrite it?" y overwrites; n, Enter and Escape keep the file."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"{one_line(path, 200)} exists. Overwrite it? y = overwrite · n/Enter/Escape = no")
+        self.path = path
 
 
 class ExportScreen(ModalScreen[tuple[str, str, bool] | None]):
