@@ -15,7 +15,7 @@ import operator
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from rich.text import Text
@@ -72,11 +72,14 @@ class FilterInput(Input):
         self.screen.query_one(DataTable).focus()
 
 
-def watching_line(sessions_dir: Path) -> str:
-    """What an empty browser says: what it watches, and how to stream events in instead."""
-    return (f"watching {printable(str(sessions_dir))} for sessions (*.json.gz snapshots, session/*.jsonl ledgers): "
-            "none yet, they appear as they are written · to stream events in: --listen ws://127.0.0.1:8765 "
-            "(or unix:PATH)")
+def watching_line(sessions_dir: Path, streams: Sequence[str] = ()) -> str:
+    """What an empty browser says: what it watches, and how to stream events in instead; when streams are already
+    configured (--listen, --connect), those are named, not another --listen to add."""
+    watching = (f"watching {printable(str(sessions_dir))} for sessions (*.json.gz snapshots, session/*.jsonl "
+                "ledgers): none yet, they appear as they are written")
+    if streams:
+        return f"{watching} · streaming events in from {', '.join(printable(url) for url in streams)}"
+    return f"{watching} · to stream events in: --listen ws://127.0.0.1:8765 (or unix:PATH)"
 
 
 class BrowserScreen(Screen):
@@ -99,8 +102,9 @@ class BrowserScreen(Screen):
     def __init__(self, sessions_dir: Path | None, live_summary: Callable[[], str] | None = None, *,
                  stale_after_s: float | None = None, demo_for: Path | None = None, sort: str | None = None,
                  filter_text: str | None = None, cursor: str | None = None, stats_range: str | None = None,
-                 roots: Roots = ()) -> None:
+                 roots: Roots = (), streams: Sequence[str] = ()) -> None:
         super().__init__()
+        self.streams = tuple(streams)  # the --listen / --connect URLs (tokens masked): the empty hint names them
         self.initial_sort = sort  # --sort (COLUMN, -COLUMN, COLUMN:asc|desc): applied at mount
         self.initial_filter = filter_text  # --filter: as if typed in the / box
         self.filter_text = filter_text or ""  # the filter applied now (kept with the place: tui.ui.place)
@@ -581,7 +585,7 @@ class BrowserScreen(Screen):
             elif not self.sessions_dir.is_dir():
                 message = f"directory not found: {printable(str(self.sessions_dir))}"
             else:
-                message = watching_line(self.sessions_dir)
+                message = watching_line(self.sessions_dir, self.streams)
         elif self._filter and not self._view:
             message = "no session matches the filter"
         elif len(self._view) > len(self._shown):
