@@ -26,7 +26,7 @@ from tui.catalog.session_row import SessionRow, matches
 
 FIELDS = ("model", "status", "agent", "id", "title", "kind")
 TIME_FIELDS = ("day", "since", "until")
-PLACEHOLDER = "/ filter: text · model:NAME · status:stale · agent:NAME · Esc clears"
+PLACEHOLDER = "/ filter: text model: status: agent: kind: since:7d until: day: · Esc clears"  # (<= 76 cells)
 
 
 @dataclass(frozen=True, slots=True)

@@ -90,13 +90,13 @@ class BrowserScreen(Screen):
         Binding("s", "cycle_sort", "Sort", id="browser.cycle_sort"),
         Binding("S", "reverse_sort", "Reverse", id="browser.reverse_sort"),
         Binding("r", "rescan", "Rescan", id="browser.rescan"),
-        Binding("m", "mark", "Mark to compare", show=False, id="browser.mark"),
-        Binding("d", "diff_marked", "Compare marked with selected", show=False, id="browser.diff_marked"),
-        Binding("escape", "clear_filter", "Clear filter", show=False, id="browser.clear_filter"),
         Binding("t", "stats", "Stats", id="browser.stats"),
-        Binding("F", "search_sessions", "Search all sessions", key_display="F", show=False,
-                id="browser.search_sessions"),
-        Binding("y", "copy_path", "Copy the session file's path", show=False, id="browser.copy_path"),
+        # (the footer shows the keys in this order while they fit: 80 columns hold the ones above)
+        Binding("F", "search_sessions", "Search all sessions", key_display="F", id="browser.search_sessions"),
+        Binding("m", "mark", "Mark to compare", id="browser.mark"),
+        Binding("d", "diff_marked", "Compare marked with selected", id="browser.diff_marked"),
+        Binding("y", "copy_path", "Copy the session file's path", id="browser.copy_path"),
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="browser.clear_filter"),
     ]
 
     def __init__(self, sessions_dir: Path | None, live_summary: Callable[[], str] | None = None, *,
