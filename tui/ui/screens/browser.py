@@ -550,7 +550,8 @@ class BrowserScreen(Screen):
             if self._scanning:
                 parts.append("rescanning…")
         sort = f"sorted by {self._sort} {'↓' if self._desc else '↑'}"
-        header = Text("  ·  ".join(parts) + f"   ({sort})")
+        # one line, cut with … (a stream's state such as `client #1 closed` wrapped it and pushed the table down)
+        header = Text("  ·  ".join(parts) + f"   ({sort})", no_wrap=True, overflow="ellipsis")
         if self.demo_for is not None:
             header.stylize("bold black on yellow", 0, len("DEMO"))
         live = self.live_summary() if self.live_summary is not None else ""
