@@ -134,6 +134,7 @@ class BrowserScreen(Screen):
         self._filter = RowFilter(stale_after_s=self.stale_after_s)
         self._summary = RowsSummary()  # of the rows that pass the filter (tui.catalog.rows_summary)
         self._summary_dirty = True  # recount at the next view: rows came or went other than one by one
+        self._folded: set[str] = set()  # file rows shown in place of their ended live twin (row_merge): marked
         self._hidden: set[str] = set()  # twins left out at the last view (row_merge): not in the summary either
         self._columns: tuple[Column, ...] = ()
         self._has_live = False  # live rows exist: the Events column is offered
@@ -383,7 +384,8 @@ class BrowserScreen(Screen):
 
     def _cells(self, row: SessionRow, now_s: float | None = None) -> tuple:
         return row_cells(row, self._columns, self.clock() if now_s is None else now_s,
-                         stale_after_s=self.stale_after_s, marked=row.key == self._marked)
+                         stale_after_s=self.stale_after_s, marked=row.key == self._marked,
+                         folded=row.key in self._folded)
 
     def _update_cells(self, row: SessionRow) -> None:
         table = self.table
@@ -420,14 +422,17 @@ class BrowserScreen(Screen):
         # Without a filter the summary does not depend on the time and is kept row by row: no recount of 100k
         # rows each time loaded rows are re-sorted. A filter may (status:stale): recounted with it.
         recount, self._summary_dirty = self._summary_dirty or bool(self._filter), False
-        self._hidden = set()
+        self._hidden, self._folded = set(), set()
         if listing_order and not self._filter and self._sort == "started" and self._desc and not self._live_keys:
             if recount:
                 self._summary = RowsSummary.of(self._rows.values())
             return list(self._rows)  # a fresh listing, nothing loaded: its order (newest file first) is this one
         started = operator.attrgetter("started_or_mtime_ms")
-        twins = hidden_twins(self._rows, self._live_keys)  # a session both on file and live: one row
-        self._hidden = twins
+        folded: set[str] = set()
+        twins = hidden_twins(self._rows, self._live_keys, folded)  # a session both on file and live: one row
+        self._hidden, self._folded = twins, folded
+        if folded and self._filter:  # `kind:live` finds them too
+            self._filter = dataclasses.replace(self._filter, also_live=frozenset(folded))
         recount = recount or bool(twins)  # (the summary kept row by row counts both twins)
         rows = sorted((r for r in self._rows.values() if r.key not in twins) if twins else self._rows.values(),
                       key=started, reverse=True)
@@ -506,8 +511,9 @@ class BrowserScreen(Screen):
         for key in keys:
             row = rows[key]
             hit = cache.get(key)
-            cells = hit[2] if hit is not None and hit[0] is row and hit[1] == stamp else self._cells(row, now_s)
-            fresh[key] = (row, stamp, cells)
+            row_stamp = (stamp, key in self._folded)
+            cells = hit[2] if hit is not None and hit[0] is row and hit[1] == row_stamp else self._cells(row, now_s)
+            fresh[key] = (row, row_stamp, cells)
             batch.append((key, cells))
         self._cell_cache = fresh if len(keys) >= len(self._shown) else {**cache, **fresh}
         self.table.add_keyed_rows(batch)
