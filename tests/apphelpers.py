@@ -49,3 +49,9 @@ def panel_text(widget) -> str:
     console = Console(width=80, record=True, file=open("/dev/null", "w"))
     console.print(widget.content)
     return console.export_text()
+
+
+def toast_texts(app) -> list[str]:
+    """The text of the notices on screen (Textual's Toast widgets, found by name: their module is private; the
+    app must run with `run_test(notifications=True)`)."""
+    return [str(w.render()) for w in app.screen.query("*") if type(w).__name__ == "Toast"]

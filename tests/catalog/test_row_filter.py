@@ -49,4 +49,5 @@ def test_status_term_sees_stale_and_broken():
 def test_unknown_prefixes_are_plain_words_and_the_placeholder_names_the_syntax():
     f = RowFilter.parse("http://x model: agent:web", now_s=NOW)
     assert f.words == ("http://x", "model:") and f.terms == (("agent", "web"),)
-    assert "model:NAME" in PLACEHOLDER and "status:stale" in PLACEHOLDER and len(PLACEHOLDER) <= 76
+    assert "model:" in PLACEHOLDER and "status:" in PLACEHOLDER and len(PLACEHOLDER) <= 76
+    assert all(f"{name}:" in PLACEHOLDER for name in ("since", "until", "day", "kind"))  # issue 30, point 5

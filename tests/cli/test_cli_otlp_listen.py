@@ -57,3 +57,13 @@ def test_replay_refuses_an_otlp_url(capsys):
 
     assert main(["missing.json", "--to", "otlp://127.0.0.1:4317"]) == 2
     assert "an OTLP receiver takes spans" in capsys.readouterr().err
+
+
+def test_an_unknown_listen_scheme_names_the_otlp_ones_too(tmp_path):
+    """`--listen bogus://` says every scheme --listen takes (otlp:// and otlp+http:// too); --connect, which takes
+    no OTLP URL, names only its own."""
+    base = [sys.executable, "-m", "tui", "--sessions-dir", str(tmp_path)]
+    listen = subprocess.run([*base, "--listen", "bogus://x"], capture_output=True, timeout=120)
+    assert listen.returncode == 2 and b"otlp://HOST[:PORT]" in listen.stderr and b"otlp+http://" in listen.stderr
+    connect = subprocess.run([*base, "--connect", "bogus://x"], capture_output=True, timeout=120)
+    assert connect.returncode == 2 and b"bogus://x" in connect.stderr and b"otlp" not in connect.stderr

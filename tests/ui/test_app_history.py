@@ -6,7 +6,8 @@ import asyncio
 
 import orjson
 
-from apphelpers import SIZE, session_app, top, wait_for
+from apphelpers import SIZE, session_app, toast_texts, top, wait_for
+from browserhelpers import ids, settle
 from tui.demo import make_tree, write_snapshot
 from tui.formats.aiagent.replay import replay_events
 from tui.formats.aiagent.timeline import event_times, tree_at
@@ -241,3 +242,34 @@ async def test_a_sub_agent_opened_from_an_old_version_stays_on_it_and_history_en
         await pilot.press("escape", "escape")
         assert await wait_for(pilot, lambda: isinstance(app.screen, BrowserScreen))
         assert await wait_for(pilot, lambda: not app.history.has(key))
+
+
+async def test_capital_d_on_the_first_version_compares_it_with_the_next_not_itself(tmp_path):
+    trees = stages(34)
+    path = write_snapshot(tmp_path, trees[0], version=2, reason="subagent_finish")
+    app = session_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = top(app)
+        first_ops = ops_on_screen(screen)
+        await asyncio.sleep(0.3)
+        await rewrite(pilot, app, tmp_path, trees[-1], 2)
+        await pilot.press("left_square_bracket")
+        assert await wait_for(pilot, lambda: screen.viewing is not None and screen.viewing.seq == 1)
+        await pilot.press("D")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, DiffScreen) and app.screen.diff is not None)
+        diff = app.screen.diff
+        assert diff.before.label.startswith("version 1 ") and diff.after.label.startswith("version 2 ")
+        assert diff.before.counts["ops"] == first_ops and diff.ops != []
+
+
+async def test_the_comparing_notice_goes_once_the_diff_is_shown(tmp_path):
+    write_snapshot(tmp_path, make_tree(43, ops=40, depth=2, agent="twin", started_at=1_700_000_000_000))
+    write_snapshot(tmp_path, make_tree(44, ops=40, depth=2, agent="twin", started_at=1_700_000_100_000))
+    app = MonitorApp(sessions_dir=tmp_path, watch=False)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot, app.screen)
+        assert len(ids(app.screen)) == 2
+        await pilot.press("m", "down", "d")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, DiffScreen) and app.screen.diff is not None)
+        await pilot.pause(0.2)
+        assert not any("comparing" in text for text in toast_texts(app))

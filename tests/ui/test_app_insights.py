@@ -298,3 +298,24 @@ async def test_at_160x48_the_details_stay_beside_the_insights(tmp_path):
     async with app.run_test(size=(160, 48)) as pilot:
         screen, pane = await open_insights(pilot)
         assert pane.display and screen.query_one("#detail").display
+
+
+async def test_the_export_dialog_marks_its_choice_without_colour_over_the_dimmed_session(tmp_path):
+    """Both radio buttons draw the same dot (the choice is told by colour only): `[x]` marks the chosen format,
+    and the session stays visible behind the dialog (dimmed, not blanked)."""
+    app = session_app(deep_snapshot(tmp_path / "in"), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("x")
+        await pilot.pause()
+        modal = app.screen
+        assert isinstance(modal, ExportScreen)
+        assert modal.styles.background.a < 1  # the screen behind shows through
+
+        def labels() -> list[str]:
+            return [modal.query_one(f"#fmt-{fmt}").label.plain for fmt in ("markdown", "json")]
+
+        assert labels() == ["[x] Markdown report", "[ ] JSON (normalised model)"]
+        await pilot.press("shift+tab", "right", "enter")
+        await pilot.pause()
+        assert modal.fmt == "json" and labels() == ["[ ] Markdown report", "[x] JSON (normalised model)"]

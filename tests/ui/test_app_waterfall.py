@@ -274,3 +274,24 @@ async def test_a_live_session_grows_in_the_waterfall(tmp_path):
         assert not any(screen.view.model.status(row) == "running" for row in screen.view.model.rows)
         ops = {row.node.path for row in screen.view.model.rows if isinstance(row.node, Op)}
         assert ops == {op.path for op in walk_ops(screen.session)}  # a small session: everything unfolded
+
+
+async def test_bars_stay_in_their_column_at_any_depth_at_80x24(tmp_path):
+    """Deep rows (sub-agents five and more down) at 80x24: the indent gives way, so every row's separator and
+    bars start in the same column as the header's (they shifted right by the overflow)."""
+    app = session_app(deep_snapshot(tmp_path, ops=120, depth=8), watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("w")
+        await pilot.pause()
+        view = waterfall(app).view
+        separator = line(view, 0).index("│")
+        deepest = max(row.depth for row in view.model.rows)
+        assert deepest >= 6
+        for index, row in enumerate(view.model.rows):
+            if row.depth < 5:
+                continue
+            view.move_to(index)
+            await pilot.pause()
+            text = line(view, HEADER + index - round(view.scroll_y))
+            assert text.index("│") == separator, (row.depth, text)
+            assert len(text) == len(line(view, 0))

@@ -39,3 +39,29 @@ async def test_a_session_on_file_and_live_is_one_row_live_while_running_then_the
         assert await wait_for(pilot, lambda: (RowKind.SNAPSHOT, sid) in _shown(screen))
         assert (RowKind.LIVE, sid) not in _shown(screen) and len(_shown(screen)) == 2
         assert screen.table.row_count == 2
+
+
+async def test_a_file_row_a_live_stream_was_folded_into_says_so_and_kind_live_finds_it(tmp_path):
+    """Issue 30, point 7: once the live twin has ended, the file row shown in its place says `+live` in its Id
+    cell, and the filter `kind:live` keeps it (the other file row is left out)."""
+    from textual.widgets import Input
+
+    from browserhelpers import cells_by_column, ids
+
+    full = make_tree(23, ops=20, depth=1)
+    sid = full["traceId"]
+    write_snapshot(tmp_path, full, version=2)
+    other = make_tree(24, ops=10, depth=1)
+    write_snapshot(tmp_path, other, version=2)
+    app = MonitorApp(sessions_dir=tmp_path, listen_urls=["unix:" + str(tmp_path / "unused.sock")], watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await settle(pilot, screen)
+        assert "live" not in cells_by_column(screen, sid)["id"]
+        app.hub.feed(orjson.dumps({"type": "op_tree", "tree": full, "meta": {"sessionId": sid, "sequence": 1}}))
+        app.apply_live()
+        assert await wait_for(pilot, lambda: "+live" in cells_by_column(screen, sid).get("id", ""))
+        assert screen.table.row_count == 2
+        screen.query_one("#browser-filter", Input).value = "kind:live"
+        assert await wait_for(pilot, lambda: screen.table.row_count == 1)
+        assert ids(screen)[0].endswith(sid[-4:]) or sid[:8] in ids(screen)[0]

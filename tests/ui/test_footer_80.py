@@ -49,3 +49,39 @@ async def test_the_footer_at_80_columns_shows_help_and_the_most_used_keys(name):
         assert actions and actions[0] == "help", (name, actions)
         missing = [action for action in wanted if action not in actions]
         assert not missing, (name, missing, actions)
+
+
+@pytest.mark.parametrize("name", ["browser", "session", "waterfall"])
+async def test_at_80_columns_no_key_is_cut_and_quit_is_shown(name):
+    """A footer wider than the terminal was cut mid-key (a stray `i` after the palette key) and lost its quit
+    key: now only keys that fit are composed, quit always among them."""
+    make, open_screen, _ = CASES[name]
+    app = make()
+    async with app.run_test(size=(WIDTH, HEIGHT)) as pilot:
+        await open_screen(pilot)
+        await pilot.pause(0.2)
+        keys = list(app.screen.query_one(Footer).query(FooterKey))
+        assert all(key.region.width and key.region.right <= WIDTH for key in keys), \
+            [(key.action, key.region) for key in keys]
+        drawn = shown_actions(app)
+        assert len(drawn) == len([k for k in keys if "-command-palette" not in k.classes])
+        if name != "waterfall":
+            assert "close_view" in drawn, drawn
+
+
+WIDE = {"browser": ("search_sessions", "mark", "diff_marked", "copy_path"),
+        "session": ("payload", "export", "copy", "follow")}
+
+
+@pytest.mark.parametrize("name", list(WIDE))
+async def test_at_160_columns_the_screens_own_keys_are_in_the_footer(name):
+    """F, m/d and y in the browser, p, x, y and f on a session: in the footer where they apply, not only in `?`."""
+    make, open_screen, _ = CASES[name]
+    app = make()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await open_screen(pilot)
+        await pilot.pause(0.2)
+        actions = [key.action.removeprefix("app.") for key in app.screen.query_one(Footer).query(FooterKey)
+                   if key.region.width and key.region.right <= 160]
+        missing = [action for action in WIDE[name] if action not in actions]
+        assert not missing, (missing, actions)

@@ -177,9 +177,30 @@ async def test_binary_opens_in_hex_and_save(tmp_path, monkeypatch):
         screen = await settled(pilot)
         assert screen.view_name == "hex"
         assert visible(screen)[0].startswith("00000000  00 01 02 03 04 05 06 07  08 09")
-        await pilot.press("w", "w")
+        await pilot.press("w", "y", "w", "enter")  # each asked first (where it goes), then saved
+        await pilot.pause()
         assert (tmp_path / "op-7-response-raw.bin").read_bytes() == data
         assert (tmp_path / "op-7-response-raw-1.bin").read_bytes() == data
+
+
+async def test_w_says_the_full_path_before_writing(tmp_path, monkeypatch):
+    """`w` writes into the current directory: the full path is asked about first, and n writes nothing."""
+    data = bytes(range(256))
+    app = PayloadApp(op_of(llm_op(None, {"raw": {"encoding": "base64", "value": b64(data)}})))
+    monkeypatch.chdir(tmp_path)
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = await settled(pilot)
+        await pilot.press("w")
+        await pilot.pause()
+        assert app.screen is not screen and list(tmp_path.iterdir()) == []
+        question = str(app.screen.query_one("#export-confirm").render())
+        assert f"{tmp_path.resolve() / 'op-7-response-raw.bin'}" in question and "256 bytes" in question
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.screen is screen and list(tmp_path.iterdir()) == []
+        await pilot.press("w", "y")
+        await pilot.pause()
+        assert app.screen is screen and (tmp_path / "op-7-response-raw.bin").read_bytes() == data
 
 
 async def test_copy_current_view():

@@ -26,7 +26,7 @@ from tui.catalog.session_row import SessionRow, matches
 
 FIELDS = ("model", "status", "agent", "id", "title", "kind")
 TIME_FIELDS = ("day", "since", "until")
-PLACEHOLDER = "/ filter: text · model:NAME · status:stale · agent:NAME · Esc clears"
+PLACEHOLDER = "/ filter: text model: status: agent: kind: since:7d until: day: · Esc clears"  # (<= 76 cells)
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +35,7 @@ class RowFilter:
     terms: tuple[tuple[str, str], ...] = ()  # (field, value), both lower-cased
     now_s: float = field(default_factory=time.time)
     stale_after_s: float | None = None  # None: the process-wide --stale-after
+    also_live: frozenset[str] = frozenset()  # keys of file rows a live stream was folded into: `kind:live` too
 
     @classmethod
     def parse(cls, text: str, now_s: float | None = None, stale_after_s: float | None = None) -> "RowFilter":
@@ -78,6 +79,8 @@ class RowFilter:
                 ok = value in status.lower()
             elif name == "id":
                 ok = value in row.session_id.lower()
+            elif name == "kind":
+                ok = value in str(row.kind).lower() or (value in "live" and row.key in self.also_live)
             elif name in TIME_FIELDS:
                 lo, hi = _bounds(name, value, self.now_s) or (0, 0)
                 ok = lo <= row.started_or_mtime_ms < hi

@@ -15,8 +15,10 @@ from tui.catalog.session_row import RowKind, SessionRow
 FILE_KINDS = frozenset({RowKind.SNAPSHOT, RowKind.LEDGER})
 
 
-def hidden_twins(rows: Mapping[str, SessionRow], live_keys: set[str]) -> set[str]:
-    """The keys of the rows to leave out: for every session with a file row and a live row, the one not shown."""
+def hidden_twins(rows: Mapping[str, SessionRow], live_keys: set[str], folded: set[str] | None = None) -> set[str]:
+    """The keys of the rows to leave out: for every session with a file row and a live row, the one not shown.
+    `folded`, when given, receives the keys of the file rows shown in place of their (ended) live twin: the row
+    says so, and `kind:live` finds it (tui.catalog.row_filter)."""
     if not live_keys:
         return set()
     live = {rows[k].session_id: k for k in live_keys if k in rows}
@@ -27,5 +29,8 @@ def hidden_twins(rows: Mapping[str, SessionRow], live_keys: set[str]) -> set[str
         twin = live.get(row.session_id)
         if twin is None:
             continue
-        hidden.add(key if rows[twin].status == "running" else twin)
+        running = rows[twin].status == "running"
+        hidden.add(key if running else twin)
+        if folded is not None and not running:
+            folded.add(key)
     return hidden

@@ -124,7 +124,7 @@ def build_app(args: argparse.Namespace, *, watch: bool = True, on_exit: Callable
     demo = args.path is None and (args.demo or (not streaming and not explicit and not has_sessions(sessions_dir)
                                                 and not roots))  # (Claude Code sessions found: no demo)
     from tui.inputs.stream.access import raise_fd_limit, token_from_env
-    from tui.inputs.stream.event_stream import check_listen, is_otlp, parse_url
+    from tui.inputs.stream.event_stream import LISTEN_HELP, URL_HELP, check_listen, is_otlp, parse_url
     from tui.ui.app import MonitorApp
 
     if reading is not None:
@@ -158,9 +158,9 @@ def build_app(args: argparse.Namespace, *, watch: bool = True, on_exit: Callable
             return rc
         if args.path == "-":
             _reopen_tty_as_stdin()
-    for url in [*args.listen, *args.connect]:
+    for url, usage in [*((u, LISTEN_HELP) for u in args.listen), *((u, URL_HELP) for u in args.connect)]:
         try:
-            parse_url(url)
+            parse_url(url, usage)
         except ValueError as exc:
             return fail(str(exc))
     for url in args.connect:

@@ -181,7 +181,8 @@ class MonitorApp(IdleCollector, App):
             text = place.filter if place.filter is not None else self.settings.filter
         return BrowserScreen(self.sessions_dir, live_summary=self.live.summary, demo_for=self.demo_for, sort=sort,
                              filter_text=text, cursor=place.cursor, stats_range=self.settings.stats_range,
-                             roots=self.agent_roots)
+                             roots=self.agent_roots,
+                             streams=[mask_token(url) for url in [*self.listen_urls, *self.connect_urls]])
 
     def keep_place(self, browser) -> None:
         """The browser is going (the app quits): keep its sort, filter, cursor and the theme for next time."""

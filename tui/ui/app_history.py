@@ -26,6 +26,7 @@ from tui.model.document import Document
 from tui.model.gc_pause import paused_gc
 from tui.model.nodes import Session, release_tree
 from tui.ui.messages import HistoryChanged
+from tui.ui.textual_compat import drop_notifications
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from tui.formats.aiagent.live.hub import LiveHub
 
 LIVE_HISTORY_SECONDS = 1.0
+COMPARING = "comparing…"  # the notice while two browser rows are compared (taken down once the diff shows)
 
 
 class HistoryRecorder:
@@ -198,7 +200,7 @@ class HistoryRecorder:
         """Compare two sessions (browser rows: files or live roots) in a background worker, then show the diff."""
         if self.app is None:
             return
-        self.notify("comparing…", timeout=2)
+        self.notify(COMPARING, timeout=2)
         self.app.run_worker(lambda: self._diff_worker(a, b), thread=True, group="diff", exit_on_error=False)
 
     def _held_build(self, root: str) -> Session | None:
@@ -216,6 +218,8 @@ class HistoryRecorder:
         try:
             self._diff(a, b, pinned)
         finally:
+            if self.app is not None:  # the notice goes when the diff (or why there is none) is shown
+                self._call(drop_notifications, self.app, COMPARING, "")
             if pinned:
                 self._call(self._let_go_all, pinned)
 

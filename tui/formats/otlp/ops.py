@@ -29,7 +29,7 @@ LLM_OPERATIONS = frozenset({"chat", "text_completion", "generate_content", "embe
 AGENT_OPERATIONS = frozenset({"invoke_agent", "invoke_workflow"})
 TOOL_OPERATION = "execute_tool"
 MAX_ATTRIBUTE_CHARS = 4000  # a span attribute copied onto an op's attributes is cut to this (messages are not)
-_SEVERITY = {1: "TRC", 5: "DBG", 9: "INF", 13: "WRN", 17: "ERR", 21: "ERR"}
+_SEVERITY = {1: "TRC", 5: "DBG", 9: "INF", 13: "WRN", 17: "ERR", 21: "FATAL"}  # OTLP SeverityNumber ranges
 _LOG_KEYS = {
     "type": "type", "direction": "direction", "tool_kind": "toolKind", "remote": "remoteIdentifier",
     "agent": "agentId", "call_path": "callPath", "txn_id": "txnId", "parent_txn_id": "parentTxnId",
@@ -301,6 +301,8 @@ def log_entry(record: LogRecord, path: str = "") -> dict:
     severity = _text(a.get("severity")) or record.severity_text
     if not severity:
         severity = _SEVERITY.get(max((k for k in _SEVERITY if k <= record.severity_number), default=5), "INF")
+    if a.get("fatal") is True:  # a producer that marks a fatal ERR as ai-agent's files do: listed as FATAL
+        severity = "FATAL"
     body = record.body
     entry: dict = {"timestamp": ms(record.time_ns), "severity": severity,
                    "message": body if isinstance(body, str) else "" if body is None else json_text(body)}
@@ -315,7 +317,7 @@ def log_entry(record: LogRecord, path: str = "") -> dict:
     if path:
         entry["path"] = path
     details = {k: (v[:MAX_ATTRIBUTE_CHARS] + "…" if isinstance(v, str) and len(v) > MAX_ATTRIBUTE_CHARS else v)
-               for k, v in a.items() if k not in _LOG_KEYS and k not in ("turn", "subturn", "severity")
+               for k, v in a.items() if k not in _LOG_KEYS and k not in ("turn", "subturn", "severity", "fatal")
                and isinstance(v, (str, int, float, bool))}
     if details:
         entry["details"] = details

@@ -69,18 +69,19 @@ BUDGET = MemoryBudget()
 DESCRIPTORS = DescriptorReserve()
 
 # websockets logs failed handshakes (a port scanner, a plain HTTP request) with tracebacks: not for a terminal UI.
-def parse_url(url: str) -> tuple:
+def parse_url(url: str, usage: str = URL_HELP) -> tuple:
     """("ws", host, port, path), ("unix", path) or ("otlp", host, port, "grpc"|"http") (an OpenTelemetry receiver:
-    --listen only, tui.inputs.stream.otlp_listen); ValueError naming the problem otherwise."""
+    --listen only, tui.inputs.stream.otlp_listen); ValueError naming the problem and `usage` (what the option
+    takes: --listen also takes the otlp schemes) otherwise."""
     if not isinstance(url, str) or not url.strip():
-        raise ValueError(f"empty event stream URL: {URL_HELP}")
+        raise ValueError(f"empty event stream URL: {usage}")
     url = url.strip()
     if url.startswith("unix:"):
         path = url[len("unix:"):]
         if path.startswith("//"):
             path = path[2:]
         if not path:
-            raise ValueError(f"{url!r} names no socket path: {URL_HELP}")
+            raise ValueError(f"{url!r} names no socket path: {usage}")
         return ("unix", path)
     parts = urlsplit(url)
     if parts.scheme.lower() in OTLP_SCHEMES:
@@ -88,15 +89,15 @@ def parse_url(url: str) -> tuple:
     if parts.scheme == "wss":
         raise ValueError(f"{url!r}: wss:// (TLS) is not supported; put a TLS proxy in front, or use ws://")
     if parts.scheme != "ws":
-        raise ValueError(f"{url!r} is not a supported event stream URL: {URL_HELP}")
+        raise ValueError(f"{url!r} is not a supported event stream URL: {usage}")
     try:
         port = parts.port
     except ValueError:
-        raise ValueError(f"{url!r} has an invalid port: {URL_HELP}") from None
+        raise ValueError(f"{url!r} has an invalid port: {usage}") from None
     if not parts.hostname:
-        raise ValueError(f"{url!r} names no host: {URL_HELP}")
+        raise ValueError(f"{url!r} names no host: {usage}")
     if port is None:
-        raise ValueError(f"{url!r} names no port: {URL_HELP}")
+        raise ValueError(f"{url!r} names no port: {usage}")
     path = parts.path or "/"
     if parts.query:
         path += "?" + parts.query

@@ -15,7 +15,7 @@ import operator
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from rich.text import Text
@@ -72,11 +72,14 @@ class FilterInput(Input):
         self.screen.query_one(DataTable).focus()
 
 
-def watching_line(sessions_dir: Path) -> str:
-    """What an empty browser says: what it watches, and how to stream events in instead."""
-    return (f"watching {printable(str(sessions_dir))} for sessions (*.json.gz snapshots, session/*.jsonl ledgers): "
-            "none yet, they appear as they are written · to stream events in: --listen ws://127.0.0.1:8765 "
-            "(or unix:PATH)")
+def watching_line(sessions_dir: Path, streams: Sequence[str] = ()) -> str:
+    """What an empty browser says: what it watches, and how to stream events in instead; when streams are already
+    configured (--listen, --connect), those are named, not another --listen to add."""
+    watching = (f"watching {printable(str(sessions_dir))} for sessions (*.json.gz snapshots, session/*.jsonl "
+                "ledgers): none yet, they appear as they are written")
+    if streams:
+        return f"{watching} · streaming events in from {', '.join(printable(url) for url in streams)}"
+    return f"{watching} · to stream events in: --listen ws://127.0.0.1:8765 (or unix:PATH)"
 
 
 class BrowserScreen(Screen):
@@ -87,20 +90,21 @@ class BrowserScreen(Screen):
         Binding("s", "cycle_sort", "Sort", id="browser.cycle_sort"),
         Binding("S", "reverse_sort", "Reverse", id="browser.reverse_sort"),
         Binding("r", "rescan", "Rescan", id="browser.rescan"),
-        Binding("m", "mark", "Mark to compare", show=False, id="browser.mark"),
-        Binding("d", "diff_marked", "Compare marked with selected", show=False, id="browser.diff_marked"),
-        Binding("escape", "clear_filter", "Clear filter", show=False, id="browser.clear_filter"),
         Binding("t", "stats", "Stats", id="browser.stats"),
-        Binding("F", "search_sessions", "Search all sessions", key_display="F", show=False,
-                id="browser.search_sessions"),
-        Binding("y", "copy_path", "Copy the session file's path", show=False, id="browser.copy_path"),
+        # (the footer shows the keys in this order while they fit: 80 columns hold the ones above)
+        Binding("F", "search_sessions", "Search all sessions", key_display="F", id="browser.search_sessions"),
+        Binding("m", "mark", "Mark to compare", id="browser.mark"),
+        Binding("d", "diff_marked", "Compare marked with selected", id="browser.diff_marked"),
+        Binding("y", "copy_path", "Copy the session file's path", id="browser.copy_path"),
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="browser.clear_filter"),
     ]
 
     def __init__(self, sessions_dir: Path | None, live_summary: Callable[[], str] | None = None, *,
                  stale_after_s: float | None = None, demo_for: Path | None = None, sort: str | None = None,
                  filter_text: str | None = None, cursor: str | None = None, stats_range: str | None = None,
-                 roots: Roots = ()) -> None:
+                 roots: Roots = (), streams: Sequence[str] = ()) -> None:
         super().__init__()
+        self.streams = tuple(streams)  # the --listen / --connect URLs (tokens masked): the empty hint names them
         self.initial_sort = sort  # --sort (COLUMN, -COLUMN, COLUMN:asc|desc): applied at mount
         self.initial_filter = filter_text  # --filter: as if typed in the / box
         self.filter_text = filter_text or ""  # the filter applied now (kept with the place: tui.ui.place)
@@ -130,6 +134,7 @@ class BrowserScreen(Screen):
         self._filter = RowFilter(stale_after_s=self.stale_after_s)
         self._summary = RowsSummary()  # of the rows that pass the filter (tui.catalog.rows_summary)
         self._summary_dirty = True  # recount at the next view: rows came or went other than one by one
+        self._folded: set[str] = set()  # file rows shown in place of their ended live twin (row_merge): marked
         self._hidden: set[str] = set()  # twins left out at the last view (row_merge): not in the summary either
         self._columns: tuple[Column, ...] = ()
         self._has_live = False  # live rows exist: the Events column is offered
@@ -379,7 +384,8 @@ class BrowserScreen(Screen):
 
     def _cells(self, row: SessionRow, now_s: float | None = None) -> tuple:
         return row_cells(row, self._columns, self.clock() if now_s is None else now_s,
-                         stale_after_s=self.stale_after_s, marked=row.key == self._marked)
+                         stale_after_s=self.stale_after_s, marked=row.key == self._marked,
+                         folded=row.key in self._folded)
 
     def _update_cells(self, row: SessionRow) -> None:
         table = self.table
@@ -416,14 +422,17 @@ class BrowserScreen(Screen):
         # Without a filter the summary does not depend on the time and is kept row by row: no recount of 100k
         # rows each time loaded rows are re-sorted. A filter may (status:stale): recounted with it.
         recount, self._summary_dirty = self._summary_dirty or bool(self._filter), False
-        self._hidden = set()
+        self._hidden, self._folded = set(), set()
         if listing_order and not self._filter and self._sort == "started" and self._desc and not self._live_keys:
             if recount:
                 self._summary = RowsSummary.of(self._rows.values())
             return list(self._rows)  # a fresh listing, nothing loaded: its order (newest file first) is this one
         started = operator.attrgetter("started_or_mtime_ms")
-        twins = hidden_twins(self._rows, self._live_keys)  # a session both on file and live: one row
-        self._hidden = twins
+        folded: set[str] = set()
+        twins = hidden_twins(self._rows, self._live_keys, folded)  # a session both on file and live: one row
+        self._hidden, self._folded = twins, folded
+        if folded and self._filter:  # `kind:live` finds them too
+            self._filter = dataclasses.replace(self._filter, also_live=frozenset(folded))
         recount = recount or bool(twins)  # (the summary kept row by row counts both twins)
         rows = sorted((r for r in self._rows.values() if r.key not in twins) if twins else self._rows.values(),
                       key=started, reverse=True)
@@ -502,8 +511,9 @@ class BrowserScreen(Screen):
         for key in keys:
             row = rows[key]
             hit = cache.get(key)
-            cells = hit[2] if hit is not None and hit[0] is row and hit[1] == stamp else self._cells(row, now_s)
-            fresh[key] = (row, stamp, cells)
+            row_stamp = (stamp, key in self._folded)
+            cells = hit[2] if hit is not None and hit[0] is row and hit[1] == row_stamp else self._cells(row, now_s)
+            fresh[key] = (row, row_stamp, cells)
             batch.append((key, cells))
         self._cell_cache = fresh if len(keys) >= len(self._shown) else {**cache, **fresh}
         self.table.add_keyed_rows(batch)
@@ -546,7 +556,8 @@ class BrowserScreen(Screen):
             if self._scanning:
                 parts.append("rescanning…")
         sort = f"sorted by {self._sort} {'↓' if self._desc else '↑'}"
-        header = Text("  ·  ".join(parts) + f"   ({sort})")
+        # one line, cut with … (a stream's state such as `client #1 closed` wrapped it and pushed the table down)
+        header = Text("  ·  ".join(parts) + f"   ({sort})", no_wrap=True, overflow="ellipsis")
         if self.demo_for is not None:
             header.stylize("bold black on yellow", 0, len("DEMO"))
         live = self.live_summary() if self.live_summary is not None else ""
@@ -581,7 +592,7 @@ class BrowserScreen(Screen):
             elif not self.sessions_dir.is_dir():
                 message = f"directory not found: {printable(str(self.sessions_dir))}"
             else:
-                message = watching_line(self.sessions_dir)
+                message = watching_line(self.sessions_dir, self.streams)
         elif self._filter and not self._view:
             message = "no session matches the filter"
         elif len(self._view) > len(self._shown):

@@ -98,12 +98,19 @@ MARK = "✓ "
 MARK_STYLE = "bold magenta"
 
 
+FOLDED_TAG = "+live "  # a file row that a live stream, now ended, was folded into (tui.catalog.row_merge)
+
+
 def row_cells(row: SessionRow, columns: tuple[Column, ...], now_s: float, *, stale_after_s: float | None = None,
-              marked: bool = False) -> tuple[Text, ...]:
-    """The cells of a row in the order of `columns`."""
+              marked: bool = False, folded: bool = False) -> tuple[Text, ...]:
+    """The cells of a row in the order of `columns`; a file row a live stream was `folded` into (row_merge) says
+    so in its Id cell."""
     known = row.loaded or bool(row.status)  # a reloading row keeps showing its previous summary
     status = shown_status(row.status, row.mtime, now_s, stale_after_s)
     cells = tuple(_cell(row, column.key, known, status, now_s) for column in columns)
+    if folded:
+        cells = tuple(Text.assemble((FOLDED_TAG, "yellow"), cell, no_wrap=True, overflow="crop")
+                      if column.key == "id" else cell for column, cell in zip(columns, cells))
     if not marked:
         return cells
     marked_cells = []

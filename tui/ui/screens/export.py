@@ -28,25 +28,45 @@ from tui.text.export import FORMATS, RefusedTarget, check_target, default_filena
 from tui.ui.messages import DocumentReloaded, LiveTreeBuilt
 
 
-class ConfirmOverwrite(ModalScreen[bool]):
-    """"PATH exists: overwrite it?" y overwrites; n, Enter and Escape keep the file."""
+CHOICES = {"markdown": "Markdown report", "json": "JSON (normalised model)"}
+
+
+def _choice_label(label: str, chosen: bool) -> Text:
+    """The radio buttons tell the chosen format from the other by colour only (both draw the same dot): a mark
+    says it without colour (a monochrome terminal, NO_COLOR, a colour-blind reader)."""
+    return Text(f"[x] {label}" if chosen else f"[ ] {label}")  # (a str would be read as markup)
+
+
+class Ask(ModalScreen[bool]):
+    """A yes/no question in the export dialog's box: y says yes, n and Escape no, Enter answers `enter_means`."""
 
     CSS_PATH = "export.tcss"
-    BINDINGS = [Binding("y", "answer(True)", "Overwrite"), Binding("n", "answer(False)", "Keep it"),
-                Binding("enter", "answer(False)", "Keep it", show=False),
-                Binding("escape", "answer(False)", "Keep it", show=False)]
+    BINDINGS = [Binding("y", "answer(True)", "Yes"), Binding("n", "answer(False)", "No"),
+                Binding("enter", "enter", "Answer", show=False),
+                Binding("escape", "answer(False)", "No", show=False)]
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, question: str, enter_means: bool = False) -> None:
         super().__init__()
-        self.path = path
+        self.question = question
+        self.enter_means = enter_means
 
     def compose(self) -> ComposeResult:
         with Vertical(id="export-box"):
-            yield Static(Text(f"{one_line(self.path, 200)} exists. Overwrite it? y = overwrite · n/Enter/Escape = "
-                              f"no"), id="export-confirm")
+            yield Static(Text(self.question), id="export-confirm")
 
-    def action_answer(self, overwrite: bool) -> None:
-        self.dismiss(overwrite)
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+    def action_enter(self) -> None:
+        self.dismiss(self.enter_means)
+
+
+class ConfirmOverwrite(Ask):
+    """"PATH exists: overwrite it?" y overwrites; n, Enter and Escape keep the file."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"{one_line(path, 200)} exists. Overwrite it? y = overwrite · n/Enter/Escape = no")
+        self.path = path
 
 
 class ExportScreen(ModalScreen[tuple[str, str, bool] | None]):
@@ -100,8 +120,9 @@ class ExportScreen(ModalScreen[tuple[str, str, bool] | None]):
         with Vertical(id="export-box"):
             yield Static(Text(self._title()), id="export-title")
             with RadioSet(id="export-format"):
-                yield RadioButton("Markdown report", value=self.fmt == "markdown", id="fmt-markdown")
-                yield RadioButton("JSON (normalised model)", value=self.fmt == "json", id="fmt-json")
+                for fmt, label in CHOICES.items():
+                    yield RadioButton(_choice_label(label, fmt == self.fmt), value=fmt == self.fmt,
+                                      id=f"fmt-{fmt}")
             yield Input(value=self._default_path(), id="export-path",
                         placeholder="file to write")
             yield Static(Text("Enter writes the file · Escape cancels · Tab moves between format and file name"),
@@ -113,6 +134,8 @@ class ExportScreen(ModalScreen[tuple[str, str, bool] | None]):
     @on(RadioSet.Changed, "#export-format")
     def _format_changed(self, event: RadioSet.Changed) -> None:
         fmt = "json" if event.pressed.id == "fmt-json" else "markdown"
+        for choice, label in CHOICES.items():
+            self.query_one(f"#fmt-{choice}", RadioButton).label = _choice_label(label, choice == fmt)
         if fmt == self.fmt:
             return
         field = self.query_one("#export-path", Input)

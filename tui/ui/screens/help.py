@@ -27,6 +27,10 @@ EXTRA = [
     ("tab / shift+tab", "move focus between panels"),
     ("ctrl+p", "command palette: every action of this screen, with its key"),
     ("mouse", "click to select, click the arrow to expand, wheel to scroll"),
+    # a few letters mean another thing on another screen: said here, where every key is looked up
+    ("w x s r t", "by screen: w waterfall (session) / save (payload); x export (session) / hex (payload); "
+                  "s sort (browser) / raw-SDK (payload); r rescan (browser) / request-response (payload) / "
+                  "refresh (stats); t stats (browser) / totals-ops (diff)"),
 ]
 
 

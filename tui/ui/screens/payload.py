@@ -456,11 +456,21 @@ class PayloadScreen(Screen):
         if c is None or entry is None or entry.view is None:
             self.notify("nothing decoded to save", severity="warning")
             return
-        name = save_name(self.op, c, entry.view)
-        try:
-            path = write_new_file(save_directory(self.sessions_dir, self.monitor_dir),
-                                  name, entry.view.data)
-        except OSError as exc:
-            self.notify(f"cannot save: {exc}", severity="error")
-            return
-        self.notify(f"saved {len(entry.view.data):,} bytes to {path}")
+        name, data = save_name(self.op, c, entry.view), entry.view.data
+        directory = save_directory(self.sessions_dir, self.monitor_dir)
+        from tui.ui.screens.export import Ask
+
+        def answered(yes: bool | None) -> None:
+            if not yes:
+                self.notify("not saved")
+                return
+            try:
+                path = write_new_file(directory, name, data)
+            except OSError as exc:
+                self.notify(f"cannot save: {exc}", severity="error")
+                return
+            self.notify(f"saved {len(data):,} bytes to {path}")
+
+        # where it goes is said before anything is written (the current directory is not where one looks)
+        self.app.push_screen(Ask(f"Save {len(data):,} bytes to {directory / name} (a new name if it exists)? "
+                                 f"y/Enter = save · n/Escape = no", enter_means=True), answered)

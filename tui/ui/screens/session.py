@@ -77,13 +77,14 @@ class SessionScreen(LiveView, HistoryView, Screen):
         Binding("n", "next_match", "Next"),
         Binding("N", "prev_match", "Prev", key_display="N", show=False),  # (n shows the pair)
         Binding("e", "errors_only", "Errors only"),
-        Binding("p", "payload", "Payload", show=False),  # (Enter opens it too)
-        Binding("y", "copy", "Copy JSON", show=False),  # (footer: 80 columns hold the first keys)
-        Binding("L", "log_level", "Log filter", key_display="L", show=False),
-        Binding("f", "follow", "Follow", show=False),
         Binding("w", "waterfall", "Waterfall"),
         Binding("i", "insights", "Insights"),
-        Binding("x", "export", "Export", show=False),
+        # (the footer shows the keys in this order while they fit: 80 columns hold the ones above)
+        Binding("p", "payload", "Payload"),  # (Enter opens it too)
+        Binding("x", "export", "Export"),
+        Binding("y", "copy", "Copy JSON"),
+        Binding("f", "follow", "Follow"),
+        Binding("L", "log_level", "Log filter", key_display="L", show=False),
         Binding("left_square_bracket", "history_back", "Older version", key_display="[", show=False),
         Binding("right_square_bracket", "history_forward", "Newer version", key_display="]", show=False),
         Binding("D", "history_diff", "Compare versions", key_display="D", show=False),

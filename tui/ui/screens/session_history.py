@@ -136,8 +136,11 @@ class HistoryView(SessionScreenMixin):
 
         history, key, prefix = self.live.history, self.history_key, self.session.path_prefix
         current = self.viewing or versions[-1]
+        first = versions[0]
+        if current.seq == first.seq:  # viewing the first version: what the next one changed, not itself
+            current = versions[1]
         self.app.push_screen(DiffScreen(
-            None, versions=versions, a=versions[0], b=current, load_version=lambda v: history.session(key, v),
+            None, versions=versions, a=first, b=current, load_version=lambda v: history.session(key, v),
             scope=prefix, on_open_op=self._open_from_diff, on_view_version=self._view_from_diff,
         ))
 

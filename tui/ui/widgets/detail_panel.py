@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
@@ -59,6 +61,15 @@ class DetailBuilder:
         self.text.append(_clip(value) + "\n", style=style)
 
 
+def breakable_arrows(call_path: str) -> str:
+    """`a->b->c` with a space each side of every arrow: the panel wraps a long call path at spaces, and without
+    any it cut wherever the width ended, `-` on one line and `>` on the next."""
+    return _ARROW.sub(" -> ", call_path) if call_path else call_path
+
+
+_ARROW = re.compile(r"\s*->\s*")
+
+
 def describe(node: object) -> Text:
     b = DetailBuilder()
     if isinstance(node, Op):
@@ -88,7 +99,7 @@ def _format_sections(b: DetailBuilder, node: object) -> None:
 def _session(b: DetailBuilder, s: Session) -> None:
     b.heading("Session")
     b.field("agent", s.agent_id)
-    b.field("callPath", s.call_path)
+    b.field("callPath", breakable_arrows(s.call_path))
     b.field("title", s.title)
     b.field("traceId", s.trace_id)
     b.field("id", s.id)

@@ -12,6 +12,9 @@ footer narrower than COMPACT_BELOW columns drops the padding between keys so mor
 
 from __future__ import annotations
 
+from typing import Any
+
+from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.widgets import Footer as TextualFooter
 
@@ -28,6 +31,38 @@ def first_keys_first(widgets: list) -> list:
     return first + [w for w in widgets if w not in first]
 
 
+FOOTER_WORDS = {"errors_only": "Errors", "search_sessions": "Search all", "mark": "Mark", "diff_marked": "Compare",
+                "copy_path": "Copy path"}
+QUIT_ACTIONS = ("app.close_view", "close_view", "app.quit", "quit")  # kept in any width, after the others
+
+
+def _cells(key: Any) -> int:
+    """Cells a compact key takes: `k Description` and the gap after it."""
+    description = getattr(key, "description", "")
+    return cell_len(getattr(key, "key_display", "")) + (1 + cell_len(description) if description else 0) + 1
+
+
+def fit_keys(widgets: list, width: int) -> list:
+    """The keys that fit in `width` cells, in their order: help and quit always, then the others in declared order
+    while they fit, the `^p palette` key last and only if room is left. A footer wider than the terminal was cut
+    mid-key (a stray `i` at 80 columns) and lost its quit key; a width of 0 (not laid out yet) keeps them all."""
+    if width <= 0 or sum(map(_cells, widgets)) <= width:
+        return widgets
+    palette = [w for w in widgets if "-command-palette" in getattr(w, "classes", ())]
+    keys = [w for w in widgets if w not in palette]
+    must = [w for w in keys if getattr(w, "action", "") in FIRST_ACTIONS + QUIT_ACTIONS]
+    room = width - sum(map(_cells, must))
+    kept = set(map(id, must))
+    for widget in keys:
+        if id(widget) not in kept and _cells(widget) <= room:
+            kept.add(id(widget))
+            room -= _cells(widget)
+    for widget in palette:
+        if _cells(widget) + 1 <= room:  # (and its separator)
+            kept.add(id(widget))
+    return [w for w in widgets if id(w) in kept]
+
+
 class Footer(TextualFooter):
     def compose(self) -> ComposeResult:
         drop_closed_watchers(self, "compact")
@@ -37,10 +72,17 @@ class Footer(TextualFooter):
         self.set_class(self.compact, "-compact", update=False)
         # Textual's Footer yields FooterKeys (and a KeyGroup only for bindings with a `group`, which this app
         # does not use): they can be reordered before they are mounted.
-        yield from first_keys_first(list(super().compose()))
+        self._fitted_to = self.app.size.width
+        keys = first_keys_first(list(super().compose()))
+        for key in keys:  # shorter words in the footer than in `?` and the palette
+            key.description = FOOTER_WORDS.get(getattr(key, "action", ""), key.description)
+        yield from fit_keys(keys, self._fitted_to)
 
     def on_resize(self) -> None:
         self.compact = self._compact_at(self.size.width)
+        if self.size.width and self.size.width != getattr(self, "_fitted_to", self.size.width):
+            self._fitted_to = self.size.width
+            self.call_later(self.recompose)  # another width: another set of keys fits
 
     @staticmethod
     def _compact_at(width: int) -> bool:

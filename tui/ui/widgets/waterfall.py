@@ -31,6 +31,7 @@ ZOOM_STEP = 0.5
 PAN_STEP = 0.25
 DURATION_CELLS = 8
 MAX_INDENT = 12
+MIN_NAME = 6  # cells of a deep row's name kept before its indent shrinks
 
 # Bars and tags share a colour per kind; none of them is red, which means failed.
 KIND_COLOR = {"llm": "#4fc1e9", "tool": "#8cc152", "session": "#ac92ec", "system": "#8a8a8a", "?": "#f6bb42"}
@@ -299,7 +300,12 @@ class WaterfallView(LineSearch, ScrollView, can_focus=True):
 
     def _name_segments(self, row: Row, width: int) -> list[Segment]:
         model = self.model
-        indent = "  " * min(row.depth, MAX_INDENT)
+        kind = row.kind
+        tag, tag_style = _TAGS.get(kind, ("", None))
+        # the indent gives way before the name column overflows (deep rows in a narrow view pushed the bars right)
+        # (the same cap for every kind, so rows at one depth stay level; AGENT is the widest ai-agent tag)
+        depth_cells = min(2 * min(row.depth, MAX_INDENT), max(0, width - 2 - 6 - DURATION_CELLS - MIN_NAME))
+        indent = " " * depth_cells
         if row.expandable:
             indent += "▾ " if model.is_expanded(row) else "▸ "
         else:
@@ -309,10 +315,8 @@ class WaterfallView(LineSearch, ScrollView, can_focus=True):
         duration = ("~" if status == "inferred" else "") + fmt_duration(round(end - start))
         segments = [Segment(indent, _DIM)]
         used = cell_len(indent)
-        kind = row.kind
-        if kind in _TAGS:
-            tag, style = _TAGS[kind]
-            segments.append(Segment(tag, style))
+        if tag:
+            segments.append(Segment(tag, tag_style))
             used += cell_len(tag)
         room = max(0, width - used - DURATION_CELLS)
         name = row.name
@@ -322,7 +326,7 @@ class WaterfallView(LineSearch, ScrollView, can_focus=True):
         segments.append(Segment(set_cell_size(name, room), name_style))
         dur_style = _RUNNING if status == "running" else _DIM
         segments.append(Segment(duration.rjust(DURATION_CELLS)[-DURATION_CELLS:], dur_style))
-        return segments
+        return list(Strip(segments).crop_extend(0, width, None)) if used + DURATION_CELLS > width else segments
 
     def _bar_segments(self, row: Row, width: int, grid: set[int]) -> list[Segment]:
         if width <= 0:
