@@ -80,6 +80,7 @@ async def test_split_batches_over_http_in_reverse_then_the_snapshot_row_with_its
         assert await wait_for(pilot, lambda: _bound(app, URLS[0]) and _bound(app, URLS[1]))
         await settle(pilot, app.screen)
         seen = await _feed(pilot, app, send_http, _bound(app, URLS[1]), list(reversed(split(recorded()))))
-        assert ids(app.screen) == [ROOT_TXN]  # the file's row (no "live" tag): the session ended
+        # the file's row (no "live" kind): the session ended; its Id cell says a live stream was folded into it
+        assert ids(app.screen) == [f"+live {ROOT_TXN}"]
         assert seen[-1] == f"1 session · $0.0630 · {TOKENS}"
         assert all(line.startswith("1 session ") for line in seen), seen
