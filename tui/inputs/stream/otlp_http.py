@@ -247,7 +247,7 @@ async def serve_http(addresses: list[str], port: int, on_batch, on_status: OnSta
         except asyncio.LimitOverrunError:
             refused("oversized", who, f"request headers over {HEAD_LIMIT:,} bytes")
             await fail(writer, 413, "proto", "request headers too large", close=True)
-            return False
+            return None  # (the rest of the head is still coming: linger, or the client reads a reset)
         request = _parse_head(head)
         if request is None:
             refused("malformed otlp", who, "not an HTTP/1.1 request")
