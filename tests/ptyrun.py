@@ -15,10 +15,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run_in_pty(args: list[str], keys: list[tuple[float, bytes]], *, cols: int = 160, rows: int = 48,
+def run_in_pty(args: list[str], keys: list[tuple[float | bytes, bytes]], *, cols: int = 160, rows: int = 48,
                timeout: float = 60.0, env: dict[str, str] | None = None,
                signals: list[tuple[bytes, int]] = ()) -> tuple[bytes, int]:
-    """(everything written to the terminal, exit status). `keys` are (seconds after start, bytes) to type;
+    """(everything written to the terminal, exit status). `keys` are (seconds after start, bytes) to type, or
+    (text, bytes): typed once the text has been written to the terminal (a busy machine may take longer than any
+    fixed delay to draw the first screen, and keys typed before it are lost);
     `signals` are (text, signal number): the signal is sent once the text has been written to the terminal (in
     order); `env` adds to the child's environment."""
     pid, fd = pty.fork()
@@ -34,7 +36,8 @@ def run_in_pty(args: list[str], keys: list[tuple[float, bytes]], *, cols: int = 
             os._exit(127)
     out = bytearray()
     started = time.monotonic()
-    pending = sorted(keys)
+    pending = sorted(key for key in keys if isinstance(key[0], (int, float)))
+    on_text = [key for key in keys if isinstance(key[0], bytes)]
     to_signal = list(signals)
     status = None
     try:
@@ -51,6 +54,8 @@ def run_in_pty(args: list[str], keys: list[tuple[float, bytes]], *, cols: int = 
                 if not chunk:
                     break
                 out += chunk
+                while on_text and on_text[0][0] in out:
+                    os.write(fd, on_text.pop(0)[1])
                 while to_signal and to_signal[0][0] in out:
                     os.kill(pid, to_signal.pop(0)[1])
             done, code = os.waitpid(pid, os.WNOHANG)

@@ -36,7 +36,7 @@ def test_the_demo_directory_is_removed_when_a_signal_ends_the_app(tmp_path, sign
 
 def test_the_demo_directory_is_removed_on_quit(tmp_path):
     env = demo_env(tmp_path)
-    out, status = run_in_pty([], [(8.0, b"q")], env=env, timeout=60)
+    out, status = run_in_pty([], [(DEMO_HEADER, b"q")], env=env, timeout=60)
     assert DEMO_HEADER in out and status == 0
     assert list((tmp_path / "tmp").iterdir()) == []
 
