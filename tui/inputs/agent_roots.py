@@ -1,4 +1,4 @@
-"""Where other coding agents (Claude Code, Codex CLI, Gemini CLI) keep their session files: one table row per agent.
+"""Where other coding agents (Claude Code, Codex CLI, Gemini CLI, OpenCode) keep their session files: one table row per agent.
 
 Pure location facts (no reader is imported here), shared by the directory listing (tui.catalog.scan), the watcher
 (tui.inputs.watch) and the CLI's discovery of default roots (tui.cli.run). A row names the agent's kind (the browser
@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from tui.inputs.files import open_regular
 
 DISCOVER_ENV = "AIAGENT_MONITOR_DISCOVER"  # "0": never add the agents' default roots to the browser
 
@@ -24,11 +27,13 @@ class AgentLocation:
     label: str  # what a person calls the agent ("Claude Code")
     home_root: str  # the default root, relative to the home directory
     pattern: tuple[str, ...]  # fnmatch patterns of a session file's path parts below the root
-    # the session file a changed file below the root belongs to (a sub-agent's own file: its parent session), or None
-    owner: Callable[[tuple[str, ...]], tuple[str, ...] | None] | None = None
+    # the session file a changed file below the root (root, its path parts) belongs to (a sub-agent's own file: its
+    # parent session; an OpenCode message or part: its session's Info file), or None
+    owner: Callable[[Path, tuple[str, ...]], Path | None] | None = None
     env_root: str = ""  # an environment variable naming the agent's config directory (the root is below it)
     env_suffix: str = ""  # the root's path below that directory
     tag: str = ""  # the short word the browser's Id column shows before the session id ("claude")
+    tail: tuple[str, ...] = ()  # how a root's path ends, when not like home_root (OpenCode: under $XDG_DATA_HOME)
 
     def default_root(self, home: Path | None = None) -> Path:
         env = os.environ.get(self.env_root) if self.env_root else None
@@ -37,12 +42,54 @@ class AgentLocation:
         return (home or Path.home()) / self.home_root
 
 
-def _claude_owner(parts: tuple[str, ...]) -> tuple[str, ...] | None:
+def _claude_owner(root: Path, parts: tuple[str, ...]) -> Path | None:
     """`<project>/<session>/subagents/agent-*.jsonl` (Claude Code 2.x sub-agents) belongs to
     `<project>/<session>.jsonl`."""
     if len(parts) >= 4 and parts[2] == "subagents" and parts[-1].endswith(".jsonl"):
-        return (parts[0], parts[1] + ".jsonl")
+        return root / parts[0] / (parts[1] + ".jsonl")
     return None
+
+
+_OPENCODE_ID = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")
+
+
+def _opencode_owner(root: Path, parts: tuple[str, ...]) -> Path | None:
+    """OpenCode writes a session's content as `message/<session>/<message>.json` and `part/<message>/<part>.json`
+    (its Info file, `session/<project>/<session>.json`, changes far less often): a message file belongs to the
+    session its folder names; a part file to the session its own `sessionID` names (a part file is small). A
+    sub-agent's session belongs to its parent's."""
+    if len(parts) != 3 or not parts[2].endswith(".json"):
+        return None
+    if parts[0] == "message":
+        sid = parts[1]
+    elif parts[0] == "part":
+        try:
+            with open_regular(root.joinpath(*parts)) as fh:
+                found = re.search(rb'"sessionID"\s*:\s*"([^"\\]{1,128})"', fh.read(4096))
+        except OSError:
+            return None
+        sid = found.group(1).decode("utf-8", "replace") if found else ""
+    else:
+        return None
+    return _opencode_session(root, sid, 0)
+
+
+def _opencode_session(root: Path, sid: str, depth: int) -> Path | None:
+    """The Info file of session `sid`, or of the session it is a sub-agent of (its `parentID`: the browser shows
+    a sub-agent within its parent's tree, so a change to it is a change to the parent's row)."""
+    if not _OPENCODE_ID.fullmatch(sid):
+        return None
+    try:
+        found = next(iter(sorted((root / "session").glob(f"*/{sid}.json"))), None)
+        if found is None or depth >= 4:
+            return found
+        with open_regular(found) as fh:
+            parent = re.search(rb'"parentID"\s*:\s*"([^"\\]{1,128})"', fh.read(64 * 1024))
+    except OSError:
+        return None
+    if parent is None:
+        return found
+    return _opencode_session(root, parent.group(1).decode("utf-8", "replace"), depth + 1) or found
 
 
 CLAUDE_CODE = AgentLocation("claude-code", "Claude Code", ".claude/projects", ("*", "*.jsonl"), _claude_owner,
@@ -53,7 +100,11 @@ CODEX = AgentLocation("codex", "Codex CLI", ".codex/sessions", ("*", "*", "*", "
 # (a sub-agent's chat, chats/<session>/<agentId>.jsonl, is read with its session: not a row of its own)
 GEMINI_CLI = AgentLocation("gemini-cli", "Gemini CLI", ".gemini/tmp", ("*", "chats", "session-*.json*"),
                            tag="gemini")
-LOCATIONS: list[AgentLocation] = [CLAUDE_CODE, CODEX, GEMINI_CLI]
+# (a sub-agent's session, one with a parentID, is read below its parent's task call and listed too)
+OPENCODE = AgentLocation("opencode", "OpenCode", ".local/share/opencode/storage", ("session", "*", "ses*.json"),
+                         _opencode_owner, env_root="XDG_DATA_HOME", env_suffix="opencode/storage", tag="opencode",
+                         tail=("opencode", "storage"))
+LOCATIONS: list[AgentLocation] = [CLAUDE_CODE, CODEX, GEMINI_CLI, OPENCODE]
 
 
 def location_named(kind: str) -> AgentLocation | None:
@@ -80,7 +131,7 @@ def location_of_root(path: Path) -> AgentLocation | None:
     except (OSError, RuntimeError):
         resolved = path.absolute()
     for loc in LOCATIONS:
-        tail = Path(loc.home_root).parts
+        tail = loc.tail or Path(loc.home_root).parts
         if resolved.parts[-len(tail):] == tail:
             return loc
         try:
@@ -134,5 +185,4 @@ def session_file_of(loc: AgentLocation, root: Path, path: Path) -> Path | None:
         return None
     if len(parts) == len(loc.pattern) and all(fnmatch.fnmatchcase(p, pat) for p, pat in zip(parts, loc.pattern)):
         return path
-    owned = loc.owner(parts) if loc.owner is not None else None
-    return root.joinpath(*owned) if owned else None
+    return loc.owner(root, parts) if loc.owner is not None else None

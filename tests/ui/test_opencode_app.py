@@ -1,0 +1,68 @@
+"""OpenCode sessions in the browser: a storage root lists beside the sessions directory, one row a session (a
+sub-agent's session is shown inside its parent's tree, not as a row), Kind OpenCode, the cost OpenCode recorded
+(no `~`), `kind:opencode` filters them, and Enter opens the tree."""
+
+from __future__ import annotations
+
+from textual.widgets import DataTable
+
+from browserhelpers import SIZE, cells_by_column, ids, settle
+from opencodefixtures import MAIN, OLD, RUNNING, storage_tree
+from tui.inputs.agent_roots import OPENCODE
+from tui.ui.app import MonitorApp
+from tui.ui.screens.browser import BrowserScreen
+
+
+async def test_opencode_rows_kind_cost_filter_and_open(tmp_path):
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    root = storage_tree(tmp_path)
+    app = MonitorApp(sessions_dir=sessions, agent_roots=((OPENCODE, root),), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, BrowserScreen)
+        await settle(pilot, screen)
+        assert sorted(i.removeprefix("opencode ") for i in ids(screen)) == sorted([MAIN, RUNNING, OLD])
+        row = cells_by_column(screen, MAIN)
+        assert row["kind"] == "OpenCode" and row["agent"] == "opencode/calendar"
+        assert row["cost"].strip() == "$0.0391" and row["title"].startswith("Fix the failing date test")
+        assert cells_by_column(screen, RUNNING)["status"].endswith("running")
+        screen.set_filter("kind:opencode failing")
+        await pilot.pause(0.3)
+        assert [i.removeprefix("opencode ") for i in ids(screen)] == [MAIN]
+        table = screen.query_one(DataTable)
+        table.focus()
+        table.move_cursor(row=0)
+        await pilot.press("enter")
+        await pilot.pause(0.5)
+        assert app.screen is not screen and getattr(app.screen, "session").title == "Fix the failing date test"
+
+
+async def test_a_running_session_updates_in_place_as_opencode_writes_its_parts(tmp_path):
+    import json
+
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    root = storage_tree(tmp_path)
+    app = MonitorApp(sessions_dir=sessions, agent_roots=((OPENCODE, root),))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await settle(pilot, screen)
+        assert cells_by_column(screen, RUNNING)["status"].endswith("running")
+        await pilot.pause(0.5)  # the watcher is armed
+        mid = "msg_a0900000003aRuNaSsIsT0001"
+        finish = {"id": "prt_a0900000007aRuNfInIsH0001", "sessionID": RUNNING, "messageID": mid,
+                  "type": "step-finish", "reason": "stop", "cost": 0.25,
+                  "tokens": {"input": 10, "output": 5, "reasoning": 0, "cache": {"read": 0, "write": 0}}}
+        (root / "part" / mid / f"{finish['id']}.json").write_text(json.dumps(finish, indent=2))
+        message_file = root / "message" / RUNNING / f"{mid}.json"
+        message = json.loads(message_file.read_text())
+        message["time"]["completed"] = message["time"]["created"] + 9000
+        message_file.write_text(json.dumps(message, indent=2))
+
+        for _ in range(100):
+            await pilot.pause(0.1)
+            if cells_by_column(screen, RUNNING)["status"] == "ok":
+                break
+        cells = cells_by_column(screen, RUNNING)
+        assert cells["status"] == "ok" and cells["cost"].strip() == "$0.2500"
