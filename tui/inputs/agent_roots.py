@@ -1,4 +1,5 @@
-"""Where other coding agents (Claude Code, Codex CLI, Gemini CLI, OpenCode) keep their session files: one table row per agent.
+"""Where other coding agents (Claude Code, Codex CLI, Gemini CLI, OpenCode) keep their session files: one table row
+per agent.
 
 Pure location facts (no reader is imported here), shared by the directory listing (tui.catalog.scan), the watcher
 (tui.inputs.watch) and the CLI's discovery of default roots (tui.cli.run). A row names the agent's kind (the browser

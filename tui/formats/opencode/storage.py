@@ -91,7 +91,11 @@ def read_session(info: dict, session_file: str) -> StoredSession:
     """The session whose Info is `info` (read from `session_file`), with its messages and their parts."""
     stored = StoredSession(info)
     root = storage_root(session_file)
-    sid = info.get("id")
+    # the file's name is the session id (OpenCode's own JSON-to-SQLite migration goes by the names: an older
+    # migration moved files without updating their content); its `id` when the name is not one
+    sid = Path(session_file).name.removesuffix(".json")
+    if not _SAFE_ID.fullmatch(sid):
+        sid = info.get("id")
     if root is None or not isinstance(sid, str) or not _SAFE_ID.fullmatch(sid):
         stored.problems.append("the session file is not in an OpenCode storage folder (session/<project>/): "
                                "its messages cannot be found")
