@@ -61,7 +61,9 @@ def _opencode_owner(root: Path, parts: tuple[str, ...]) -> Path | None:
     sub-agent's session belongs to its parent's."""
     if len(parts) != 3 or not parts[2].endswith(".json"):
         return None
-    if parts[0] == "message":
+    if parts[0] == "session":  # a sub-agent's Info file: its parent's (a session's own: itself)
+        sid = parts[2].removesuffix(".json")
+    elif parts[0] == "message":
         sid = parts[1]
     elif parts[0] == "part":
         try:
@@ -93,10 +95,33 @@ def _opencode_session(root: Path, sid: str, depth: int) -> Path | None:
     return _opencode_session(root, parent.group(1).decode("utf-8", "replace"), depth + 1) or found
 
 
+_CODEX_PARENT = re.compile(rb'"parent_thread_id"\s*:\s*"([0-9A-Za-z_-]{1,128})"')
+
+
+def _codex_owner(root: Path, parts: tuple[str, ...]) -> Path | None:
+    """A rollout of a thread Codex spawned (its first line names its `parent_thread_id`) belongs to its parent's
+    rollout (`rollout-<time>-<thread id>.jsonl`, found below the root); None for any other file, or when the
+    parent's rollout is not there (the sub-agent's own row then)."""
+    if len(parts) != 4 or not parts[3].startswith("rollout-") or not parts[3].endswith(".jsonl"):
+        return None
+    try:
+        with open_regular(root.joinpath(*parts)) as fh:
+            head = fh.readline(1 << 20)
+    except OSError:
+        return None
+    found = _CODEX_PARENT.search(head)
+    if found is None:
+        return None
+    try:
+        return next(iter(sorted(root.glob(f"*/*/*/rollout-*-{found.group(1).decode()}.jsonl"))), None)
+    except OSError:
+        return None
+
+
 CLAUDE_CODE = AgentLocation("claude-code", "Claude Code", ".claude/projects", ("*", "*.jsonl"), _claude_owner,
                             env_root="CLAUDE_CONFIG_DIR", env_suffix="projects", tag="claude")
 
-CODEX = AgentLocation("codex", "Codex CLI", ".codex/sessions", ("*", "*", "*", "rollout-*.jsonl"),
+CODEX = AgentLocation("codex", "Codex CLI", ".codex/sessions", ("*", "*", "*", "rollout-*.jsonl"), _codex_owner,
                       env_root="CODEX_HOME", env_suffix="sessions", tag="codex")
 # (a sub-agent's chat, chats/<session>/<agentId>.jsonl, is read with its session: not a row of its own)
 GEMINI_CLI = AgentLocation("gemini-cli", "Gemini CLI", ".gemini/tmp", ("*", "chats", "session-*.json*"),
@@ -184,6 +209,9 @@ def session_file_of(loc: AgentLocation, root: Path, path: Path) -> Path | None:
         return None
     if not parts or any(p.startswith(".") or ".tmp-" in p for p in parts):
         return None
+    owned = loc.owner(root, parts) if loc.owner is not None else None
+    if owned is not None:  # (a sub-agent's own session file is its parent's change)
+        return owned
     if len(parts) == len(loc.pattern) and all(fnmatch.fnmatchcase(p, pat) for p, pat in zip(parts, loc.pattern)):
         return path
-    return loc.owner(root, parts) if loc.owner is not None else None
+    return None

@@ -103,5 +103,7 @@ def test_the_storage_root_is_discovered_and_listed_and_changes_map_to_their_sess
     # a sub-agent's message belongs to its parent's row (the sub-agent is shown inside it)
     child_part = next(root.glob("part/msg_a1000000302aChIlDaSsIsT01/*.json"))
     assert session_file_of(OPENCODE, root, child_part) == main
+    assert session_file_of(OPENCODE, root, session_file(root, CHILD)) == main
+    assert session_file_of(OPENCODE, root, session_file(root, OLD)) == session_file(root, OLD)
     assert session_file_of(OPENCODE, root, root / "todo" / f"{MAIN}.json") is None
     assert session_file_of(OPENCODE, root, Path(root / "part" / "x" / "missing.json")) is None

@@ -95,8 +95,8 @@ def read_session(info: dict, session_file: str) -> StoredSession:
     # migration moved files without updating their content); its `id` when the name is not one
     sid = Path(session_file).name.removesuffix(".json")
     if not _SAFE_ID.fullmatch(sid):
-        sid = info.get("id")
-    if root is None or not isinstance(sid, str) or not _SAFE_ID.fullmatch(sid):
+        sid = info["id"] if isinstance(info.get("id"), str) else ""
+    if root is None or not _SAFE_ID.fullmatch(sid):
         stored.problems.append("the session file is not in an OpenCode storage folder (session/<project>/): "
                                "its messages cannot be found")
         return stored
