@@ -52,6 +52,8 @@ def _extras(record: dict):
             tally.add(op.status, op.error, op.kind, op.name, child.agent_id if child is not None else "")
             if op.kind in TEXT_KINDS and tally.wants_text(op.kind):
                 tally.add_text(op.kind, op_text(op))
+            if child is not None:
+                tally.add_turn_answers(child.turns)
         write_extras(record, s, headend_of(s), tally)
     return read
 
