@@ -15,9 +15,10 @@ OLD = "ses_5f0a1b2c3001GlObAlOlDsTyLe"  # project "global": no step parts, an ab
 
 
 def storage_tree(tmp: Path) -> Path:
-    """`<tmp>/data/opencode/storage`, a copy of the fixture storage."""
+    """`<tmp>/data/opencode/storage`, a copy of the fixture storage, its files written now (a running session's
+    files are fresh, not stale)."""
     root = tmp / "data" / "opencode" / "storage"
-    shutil.copytree(FIXTURES, root)
+    shutil.copytree(FIXTURES, root, copy_function=shutil.copy)
     return root
 
 

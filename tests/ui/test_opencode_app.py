@@ -66,3 +66,37 @@ async def test_a_running_session_updates_in_place_as_opencode_writes_its_parts(t
                 break
         cells = cells_by_column(screen, RUNNING)
         assert cells["status"] == "ok" and cells["cost"].strip() == "$0.2500"
+
+
+def test_the_index_sees_a_session_change_in_its_message_files(tmp_path, monkeypatch):
+    """OpenCode rewrites a session's message files, not its Info file (the listed one): the sessions index keys the
+    row by the newest of them, so a session that ended since it was indexed is read again, and one that did not
+    is not."""
+    import json
+    import os
+
+    from tui.catalog.index.sync import update_index
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    root = storage_tree(tmp_path)
+    roots = ((OPENCODE, root),)
+
+    def statuses() -> dict:
+        index, _notice, done = update_index(sessions, pool=False, roots=roots)
+        assert index is not None
+        rows = index.connection().execute("SELECT session_id, status FROM sessions WHERE kind = 'opencode'")
+        return {r["session_id"]: r["status"] for r in rows.fetchall()} | {"read": done.read}
+
+    first = statuses()
+    assert first[RUNNING] == "running" and first["read"] == 4
+    assert statuses()["read"] == 0  # nothing changed: nothing read again
+    message_file = root / "message" / RUNNING / "msg_a0900000003aRuNaSsIsT0001.json"
+    message = json.loads(message_file.read_text())
+    message["time"]["completed"] = message["time"]["created"] + 9000
+    message_file.write_text(json.dumps(message, indent=2))
+    later = os.stat(message_file).st_mtime_ns + 5_000_000_000  # (a coarse clock must not hide the change)
+    os.utime(message_file, ns=(later, later))
+    again = statuses()
+    assert again["read"] == 1 and again[RUNNING] == "ok"

@@ -35,6 +35,9 @@ class AgentLocation:
     env_suffix: str = ""  # the root's path below that directory
     tag: str = ""  # the short word the browser's Id column shows before the session id ("claude")
     tail: tuple[str, ...] = ()  # how a root's path ends, when not like home_root (OpenCode: under $XDG_DATA_HOME)
+    # the newest change (mtime_ns) to what a session file stands for beyond itself (OpenCode: its message files),
+    # or None; content_stat makes it the file's stamp, so that the sessions index sees the session change
+    content_mtime_ns: Callable[[Path], int | None] | None = None
 
     def default_root(self, home: Path | None = None) -> Path:
         env = os.environ.get(self.env_root) if self.env_root else None
@@ -95,6 +98,47 @@ def _opencode_session(root: Path, sid: str, depth: int) -> Path | None:
     return _opencode_session(root, parent.group(1).decode("utf-8", "replace"), depth + 1) or found
 
 
+def _opencode_content(session_file: Path) -> int | None:
+    """The newest mtime of a session's message files (and of their folder): OpenCode rewrites a message when a step
+    finishes and when it completes, never the session's Info file."""
+    folder = session_file.parent.parent.parent / "message" / session_file.name.removesuffix(".json")
+    try:
+        newest = folder.stat().st_mtime_ns
+        with os.scandir(folder) as it:
+            for count, entry in enumerate(it):
+                if count >= 20_000:
+                    break
+                if entry.name.endswith(".json"):
+                    newest = max(newest, entry.stat().st_mtime_ns)
+    except OSError:
+        return None
+    return newest
+
+
+@dataclass(frozen=True, slots=True)
+class ContentStat:
+    """A session file's stat with the mtime of what it stands for (AgentLocation.content_mtime_ns)."""
+
+    st_size: int
+    st_mtime: float
+    st_mtime_ns: int
+    st_ino: int
+    st_ctime_ns: int
+    st_mode: int
+
+
+def content_stat(kind: str, path: Path | str, st: os.stat_result) -> os.stat_result | ContentStat:
+    """`st`, or for an agent whose session is more than its file (OpenCode) the same stat with the newest change
+    to the session's content as its mtime: the listing and the sessions index key a row by it."""
+    loc = location_named(kind)
+    if loc is None or loc.content_mtime_ns is None:
+        return st
+    newest = loc.content_mtime_ns(Path(path))
+    if newest is None or newest <= st.st_mtime_ns:
+        return st
+    return ContentStat(st.st_size, newest / 1e9, newest, st.st_ino, st.st_ctime_ns, st.st_mode)
+
+
 _CODEX_PARENT = re.compile(rb'"parent_thread_id"\s*:\s*"([0-9A-Za-z_-]{1,128})"')
 
 
@@ -129,7 +173,7 @@ GEMINI_CLI = AgentLocation("gemini-cli", "Gemini CLI", ".gemini/tmp", ("*", "cha
 # (a sub-agent's session, one with a parentID, is read below its parent's task call and listed too)
 OPENCODE = AgentLocation("opencode", "OpenCode", ".local/share/opencode/storage", ("session", "*", "ses*.json"),
                          _opencode_owner, env_root="XDG_DATA_HOME", env_suffix="opencode/storage", tag="opencode",
-                         tail=("opencode", "storage"))
+                         tail=("opencode", "storage"), content_mtime_ns=_opencode_content)
 LOCATIONS: list[AgentLocation] = [CLAUDE_CODE, CODEX, GEMINI_CLI, OPENCODE]
 
 
