@@ -100,3 +100,29 @@ def test_the_index_sees_a_session_change_in_its_message_files(tmp_path, monkeypa
     os.utime(message_file, ns=(later, later))
     again = statuses()
     assert again["read"] == 1 and again[RUNNING] == "ok"
+
+
+async def test_an_opened_opencode_session_follows_its_message_files(tmp_path):
+    """Opened by its Info file (`aiagent-monitor <storage>/session/<project>/<session>.json`), a running OpenCode
+    session updates as OpenCode writes its parts and messages elsewhere in the storage."""
+    import json
+
+    from apphelpers import session_app, top, wait_for
+    from opencodefixtures import session_file
+
+    root = storage_tree(tmp_path)
+    app = session_app(session_file(root, RUNNING))
+    async with app.run_test(size=SIZE) as pilot:
+        assert top(app).session.status == "running"
+        await pilot.pause(0.5)  # the watchers are armed
+        mid = "msg_a0900000003aRuNaSsIsT0001"
+        finish = {"id": "prt_a0900000007aRuNfInIsH0001", "sessionID": RUNNING, "messageID": mid,
+                  "type": "step-finish", "reason": "stop", "cost": 0.25,
+                  "tokens": {"input": 10, "output": 5, "reasoning": 0, "cache": {"read": 0, "write": 0}}}
+        (root / "part" / mid / f"{finish['id']}.json").write_text(json.dumps(finish, indent=2))
+        message_file = root / "message" / RUNNING / f"{mid}.json"
+        message = json.loads(message_file.read_text())
+        message["time"]["completed"] = message["time"]["created"] + 9000
+        message_file.write_text(json.dumps(message, indent=2))
+        assert await wait_for(pilot, lambda: top(app).session.status == "ok")
+        assert top(app).session.totals.tokensOut == 5

@@ -212,6 +212,18 @@ def location_of_root(path: Path) -> AgentLocation | None:
     return None
 
 
+def content_root_of(path: Path) -> tuple[AgentLocation, Path] | None:
+    """The agent and root of a session file whose session changes elsewhere than in the file (OpenCode: its
+    message and part files), so that a session opened by its file is followed by watching the root; else None."""
+    for loc in LOCATIONS:
+        depth = len(loc.pattern)
+        if loc.content_mtime_ns is None or len(path.parts) <= depth:
+            continue
+        if all(fnmatch.fnmatchcase(part, pat) for part, pat in zip(path.parts[-depth:], loc.pattern)):
+            return loc, path.parents[depth - 1]
+    return None
+
+
 def session_files(loc: AgentLocation, root: Path, limit: int = 200_000) -> Iterator[tuple[os.DirEntry, Path]]:
     """Every file below `root` whose path matches the agent's pattern (regular files and links, as DirEntry with
     its Path). Hidden entries and temp files are skipped; unreadable folders are skipped quietly."""
