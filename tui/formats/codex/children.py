@@ -70,20 +70,43 @@ def _children_files(path: Path, parent_id: str) -> dict[str, Path]:
     names `parent_id` as their parent thread."""
     found: dict[str, Path] = {}
     for folder in _folders(path):
-        try:
-            names = sorted(e.name for e in os.scandir(folder) if _NAME.fullmatch(e.name))[:FILES_MAX]
-        except OSError:
-            continue
-        for name in names:
-            file = folder / name
-            match = _NAME.fullmatch(name)
-            if file == path or match is None:
-                continue
-            head = _first_line(file)
-            parent = _PARENT.search(head)
-            if parent is not None and parent.group(1).decode("utf-8", "replace") == parent_id:
-                found[match.group(4)] = file
+        for thread, file in _spawned_in(folder).get(parent_id, {}).items():
+            if file != path:
+                found[thread] = file
     return found
+
+
+_FOLDERS: dict[Path, tuple[int, dict[str, dict[str, Path]]]] = {}
+FOLDERS_KEPT = 64
+
+
+def _spawned_in(folder: Path) -> dict[str, dict[str, Path]]:
+    """Parent thread id -> {thread id: rollout} of the spawned threads' rollouts in a folder: each rollout's first
+    line read once per change of the folder (a new file changes its mtime), not once per parent that asks (a day
+    of hundreds of rollouts, each indexed, would read every first line hundreds of times)."""
+    try:
+        stamp = folder.stat().st_mtime_ns
+        cached = _FOLDERS.get(folder)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        names = sorted(e.name for e in os.scandir(folder) if _NAME.fullmatch(e.name))[:FILES_MAX]
+    except OSError:
+        return {}
+    spawned: dict[str, dict[str, Path]] = {}
+    whole = True  # every first line read whole (a rollout just created may not have its first line yet)
+    for name in names:
+        match = _NAME.fullmatch(name)
+        line = _first_line(folder / name)
+        whole = whole and line.endswith(b"\n")
+        parent = _PARENT.search(line)
+        if match is not None and parent is not None:
+            spawned.setdefault(parent.group(1).decode("utf-8", "replace"), {})[match.group(4)] = folder / name
+    if not whole:
+        return spawned  # (not kept: read again next time)
+    if len(_FOLDERS) >= FOLDERS_KEPT:
+        _FOLDERS.pop(next(iter(_FOLDERS)))
+    _FOLDERS[folder] = (stamp, spawned)
+    return spawned
 
 
 def _folders(path: Path) -> list[Path]:
@@ -101,6 +124,6 @@ def _folders(path: Path) -> list[Path]:
 def _first_line(file: Path) -> bytes:
     try:
         with open_regular(file) as fh:
-            return fh.read(HEAD_MAX).split(b"\n", 1)[0]
+            return fh.readline(HEAD_MAX)
     except OSError:
         return b""
