@@ -56,3 +56,10 @@ def test_the_browser_lists_the_parent_only_and_a_child_change_is_the_parents(tmp
     assert session_file_of(CODEX, root, parent) == parent
     alone = load(str(_file(root, LEXER))).root  # opened on its own, a sub-agent's rollout still reads
     assert alone.id == LEXER and alone.field("attributes")["parentID"] == PARENT
+
+
+def test_a_spawned_thread_whose_parent_is_gone_is_a_row_of_its_own(tmp_path):
+    root = _root(tmp_path)
+    _file(root, PARENT).unlink()
+    rows = [fill_row(row) for row in scan(tmp_path / "none", roots=((CODEX, root),))]
+    assert sorted(row.kind for row in rows) == ["codex", "codex"]  # never hidden with nothing to show it

@@ -142,6 +142,24 @@ def content_stat(kind: str, path: Path | str, st: os.stat_result) -> os.stat_res
 _CODEX_PARENT = re.compile(rb'"parent_thread_id"\s*:\s*"([0-9A-Za-z_-]{1,128})"')
 
 
+def parent_session_file(kind: str, path: Path, parent_id: str) -> Path | None:
+    """The session file of the session `parent_id` names, for a sub-agent's own file at `path` (a Codex rollout
+    in `<root>/YYYY/MM/DD/`, an OpenCode Info file in `<storage>/session/<project>/`), or None when it is not
+    there: a sub-agent whose parent is gone is listed as a session of its own, never hidden."""
+    if not _OPENCODE_ID.fullmatch(parent_id):
+        return None
+    try:
+        if kind == OPENCODE.kind:
+            return next(iter(sorted(path.parent.parent.glob(f"*/{parent_id}.json"))), None)
+        if kind == CODEX.kind and len(path.parents) > 3:
+            found = sorted(path.parent.glob(f"rollout-*-{parent_id}.jsonl")) or sorted(
+                path.parents[3].glob(f"*/*/*/rollout-*-{parent_id}.jsonl"))
+            return found[0] if found else None
+    except OSError:
+        return None
+    return None
+
+
 def _codex_owner(root: Path, parts: tuple[str, ...]) -> Path | None:
     """A rollout of a thread Codex spawned (its first line names its `parent_thread_id`) belongs to its parent's
     rollout (`rollout-<time>-<thread id>.jsonl`, found below the root); None for any other file, or when the

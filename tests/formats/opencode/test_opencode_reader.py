@@ -107,3 +107,17 @@ def test_the_storage_root_is_discovered_and_listed_and_changes_map_to_their_sess
     assert session_file_of(OPENCODE, root, session_file(root, OLD)) == session_file(root, OLD)
     assert session_file_of(OPENCODE, root, root / "todo" / f"{MAIN}.json") is None
     assert session_file_of(OPENCODE, root, Path(root / "part" / "x" / "missing.json")) is None
+
+
+def test_a_sub_agent_session_is_a_child_row_unless_its_parent_is_gone(tmp_path):
+    from tui.catalog.scan import scan
+    from tui.catalog.session_row import RowKind, fill_row
+
+    root = storage_tree(tmp_path)
+
+    def kinds() -> dict:
+        return {row.session_id: row.kind for row in map(fill_row, scan(tmp_path / "none", roots=((OPENCODE, root),)))}
+
+    assert kinds()[CHILD] == RowKind.CHILD and kinds()[MAIN] == "opencode"
+    session_file(root, MAIN).unlink()
+    assert kinds()[CHILD] == "opencode"
