@@ -52,6 +52,9 @@ def rich() -> dict:
     ops[0]["response"] = {"size": 34, "payload": {"text": "x" * 500}}
     first = turn(1, *ops)
     first["attributes"]["prompts"] = {"user": "  the first\nprompt  " + "p" * 9000, "system": "sys"}
+    # the turns' answers (ai-agent's endTurn: attributes.assistant.content), the root's and a sub-agent's
+    first["attributes"]["assistant"] = {"content": "the root turn answers wombatturn"}
+    child["turns"][0].setdefault("attributes", {})["assistant"] = {"content": "the child turn answers koalaturn"}
     system = turn(0, op("system", op_id="d", status="failed", label="init", error="boom"), system=True)
     system["attributes"]["prompts"] = {"user": "a system turn's prompt is not the title"}
     steps = [{"index": 1, "kind": "user", "ops": [op("llm", op_id="s1", model="m-step",

@@ -15,6 +15,7 @@ from builders import op, session, turn
 FIXTURES = Path(__file__).parent / "fixtures"
 # words of the ai-agent snapshot below, each in one place only
 FINAL_WORD, LLM_WORD, TOOL_WORD, SUBAGENT_WORD = "zanzibarfinal", "narwhalanswer", "quokkaresult", "okapireport"
+TURN_WORD, CHILD_TURN_WORD = "capybaraturn", "axolotlturn"  # a turn's attributes.assistant.content (root, sub-agent)
 LATE_WORD = "pangolinlate"  # past the first few KB of a 10 MB tool result: never kept
 HOSTILE = '"NEAR( AND OR NOT * ^ title: {x} ) \x00 \x02 \x03 \ud800 hostileword'
 # Claude Code (real/tool_heavy.jsonl): one word only in an answer, one only in a tool result
@@ -36,6 +37,7 @@ def aiagent_dir(base: Path, *, huge: bool = False) -> Path:
     tool["response"] = {"payload": (f"{TOOL_WORD} " + "x " * 5_000_000 + LATE_WORD) if huge else
                         f"rows: {TOOL_WORD}", "size": 10}
     child = session(turn(1, op("llm", op_id="c1")), agent="helper", trace="trace-c")
+    child["turns"][0].setdefault("attributes", {})["assistant"] = {"content": f"helper turn: {CHILD_TURN_WORD}"}
     sub = op("session", op_id="s1", name="agent__helper", child=child)
     sub["response"] = {"payload": f"helper says {SUBAGENT_WORD}"}
     ops = [llm, tool, sub]
@@ -45,7 +47,8 @@ def aiagent_dir(base: Path, *, huge: bool = False) -> Path:
         ops.append(bad)
     root = session(turn(1, *ops), agent="main", sessionTitle="plain title",
                    finalReport={"format": "markdown", "content": f"## Report\n{FINAL_WORD}"})
-    root["turns"][0]["attributes"] = {"prompts": {"user": "a plain question"}}
+    root["turns"][0]["attributes"] = {"prompts": {"user": "a plain question"},
+                                      "assistant": {"content": f"the turn's answer: {TURN_WORD}"}}
     # (json, not orjson: a lone surrogate is written as the escape a producer in another language may write)
     data = json.dumps({"version": 2, "reason": "final", "sessionId": "s-1", "opTree": root}).encode()
     (directory / "s-1.json.gz").write_bytes(gzip.compress(data, 1))

@@ -52,6 +52,8 @@ def test_the_hand_made_row_holds_what_the_tree_finds(rows) -> None:
     assert record["failed_ops"] == 4 and record["errors"].split("\n")[0] == "root failed"
     assert record["prompt"].split()[:2] == ["the", "first"] and record["title"].split()[:3] == ["the", "first", "prompt"]
     assert record["ended_ms"] is not None and record["duration_ms"] == 4000 and record["turns"] == 1
+    answers = record["answers"].split("\n")  # the turns' answers, the root's first, a sub-agent's after its op
+    assert "the root turn answers wombatturn" in answers and "the child turn answers koalaturn" in answers
 
 
 def test_a_file_that_is_not_plain_is_read_once(rows, monkeypatch: pytest.MonkeyPatch) -> None:

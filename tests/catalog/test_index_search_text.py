@@ -40,6 +40,8 @@ def test_aiagent_snapshot_answers_and_results(tmp_path):
     assert fields(directory, fx.LLM_WORD) == ["answers"]  # an LLM answer's textPreview
     assert fields(directory, fx.SUBAGENT_WORD) == ["answers"]  # a sub-agent's report
     assert fields(directory, fx.TOOL_WORD) == ["results"]
+    assert fields(directory, fx.TURN_WORD) == ["answers"]  # a turn's attributes.assistant.content
+    assert fields(directory, fx.CHILD_TURN_WORD) == ["answers"]  # a sub-agent's turn's
     (hit,) = find(directory, fx.TOOL_WORD)
     assert search.segments(hit.snippet)[-1] == (fx.TOOL_WORD, True)
 

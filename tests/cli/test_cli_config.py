@@ -35,6 +35,10 @@ def write_config(tmp_path, text: bytes):
     (b"keys = 'o'\n", "keys must be a table"),
     (b"[keys]\n'browser.nothing' = 'o'\n", "keys: no binding 'browser.nothing'"),
     (b"[keys]\n'browser.cycle_sort' = ''\n", "keys.browser.cycle_sort must name a key"),
+    (b"prices = 3\n", "prices must be a table"),
+    (b"[prices]\n'gpt-5' = { input = -1.0 }\n", "prices.gpt-5 must be { input = N, output = N"),
+    (b"[prices]\n'gpt-5' = { inptu = 1.0 }\n", "prices.gpt-5 must be"),
+    (b"[prices]\n'gpt-5' = 'cheap'\n", "prices.gpt-5 must be"),
 ])
 def test_a_broken_config_is_one_line_and_exit_2(tmp_path, text, says):
     path = write_config(tmp_path, text)
@@ -63,3 +67,30 @@ def test_a_good_config_gets_past_it(tmp_path):
                                   b'stats_range = "30d"\n[keys]\n"browser.cycle_sort" = "o"\n')
     result = run(tmp_path, "--config", str(path))  # the missing sessions directory is the next thing said
     assert result.returncode == 2 and "no such directory" in result.stderr.decode()
+
+
+def test_config_prices_estimate_in_dump_and_the_environment_file_wins(tmp_path):
+    """The configuration's [prices] are one more source of tui.model.prices: over the shipped table (a Claude Code
+    file's estimate follows them in `dump --json`), under $AIAGENT_MONITOR_PRICES."""
+    import json
+    from pathlib import Path
+
+    session = Path(__file__).resolve().parent.parent / "fixtures" / "claude-code" / "projects" / "-w-demo" / \
+        "sess-2x.jsonl"  # 1,270 input tokens, 172 output, 16,100 cache reads, 2,000 cache writes
+    write_config(tmp_path, b"[prices]\n'claude-sonnet-4' = { input = 1000.0 }\n"
+                           b"'claude-haiku-4-5' = { input = 1000.0 }\n")
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    env.pop("AIAGENT_MONITOR_PRICES", None)
+
+    def cost() -> float:
+        out = subprocess.run([sys.executable, "-m", "tui", "dump", "--json", str(session)], capture_output=True,
+                             timeout=60, env=env, check=True).stdout
+        facts = json.loads(out)["facts"]
+        assert facts["costEstimated"] is True
+        return facts["costUsd"]
+
+    assert cost() == 1.27  # 1,270 input tokens at $1,000 a million; the rest at 0
+    prices_file = tmp_path / "prices.json"
+    prices_file.write_text(json.dumps({"claude-sonnet-4": {"output": 1000}, "claude-haiku-4-5": {"output": 1000}}))
+    env["AIAGENT_MONITOR_PRICES"] = str(prices_file)
+    assert cost() == 0.172  # the environment's file over the configuration's

@@ -26,3 +26,23 @@ def test_override_file(tmp_path, monkeypatch):
     finally:
         monkeypatch.delenv(prices.PRICES_ENV)
         prices.reload()
+
+
+def test_config_prices_sit_between_the_table_and_the_environment_file(tmp_path, monkeypatch):
+    monkeypatch.delenv(prices.PRICES_ENV, raising=False)
+    shipped = prices.PRICES["claude-sonnet-4"]
+    try:
+        prices.set_config_prices({"Claude-Sonnet-4": prices.Price(1.0, 2.0), "my-model": prices.Price(4.0, 8.0)})
+        assert prices.price_of("claude-sonnet-4-5") == prices.Price(1.0, 2.0)  # (prefixes are case-insensitive)
+        assert prices.estimate("my-model-x", 1_000_000, 0) == 4.0
+        path = tmp_path / "prices.json"
+        path.write_text(json.dumps({"claude-sonnet-4": {"input": 9, "output": 9, "note": "kept as before"}}))
+        monkeypatch.setenv(prices.PRICES_ENV, str(path))
+        prices.reload()
+        assert prices.price_of("claude-sonnet-4-5") == prices.Price(9.0, 9.0)
+        assert prices.price_entry({"input": 1, "note": "x"}, strict=True) is None
+    finally:
+        prices.set_config_prices({})
+    monkeypatch.delenv(prices.PRICES_ENV)
+    prices.reload()
+    assert prices.price_of("claude-sonnet-4-5") == shipped

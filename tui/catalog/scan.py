@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tui.formats.genkit.snapshot import looks_like_genkit_dir
-from tui.inputs.agent_roots import AgentLocation, location_of_root, session_files
+from tui.inputs.agent_roots import AgentLocation, ContentStat, content_stat, location_of_root, session_files
 from tui.inputs.files import NOT_REGULAR, not_regular_reason
 from tui.catalog.session_row import (
     EMPTY_REASON, RowKind, SessionRow, ledger_parent, session_id_from_name,
@@ -30,7 +30,7 @@ NOT_SNAPSHOT_DIRS = frozenset({LEDGER_DIR, "payloads"})
 
 
 # A file's filled row from what is already known of it (the sessions index), or None: (key, path, stat) -> row
-Known = Callable[[str, Path, os.stat_result], "SessionRow | None"]
+Known = Callable[[str, Path, "os.stat_result | ContentStat"], "SessionRow | None"]
 # Other agents' session roots listed beside the sessions directory (tui.inputs.agent_roots): (location, root)
 Roots = tuple[tuple[AgentLocation, Path], ...]
 
@@ -70,7 +70,7 @@ def agent_rows(loc: AgentLocation, root: Path, known: Known | None = None) -> li
     rows: list[SessionRow] = []
     for entry, path in session_files(loc, root):
         try:
-            st = entry.stat()
+            st = content_stat(loc.kind, path, entry.stat())  # (OpenCode: its messages' newest change)
         except OSError:
             continue
         if known is not None:

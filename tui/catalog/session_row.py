@@ -202,11 +202,22 @@ def _fill(row: SessionRow, on_tree: Callable[[Session], None] | None, data: byte
         from tui.formats.agents import kind_of_format
 
         agent_kind = kind_of_format(doc.format)
-        if agent_kind is not None:  # a Claude Code / Codex / Gemini CLI file, wherever it was listed
-            row.kind = agent_kind
+        if agent_kind is not None:  # a Claude Code / Codex / Gemini CLI / OpenCode file, wherever it was listed
+            # (an OpenCode sub-agent's session has a file of its own, and is read below its parent's task call)
+            row.kind = RowKind.CHILD if _agent_child(s, agent_kind, row.path) else agent_kind
     if on_tree is not None:
         on_tree(s)
     release_tree(s)
+
+
+def _agent_child(s: Session, kind: str, path: Path) -> bool:
+    """Whether an agent's session file is a sub-agent's shown within its parent's tree (its `parentID`: a Codex
+    spawned thread, an OpenCode task session), the parent's file being there to show it."""
+    from tui.inputs.agent_roots import parent_session_file
+
+    attributes = s.field("attributes")
+    parent = attributes.get("parentID") if isinstance(attributes, dict) else None
+    return isinstance(parent, str) and bool(parent) and parent_session_file(kind, Path(path), parent) is not None
 
 
 def row_max_bytes() -> int:

@@ -9,6 +9,8 @@ by tui.cli.run, which has the app at hand).
     stats_range = "30d"          # the Stats screen's range: 1d, 7d, 30d, all
     [keys]                       # key bindings by binding id (`?` lists them), e.g.
     "browser.sort" = "o"         # several keys: "o,ctrl+s"
+    [prices]                     # $ per million tokens by model-name prefix, over the shipped table (tui.model.prices)
+    "claude-sonnet-4" = { input = 3.0, output = 15.0, cache_write = 3.75, cache_read = 0.3 }
 
 A file that cannot be read or understood is one line (ConfigError) and exit 2: a monitor started with settings
 other than the ones written would mislead more than one that does not start.
@@ -21,8 +23,10 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tui.model.prices import PRICE_FIELDS, Price, price_entry
+
 STATS_RANGES = ("1d", "7d", "30d", "all")
-KNOWN = ("theme", "sort", "filter", "stale_after", "stats_range", "keys")
+KNOWN = ("theme", "sort", "filter", "stale_after", "stats_range", "keys", "prices")
 MAX_BYTES = 1 << 20  # a config file is a few lines: anything bigger is not one
 
 
@@ -39,6 +43,7 @@ class Config:
     stale_after: float | None = None  # seconds
     stats_range: str | None = None
     keys: dict[str, str] = field(default_factory=dict)  # binding id -> keys ("o" or "o,ctrl+s")
+    prices: dict[str, Price] = field(default_factory=dict)  # model-name prefix -> price (tui.model.prices)
 
 
 def default_path(environ: dict[str, str] | os._Environ | None = None) -> Path:
@@ -88,7 +93,7 @@ def parse(table: dict, path: Path | None = None) -> Config:
         raise ConfigError(f"{where}stats_range = {text['stats_range']!r}: one of {', '.join(STATS_RANGES)}")
     return Config(path=path, theme=text["theme"], sort=text["sort"], filter=text["filter"],
                   stale_after=_span(table.get("stale_after"), where), stats_range=text["stats_range"],
-                  keys=_keys(table.get("keys"), where))
+                  keys=_keys(table.get("keys"), where), prices=_prices(table.get("prices"), where))
 
 
 def _text(table: dict, name: str, where: str) -> str | None:
@@ -125,3 +130,19 @@ def _keys(value: object, where: str) -> dict[str, str]:
             raise ConfigError(f"{where}keys.{binding_id} must name a key, e.g. \"o\" or \"o,ctrl+s\"")
         keys[str(binding_id)] = key
     return keys
+
+
+def _prices(value: object, where: str) -> dict[str, Price]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}prices must be a table ([prices] with \"model-prefix\" = {{ input = .., output = "
+                          ".. }} lines)")
+    table = {}
+    for prefix, entry in value.items():
+        price = price_entry(entry, strict=True)
+        if price is None or not prefix.strip():
+            raise ConfigError(f"{where}prices.{prefix} must be {{ {', '.join(f'{k} = N' for k in PRICE_FIELDS)} }}: "
+                              "$ per million tokens, numbers from 0 (a missing one is 0)")
+        table[prefix.strip()] = price
+    return table

@@ -99,9 +99,27 @@ def _span(text: str) -> float:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+_PRICED_COMMANDS = frozenset({"dump", "export", "stats", "search", "diff", "payload"})
+
+
+def _command_prices() -> None:
+    """The configuration file's `[prices]` hold for the commands as for the app (tui.model.prices decides, this
+    is one of its sources), so that `dump` and `stats` estimate as the browser does. A file the app would refuse
+    is said once on stderr and the command goes on with the other sources."""
+    from tui.cli.config import ConfigError, load_config
+    from tui.model.prices import set_config_prices
+
+    try:
+        set_config_prices(load_config().prices)
+    except ConfigError as exc:
+        print(f"{PROG}: {exc} (its prices are not used)", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     from_command_line = argv is None
     argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in _PRICED_COMMANDS:
+        _command_prices()
     if argv and argv[0] == "dump":
         args = dump_parser().parse_args(argv[1:])
         set_max_bytes(args.max_bytes)
@@ -142,6 +160,9 @@ def main(argv: list[str] | None = None) -> int:
         args.settings = load_config(args.config)
     except ConfigError as exc:
         return fail(str(exc))
+    from tui.model.prices import set_config_prices
+
+    set_config_prices(args.settings.prices)
     if args.stale_after is None:
         args.stale_after = args.settings.stale_after
     if args.stale_after is not None:

@@ -1,4 +1,4 @@
-"""Session files of other coding agents (Claude Code, Codex CLI, Gemini CLI): one table row per agent format.
+"""Session files of other coding agents (Claude Code, Codex CLI, Gemini CLI, OpenCode): one table row per agent format.
 
 tui.formats.load asks `detect` about every input that is not an ai-agent snapshot before parsing it as JSON, and
 hands a match to `document`. A row's `sniff` sees the file's first bytes (at most SNIFF_BYTES) and must be cheap;
@@ -19,8 +19,9 @@ SNIFF_BYTES = 64 * 1024
 
 def _formats() -> list[AgentFormat]:
     from tui.formats.claude_code.reader import FORMAT as CLAUDE_CODE
+    from tui.formats.opencode.reader import FORMAT as OPENCODE
 
-    return [CLAUDE_CODE]  # Codex CLI and Gemini CLI: their readers' FORMAT, added here
+    return [CLAUDE_CODE, OPENCODE]  # (Codex CLI and Gemini CLI: told by tui.formats.foreign_load)
 
 
 _TABLE: list[AgentFormat] | None = None

@@ -42,9 +42,7 @@ def from_records(fmt: str, records: list[dict], problems: list[str], path: str,
     from tui.formats.aiagent.snapshot import build_session
 
     if fmt == CODEX:
-        from tui.formats.codex.rollout import read as read_codex
-
-        node = read_codex(records, problems)
+        node = _codex_rollout(records, problems, path, 0)
         shape = "codex-rollout"
     else:
         node = _gemini_log(records, problems, path, 0)
@@ -52,6 +50,22 @@ def from_records(fmt: str, records: list[dict], problems: list[str], path: str,
     doc = Document(fmt, path, root=build_session(node), sessions_dir=sessions_dir, shape=shape)
     _agent_document(doc, node)
     return doc
+
+
+def _codex_rollout(records: list[dict], problems: list[str], path: str, depth: int) -> dict:
+    """A Codex rollout's SessionNode, its spawned threads' rollouts read below the calls that spawned them."""
+    from tui.formats.codex.children import SubAgents
+    from tui.formats.codex.rollout import read as read_codex
+
+    def load(file: Path, child_depth: int) -> dict | None:
+        try:
+            data = read_source(str(file), document_limit())
+        except (LoadError, OSError):
+            return None
+        child_records, child_problems, _ = parse_records(data)
+        return _codex_rollout(child_records, child_problems, str(file), child_depth) if child_records else None
+
+    return read_codex(records, problems, SubAgents(path, depth, load) if path != "-" else None)
 
 
 _SAFE_ID = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")

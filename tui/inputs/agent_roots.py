@@ -1,4 +1,5 @@
-"""Where other coding agents (Claude Code, Codex CLI, Gemini CLI) keep their session files: one table row per agent.
+"""Where other coding agents (Claude Code, Codex CLI, Gemini CLI, OpenCode) keep their session files: one table row
+per agent.
 
 Pure location facts (no reader is imported here), shared by the directory listing (tui.catalog.scan), the watcher
 (tui.inputs.watch) and the CLI's discovery of default roots (tui.cli.run). A row names the agent's kind (the browser
@@ -11,9 +12,12 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from tui.inputs.files import open_regular
 
 DISCOVER_ENV = "AIAGENT_MONITOR_DISCOVER"  # "0": never add the agents' default roots to the browser
 
@@ -24,11 +28,16 @@ class AgentLocation:
     label: str  # what a person calls the agent ("Claude Code")
     home_root: str  # the default root, relative to the home directory
     pattern: tuple[str, ...]  # fnmatch patterns of a session file's path parts below the root
-    # the session file a changed file below the root belongs to (a sub-agent's own file: its parent session), or None
-    owner: Callable[[tuple[str, ...]], tuple[str, ...] | None] | None = None
+    # the session file a changed file below the root (root, its path parts) belongs to (a sub-agent's own file: its
+    # parent session; an OpenCode message or part: its session's Info file), or None
+    owner: Callable[[Path, tuple[str, ...]], Path | None] | None = None
     env_root: str = ""  # an environment variable naming the agent's config directory (the root is below it)
     env_suffix: str = ""  # the root's path below that directory
     tag: str = ""  # the short word the browser's Id column shows before the session id ("claude")
+    tail: tuple[str, ...] = ()  # how a root's path ends, when not like home_root (OpenCode: under $XDG_DATA_HOME)
+    # the newest change (mtime_ns) to what a session file stands for beyond itself (OpenCode: its message files),
+    # or None; content_stat makes it the file's stamp, so that the sessions index sees the session change
+    content_mtime_ns: Callable[[Path], int | None] | None = None
 
     def default_root(self, home: Path | None = None) -> Path:
         env = os.environ.get(self.env_root) if self.env_root else None
@@ -37,23 +46,153 @@ class AgentLocation:
         return (home or Path.home()) / self.home_root
 
 
-def _claude_owner(parts: tuple[str, ...]) -> tuple[str, ...] | None:
+def _claude_owner(root: Path, parts: tuple[str, ...]) -> Path | None:
     """`<project>/<session>/subagents/agent-*.jsonl` (Claude Code 2.x sub-agents) belongs to
     `<project>/<session>.jsonl`."""
     if len(parts) >= 4 and parts[2] == "subagents" and parts[-1].endswith(".jsonl"):
-        return (parts[0], parts[1] + ".jsonl")
+        return root / parts[0] / (parts[1] + ".jsonl")
     return None
+
+
+_OPENCODE_ID = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")
+
+
+def _opencode_owner(root: Path, parts: tuple[str, ...]) -> Path | None:
+    """OpenCode writes a session's content as `message/<session>/<message>.json` and `part/<message>/<part>.json`
+    (its Info file, `session/<project>/<session>.json`, changes far less often): a message file belongs to the
+    session its folder names; a part file to the session its own `sessionID` names (a part file is small). A
+    sub-agent's session belongs to its parent's."""
+    if len(parts) != 3 or not parts[2].endswith(".json"):
+        return None
+    if parts[0] == "session":  # a sub-agent's Info file: its parent's (a session's own: itself)
+        sid = parts[2].removesuffix(".json")
+    elif parts[0] == "message":
+        sid = parts[1]
+    elif parts[0] == "part":
+        try:
+            with open_regular(root.joinpath(*parts)) as fh:
+                found = re.search(rb'"sessionID"\s*:\s*"([^"\\]{1,128})"', fh.read(4096))
+        except OSError:
+            return None
+        sid = found.group(1).decode("utf-8", "replace") if found else ""
+    else:
+        return None
+    return _opencode_session(root, sid, 0)
+
+
+def _opencode_session(root: Path, sid: str, depth: int) -> Path | None:
+    """The Info file of session `sid`, or of the session it is a sub-agent of (its `parentID`: the browser shows
+    a sub-agent within its parent's tree, so a change to it is a change to the parent's row)."""
+    if not _OPENCODE_ID.fullmatch(sid):
+        return None
+    try:
+        found = next(iter(sorted((root / "session").glob(f"*/{sid}.json"))), None)
+        if found is None or depth >= 4:
+            return found
+        with open_regular(found) as fh:
+            parent = re.search(rb'"parentID"\s*:\s*"([^"\\]{1,128})"', fh.read(64 * 1024))
+    except OSError:
+        return None
+    if parent is None:
+        return found
+    return _opencode_session(root, parent.group(1).decode("utf-8", "replace"), depth + 1) or found
+
+
+def _opencode_content(session_file: Path) -> int | None:
+    """The newest mtime of a session's message files (and of their folder): OpenCode rewrites a message when a step
+    finishes and when it completes, never the session's Info file."""
+    folder = session_file.parent.parent.parent / "message" / session_file.name.removesuffix(".json")
+    try:
+        newest = folder.stat().st_mtime_ns
+        with os.scandir(folder) as it:
+            for count, entry in enumerate(it):
+                if count >= 20_000:
+                    break
+                if entry.name.endswith(".json"):
+                    newest = max(newest, entry.stat().st_mtime_ns)
+    except OSError:
+        return None
+    return newest
+
+
+@dataclass(frozen=True, slots=True)
+class ContentStat:
+    """A session file's stat with the mtime of what it stands for (AgentLocation.content_mtime_ns)."""
+
+    st_size: int
+    st_mtime: float
+    st_mtime_ns: int
+    st_ino: int
+    st_ctime_ns: int
+    st_mode: int
+
+
+def content_stat(kind: str, path: Path | str, st: os.stat_result) -> os.stat_result | ContentStat:
+    """`st`, or for an agent whose session is more than its file (OpenCode) the same stat with the newest change
+    to the session's content as its mtime: the listing and the sessions index key a row by it."""
+    loc = location_named(kind)
+    if loc is None or loc.content_mtime_ns is None:
+        return st
+    newest = loc.content_mtime_ns(Path(path))
+    if newest is None or newest <= st.st_mtime_ns:
+        return st
+    return ContentStat(st.st_size, newest / 1e9, newest, st.st_ino, st.st_ctime_ns, st.st_mode)
+
+
+_CODEX_PARENT = re.compile(rb'"parent_thread_id"\s*:\s*"([0-9A-Za-z_-]{1,128})"')
+
+
+def parent_session_file(kind: str, path: Path, parent_id: str) -> Path | None:
+    """The session file of the session `parent_id` names, for a sub-agent's own file at `path` (a Codex rollout
+    in `<root>/YYYY/MM/DD/`, an OpenCode Info file in `<storage>/session/<project>/`), or None when it is not
+    there: a sub-agent whose parent is gone is listed as a session of its own, never hidden."""
+    if not _OPENCODE_ID.fullmatch(parent_id):
+        return None
+    try:
+        if kind == OPENCODE.kind:
+            return next(iter(sorted(path.parent.parent.glob(f"*/{parent_id}.json"))), None)
+        if kind == CODEX.kind and len(path.parents) > 3:
+            found = sorted(path.parent.glob(f"rollout-*-{parent_id}.jsonl")) or sorted(
+                path.parents[3].glob(f"*/*/*/rollout-*-{parent_id}.jsonl"))
+            return found[0] if found else None
+    except OSError:
+        return None
+    return None
+
+
+def _codex_owner(root: Path, parts: tuple[str, ...]) -> Path | None:
+    """A rollout of a thread Codex spawned (its first line names its `parent_thread_id`) belongs to its parent's
+    rollout (`rollout-<time>-<thread id>.jsonl`, found below the root); None for any other file, or when the
+    parent's rollout is not there (the sub-agent's own row then)."""
+    if len(parts) != 4 or not parts[3].startswith("rollout-") or not parts[3].endswith(".jsonl"):
+        return None
+    try:
+        with open_regular(root.joinpath(*parts)) as fh:
+            head = fh.readline(1 << 20)
+    except OSError:
+        return None
+    found = _CODEX_PARENT.search(head)
+    if found is None:
+        return None
+    try:
+        return next(iter(sorted(root.glob(f"*/*/*/rollout-*-{found.group(1).decode()}.jsonl"))), None)
+    except OSError:
+        return None
 
 
 CLAUDE_CODE = AgentLocation("claude-code", "Claude Code", ".claude/projects", ("*", "*.jsonl"), _claude_owner,
                             env_root="CLAUDE_CONFIG_DIR", env_suffix="projects", tag="claude")
 
-CODEX = AgentLocation("codex", "Codex CLI", ".codex/sessions", ("*", "*", "*", "rollout-*.jsonl"),
+CODEX = AgentLocation("codex", "Codex CLI", ".codex/sessions", ("*", "*", "*", "rollout-*.jsonl"), _codex_owner,
                       env_root="CODEX_HOME", env_suffix="sessions", tag="codex")
 # (a sub-agent's chat, chats/<session>/<agentId>.jsonl, is read with its session: not a row of its own)
 GEMINI_CLI = AgentLocation("gemini-cli", "Gemini CLI", ".gemini/tmp", ("*", "chats", "session-*.json*"),
                            tag="gemini")
-LOCATIONS: list[AgentLocation] = [CLAUDE_CODE, CODEX, GEMINI_CLI]
+# (a sub-agent's session, one with a parentID, is read below its parent's task call and listed too)
+OPENCODE = AgentLocation("opencode", "OpenCode", ".local/share/opencode/storage", ("session", "*", "ses*.json"),
+                         _opencode_owner, env_root="XDG_DATA_HOME", env_suffix="opencode/storage", tag="opencode",
+                         tail=("opencode", "storage"), content_mtime_ns=_opencode_content)
+LOCATIONS: list[AgentLocation] = [CLAUDE_CODE, CODEX, GEMINI_CLI, OPENCODE]
 
 
 def location_named(kind: str) -> AgentLocation | None:
@@ -80,7 +219,7 @@ def location_of_root(path: Path) -> AgentLocation | None:
     except (OSError, RuntimeError):
         resolved = path.absolute()
     for loc in LOCATIONS:
-        tail = Path(loc.home_root).parts
+        tail = loc.tail or Path(loc.home_root).parts
         if resolved.parts[-len(tail):] == tail:
             return loc
         try:
@@ -88,6 +227,18 @@ def location_of_root(path: Path) -> AgentLocation | None:
                 return loc
         except (OSError, RuntimeError):
             continue
+    return None
+
+
+def content_root_of(path: Path) -> tuple[AgentLocation, Path] | None:
+    """The agent and root of a session file whose session changes elsewhere than in the file (OpenCode: its
+    message and part files), so that a session opened by its file is followed by watching the root; else None."""
+    for loc in LOCATIONS:
+        depth = len(loc.pattern)
+        if loc.content_mtime_ns is None or len(path.parts) <= depth:
+            continue
+        if all(fnmatch.fnmatchcase(part, pat) for part, pat in zip(path.parts[-depth:], loc.pattern)):
+            return loc, path.parents[depth - 1]
     return None
 
 
@@ -132,7 +283,9 @@ def session_file_of(loc: AgentLocation, root: Path, path: Path) -> Path | None:
         return None
     if not parts or any(p.startswith(".") or ".tmp-" in p for p in parts):
         return None
+    owned = loc.owner(root, parts) if loc.owner is not None else None
+    if owned is not None:  # (a sub-agent's own session file is its parent's change)
+        return owned
     if len(parts) == len(loc.pattern) and all(fnmatch.fnmatchcase(p, pat) for p, pat in zip(parts, loc.pattern)):
         return path
-    owned = loc.owner(parts) if loc.owner is not None else None
-    return root.joinpath(*owned) if owned else None
+    return None

@@ -46,23 +46,47 @@ PRICES: dict[str, Price] = {
 
 
 PRICES_ENV = "AIAGENT_MONITOR_PRICES"  # a JSON file {"model-prefix": {"input": .., "output": .., ...}}: overrides
+PRICE_FIELDS = ("input", "output", "cache_write", "cache_read")
 _loaded: dict[str, Price] | None = None
+_config: dict[str, Price] = {}
 
 
 def prices() -> dict[str, Price]:
-    """PRICES with the overrides of $AIAGENT_MONITOR_PRICES (read once): a user's negotiated prices, or a model
-    newer than the table. A file that cannot be read, or an entry that is not a price, is ignored."""
+    """The prices in force, decided here only. Precedence, lowest first: the shipped table (PRICES), the
+    configuration file's `[prices]` table (set_config_prices), then the JSON file named by $AIAGENT_MONITOR_PRICES
+    (read once): a user's negotiated prices, or a model newer than the table. A JSON file that cannot be read, or
+    an entry in it that is not a price, is ignored (the configuration file's are refused when it is read)."""
     global _loaded
     if _loaded is None:
         _loaded = dict(PRICES)
+        _loaded.update(_config)
         _loaded.update(_overrides(os.environ.get(PRICES_ENV, "")))
     return _loaded
+
+
+def set_config_prices(table: dict[str, Price]) -> None:
+    """The configuration file's `[prices]` (tui.cli.config): over the shipped table, under $AIAGENT_MONITOR_PRICES."""
+    global _config
+    _config = {prefix.lower(): price for prefix, price in table.items()}
+    reload()
 
 
 def reload() -> None:
     """Read $AIAGENT_MONITOR_PRICES again at the next look-up (after the variable or the file changed)."""
     global _loaded
     _loaded = None
+
+
+def price_entry(entry: object, strict: bool = False) -> Price | None:
+    """A price from `{"input": 3.0, "output": 15.0, "cache_write": 3.75, "cache_read": 0.3}` ($ per million
+    tokens; a missing field is 0), or None when it is not one (a field not a number, negative or absurd; `strict`:
+    or a field of another name, a misspelt one that would silently price at 0)."""
+    if not isinstance(entry, dict) or (strict and any(key not in PRICE_FIELDS for key in entry)):
+        return None
+    numbers = [entry.get(key, 0.0) for key in PRICE_FIELDS]
+    if all(isinstance(n, (int, float)) and not isinstance(n, bool) and 0 <= n < 1e6 for n in numbers):
+        return Price(*(float(n) for n in numbers))
+    return None
 
 
 def _overrides(path: str) -> dict[str, Price]:
@@ -75,11 +99,9 @@ def _overrides(path: str) -> dict[str, Price]:
         return {}
     out: dict[str, Price] = {}
     for prefix, entry in (value.items() if isinstance(value, dict) else ()):
-        if not isinstance(entry, dict):
-            continue
-        numbers = [entry.get(key, 0.0) for key in ("input", "output", "cache_write", "cache_read")]
-        if all(isinstance(n, (int, float)) and not isinstance(n, bool) and 0 <= n < 1e6 for n in numbers):
-            out[str(prefix).lower()] = Price(*(float(n) for n in numbers))
+        price = price_entry(entry)
+        if price is not None:
+            out[str(prefix).lower()] = price
     return out
 
 

@@ -139,6 +139,7 @@ class MonitorApp(IdleCollector, App):
                                 group="watch", exit_on_error=False)
             if opened:  # an opened file's directory is watched from the first paint on (start-up time)
                 self.call_after_refresh(start_watch)
+                self.call_after_refresh(self._watch_content_root, opened[0])
             else:
                 start_watch()
         if any(is_otlp(url) for url in self.listen_urls):
@@ -337,6 +338,17 @@ class MonitorApp(IdleCollector, App):
                 continue
             seen.add(key)
             self.run_worker(watch_agent_root(loc, key, self._dir_changed), group="watch", exit_on_error=False)
+
+    def _watch_content_root(self, opened: Path) -> None:
+        """An opened OpenCode session changes in its message and part files, not in the file opened: its storage
+        root is followed too (tui.inputs.agent_roots.content_root_of), each change reported as the session's."""
+        from tui.inputs.agent_roots import content_root_of
+        from tui.inputs.watch import watch_agent_root
+
+        found = content_root_of(opened)
+        if found is not None and found[1].is_dir():
+            self.run_worker(watch_agent_root(found[0], found[1], self._dir_changed), group="watch",
+                            exit_on_error=False)
 
     def _dir_changed(self, batch: DirChanges) -> None:
         if self.closing():

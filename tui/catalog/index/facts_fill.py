@@ -71,6 +71,8 @@ class _RowWalk:
                     payload = payload.textPreview
                 if type(payload) is str and payload:
                     texts.add(payload)
+        if child is not None and (child.turns or child.steps):  # (the tree's Session.turns holds both)
+            tally.add_turn_answers((child.turns or []) + (child.steps or []))
 
 
 def fill_from_facts(row: SessionRow, record: dict) -> bytes | bytearray | None:

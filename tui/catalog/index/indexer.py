@@ -24,6 +24,7 @@ from tui.catalog.absurd import SUSPECT_HEAD, sane_record, suspect_text
 from tui.catalog.index.facts_fill import fill_from_facts
 from tui.catalog.index.row_extras import TEXT_KINDS, OpTally, empty_extras, headend_of, op_text, write_extras
 from tui.catalog.session_row import RowKind, SessionRow, fill_row, session_id_from_name
+from tui.inputs.agent_roots import content_stat
 from tui.inputs.files import not_regular_reason
 from tui.model.nodes import Session
 from tui.model.search import walk_ops
@@ -52,6 +53,8 @@ def _extras(record: dict):
             tally.add(op.status, op.error, op.kind, op.name, child.agent_id if child is not None else "")
             if op.kind in TEXT_KINDS and tally.wants_text(op.kind):
                 tally.add_text(op.kind, op_text(op))
+            if child is not None:
+                tally.add_turn_answers(child.turns)
         write_extras(record, s, headend_of(s), tally)
     return read
 
@@ -62,7 +65,7 @@ def index_file(path: str, kind: str) -> dict:
     The key (size, mtime_ns, inode) is taken before reading: a file rewritten meanwhile is read again next time."""
     not_regular = ""
     try:
-        info = os.stat(path)
+        info = content_stat(kind, path, os.stat(path))  # (an OpenCode session: its messages' newest change)
         size, mtime_ns, inode, mtime, ctime_ns = (info.st_size, info.st_mtime_ns, info.st_ino, info.st_mtime,
                                                   info.st_ctime_ns)
         not_regular = not_regular_reason(info.st_mode)  # a FIFO has size 0: it is not an empty file

@@ -43,6 +43,8 @@ class OpTally:
         content = report.get("content") if isinstance(report, dict) else None
         if isinstance(content, str):
             self.answers.add(content)
+        for turn in root.turns:  # the session's own turns' answers (a sub-agent's: add_turn_answers, by its op)
+            self.add_turn_answer(turn.raw.get("attributes") if isinstance(turn.raw, dict) else None)
         self.failed = 0
         self.errors: list[str] = [root.error] if root.error else []
         self.tools: dict[str, None] = {}
@@ -60,6 +62,23 @@ class OpTally:
                 self.results.add(text)
             elif kind in TEXT_KINDS:
                 self.answers.add(text)
+
+    def add_turn_answer(self, attributes: object) -> None:
+        """A turn's `attributes.assistant.content`: ai-agent keeps the turn's last assistant message there when
+        the turn ends (session-turn-runner.ts, endTurn), the answer a person searches for even when no op's
+        preview holds it whole."""
+        assistant = attributes.get("assistant") if isinstance(attributes, dict) else None
+        content = assistant.get("content") if isinstance(assistant, dict) else None
+        if isinstance(content, str) and content and self.answers.size < TEXT_MAX:
+            self.answers.add(content)
+
+    def add_turn_answers(self, turns: object) -> None:
+        """The answers of a sub-agent's turns (its session's `turns`: Turn objects of a tree, or the facts
+        reader's turn records), given right after its op's own text, by either reader."""
+        for turn in turns if isinstance(turns, list) else ():
+            raw = getattr(turn, "raw", None)
+            self.add_turn_answer(raw.get("attributes") if isinstance(raw, dict) else getattr(turn, "attributes",
+                                                                                               None))
 
     def add(self, status: str | None, error: str, kind: str, name: str, child_agent: str) -> None:
         """One op: its status, error (Op.error), kind, name, and its sub-agent's agent id ("" when none). Nothing
@@ -154,17 +173,21 @@ class BoundedText:
     line and made inert when shown (tui.catalog.index.search._clean); not calling one_line here keeps this to a
     tenth of a row's indexing time less (14,600 texts of 600 generated files: 0.24 s with it)."""
 
-    __slots__ = ("parts", "size")
+    __slots__ = ("parts", "size", "seen")
 
     def __init__(self) -> None:
         self.parts: list[str] = []
         self.size = 0
+        self.seen: set[str] = set()
 
     def add(self, text: str) -> None:
         room = min(OP_TEXT_MAX, TEXT_MAX - self.size)
         if room <= 0:
             return
         text = text[:room]
+        if text in self.seen:  # (a turn's answer is often its last call's answer too: kept once)
+            return
+        self.seen.add(text)
         if not text.isascii():
             text = text.encode("utf-8", "replace").decode("utf-8")
         if "\x00" in text or "\x02" in text or "\x03" in text:

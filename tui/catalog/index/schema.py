@@ -15,8 +15,10 @@ from __future__ import annotations
 # 2: rows reach sessions_fts by SEARCH_ADD, not by an insert trigger; 3: STRICT, ctime_ns, suspect, and a row's
 # facts as tui.model.session_facts gives them (durations up to the last activity, misfiled titles, failure reasons);
 # 4: cost_estimated (other agents' files: a cost from the price table, tui.model.prices); 5: answers and results
-# (the answers' and tool results' text, searched: tui.catalog.index.row_extras bounds it)
-SCHEMA_VERSION = 5
+# (the answers' and tool results' text, searched: tui.catalog.index.row_extras bounds it); 6: the same tables, rows
+# that changed: a turn's answer (attributes.assistant.content) searched, Codex and OpenCode sub-agents' own files
+# kept as child rows (read inside their parents), OpenCode sessions
+SCHEMA_VERSION = 6
 APPLICATION_ID = 0x41494D31  # "AIM1": PRAGMA application_id, so a foreign SQLite file is never taken for ours
 
 # raw: the comments below say '\n' (two characters), which must not become a line break inside a quote

@@ -14,6 +14,9 @@ Each line is `{timestamp, type, payload}` with type `session_meta`, `turn_contex
   closed by their `*_output` with the same `call_id`; a failed exit code or `success: false` fails them; MCP calls
   (`mcp_tool_call_end`) keep their server as the tool's provider;
 - reasoning shows its summary, or `[encrypted reasoning]` when only `encrypted_content` is stored;
+- a `spawn_agent` call whose answer names a thread (`{"agent_id": ...}`) has that thread's own rollout as its
+  sub-agent (tui.formats.codex.children); a rollout that is itself a spawned thread names its parent
+  (`parentID`), and is shown inside its parent's tree;
 - a compaction (a `compacted` line, its summary, and the `context_compacted` event after it) is one system op; `turn_aborted` ends the turn and fails the
   tool calls it cut; `error` events are failed system ops; any other line type is counted as a problem, never fatal.
 """
@@ -25,6 +28,7 @@ import re
 import orjson
 
 from tui.formats import session_node as sn
+from tui.formats.codex.children import SubAgents, parent_of
 from tui.model.fields import as_dict, as_int, as_list, as_ms, as_str
 
 LINE_TYPES = frozenset({"session_meta", "turn_context", "response_item", "event_msg", "compacted"})
@@ -91,7 +95,8 @@ def looks_like_codex(records: list) -> bool:
 class _Reader:
     """The walk over a rollout's lines; `root` is the SessionNode being filled in."""
 
-    def __init__(self) -> None:
+    def __init__(self, children: SubAgents | None = None) -> None:
+        self.children = children
         self.root = sn.root_node("codex", "", "", None, None)
         self.provider = "openai"
         self.model = ""
@@ -131,9 +136,10 @@ class _Reader:
         return self.llm
 
 
-def read(records: list[dict], problems: list[str] | None = None) -> dict:
-    """The SessionNode of a rollout's records (already parsed lines); `problems`: the lines that did not parse."""
-    r = _Reader()
+def read(records: list[dict], problems: list[str] | None = None, children: SubAgents | None = None) -> dict:
+    """The SessionNode of a rollout's records (already parsed lines); `problems`: the lines that did not parse;
+    `children`: where its spawned threads' rollouts are found (none: not looked for)."""
+    r = _Reader(children)
     r.problems.extend(problems or [])
     for position, record in enumerate(as_rollout_lines(records)):
         kind = record.get("type")
@@ -164,6 +170,7 @@ def read(records: list[dict], problems: list[str] | None = None) -> dict:
         elif kind not in _SILENT_LINES:
             r.unknown[str(kind)] = r.unknown.get(str(kind), 0) + 1
     r.root["endedAt"] = as_ms(r.last_ts)
+    _unclaimed_children(r)
     for kind, count in sorted(r.unknown.items()):
         r.problems.append(f"{count} line{'s' if count != 1 else ''} of unknown type {kind[:60]!r}: skipped")
     if r.problems:
@@ -185,6 +192,9 @@ def _session_meta(r: _Reader, payload: dict) -> None:
             attributes[name] = value
     if isinstance(meta.get("model"), str):
         r.model = r.model or meta["model"]
+    parent = parent_of(meta)
+    if parent:  # a spawned thread: shown inside its parent's tree (tui.catalog.session_row)
+        attributes["parentID"] = parent
 
 
 def _response_item(r: _Reader, item: dict, ts: object) -> None:
@@ -242,6 +252,32 @@ def _tool_output(r: _Reader, item: dict, ts: object) -> None:
     output = item.get("output")
     text, error = _output_text(output)
     sn.set_output(op, ts, text, error)
+    if r.children is not None and op["attributes"].get("name") == "spawn_agent" and text.startswith("{"):
+        try:
+            agent_id = as_dict(orjson.loads(text)).get("agent_id")
+        except orjson.JSONDecodeError:
+            agent_id = None
+        child = r.children.take(r.root["id"], agent_id) if isinstance(agent_id, str) and agent_id else None
+        if child is not None:
+            _adopt(op, child)
+
+
+def _adopt(op: dict, child: dict) -> None:
+    """A spawned thread's rollout as the op's sub-agent (its tokens count in its parent's, as a sub-agent's do)."""
+    op["kind"] = "session"
+    child["callPath"] = f"codex->{op['attributes'].get('name') or 'sub-agent'}"
+    op["childSession"] = child
+
+
+def _unclaimed_children(r: _Reader) -> None:
+    """The spawned threads no call's answer named: shown at the end of the session, each as a sub-agent op."""
+    if r.children is None or not r.root["id"]:
+        return
+    for child in r.children.rest(r.root["id"]):
+        turn = r.current_turn(child.get("startedAt"))
+        op = sn.add_op(turn, sn.tool_op(r.op_id(), child.get("startedAt"), "sub-agent", None))
+        sn.set_output(op, child.get("endedAt"), "")
+        _adopt(op, child)
 
 
 def _output_text(output: object) -> tuple[str, str]:
