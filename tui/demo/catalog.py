@@ -4,7 +4,7 @@ contexts, error slugs, ingress attributes, titles and status lines."""
 from __future__ import annotations
 
 # provider -> [(model, actualModel, prices per MTok (in, out, cacheRead, cacheWrite), thinking-capable)]
-_MODELS: dict[str, list[tuple[str, str, tuple[float, float, float, float], bool]]] = {
+MODELS: dict[str, list[tuple[str, str, tuple[float, float, float, float], bool]]] = {
     "anthropic": [
         ("claude-sonnet-4-5", "claude-sonnet-4-5-20250929", (3.0, 15.0, 0.30, 3.75), True),
         ("claude-haiku-4-5", "claude-haiku-4-5-20251001", (1.0, 5.0, 0.10, 1.25), False),
@@ -31,15 +31,15 @@ _MODELS: dict[str, list[tuple[str, str, tuple[float, float, float, float], bool]
         ("gpt-oss:20b", "gpt-oss:20b", (0.0, 0.0, 0.0, 0.0), True),
     ],
 }
-_OPENROUTER_UPSTREAM = {
+OPENROUTER_UPSTREAM = {
     "anthropic/claude-sonnet-4.5": ("Anthropic", "Google Vertex", "Amazon Bedrock"),
     "google/gemini-2.5-pro": ("Google AI Studio", "Google Vertex"),
     "openai/gpt-5-mini": ("OpenAI",),
 }
-_CHEAP = {"anthropic": 1, "openai": 1, "openrouter": 2, "google": 2, "ollama": 1}
+CHEAP = {"anthropic": 1, "openai": 1, "openrouter": 2, "google": 2, "ollama": 1}
 
 # agent -> (tools, sub-agents)
-_AGENTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+AGENTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "web-research": (("web__search", "web__fetch", "agent__task_status"), ("web-search", "web-fetch", "github-search")),
     "neda": (
         ("netdata__query_metrics", "netdata__list_nodes", "slack__search_messages", "agent__task_status"),
@@ -54,10 +54,10 @@ _AGENTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "docs-search": (("docs__search", "web__fetch"), ("web-fetch",)),
     "tool_output.read_grep": (("tool_output_fs__Read", "tool_output_fs__Grep"), ()),
 }
-_ROOT_AGENTS = ("web-research", "neda", "research", "bigquery", "github-search")
+ROOT_AGENTS = ("web-research", "neda", "research", "bigquery", "github-search")
 
 # tool -> (provider, kind, description)
-_TOOLS: dict[str, tuple[str, str, str]] = {
+TOOLS: dict[str, tuple[str, str, str]] = {
     "web__search": ("brave", "mcp", "Search the web. Returns titles, URLs and snippets."),
     "web__fetch": ("fetcher", "mcp", "Fetch a URL and return its content as markdown."),
     "docs__search": ("docs", "mcp", "Search the product documentation."),
@@ -77,32 +77,32 @@ _TOOLS: dict[str, tuple[str, str, str]] = {
     "tool_output_fs__Read": ("tool_output_fs", "mcp", "Read lines of a stored tool output."),
     "tool_output_fs__Grep": ("tool_output_fs", "mcp", "Search a stored tool output with a regular expression."),
 }
-_TOOL_SCHEMA = {
+TOOL_SCHEMA = {
     "type": "object",
     "properties": {"query": {"type": "string", "description": "What to look for"}, "limit": {"type": "integer"}},
     "required": ["query"],
     "additionalProperties": False,
 }
-_DOMAINS = ("learn.netdata.cloud", "github.com", "community.netdata.cloud", "docs.python.org", "en.wikipedia.org",
+DOMAINS = ("learn.netdata.cloud", "github.com", "community.netdata.cloud", "docs.python.org", "en.wikipedia.org",
             "stackoverflow.com", "www.postgresql.org", "kubernetes.io", "blog.cloudflare.com", "news.ycombinator.com")
-_TABLES = ("analytics.events", "analytics.sessions", "billing.invoices", "billing.subscriptions", "cloud.spaces",
+TABLES = ("analytics.events", "analytics.sessions", "billing.invoices", "billing.subscriptions", "cloud.spaces",
            "cloud.nodes", "cloud.claims", "crm.deals", "telemetry.agent_installs")
-_CONTEXTS = ("system.cpu", "system.ram", "disk.io", "net.net", "apps.cpu", "cgroup.mem", "mysql.queries",
+CONTEXTS = ("system.cpu", "system.ram", "disk.io", "net.net", "apps.cpu", "cgroup.mem", "mysql.queries",
              "nginx.requests", "postgres.connections", "k8s.pod_cpu")
-_ERR_SLUGS = ("timeout", "token_budget_exceeded", "mcp_error", "invalid_parameters", "rate_limited")
-_LLM_ERR = (
+ERR_SLUGS = ("timeout", "token_budget_exceeded", "mcp_error", "invalid_parameters", "rate_limited")
+LLM_ERR = (
     ("token_budget_exceeded", "context window budget exceeded: 201345 tokens > 200000"),
     ("rate_limited", "429 rate_limit_error: Number of request tokens has exceeded your per-minute rate limit"),
     ("overloaded", "529 overloaded_error: Overloaded"),
     ("timeout", "LLM request timed out after 120000 ms"),
 )
-_INGRESS = (
+INGRESS = (
     {"source": "slack", "channel": "#support-escalations", "user": "U04KJ2D7Q", "threadTs": "1774991234.004519"},
     {"source": "api", "headend": "openai-compatible", "remote": "10.20.3.14"},
     {"source": "mcp", "client": "claude-desktop", "version": "0.13.1"},
     {"source": "cli", "cwd": "/home/ops/agents", "tty": True},
 )
-_TITLES = (
+TITLES = (
     "Investigate CPU spikes on production parents",
     "Weekly churn analysis",
     "Why did claims drop last week?",
@@ -111,7 +111,7 @@ _TITLES = (
     "Draft answer for support ticket",
     "Find customers with failed invoices",
 )
-_STATUSES = (
+STATUSES = (
     "Querying metrics for the last 24h",
     "Fetching documentation pages",
     "Waiting for sub-agents",

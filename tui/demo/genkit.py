@@ -22,7 +22,7 @@ from pathlib import Path
 
 import orjson
 
-from .file_io import _atomic_write, _gz
+from .snapshots import atomic_write as _atomic_write, gz as _gz
 
 TURN_END, TOOL_ITERATION_END, INVOCATION_END = 0, 1, 2
 EVENT_NAMES = ("turnEnd", "toolIterationEnd", "invocationEnd")

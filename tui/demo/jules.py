@@ -21,7 +21,7 @@ from pathlib import Path
 
 import orjson
 
-from .file_io import _atomic_write, _gz
+from .snapshots import atomic_write as _atomic_write, gz as _gz
 
 REPOS = ("acme/webshop", "acme/storefront")
 TASKS = (
