@@ -7,7 +7,7 @@
 * ``jules`` / ``genkit`` - the other agents' files; ``start`` - the built-in demo.
 """
 
-from .bodies import HOSTILE_STRINGS
+from .catalog import HOSTILE_STRINGS
 from .files import populate, write_ledger
 from .snapshots import externalize_payloads, snapshot_document, write_accounting, write_snapshot
 from .tree import TOTALS_KEYS, compute_totals, iter_ops, iter_sessions, last_activity, make_tree, op_path_index

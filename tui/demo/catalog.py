@@ -1,7 +1,13 @@
-"""Fixed catalogs the tree generator draws from: models and prices, agents, tools, domains, tables, metric
-contexts, error slugs, ingress attributes, titles and status lines."""
+"""Fixed catalogs the generator draws from (models and prices, agents, tools, domains, tables, metric contexts,
+error slugs, ingress attributes, titles, status lines) and its filler: prose from a fixed corpus, random ids and
+the hostile strings a terminal UI must show literally. Every function takes a seeded ``random.Random``."""
 
 from __future__ import annotations
+
+import random
+from typing import Any
+
+import orjson
 
 # provider -> [(model, actualModel, prices per MTok (in, out, cacheRead, cacheWrite), thinking-capable)]
 MODELS: dict[str, list[tuple[str, str, tuple[float, float, float, float], bool]]] = {
@@ -118,3 +124,143 @@ STATUSES = (
     "Cross-checking results with BigQuery",
     "Writing the final report",
 )
+
+#: Strings a terminal UI must render literally (escape sequences, Rich markup).
+HOSTILE_STRINGS: tuple[str, ...] = ("\x1b[31mred\x1b[0m", "\x1b]0;title\x07", "[bold red]not markup[/]",
+                                    "[link=https://evil.example]click[/link]", "\x1b[2J\x1b[Hcleared?",
+                                    "tab\there\rcarriage [/] [[escaped]]")
+_WORDS = (
+    "the a of to and in for on with by from as at is are was be this that these those it its we our "
+    "query metric metrics node nodes chart charts alert alerts dimension dimensions latency cpu memory disk "
+    "network bandwidth packet packets error errors warning timeout retry retries request requests response "
+    "responses token tokens cache cached budget cost session sessions agent agents tool tools report result "
+    "results table tables dataset datasets row rows column columns schema select where group order limit join "
+    "customer customers account accounts invoice invoices subscription subscriptions revenue churn trial plan "
+    "plans space spaces room rooms claim claimed agent_id netdata cloud parent child streaming replication "
+    "database tier tiers retention ingestion collector collectors plugin plugins python go ebpf systemd "
+    "journal logs log kubernetes pod pods container containers cgroup cgroups docker postgres mysql redis nginx "
+    "apache haproxy prometheus exporter endpoint endpoints http https api json yaml config configuration "
+    "dashboard dashboards anomaly anomalies ml model models training trained detection score scores rate "
+    "average median p95 p99 percentile spike spikes drop drops increase decrease trend trends week weeks day "
+    "days hour hours minute minutes second seconds last previous next first total totals summary summarize "
+    "analysis analyze investigate found shows showing indicates suggests likely because however therefore "
+    "also only more less than most least each every some many few several across between within during "
+    "after before since until while when which who what how why search searching fetched fetch page pages "
+    "source sources documentation docs github issue issues pull commit commits release releases version "
+    "versions upgrade upgraded deploy deployed deployment incident incidents outage outages root cause fix "
+    "fixed patch patched user users team teams support ticket tickets slack channel thread message messages "
+    "hubspot deal deals pipeline stage contact contacts company companies owner owners region regions "
+    "europe america asia production staging cluster clusters host hosts virtual physical instance instances"
+).split()
+_corpus: list[str] = []  # built once: 60,000 words of seeded sentences
+B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+B36 = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def _get_corpus() -> str:
+    if not _corpus:
+        r, out, n = random.Random(0x5EED), [], 0
+        while n < 60_000:
+            k = r.randint(6, 22)
+            sent = [_WORDS[r.randrange(len(_WORDS))] for _ in range(k)]
+            sent[0] = sent[0].capitalize()
+            if r.random() < 0.15:
+                sent.insert(r.randrange(1, k), str(r.randint(2, 98_000)))
+            if r.random() < 0.1:
+                sent.insert(r.randrange(1, k), f"{r.randint(1, 99)}.{r.randint(0, 9)}%")
+            out.append(" ".join(sent) + r.choice((".", ".", ".", ".", "?", ":", ";")))
+            n += k
+        _corpus.append(" ".join(out) + " ")
+    return _corpus[0]
+
+
+def text(rng: random.Random, n: int) -> str:
+    """About ``n`` characters of plausible prose (a slice of a fixed corpus, starting at a word)."""
+    if n <= 0:
+        return ""
+    corpus = _get_corpus()
+    if n >= len(corpus) - 64:
+        return (corpus * (n // len(corpus) + 1))[:n].strip()
+    start = rng.randrange(0, len(corpus) - n - 32)
+    sp = corpus.find(" ", start)
+    sp = start if sp < 0 or sp > start + 24 else sp
+    return corpus[sp + 1 : sp + 1 + n].strip()
+
+
+def sentence(rng: random.Random, lo: int = 30, hi: int = 90) -> str:
+    s = text(rng, rng.randint(lo, hi))
+    return s[0].upper() + s[1:].rstrip(" .,;:?") + "." if s else "Done."
+
+
+def rand_id(rng: random.Random, n: int, alphabet: str = B62) -> str:
+    return "".join(alphabet[rng.randrange(len(alphabet))] for _ in range(n))
+
+
+def _task_status(rng: random.Random) -> dict[str, Any]:
+    now = rng.choice(STATUSES)
+    return {"status": "in-progress", "done": sentence(rng, 20, 50), "pending": sentence(rng, 20, 50), "now": now}
+
+
+def _handle(s: Any) -> str:
+    """The handle of the stored output a read-grep session reads (named in its prompt)."""
+    return s.user.rsplit("`", 2)[-2] if s.user.count("`") >= 2 else "handle"
+
+
+_SQL = ("SELECT account_id, COUNT(*) AS n, SUM(amount) AS total FROM `netdata-analytics.{}` WHERE created_at >= "
+        "TIMESTAMP_SUB(CURRENT_TIMESTAMP(), INTERVAL {} DAY) GROUP BY account_id ORDER BY total DESC LIMIT {}")
+#: tool -> its parameters (a read-grep's Read/Grep name the handle of the stored output the session reads)
+TOOL_PARAMS = {
+    "web__search": lambda r, s: {"query": sentence(r, 20, 60).rstrip("."), "count": r.choice((5, 10, 20))},
+    "web__fetch": lambda r, s: {"url": f"https://{r.choice(DOMAINS)}/{text(r, 30).replace(' ', '-').lower()}",
+                                "format": "markdown"},
+    "docs__search": lambda r, s: {"query": sentence(r, 15, 50).rstrip("."), "limit": 8},
+    "bigquery__execute_sql": lambda r, s: {"sql": _SQL.format(r.choice(TABLES), r.randint(1, 90),
+                                                              r.choice((10, 50, 100, 1000)))},
+    "bigquery__list_tables": lambda r, s: {"dataset": r.choice(TABLES).split(".")[0]},
+    "bigquery__get_table_schema": lambda r, s: {"table": r.choice(TABLES)},
+    "netdata__query_metrics": lambda r, s: {"context": r.choice(CONTEXTS), "after": -r.choice((900, 3600, 86400)),
+                                            "before": 0, "points": r.choice((60, 120, 300)), "group_by": ["node"],
+                                            "aggregation": "average"},
+    "netdata__list_nodes": lambda r, s: {"space": "all-nodes", "room": r.choice(("production", "staging", "k8s"))},
+    "slack__search_messages": lambda r, s: {"query": text(r, 25), "channel": "#support", "count": 20},
+    "github__search_code": lambda r, s: {"q": f"{text(r, 18)} repo:netdata/netdata language:c"},
+    "github__get_file_contents": lambda r, s: {"owner": "netdata", "repo": "netdata",
+                                               "path": f"src/{text(r, 12).replace(' ', '_')}.c"},
+    "shell__rg": lambda r, s: {"pattern": text(r, 14), "path": "src/", "flags": ["-n", "--json"]},
+    "hubspot__search_objects": lambda r, s: {"objectType": r.choice(("deals", "companies", "contacts")),
+                                             "query": text(r, 20), "limit": 25},
+    "hubspot__get_object": lambda r, s: {"objectType": "companies", "id": str(r.randint(10**9, 10**10))},
+    "tool_output_fs__Read": lambda r, s: {"file": _handle(s), "offset": r.randrange(0, 4000, 50),
+                                          "limit": r.choice((100, 200, 400))},
+    "tool_output_fs__Grep": lambda r, s: {"file": _handle(s), "pattern": text(r, 12).split(" ")[0] or "error",
+                                          "context": 2},
+    "agent__task_status": lambda r, s: _task_status(r),
+}
+
+
+def tool_result(rng: random.Random, name: str, size: int) -> Any:
+    if name == "agent__task_status":
+        return "ok"
+    if name == "web__search":
+        items: list[dict[str, str]] = []
+        n = 0
+        while n < size or not items:
+            items.append({"title": sentence(rng, 20, 60), "url": f"https://{rng.choice(DOMAINS)}/{rand_id(rng, 8)}",
+                          "description": text(rng, rng.randint(60, 200))})
+            n += 120 + len(items[-1]["description"])
+        return orjson.dumps({"results": items}).decode()
+    if name in ("netdata__query_metrics", "hubspot__get_object") and rng.random() < 0.6:  # an object, not a string
+        return {"labels": ["time", "node-a", "node-b", "node-c"],
+                "data": [[1775000000 + i * 60, round(rng.random() * 100, 2), round(rng.random() * 100, 2),
+                          round(rng.random() * 100, 2)] for i in range(min(max(1, size // 40), 400))],
+                "view": {"units": "%", "min": 0, "max": 100}}
+    if name == "bigquery__execute_sql":
+        lines, n = ["account_id,n,total"], 20
+        while n < size:
+            lines.append(f"acc-{rng.randint(10000, 99999)},{rng.randint(1, 500)},{rng.randint(10, 90000)}."
+                         f"{rng.randint(0, 99):02d}")
+            n += len(lines[-1]) + 1
+        return "\n".join(lines)
+    if name == "web__fetch":
+        return f"# {sentence(rng, 20, 60)}\n\n{text(rng, size)}\n\n## Details\n\n{text(rng, size // 4)}"
+    return text(rng, max(20, size))

@@ -13,7 +13,7 @@ from typing import Any, Iterator
 
 import orjson
 
-from .bodies import HOSTILE_STRINGS
+from .catalog import HOSTILE_STRINGS
 from .ops import iso
 from .snapshots import Store, _op_refs, atomic_write, gz, touch, write_accounting, write_snapshot
 from .snapshots import externalize_payloads

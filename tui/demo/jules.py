@@ -94,7 +94,7 @@ def iso(ms: int) -> str:
 class _Session:
     def __init__(self, rng: random.Random, start_ms: int, session_id: str) -> None:
         self.rng = rng
-        self.t = start_ms
+        self.t = self.start_ms = start_ms
         self.session_id = session_id
         self.activities: list[dict] = []
 
@@ -154,7 +154,12 @@ def make_jules_snapshot(seed: int = 0, *, start_ms: int = 1_779_000_000_000, sta
     rng = random.Random(seed)
     title, prompt = TASKS[seed % len(TASKS)]
     session_id = str(rng.randrange(10**17, 10**18))
-    s = _Session(rng, start_ms, session_id)
+    s = _play(_Session(rng, start_ms, session_id), state, user_messages)
+    return _snapshot(s, seed, title, prompt, state, include_activities, api_zero_values)
+
+
+def _play(s: _Session, state: str, user_messages: int) -> _Session:
+    """The session's activities: plan, reproduce, fix, the user's interventions, the end for ``state``."""
     s.plan(list(STEP_TITLES[:4]))
     s.approve()
     s.run("Reading the checkout code", ("ls src/checkout", "checkout.test.ts\ntotal.ts\ntypes.ts\n", 0),
@@ -181,7 +186,13 @@ def make_jules_snapshot(seed: int = 0, *, start_ms: int = 1_779_000_000_000, sta
         s.add("sessionCompleted", originator="system")
     else:
         s.run("Running the full test suite", ("npm test -- --runInBand", "", None))
-    created = start_ms
+    return s
+
+
+def _snapshot(s: _Session, seed: int, title: str, prompt: str, state: str, include_activities: bool,
+              api_zero_values: bool) -> dict:
+    """``toJSON()`` with the derived views (activityCounts, timeline, insights) computed the SDK's way."""
+    rng, session_id, created = s.rng, s.session_id, s.start_ms
     updated = s.t + rng.randint(1_000, 9_000)
     activities = s.activities
     if api_zero_values:

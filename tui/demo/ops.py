@@ -14,8 +14,9 @@ from typing import Any
 
 import orjson
 
-from .bodies import HOSTILE_STRINGS, B36, Exchange, ToolCall, Usage, binary_blob, llm_exchange, rand_id, sentence, text
-from .catalog import CHEAP, CONTEXTS, DOMAINS, ERR_SLUGS, MODELS, OPENROUTER_UPSTREAM, STATUSES, TABLES, TITLES, TOOLS
+from .bodies import Exchange, ToolCall, Usage, binary_blob, llm_exchange
+from .catalog import (B36, CHEAP, ERR_SLUGS, HOSTILE_STRINGS, MODELS, OPENROUTER_UPSTREAM, TITLES, TOOL_PARAMS, TOOLS,
+                      rand_id, text, tool_result)
 
 FULL_CAPTURE_BYTES = 400  # below it, payload_bytes also thins out how many LLM ops carry captures
 
@@ -355,78 +356,9 @@ def _llm_extras(g: Gen, s: Sess, op: dict, at: At, thinking: str, start: int, la
                                           "context window 85% used; consider summarizing"))))
 
 
-def _task_status(rng: random.Random) -> dict[str, Any]:
-    now = rng.choice(STATUSES)
-    return {"status": "in-progress", "done": sentence(rng, 20, 50), "pending": sentence(rng, 20, 50), "now": now}
-
-
-def _handle(s: Sess) -> str:
-    return s.user.rsplit("`", 2)[-2] if s.user.count("`") >= 2 else "handle"
-
-
-_SQL = ("SELECT account_id, COUNT(*) AS n, SUM(amount) AS total FROM `netdata-analytics.{}` WHERE created_at >= "
-        "TIMESTAMP_SUB(CURRENT_TIMESTAMP(), INTERVAL {} DAY) GROUP BY account_id ORDER BY total DESC LIMIT {}")
-#: tool -> its parameters (a read-grep's Read/Grep name the handle of the stored output the session reads)
-TOOL_PARAMS = {
-    "web__search": lambda r, s: {"query": sentence(r, 20, 60).rstrip("."), "count": r.choice((5, 10, 20))},
-    "web__fetch": lambda r, s: {"url": f"https://{r.choice(DOMAINS)}/{text(r, 30).replace(' ', '-').lower()}",
-                                "format": "markdown"},
-    "docs__search": lambda r, s: {"query": sentence(r, 15, 50).rstrip("."), "limit": 8},
-    "bigquery__execute_sql": lambda r, s: {"sql": _SQL.format(r.choice(TABLES), r.randint(1, 90),
-                                                              r.choice((10, 50, 100, 1000)))},
-    "bigquery__list_tables": lambda r, s: {"dataset": r.choice(TABLES).split(".")[0]},
-    "bigquery__get_table_schema": lambda r, s: {"table": r.choice(TABLES)},
-    "netdata__query_metrics": lambda r, s: {"context": r.choice(CONTEXTS), "after": -r.choice((900, 3600, 86400)),
-                                            "before": 0, "points": r.choice((60, 120, 300)), "group_by": ["node"],
-                                            "aggregation": "average"},
-    "netdata__list_nodes": lambda r, s: {"space": "all-nodes", "room": r.choice(("production", "staging", "k8s"))},
-    "slack__search_messages": lambda r, s: {"query": text(r, 25), "channel": "#support", "count": 20},
-    "github__search_code": lambda r, s: {"q": f"{text(r, 18)} repo:netdata/netdata language:c"},
-    "github__get_file_contents": lambda r, s: {"owner": "netdata", "repo": "netdata",
-                                               "path": f"src/{text(r, 12).replace(' ', '_')}.c"},
-    "shell__rg": lambda r, s: {"pattern": text(r, 14), "path": "src/", "flags": ["-n", "--json"]},
-    "hubspot__search_objects": lambda r, s: {"objectType": r.choice(("deals", "companies", "contacts")),
-                                             "query": text(r, 20), "limit": 25},
-    "hubspot__get_object": lambda r, s: {"objectType": "companies", "id": str(r.randint(10**9, 10**10))},
-    "tool_output_fs__Read": lambda r, s: {"file": _handle(s), "offset": r.randrange(0, 4000, 50),
-                                          "limit": r.choice((100, 200, 400))},
-    "tool_output_fs__Grep": lambda r, s: {"file": _handle(s), "pattern": text(r, 12).split(" ")[0] or "error",
-                                          "context": 2},
-    "agent__task_status": lambda r, s: _task_status(r),
-}
-
-
 def tool_params(g: Gen, name: str, s: Sess) -> dict[str, Any]:
     make = TOOL_PARAMS.get(name)
     return make(g.rng, s) if make else {"query": text(g.rng, 30)}
-
-
-def tool_result(rng: random.Random, name: str, size: int) -> Any:
-    if name == "agent__task_status":
-        return "ok"
-    if name == "web__search":
-        items: list[dict[str, str]] = []
-        n = 0
-        while n < size or not items:
-            items.append({"title": sentence(rng, 20, 60), "url": f"https://{rng.choice(DOMAINS)}/{rand_id(rng, 8)}",
-                          "description": text(rng, rng.randint(60, 200))})
-            n += 120 + len(items[-1]["description"])
-        return orjson.dumps({"results": items}).decode()
-    if name in ("netdata__query_metrics", "hubspot__get_object") and rng.random() < 0.6:  # an object, not a string
-        return {"labels": ["time", "node-a", "node-b", "node-c"],
-                "data": [[1775000000 + i * 60, round(rng.random() * 100, 2), round(rng.random() * 100, 2),
-                          round(rng.random() * 100, 2)] for i in range(min(max(1, size // 40), 400))],
-                "view": {"units": "%", "min": 0, "max": 100}}
-    if name == "bigquery__execute_sql":
-        lines, n = ["account_id,n,total"], 20
-        while n < size:
-            lines.append(f"acc-{rng.randint(10000, 99999)},{rng.randint(1, 500)},{rng.randint(10, 90000)}."
-                         f"{rng.randint(0, 99):02d}")
-            n += len(lines[-1]) + 1
-        return "\n".join(lines)
-    if name == "web__fetch":
-        return f"# {sentence(rng, 20, 60)}\n\n{text(rng, size)}\n\n## Details\n\n{text(rng, size // 4)}"
-    return text(rng, max(20, size))
 
 
 def tool_op(g: Gen, s: Sess, *, turn: int, pos: int, sub: int, path: str | None, name: str, params: dict[str, Any],

@@ -12,8 +12,8 @@ import orjson
 
 from tui.formats.aiagent.snapshot_totals import TOTALS_KEYS, compute_totals
 
-from .bodies import HOSTILE_STRINGS, ToolCall, sentence, text
-from .catalog import AGENTS, INGRESS, LLM_ERR, ROOT_AGENTS, STATUSES, TITLES, TOOL_SCHEMA, TOOLS
+from .bodies import ToolCall
+from .catalog import HOSTILE_STRINGS, sentence, text, AGENTS, INGRESS, LLM_ERR, ROOT_AGENTS, STATUSES, TITLES, TOOL_SCHEMA, TOOLS
 from .ops import (At, Gen, Sess, call_id, close, cost_for, final_report_op, llm_accounting, llm_op, log, new_op,
                   system_op, tool_accounting, tool_op, tool_params, usage_for, uuid4)
 
@@ -139,8 +139,7 @@ def tool_output_ops(n_chunks: int) -> int:
 
 
 def _plan_turns(g: Gen, s: Sess, plan: Plan, budget: int) -> list[tuple[list[Any], str]]:
-    """The user turns: ``(specs, mode)``, specs ``("tool", name)`` / ``("session", plan)`` / ``("tool_output", n)``
-    / ``("final", None)``; mode ``mid``, ``running``, ``running_child``, ``failed`` or ``final``."""
+    """The user turns ``(specs, mode)``: specs ``(kind, what)`` of tool, session, tool_output or final calls."""
     rng, tool_names = g.rng, s.tool_names
     children = list(plan.children)
     running_child = children.pop() if plan.running and children else None
@@ -231,8 +230,7 @@ def _user_turn(g: Gen, s: Sess, index: int, specs: list[Any], mode: str, st: _Tu
         turn["attributes"] = {"retry": 1, "reason": "invalid tool call"}
     ops: list[dict[str, Any]] = []
     turn["ops"] = ops
-    resolved = []
-    calls = []
+    resolved, calls = [], []
     for r in _resolve(g, s, specs, st):
         resolved.append(r)
         calls.append(ToolCall(id=call_id(g, s), name=r[2], input=r[3]))
