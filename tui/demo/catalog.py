@@ -47,10 +47,8 @@ CHEAP = {"anthropic": 1, "openai": 1, "openrouter": 2, "google": 2, "ollama": 1}
 # agent -> (tools, sub-agents)
 AGENTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "web-research": (("web__search", "web__fetch", "agent__task_status"), ("web-search", "web-fetch", "github-search")),
-    "neda": (
-        ("netdata__query_metrics", "netdata__list_nodes", "slack__search_messages", "agent__task_status"),
-        ("bigquery", "hubspot", "web-research", "github-search", "docs-search"),
-    ),
+    "neda": (("netdata__query_metrics", "netdata__list_nodes", "slack__search_messages", "agent__task_status"),
+             ("bigquery", "hubspot", "web-research", "github-search", "docs-search")),
     "research": (("web__search", "docs__search", "agent__task_status"), ("web-fetch", "web-search", "docs-search")),
     "bigquery": (("bigquery__execute_sql", "bigquery__list_tables", "bigquery__get_table_schema"), ("docs-search",)),
     "web-search": (("web__search", "web__fetch"), ("web-fetch",)),
@@ -83,18 +81,16 @@ TOOLS: dict[str, tuple[str, str, str]] = {
     "tool_output_fs__Read": ("tool_output_fs", "mcp", "Read lines of a stored tool output."),
     "tool_output_fs__Grep": ("tool_output_fs", "mcp", "Search a stored tool output with a regular expression."),
 }
-TOOL_SCHEMA = {
-    "type": "object",
-    "properties": {"query": {"type": "string", "description": "What to look for"}, "limit": {"type": "integer"}},
-    "required": ["query"],
-    "additionalProperties": False,
-}
+TOOL_SCHEMA = {"type": "object",
+               "properties": {"query": {"type": "string", "description": "What to look for"},
+                              "limit": {"type": "integer"}},
+               "required": ["query"], "additionalProperties": False}
 DOMAINS = ("learn.netdata.cloud", "github.com", "community.netdata.cloud", "docs.python.org", "en.wikipedia.org",
-            "stackoverflow.com", "www.postgresql.org", "kubernetes.io", "blog.cloudflare.com", "news.ycombinator.com")
+           "stackoverflow.com", "www.postgresql.org", "kubernetes.io", "blog.cloudflare.com", "news.ycombinator.com")
 TABLES = ("analytics.events", "analytics.sessions", "billing.invoices", "billing.subscriptions", "cloud.spaces",
-           "cloud.nodes", "cloud.claims", "crm.deals", "telemetry.agent_installs")
+          "cloud.nodes", "cloud.claims", "crm.deals", "telemetry.agent_installs")
 CONTEXTS = ("system.cpu", "system.ram", "disk.io", "net.net", "apps.cpu", "cgroup.mem", "mysql.queries",
-             "nginx.requests", "postgres.connections", "k8s.pod_cpu")
+            "nginx.requests", "postgres.connections", "k8s.pod_cpu")
 ERR_SLUGS = ("timeout", "token_budget_exceeded", "mcp_error", "invalid_parameters", "rate_limited")
 LLM_ERR = (
     ("token_budget_exceeded", "context window budget exceeded: 201345 tokens > 200000"),
@@ -108,22 +104,11 @@ INGRESS = (
     {"source": "mcp", "client": "claude-desktop", "version": "0.13.1"},
     {"source": "cli", "cwd": "/home/ops/agents", "tty": True},
 )
-TITLES = (
-    "Investigate CPU spikes on production parents",
-    "Weekly churn analysis",
-    "Why did claims drop last week?",
-    "Summarize open GitHub issues about streaming",
-    "Compare nginx latency across regions",
-    "Draft answer for support ticket",
-    "Find customers with failed invoices",
-)
-STATUSES = (
-    "Querying metrics for the last 24h",
-    "Fetching documentation pages",
-    "Waiting for sub-agents",
-    "Cross-checking results with BigQuery",
-    "Writing the final report",
-)
+TITLES = ("Investigate CPU spikes on production parents", "Weekly churn analysis", "Why did claims drop last week?",
+          "Summarize open GitHub issues about streaming", "Compare nginx latency across regions",
+          "Draft answer for support ticket", "Find customers with failed invoices")
+STATUSES = ("Querying metrics for the last 24h", "Fetching documentation pages", "Waiting for sub-agents",
+            "Cross-checking results with BigQuery", "Writing the final report")
 
 #: Strings a terminal UI must render literally (escape sequences, Rich markup).
 HOSTILE_STRINGS: tuple[str, ...] = ("\x1b[31mred\x1b[0m", "\x1b]0;title\x07", "[bold red]not markup[/]",

@@ -126,7 +126,8 @@ def make_genkit_snapshots(seed: int = 0, *, session_id: str | None = None, start
     state["invocations"] += 1
     rec.snap(state, INVOCATION_END)
     if restore_from is not None:
-        target = next(s for s in rec.snapshots if s["turnIndex"] == restore_from and s["event"] in (TURN_END, "turnEnd"))
+        target = next(s for s in rec.snapshots
+                      if s["turnIndex"] == restore_from and s["event"] in (TURN_END, "turnEnd"))
         state = rec.restore(target)
         rec.t += 60_000
         for question in RESTORED_QUESTIONS:

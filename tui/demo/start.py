@@ -21,8 +21,6 @@ from tui.demo.tree import make_tree
 from tui.formats.aiagent.timeline import event_times, tree_at
 
 TICK_SECONDS = 0.7
-
-
 DEMO_PREFIX = "aiagent-monitor-demo-"
 JOIN_SECONDS = 10.0  # the writer stops within one snapshot write (a 160-op tree: milliseconds)
 

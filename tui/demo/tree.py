@@ -13,7 +13,8 @@ import orjson
 from tui.formats.aiagent.snapshot_totals import TOTALS_KEYS, compute_totals
 
 from .bodies import ToolCall
-from .catalog import HOSTILE_STRINGS, sentence, text, AGENTS, INGRESS, LLM_ERR, ROOT_AGENTS, STATUSES, TITLES, TOOL_SCHEMA, TOOLS
+from .catalog import (AGENTS, HOSTILE_STRINGS, INGRESS, LLM_ERR, ROOT_AGENTS, STATUSES, TITLES, TOOL_SCHEMA, TOOLS,
+                      sentence, text)
 from .ops import (At, Gen, Sess, call_id, close, cost_for, final_report_op, llm_accounting, llm_op, log, new_op,
                   system_op, tool_accounting, tool_op, tool_params, usage_for, uuid4)
 
@@ -318,7 +319,8 @@ def _finish(g: Gen, s: Sess, plan: Plan, node: dict[str, Any], steps: list | Non
     if plan.level == 0 and rng.random() < 0.3:
         node["sessionTitle"] = rng.choice(TITLES)
     if rng.random() < g.hostile_rate * 3:
-        node["sessionTitle"] = f"{node['sessionTitle'] or 'Title'} {HOSTILE_STRINGS[rng.randrange(len(HOSTILE_STRINGS))]}"
+        hostile = HOSTILE_STRINGS[rng.randrange(len(HOSTILE_STRINGS))]
+        node["sessionTitle"] = f"{node['sessionTitle'] or 'Title'} {hostile}"
     if s.status_text:
         node["latestStatus"] = s.status_text
     elif plan.running:
