@@ -105,7 +105,7 @@ def _oa_def(t: dict) -> dict:
 
 
 def _anthropic_body(model: str, system: str, msgs: list, defs: list, thinking: bool, stream: bool) -> dict:
-    body = {"model": model, "max_tokens": 16384 if thinking else 8192,
+    body: dict[str, Any] = {"model": model, "max_tokens": 16384 if thinking else 8192,
             "system": [{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
             "messages": msgs, "tools": defs, "tool_choice": {"type": "auto"}, "stream": stream}
     body.update({"thinking": {"type": "enabled", "budget_tokens": 4096}} if thinking else {"temperature": 0.2})
@@ -113,8 +113,8 @@ def _anthropic_body(model: str, system: str, msgs: list, defs: list, thinking: b
 
 
 def _openai_body(model: str, system: str, msgs: list, defs: list, thinking: bool, stream: bool) -> dict:
-    body = {"model": model, "messages": [{"role": "system", "content": system}, *msgs], "tools": defs,
-            "tool_choice": "auto"}
+    body: dict[str, Any] = {"model": model, "messages": [{"role": "system", "content": system}, *msgs],
+                            "tools": defs, "tool_choice": "auto"}
     body.update({"reasoning_effort": "medium", "max_completion_tokens": 16384} if thinking
                 else {"temperature": 0.2, "max_tokens": 8192})
     body["stream"] = stream
@@ -130,8 +130,8 @@ def _gemini_body(model: str, system: str, msgs: list, defs: list, thinking: bool
 
 
 def _ollama_body(model: str, system: str, msgs: list, defs: list, thinking: bool, stream: bool) -> dict:
-    body = {"model": model, "messages": [{"role": "system", "content": system}, *msgs], "tools": defs,
-            "stream": stream, "options": {"temperature": 0.2, "num_ctx": 32768}}
+    body: dict[str, Any] = {"model": model, "messages": [{"role": "system", "content": system}, *msgs],
+                            "tools": defs, "stream": stream, "options": {"temperature": 0.2, "num_ctx": 32768}}
     return body | ({"think": True} if thinking else {})
 
 
@@ -329,7 +329,8 @@ def _gemini_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, b
         parts.append({"functionCall": {"name": tc.name, "args": tc.input},
                       **({"thoughtSignature": signature} if signature and i == 0 else {})})
     parts = parts or [{"text": ""}]
-    chunks, out, u = [], 0, a.usage
+    chunks: list[dict[str, Any]] = []
+    out, u = 0, a.usage
     for n, part in enumerate(parts):
         last = n == len(parts) - 1
         out += max(1, len(part.get("text", "")) // 4)
@@ -369,9 +370,9 @@ def _ollama_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, b
         pieces.append({"role": "assistant", "content": "", "tool_calls": [
             {"function": {"name": tc.name, "arguments": tc.input}} for tc in a.calls]})
     t, lines, ns = a.created_s * 1000, [], 1_000_000
-    for msg in pieces:
+    for piece in pieces:
         t += rng.randint(5, 60)
-        lines.append({"model": a.model, "created_at": _ns_time(t), "message": msg, "done": False})
+        lines.append({"model": a.model, "created_at": _ns_time(t), "message": piece, "done": False})
     prompt_ns = rng.randint(50, 900) * ns
     done = {"model": a.model, "created_at": _ns_time(a.created_s * 1000 + latency),
             "message": {"role": "assistant", "content": ""}, "done": True,

@@ -83,8 +83,8 @@ class _Ledger:
 
     sd: Path
     tree: dict
-    sid: str
-    origin: str
+    sid: Any  # the tree's traceId (or id): what the file says
+    origin: Any
     store: Store
     with_payloads: bool
     fan_out_rate: float
@@ -99,7 +99,7 @@ class _Ledger:
 
 
 def write_tree_ledger(sd: Path, tree: dict, *, with_payloads: bool, running: bool, partial_last_line: bool,
-                      store: Store, parent: tuple[str, str, str] | None, fan_out_rate: float = 0.25) -> Path:
+                      store: Store, parent: tuple[Any, Any, Any] | None, fan_out_rate: float = 0.25) -> Path:
     """One session's ledger; ``parent``: ``(originId, parent sessionId, parent opId)`` of a sub-agent's."""
     sid = tree.get("traceId") or tree.get("id")
     led = _Ledger(sd, tree, sid, parent[0] if parent else sid, store, with_payloads, fan_out_rate)
@@ -206,7 +206,9 @@ def _child_links(led: _Ledger, op: dict) -> list[dict[str, Any]]:
 
 
 def _turn_end(led: _Ledger, t: dict, *, failed: bool) -> None:
-    ops_out, turn_acc, has_llm, warnings, errors = [], dict(_ZERO_ACC), False, [], []
+    ops_out, turn_acc, has_llm = [], dict(_ZERO_ACC), False
+    warnings: list[str] = []
+    errors: list[str] = []
     for i, op in enumerate(t.get("ops") or [], 1):
         a = op.get("attributes") or {}
         st, en = op.get("startedAt") or 0, op.get("endedAt")

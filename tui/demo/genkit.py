@@ -22,7 +22,7 @@ from pathlib import Path
 
 import orjson
 
-from .snapshots import atomic_write as _atomic_write, gz as _gz
+from .snapshots import atomic_write, gz
 
 TURN_END, TOOL_ITERATION_END, INVOCATION_END = 0, 1, 2
 EVENT_NAMES = ("turnEnd", "toolIterationEnd", "invocationEnd")
@@ -217,15 +217,15 @@ def write_genkit_dir(directory: Path | str, snapshots: list[dict], *, gzip: bool
     for snap in snapshots:
         data = orjson.dumps(snap, option=orjson.OPT_INDENT_2)
         name = snap.get("id") or snap.get("snapshotId")  # the design's content address, or the shipped UUID
-        _atomic_write(target / f"{name}.json{'.gz' if gzip else ''}", _gz(data) if gzip else data)
+        atomic_write(target / f"{name}.json{'.gz' if gzip else ''}", gz(data) if gzip else data)
     if session_data:
         last: dict[str, dict] = {}
         for snap in snapshots:
             if not snap.get("orphaned") and "sessionId" in snap:  # the shipped shape has no session data file
                 last[snap["sessionId"]] = snap
         for sid, snap in last.items():
-            data = {"id": sid, "state": snap["state"], "lastSnapshot": snap, "turnIndex": snap["turnIndex"] + 1}
-            _atomic_write(target / f"session-{sid}.json", orjson.dumps(data))
+            session = {"id": sid, "state": snap["state"], "lastSnapshot": snap, "turnIndex": snap["turnIndex"] + 1}
+            atomic_write(target / f"session-{sid}.json", orjson.dumps(session))
     return target
 
 
@@ -233,5 +233,5 @@ def write_genkit_array(path: Path | str, snapshots: list[dict], *, gzip: bool = 
     """`ListSnapshots(ctx, sessionID, true)` saved as one JSON array."""
     p = Path(path)
     data = orjson.dumps(snapshots, option=orjson.OPT_INDENT_2)
-    _atomic_write(p, _gz(data) if gzip else data)
+    atomic_write(p, gz(data) if gzip else data)
     return p

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import orjson
 
-from .snapshots import atomic_write as _atomic_write, gz as _gz
+from .snapshots import atomic_write, gz
 
 REPOS = ("acme/webshop", "acme/storefront")
 TASKS = (
@@ -299,5 +299,5 @@ def write_jules(directory: Path | str, snap: dict, *, gzip: bool = False, name: 
     """`<dir>/jules-<id>.json` (or `.json.gz`), written atomically like the other generators' files."""
     data = orjson.dumps(snap, option=orjson.OPT_INDENT_2)
     path = Path(directory) / (name or f"jules-{snap.get('id', 'session')}.json{'.gz' if gzip else ''}")
-    _atomic_write(path, _gz(data) if gzip else data)
+    atomic_write(path, gz(data) if gzip else data)
     return path

@@ -148,11 +148,11 @@ _LLM_REFS = (("request", "raw", "llm_request", "request", "http", 0.05),
              ("response", "sdk", "sdk_response", "sdk-response", "json", 0.1))
 
 
-def _op_refs(store: Store, sid: str, turn: int, op_index: int, op: dict) -> list[dict[str, Any]]:
+def _op_refs(store: Store, sid: Any, turn: int, op_index: int, op: dict) -> list[dict[str, Any]]:
     """payloadRefs of one op (deterministic per op: the same refs for the ledger and a ref-style snapshot)."""
     rng, refs = random.Random(f"{sid}/{op.get('opId')}"), []
     payloads = {side: (op.get(side) or {}).get("payload") for side in ("request", "response")}
-    where = {"sid": sid, "turn": turn, "op": op, "op_index": op_index}
+    where: dict[str, Any] = {"sid": sid, "turn": turn, "op": op, "op_index": op_index}
     if op.get("kind") == "llm":
         for side, key, kind, name, default, lost in _LLM_REFS:
             p = payloads[side]
