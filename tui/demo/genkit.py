@@ -76,15 +76,10 @@ class _Recorder:
     def snap(self, state: dict, event: int) -> dict:
         self.t += self.rng.randint(300, 9_000)
         frozen = orjson.loads(orjson.dumps(state))
-        snapshot = {
-            "id": state_id(frozen),
-            "sessionId": self.session_id,
-            "createdAt": iso_nanos(self.t, self.rng.randint(0, 999_999)),
-            "state": frozen,
-            "index": self.last["index"] + 1 if self.last else 0,
-            "turnIndex": self.turn_index,
-            "event": EVENT_NAMES[event] if self.event_names else event,
-        }
+        snapshot = {"id": state_id(frozen), "sessionId": self.session_id,
+                    "createdAt": iso_nanos(self.t, self.rng.randint(0, 999_999)), "state": frozen,
+                    "index": self.last["index"] + 1 if self.last else 0, "turnIndex": self.turn_index,
+                    "event": EVENT_NAMES[event] if self.event_names else event}
         if self.last is not None:
             snapshot["parentId"] = self.last["id"]
         self.snapshots.append(snapshot)

@@ -129,22 +129,14 @@ class _Session:
 
 def summary(activity: dict) -> str:
     """The SDK's generateSummary, written from the spec's table."""
-    kind = activity["type"]
-    if kind == "planGenerated":
-        return f"Plan with {len(activity['plan']['steps'])} steps"
-    if kind == "planApproved":
-        return "Plan approved"
-    if kind == "progressUpdated":
-        return activity.get("title") or activity.get("description") or "Progress update"
-    if kind == "sessionCompleted":
-        return "Session completed"
-    if kind == "sessionFailed":
-        return f"Failed: {activity.get('reason')}"
-    if kind in ("userMessaged", "agentMessaged"):
-        msg = activity["message"]
-        who = "User" if kind == "userMessaged" else "Agent"
-        return f"{who}: {msg[:100]}{'...' if len(msg) > 100 else ''}"
-    return kind
+    kind, msg = activity["type"], activity.get("message") or ""
+    return {"planGenerated": lambda: f"Plan with {len(activity['plan']['steps'])} steps",
+            "planApproved": lambda: "Plan approved",
+            "progressUpdated": lambda: activity.get("title") or activity.get("description") or "Progress update",
+            "sessionCompleted": lambda: "Session completed",
+            "sessionFailed": lambda: f"Failed: {activity.get('reason')}",
+            "userMessaged": lambda: f"User: {msg[:100]}{'...' if len(msg) > 100 else ''}",
+            "agentMessaged": lambda: f"Agent: {msg[:100]}{'...' if len(msg) > 100 else ''}"}.get(kind, lambda: kind)()
 
 
 def make_jules_snapshot(seed: int = 0, *, start_ms: int = 1_779_000_000_000, state: str = "completed",
@@ -205,25 +197,14 @@ def _snapshot(s: _Session, seed: int, title: str, prompt: str, state: str, inclu
         counts[a["type"]] = counts.get(a["type"], 0) + 1
     failed = [a for a in activities  # the SDK's computeInsights: exitCode !== 0 (undefined too)
               if any(x.get("type") == "bashOutput" and x.get("exitCode") != 0 for x in a["artifacts"])]
-    snap = {
-        "id": session_id,
-        "state": state,
-        "url": f"https://jules.google.com/session/{session_id}",
-        "createdAt": iso(created),
-        "updatedAt": iso(updated),
-        "durationMs": updated - created,
-        "prompt": f"{prompt} (repo {REPOS[seed % len(REPOS)]})",
-        "title": title,
-        "activities": activities,
-        "activityCounts": counts,
-        "timeline": [{"time": a["createTime"], "type": a["type"], "summary": summary(a)} for a in activities],
-        "insights": {
-            "completionAttempts": counts.get("sessionCompleted", 0),
-            "planRegenerations": counts.get("planGenerated", 0),
-            "userInterventions": counts.get("userMessaged", 0),
-            "failedCommandCount": len(failed),
-        },
-    }
+    snap = {"id": session_id, "state": state, "url": f"https://jules.google.com/session/{session_id}",
+            "createdAt": iso(created), "updatedAt": iso(updated), "durationMs": updated - created,
+            "prompt": f"{prompt} (repo {REPOS[seed % len(REPOS)]})", "title": title, "activities": activities,
+            "activityCounts": counts,
+            "timeline": [{"time": a["createTime"], "type": a["type"], "summary": summary(a)} for a in activities],
+            "insights": {"completionAttempts": counts.get("sessionCompleted", 0),
+                         "planRegenerations": counts.get("planGenerated", 0),
+                         "userInterventions": counts.get("userMessaged", 0), "failedCommandCount": len(failed)}}
     if state == "completed":
         snap["pr"] = {"url": f"https://github.com/{REPOS[seed % len(REPOS)]}/pull/{rng.randint(100, 999)}",
                       "title": title, "description": "Rounds totals to cents after the discount and after tax."}
