@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 import orjson
@@ -71,6 +71,7 @@ class _Answer:
     stop: str
     usage: Usage
     created_s: int
+    provider: str
 
 
 def _pieces(rng: random.Random, s: str, lo: int, hi: int) -> list[str]:
@@ -135,81 +136,6 @@ def _ollama_body(model: str, system: str, msgs: list, defs: list, thinking: bool
     return body | ({"think": True} if thinking else {})
 
 
-@dataclass(frozen=True)
-class Dialect:
-    """What a dialect's request looks like: tool definitions, the three history messages (user text; assistant
-    text + tool call ``(txt, tool, id)``; tool result), the body around them, the host and its own headers."""
-
-    tool_def: Callable[[dict], dict]
-    per_tool: int  # JSON bytes around each tool description, for the body's byte budget
-    user: Callable[[str], dict]
-    assistant: Callable[[str, str, str], dict]
-    result: Callable[[str, str, str], dict]
-    body: Callable[..., dict]
-    host: str
-    headers: tuple[tuple[str, str], ...]
-
-
-_JSON = ("content-type", "application/json")
-DIALECTS: dict[str, Dialect] = {
-    "anthropic": Dialect(
-        lambda t: {"name": t["name"], "description": t["description"], "input_schema": t["schema"]}, 160,
-        lambda txt: {"role": "user", "content": txt},
-        lambda txt, name, cid: {"role": "assistant", "content": [
-            {"type": "text", "text": txt},
-            {"type": "tool_use", "id": f"toolu_01{cid}", "name": name, "input": {"q": txt[:40]}}]},
-        lambda txt, name, cid: {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": f"toolu_01{cid}", "content": txt}]},
-        _anthropic_body, "api.anthropic.com",
-        (_JSON, ("anthropic-version", "2023-06-01"), ("x-api-key", "[REDACTED]"), ("accept", "text/event-stream"))),
-    "openai": Dialect(
-        _oa_def, 180, lambda txt: {"role": "user", "content": txt},
-        lambda txt, name, cid: {"role": "assistant", "content": txt, "tool_calls": [
-            {"id": f"call_{cid}", "type": "function",
-             "function": {"name": name, "arguments": orjson.dumps({"q": txt[:40]}).decode()}}]},
-        lambda txt, name, cid: {"role": "tool", "tool_call_id": f"call_{cid}", "content": txt},
-        _openai_body, "api.openai.com", (_JSON, ("authorization", "Bearer [REDACTED]"))),
-    "gemini": Dialect(
-        lambda t: {"name": t["name"], "description": t["description"], "parameters": t["schema"]}, 160,
-        lambda txt: {"role": "user", "parts": [{"text": txt}]},
-        lambda txt, name, cid: {"role": "model", "parts": [
-            {"text": txt}, {"functionCall": {"name": name, "args": {"q": txt[:40]}}}]},
-        lambda txt, name, cid: {"role": "user", "parts": [
-            {"functionResponse": {"name": name, "response": {"content": txt}}}]},
-        _gemini_body, "generativelanguage.googleapis.com", (_JSON, ("x-goog-api-key", "[REDACTED]"))),
-    "ollama": Dialect(
-        _oa_def, 180, lambda txt: {"role": "user", "content": txt},
-        lambda txt, name, cid: {"role": "assistant", "content": txt,
-                                "tool_calls": [{"function": {"name": name, "arguments": {"q": txt[:40]}}}]},
-        lambda txt, name, cid: {"role": "tool", "content": txt, "tool_name": name},
-        _ollama_body, "localhost:11434", (_JSON,)),
-}
-
-
-def dialect_of(provider: str) -> str:
-    """The wire dialect a provider speaks; OpenRouter and other OpenAI-compatible servers speak ``openai``."""
-    return {"anthropic": "anthropic", "google": "gemini", "ollama": "ollama"}.get(provider, "openai")
-
-
-def request_body(rng: random.Random, dialect: str, *, model: str, system: str, user_prompt: str, tools: list[dict],
-                 n_messages: int, target_bytes: int, thinking: bool, stream: bool = True) -> dict[str, Any]:
-    """A request body whose size comes out near ``target_bytes``: the history messages share what the system
-    prompt, the user prompt and the tool definitions leave."""
-    d = DIALECTS[dialect]
-    defs = [d.tool_def(t) for t in tools]
-    fixed = len(system) + sum(len(t["description"]) + d.per_tool for t in tools) + len(user_prompt) + 200
-    per_msg = max(12, (target_bytes - fixed) // max(1, n_messages))
-    msgs, names, name, cid = [d.user(user_prompt)], [t["name"] for t in tools], "", ""
-    for i in range(1, n_messages):
-        if i % 2 == 1:
-            name = names[rng.randrange(len(names))] if names else "web__search"
-            cid = rand_id(rng, 22)
-            msgs.append(d.assistant(text(rng, max(8, per_msg // 3)), name, cid))
-        else:
-            msgs.append(d.result(text(rng, per_msg), name, cid))
-    return d.body(model, system, msgs, defs, thinking, stream)
-
-
 def _ev(name: str, obj: Any) -> bytes:
     return b"event: " + name.encode() + b"\ndata: " + orjson.dumps(obj) + b"\n\n"
 
@@ -252,7 +178,7 @@ def _anthropic_stream(rng: random.Random, a: _Answer, msg_id: str, signature: st
     return b"".join(parts)
 
 
-def _anthropic_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, bytes, list, str]:
+def _anthropic_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, bytes, list, str, bool]:
     msg_id = "msg_01" + rand_id(rng, 22)
     signature = rand_id(rng, 64) if a.thinking else ""
     if not stream:
@@ -267,7 +193,7 @@ def _anthropic_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str
         body, ctype = _anthropic_stream(rng, a, msg_id, signature), "text/event-stream; charset=utf-8"
     headers = [("content-type", ctype), ("request-id", "req_011C" + rand_id(rng, 18)),
                ("anthropic-organization-id", "[REDACTED]"), ("cache-control", "no-cache")]
-    return msg_id, body, headers, a.thinking
+    return msg_id, body, headers, a.thinking, stream
 
 
 _OA_FINISH = {"tool_use": "tool_calls", "end_turn": "stop", "max_tokens": "length", "stop_sequence": "stop"}
@@ -279,8 +205,9 @@ def _oa_usage(u: Usage) -> dict[str, Any]:
             "completion_tokens_details": {"reasoning_tokens": u.reasoning, "audio_tokens": 0}}
 
 
-def _openai_answer(rng: random.Random, a: _Answer, stream: bool, reasoning: str) -> tuple[str, bytes, list, str]:
-    """``reasoning``: OpenRouter streams ``delta.reasoning``; OpenAI's streams carry no reasoning text."""
+def _openai_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, bytes, list, str, bool]:
+    """OpenRouter streams ``delta.reasoning``; OpenAI's streams carry no reasoning text (nor does the SDK's view)."""
+    reasoning = a.thinking if a.provider == "openrouter" else ""
     resp_id, fp = "chatcmpl-" + rand_id(rng, 29), "fp_" + rand_id(rng, 10, B36)
     finish = _OA_FINISH.get(a.stop, "stop")
     head = {"id": resp_id, "object": "chat.completion.chunk", "created": a.created_s, "model": a.model,
@@ -310,13 +237,13 @@ def _openai_answer(rng: random.Random, a: _Answer, stream: bool, reasoning: str)
         ctype = "application/json"
     headers = [("content-type", ctype), ("x-request-id", "req_" + rand_id(rng, 24, B36)),
                ("openai-processing-ms", str(rng.randint(200, 9000)))]
-    return resp_id, body, headers, ""
+    return resp_id, body, headers, "", stream
 
 
 _GEMINI_FINISH = {"max_tokens": "MAX_TOKENS"}
 
 
-def _gemini_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, bytes, list, str]:
+def _gemini_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, bytes, list, str, bool]:
     """``candidates[0].content.parts[]`` one part a chunk (thoughts, text, whole functionCalls; a
     ``thoughtSignature`` on the first call after thinking); ``usageMetadata`` cumulative on every chunk."""
     sse = stream and rng.random() < 0.7
@@ -352,14 +279,14 @@ def _gemini_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, b
     else:  # one JSON array, objects pretty-printed and separated by ",\r\n"
         body = b"[" + b",\r\n".join(orjson.dumps(c, option=orjson.OPT_INDENT_2) for c in chunks) + b"]"
         ctype = "application/json; charset=UTF-8"
-    return resp_id, body, [("content-type", ctype)], a.thinking
+    return resp_id, body, [("content-type", ctype)], a.thinking, sse
 
 
 def _ns_time(ms: int) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{(ms % 1000) * 1_000_000 + 123_456:09d}Z"
 
 
-def _ollama_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, bytes, list, str]:
+def _ollama_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, bytes, list, str, bool]:
     """Message pieces with ``done: false``, then ``done: true`` with the counts and durations (ns); tool calls
     whole, their arguments an object. Non-stream: the whole message in the ``done`` object."""
     resp_id, latency = "ollama-" + rand_id(rng, 12), rng.randint(800, 9000)
@@ -382,20 +309,105 @@ def _ollama_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, b
             "eval_duration": max(ns, latency * ns - prompt_ns)}
     if stream:
         return resp_id, b"".join(orjson.dumps(x) + b"\n" for x in [*lines, done]), \
-            [("content-type", "application/x-ndjson")], a.thinking
+            [("content-type", "application/x-ndjson")], a.thinking, False
     msg: dict[str, Any] = {"role": "assistant", "content": "".join(p.get("content", "") for p in pieces)}
     if a.thinking:
         msg["thinking"] = "".join(p.get("thinking", "") for p in pieces)
     calls = [c for p in pieces for c in p.get("tool_calls") or []]
     msg |= {"tool_calls": calls} if calls else {}
     return resp_id, orjson.dumps({**done, "message": msg}), [("content-type", "application/json; charset=utf-8")], \
-        a.thinking
+        a.thinking, False
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """A dialect: its request (tool definitions; the three history messages: user text, assistant text + tool call
+    ``(txt, tool, id)``, tool result; the body around them; host, own headers, path) and its answer writer
+    (``(id, body, response headers, the SDK's reasoning text, is SSE)``)."""
+
+    tool_def: Callable[[dict], dict]
+    per_tool: int  # JSON bytes around each tool description, for the body's byte budget
+    user: Callable[[str], dict]
+    assistant: Callable[[str, str, str], dict]
+    result: Callable[[str, str, str], dict]
+    body: Callable[..., dict]
+    host: str
+    headers: tuple[tuple[str, str], ...]
+    answer: Callable[[random.Random, _Answer, bool], tuple[str, bytes, list, str, bool]]
+    path: Callable[[str, bool, bool], str]  # (model, stream, sse)
+
+
+_JSON = ("content-type", "application/json")
+DIALECTS: dict[str, Dialect] = {
+    "anthropic": Dialect(
+        lambda t: {"name": t["name"], "description": t["description"], "input_schema": t["schema"]}, 160,
+        lambda txt: {"role": "user", "content": txt},
+        lambda txt, name, cid: {"role": "assistant", "content": [
+            {"type": "text", "text": txt},
+            {"type": "tool_use", "id": f"toolu_01{cid}", "name": name, "input": {"q": txt[:40]}}]},
+        lambda txt, name, cid: {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": f"toolu_01{cid}", "content": txt}]},
+        _anthropic_body, "api.anthropic.com",
+        (_JSON, ("anthropic-version", "2023-06-01"), ("x-api-key", "[REDACTED]"), ("accept", "text/event-stream")),
+        _anthropic_answer, lambda model, stream, sse: "/v1/messages"),
+    "openai": Dialect(
+        _oa_def, 180, lambda txt: {"role": "user", "content": txt},
+        lambda txt, name, cid: {"role": "assistant", "content": txt, "tool_calls": [
+            {"id": f"call_{cid}", "type": "function",
+             "function": {"name": name, "arguments": orjson.dumps({"q": txt[:40]}).decode()}}]},
+        lambda txt, name, cid: {"role": "tool", "tool_call_id": f"call_{cid}", "content": txt},
+        _openai_body, "api.openai.com", (_JSON, ("authorization", "Bearer [REDACTED]")), _openai_answer,
+        lambda model, stream, sse: "/v1/chat/completions"),
+    "gemini": Dialect(
+        lambda t: {"name": t["name"], "description": t["description"], "parameters": t["schema"]}, 160,
+        lambda txt: {"role": "user", "parts": [{"text": txt}]},
+        lambda txt, name, cid: {"role": "model", "parts": [
+            {"text": txt}, {"functionCall": {"name": name, "args": {"q": txt[:40]}}}]},
+        lambda txt, name, cid: {"role": "user", "parts": [
+            {"functionResponse": {"name": name, "response": {"content": txt}}}]},
+        _gemini_body, "generativelanguage.googleapis.com", (_JSON, ("x-goog-api-key", "[REDACTED]")), _gemini_answer,
+        lambda model, stream, sse: f"/v1beta/models/{model}:{'streamGenerateContent' if stream else 'generateContent'}"
+                                   + ("?alt=sse" if sse else "")),
+    "ollama": Dialect(
+        _oa_def, 180, lambda txt: {"role": "user", "content": txt},
+        lambda txt, name, cid: {"role": "assistant", "content": txt,
+                                "tool_calls": [{"function": {"name": name, "arguments": {"q": txt[:40]}}}]},
+        lambda txt, name, cid: {"role": "tool", "content": txt, "tool_name": name},
+        _ollama_body, "localhost:11434", (_JSON,), _ollama_answer, lambda model, stream, sse: "/api/chat"),
+}
+DIALECTS["openrouter"] = replace(DIALECTS["openai"], host="openrouter.ai",
+                                 path=lambda model, stream, sse: "/api/v1/chat/completions")
+
+
+def dialect_of(provider: str) -> str:
+    """The wire dialect a provider speaks; other OpenAI-compatible servers than OpenRouter speak ``openai``."""
+    return {"anthropic": "anthropic", "google": "gemini", "ollama": "ollama", "openrouter": "openrouter"}.get(
+        provider, "openai")
+
+
+def request_body(rng: random.Random, dialect: str, *, model: str, system: str, user_prompt: str, tools: list[dict],
+                 n_messages: int, target_bytes: int, thinking: bool, stream: bool = True) -> dict[str, Any]:
+    """A request body whose size comes out near ``target_bytes``: the history messages share what the system
+    prompt, the user prompt and the tool definitions leave."""
+    d = DIALECTS[dialect]
+    defs = [d.tool_def(t) for t in tools]
+    fixed = len(system) + sum(len(t["description"]) + d.per_tool for t in tools) + len(user_prompt) + 200
+    per_msg = max(12, (target_bytes - fixed) // max(1, n_messages))
+    msgs, names, name, cid = [d.user(user_prompt)], [t["name"] for t in tools], "", ""
+    for i in range(1, n_messages):
+        if i % 2 == 1:
+            name = names[rng.randrange(len(names))] if names else "web__search"
+            cid = rand_id(rng, 22)
+            msgs.append(d.assistant(text(rng, max(8, per_msg // 3)), name, cid))
+        else:
+            msgs.append(d.result(text(rng, per_msg), name, cid))
+    return d.body(model, system, msgs, defs, thinking, stream)
 
 
 _SDK_FINISH = {"tool_use": "tool-calls", "max_tokens": "length"}
 
 
-def sdk_response(*, resp_id: str, ts_iso: str, reasoning: str, a: _Answer, provider: str) -> bytes:
+def sdk_response(*, resp_id: str, ts_iso: str, reasoning: str, a: _Answer) -> bytes:
     """The SDK's view of the response (AI SDK style ``content`` parts)."""
     u = a.usage
     content = ([{"type": "reasoning", "text": reasoning}] if reasoning else []) + \
@@ -407,7 +419,7 @@ def sdk_response(*, resp_id: str, ts_iso: str, reasoning: str, a: _Answer, provi
                              "cachedInputTokens": u.cache_read}
     usage |= {"reasoningTokens": u.reasoning} if u.reasoning else {}
     meta = {"anthropic": {"cacheCreationInputTokens": u.cache_write, "stopSequence": None}} \
-        if provider == "anthropic" else {provider: {"cachedPromptTokens": u.cache_read}}
+        if a.provider == "anthropic" else {a.provider: {"cachedPromptTokens": u.cache_read}}
     return orjson.dumps({"id": resp_id, "modelId": a.model, "timestamp": ts_iso,
                          "finishReason": _SDK_FINISH.get(a.stop, "stop"), "usage": usage, "content": content,
                          "providerMetadata": meta})
@@ -430,31 +442,16 @@ def llm_exchange(rng: random.Random, *, provider: str, model: str, system: str, 
     body = request_body(rng, dialect, model=model, system=system[: max(40, target_bytes // 4)],
                         user_prompt=user_prompt[: max(40, target_bytes // 3)], tools=tools, n_messages=n_messages,
                         target_bytes=target_bytes, thinking=bool(thinking), stream=stream)
-    a = _Answer(model, thinking, text_out, tool_calls, stop_reason, usage, created_s)
-    if dialect == "anthropic":
-        resp_id, resp_body, resp_headers, reasoning = _anthropic_answer(rng, a, stream)
-    elif dialect == "openai":
-        resp_id, resp_body, resp_headers, reasoning = _openai_answer(
-            rng, a, stream, thinking if provider == "openrouter" else "")
-    else:
-        resp_id, resp_body, resp_headers, reasoning = (_gemini_answer if dialect == "gemini" else _ollama_answer)(
-            rng, a, stream)
-    body_bytes = orjson.dumps(body)
-    if dialect == "gemini":
-        sse = resp_headers[0][1] == "text/event-stream"
-        path = f"/v1beta/models/{model}:{'streamGenerateContent' if stream else 'generateContent'}" + \
-            ("?alt=sse" if sse else "")
-    else:
-        sse = stream and dialect != "ollama"
-        path = {"anthropic": "/v1/messages", "ollama": "/api/chat"}.get(
-            dialect, "/api/v1/chat/completions" if provider == "openrouter" else "/v1/chat/completions")
+    a = _Answer(model, thinking, text_out, tool_calls, stop_reason, usage, created_s, provider)
     d = DIALECTS[dialect]
-    host = "openrouter.ai" if provider == "openrouter" else d.host
-    req_headers = [("host", host), *d.headers, ("user-agent", "ai-agent/1.0 (node)"),
+    resp_id, resp_body, resp_headers, reasoning, sse = d.answer(rng, a, stream)
+    body_bytes = orjson.dumps(body)
+    path = d.path(model, stream, sse)
+    req_headers = [("host", d.host), *d.headers, ("user-agent", "ai-agent/1.0 (node)"),
                    ("content-length", str(len(body_bytes)))]
     return Exchange(
         request_raw=_http(f"POST {path} HTTP/1.1", req_headers, body_bytes) if headers else body_bytes,
         response_raw=_http("HTTP/1.1 200 OK", resp_headers, resp_body) if headers else resp_body,
         response_format="sse" if sse else "http", sdk_request=body_bytes,
-        sdk_response=sdk_response(resp_id=resp_id, ts_iso=ts_iso, reasoning=reasoning, a=a, provider=provider),
+        sdk_response=sdk_response(resp_id=resp_id, ts_iso=ts_iso, reasoning=reasoning, a=a),
         messages=len(body.get("messages") or body.get("contents") or []), request_body_bytes=len(body_bytes))
