@@ -50,28 +50,25 @@ def make_plan(g: Gen, ops: int, depth: int, fanout: int, running: bool, failed: 
 
     root = build(0, running)
     root.failed = failed and not running
-    descendants, stack = 0, list(root.children)
-    while stack:
-        c = stack.pop()
-        descendants += c.budget
-        stack.extend(c.children)
-    root.budget = max(4 + len(root.children), ops - descendants)
+    root.budget = max(4 + len(root.children), ops - (_budget(root) - root.budget))
     return root
+
+
+def _budget(p: Plan) -> int:
+    return p.budget + sum(_budget(c) for c in p.children)
 
 
 def make_tree(seed: int = 0, *, ops: int = 40, depth: int = 2, fanout: int = 2, running: bool = False,
               failed: bool = False, version: int = 2, payload_bytes: int = 1500, mismatch: bool = False,
               provider_mix: tuple[str, ...] = DEFAULT_PROVIDERS, started_at: int | None = None,
               hostile_rate: float = 0.01, agent: str | None = None, capture_rate: float | None = None) -> dict:
-    """One root SessionNode (``opTree``).
-
-    ``ops``: about the number of ops of the whole tree; ``depth``: the exact nesting of sub-agents (0 = none),
-    ``fanout`` sub-agents per non-leaf session. ``running`` leaves the root (and its last sub-agent chain) open;
-    ``failed`` fails the root's last LLM call. ``payload_bytes`` scales the captured bodies (request ~ x0.6..1.4,
-    answers and tool results a fraction; 0 = no raw/sdk captures, below 400 only a share of LLM ops carry them);
-    ``capture_rate`` (0..1) sets that share instead (real files capture about a tenth). ``mismatch`` corrupts the
-    stored root totals; ``hostile_rate`` is the chance of escape sequences / Rich markup in logs, results, titles.
-    """
+    """One root SessionNode (``opTree``). ``ops``: about the number of ops of the whole tree; ``depth``: the
+    exact nesting of sub-agents (0 = none), ``fanout`` sub-agents per non-leaf session. ``running`` leaves the
+    root (and its last sub-agent chain) open; ``failed`` fails the root's last LLM call. ``payload_bytes`` scales
+    the captured bodies (request ~ x0.6..1.4, answers and tool results a fraction; 0 = no raw/sdk captures, below
+    400 only a share of LLM ops carry them); ``capture_rate`` (0..1) sets that share instead (real files capture
+    about a tenth). ``mismatch`` corrupts the stored root totals; ``hostile_rate`` is the chance of escape
+    sequences / Rich markup in logs, results and titles."""
     g = Gen(seed, version=version, payload_bytes=payload_bytes, provider_mix=tuple(provider_mix),
             hostile_rate=hostile_rate, style="arrow", capture_rate=capture_rate)
     rng = g.rng
