@@ -229,7 +229,7 @@ def _user_turn(g: Gen, s: Sess, index: int, specs: list[Any], mode: str, st: _Tu
     ops: list[dict[str, Any]] = []
     turn["ops"] = ops
     resolved, calls = [], []
-    for r in _resolve(g, s, specs, st):
+    for r in _resolve(g, s, specs, st):  # each call's id is drawn right after the call: keep the rng's order
         resolved.append(r)
         calls.append(ToolCall(id=call_id(g, s), name=r[2], input=r[3]))
     ops.append(llm_op(g, s, turn=index, pos=1, path=f"{s.prefix}{index}-1", is_final=mode in ("final", "failed"),
