@@ -14,7 +14,7 @@ from collections import Counter
 from pathlib import Path
 
 from tui.cli.load import PROG
-from tui.demo.files import populate
+from tui.demo import populate
 from tui.model.format import fmt_bytes
 
 _HEAD = re.compile(rb'"(version|reason)":\s*("?)(\w+)')

@@ -1,81 +1,457 @@
-"""Realistic LLM HTTP request/response bodies, SSE streams and SDK captures.
+"""What an LLM call looks like on the wire, for every dialect the producer captures: prose filler, request bodies,
+streamed and plain answers, HTTP framing and the SDK's view (``llm_exchange``).
 
-Pure Python + orjson; every function takes a seeded ``random.Random`` so the output is deterministic.
-All builders return ``bytes``.
+One writer serves the four dialects; ``DIALECTS`` holds what differs (message shapes, body envelope, host and
+headers), the answer writers what cannot be a table (each dialect streams its own way):
 
-Four wire dialects are produced:
+* Anthropic Messages (``POST /v1/messages``): ``event:``/``data:`` SSE with thinking, text, tool_use blocks;
+* OpenAI Chat Completions (also OpenRouter): ``data:`` chunks, a usage chunk, ``[DONE]``;
+* Gemini ``streamGenerateContent``: SSE with ``alt=sse`` (CRLF events) or one JSON array (format ``http``);
+* Ollama ``/api/chat``: NDJSON ending with a ``done: true`` object (format ``http``).
 
-* Anthropic Messages (``POST /v1/messages``), streamed as ``event:``/``data:`` SSE with thinking, text and
-  tool_use content blocks;
-* OpenAI Chat Completions (``POST /v1/chat/completions``; also used for OpenRouter and other
-  OpenAI-compatible providers), streamed as ``data: {...}`` chunks ending with a usage chunk and ``[DONE]``;
-* Google Gemini ``streamGenerateContent``: SSE with ``alt=sse`` (CRLF events) or one JSON array;
-* Ollama ``/api/chat``: NDJSON lines ending with a ``done: true`` object.
-
-Plus the ``sdk`` capture (the serialized SDK request/response as JSON), non-stream JSON responses, captures
-without HTTP headers, and the odd binary blob.
-
-The code lives in small modules; this one re-exports all of it (import from here):
-
-* ``prose`` - prose text, sentences, random ids, binary blobs, ``HOSTILE_STRINGS``;
-* ``llm_types`` - ``ToolCall``, ``Usage``, ``Exchange``, ``dialect_of``;
-* ``framing`` - HTTP request/response framing and stream chunk splitting;
-* ``conversation`` - tool definitions and the synthetic conversation history of request bodies;
-* ``anthropic_bodies`` / ``openai_bodies`` / ``gemini_bodies`` / ``ollama_bodies`` - each dialect's request body,
-  stream and JSON response;
-* ``exchange`` - ``llm_exchange`` (one full round trip) and ``sdk_response``.
+Every function takes a seeded ``random.Random``; the same draws give the same bytes. Pure Python + orjson.
 """
 
 from __future__ import annotations
 
-# ruff: noqa: F401  (a facade: every import is a re-export; private ones keep working for existing importers)
-from .anthropic_bodies import (
-    _anthropic_req_headers,
-    _ev,
-    anthropic_json_response,
-    anthropic_request_body,
-    anthropic_sse,
-)
-from .conversation import _history, tool_definitions
-from .exchange import _OA_FINISH, _SDK_FINISH, llm_exchange, sdk_response
-from .framing import _pieces, _split_n, http_request, http_response
-from .gemini_bodies import gemini_chunks, gemini_json_array, gemini_request_body, gemini_response, gemini_sse
-from .llm_types import Exchange, ToolCall, Usage, dialect_of
-from .ollama_bodies import ollama_chat_lines, ollama_ndjson, ollama_request_body, ollama_response
-from .openai_bodies import _oa_usage, _openai_req_headers, openai_json_response, openai_request_body, openai_sse
-from .prose import (
-    _B36,
-    _B62,
-    _CORPUS_WORDS,
-    _WORDS,
-    HOSTILE_STRINGS,
-    _corpus,
-    _get_corpus,
-    binary_blob,
-    rand_id,
-    sentence,
-    text,
-)
+import random
+import time
+from dataclasses import dataclass, replace
+from typing import Any, Callable
 
-__all__ = [
-    "HOSTILE_STRINGS",
-    "Exchange",
-    "ToolCall",
-    "Usage",
-    "anthropic_json_response",
-    "anthropic_request_body",
-    "anthropic_sse",
-    "binary_blob",
-    "dialect_of",
-    "http_request",
-    "http_response",
-    "llm_exchange",
-    "openai_json_response",
-    "openai_request_body",
-    "openai_sse",
-    "rand_id",
-    "sdk_response",
-    "sentence",
-    "text",
-    "tool_definitions",
-]
+import orjson
+
+from .catalog import B36, rand_id, text
+
+__all__ = ["Exchange", "ToolCall", "Usage", "binary_blob", "llm_exchange", "text"]
+
+def binary_blob(rng: random.Random, n: int = 48) -> bytes:
+    """A few random bytes, e.g. a gzip-encoded body captured without decoding."""
+    head = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03"
+    return head + bytes(rng.getrandbits(8) for _ in range(max(0, n - len(head))))
+
+
+@dataclass
+class ToolCall:
+    id: str
+    name: str
+    input: dict[str, Any]
+
+
+@dataclass
+class Usage:
+    input: int  # uncached input tokens (Anthropic semantics) / prompt tokens (OpenAI semantics)
+    output: int
+    cache_read: int = 0
+    cache_write: int = 0
+    reasoning: int = 0
+
+
+@dataclass
+class Exchange:
+    """One captured LLM round trip: request/response as captured (format ``http`` or ``sse``) and the SDK's view."""
+
+    request_raw: bytes
+    response_raw: bytes
+    response_format: str
+    sdk_request: bytes
+    sdk_response: bytes
+    messages: int
+    request_body_bytes: int
+
+
+@dataclass
+class _Answer:
+    """What the model says, for the answer writers (``stop`` in Anthropic's vocabulary, mapped per dialect)."""
+
+    model: str
+    thinking: str
+    text_out: str
+    calls: list[ToolCall]
+    stop: str
+    usage: Usage
+    created_s: int
+    provider: str
+
+
+def _pieces(rng: random.Random, s: str, lo: int, hi: int) -> list[str]:
+    out, i = [], 0
+    while i < len(s):
+        j = i + rng.randint(lo, hi)
+        out.append(s[i:j])
+        i = j
+    return out
+
+
+def _split_n(rng: random.Random, s: str, parts: int) -> list[str]:
+    """``s`` in about ``parts`` non-empty pieces (at least one)."""
+    if len(s) <= parts:
+        return [s] if s else [""]
+    cuts = [0, *sorted(rng.sample(range(1, len(s)), parts - 1)), len(s)]
+    return [s[a:b] for a, b in zip(cuts, cuts[1:])]
+
+
+def _arg_pieces(rng: random.Random, tc: ToolCall) -> list[str]:
+    args = orjson.dumps(tc.input).decode()
+    return _split_n(rng, args, min(6, max(2, len(args) // 80 + 1)))
+
+
+def _http(first: str, headers: list[tuple[str, str]], body: bytes) -> bytes:
+    return (first + "\r\n" + "".join(f"{k}: {v}\r\n" for k, v in headers) + "\r\n").encode() + body
+
+
+def _oa_def(t: dict) -> dict:
+    return {"type": "function", "function": {"name": t["name"], "description": t["description"],
+                                             "parameters": t["schema"]}}
+
+
+def _anthropic_body(model: str, system: str, msgs: list, defs: list, thinking: bool, stream: bool) -> dict:
+    body: dict[str, Any] = {"model": model, "max_tokens": 16384 if thinking else 8192,
+            "system": [{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
+            "messages": msgs, "tools": defs, "tool_choice": {"type": "auto"}, "stream": stream}
+    body.update({"thinking": {"type": "enabled", "budget_tokens": 4096}} if thinking else {"temperature": 0.2})
+    return body
+
+
+def _openai_body(model: str, system: str, msgs: list, defs: list, thinking: bool, stream: bool) -> dict:
+    body: dict[str, Any] = {"model": model, "messages": [{"role": "system", "content": system}, *msgs],
+                            "tools": defs, "tool_choice": "auto"}
+    body.update({"reasoning_effort": "medium", "max_completion_tokens": 16384} if thinking
+                else {"temperature": 0.2, "max_tokens": 8192})
+    body["stream"] = stream
+    return body | ({"stream_options": {"include_usage": True}} if stream else {})
+
+
+def _gemini_body(model: str, system: str, msgs: list, defs: list, thinking: bool, stream: bool) -> dict:
+    gen: dict[str, Any] = {"temperature": 0.2, "maxOutputTokens": 8192}
+    if thinking:
+        gen["thinkingConfig"] = {"includeThoughts": True, "thinkingBudget": 4096}
+    return {"contents": msgs, "systemInstruction": {"parts": [{"text": system}]},
+            "tools": [{"functionDeclarations": defs}], "generationConfig": gen}
+
+
+def _ollama_body(model: str, system: str, msgs: list, defs: list, thinking: bool, stream: bool) -> dict:
+    body: dict[str, Any] = {"model": model, "messages": [{"role": "system", "content": system}, *msgs],
+                            "tools": defs, "stream": stream, "options": {"temperature": 0.2, "num_ctx": 32768}}
+    return body | ({"think": True} if thinking else {})
+
+
+def _ev(name: str, obj: Any) -> bytes:
+    return b"event: " + name.encode() + b"\ndata: " + orjson.dumps(obj) + b"\n\n"
+
+
+def _anthropic_usage(u: Usage, output: int) -> dict[str, int]:
+    return {"input_tokens": u.input, "cache_creation_input_tokens": u.cache_write,
+            "cache_read_input_tokens": u.cache_read, "output_tokens": output}
+
+
+def _anthropic_stream(rng: random.Random, a: _Answer, msg_id: str, signature: str) -> bytes:
+    blocks: list[tuple[dict, list[dict]]] = []  # (content_block_start's block, its deltas)
+    if a.thinking:
+        blocks.append(({"type": "thinking", "thinking": "", "signature": ""},
+                       [{"type": "thinking_delta", "thinking": p} for p in _pieces(rng, a.thinking, 40, 160)]
+                       + [{"type": "signature_delta", "signature": signature}]))
+    ping = rng.random() < 0.3
+    if a.text_out:
+        blocks.append(({"type": "text", "text": ""},
+                       [{"type": "text_delta", "text": p} for p in _pieces(rng, a.text_out, 24, 100)]))
+    for tc in a.calls:
+        blocks.append(({"type": "tool_use", "id": tc.id, "name": tc.name, "input": {}},
+                       [{"type": "input_json_delta", "partial_json": p} for p in ["", *_arg_pieces(rng, tc)]]))
+    parts = [_ev("message_start", {"type": "message_start", "message": {
+        "id": msg_id, "type": "message", "role": "assistant", "model": a.model, "content": [],
+        "stop_reason": None, "stop_sequence": None, "usage": _anthropic_usage(a.usage, 1)}})]
+    ping_at = 1 if a.thinking else 0  # the ping comes after the thinking block
+    for idx, (block, deltas) in enumerate(blocks):
+        parts += [_ev("ping", {"type": "ping"})] if ping and idx == ping_at else []
+        parts.append(_ev("content_block_start", {"type": "content_block_start", "index": idx, "content_block": block}))
+        parts += [_ev("content_block_delta", {"type": "content_block_delta", "index": idx, "delta": d})
+                  for d in deltas]
+        parts.append(_ev("content_block_stop", {"type": "content_block_stop", "index": idx}))
+    parts += [_ev("ping", {"type": "ping"})] if ping and len(blocks) == ping_at else []
+    u = a.usage
+    parts.append(_ev("message_delta", {"type": "message_delta", "delta": {"stop_reason": a.stop, "stop_sequence": None},
+                                       "usage": {"input_tokens": u.input, "output_tokens": u.output,
+                                                 "cache_read_input_tokens": u.cache_read,
+                                                 "cache_creation_input_tokens": u.cache_write}}))
+    parts.append(_ev("message_stop", {"type": "message_stop"}))
+    return b"".join(parts)
+
+
+def _anthropic_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, bytes, list, str, bool]:
+    msg_id = "msg_01" + rand_id(rng, 22)
+    signature = rand_id(rng, 64) if a.thinking else ""
+    if not stream:
+        content: list[dict] = [{"type": "thinking", "thinking": a.thinking, "signature": signature}] if a.thinking \
+            else []
+        content += [{"type": "text", "text": a.text_out}] if a.text_out else []
+        content += [{"type": "tool_use", "id": tc.id, "name": tc.name, "input": tc.input} for tc in a.calls]
+        body, ctype = orjson.dumps({"id": msg_id, "type": "message", "role": "assistant", "model": a.model,
+                                    "content": content, "stop_reason": a.stop, "stop_sequence": None,
+                                    "usage": _anthropic_usage(a.usage, a.usage.output)}), "application/json"
+    else:
+        body, ctype = _anthropic_stream(rng, a, msg_id, signature), "text/event-stream; charset=utf-8"
+    headers = [("content-type", ctype), ("request-id", "req_011C" + rand_id(rng, 18)),
+               ("anthropic-organization-id", "[REDACTED]"), ("cache-control", "no-cache")]
+    return msg_id, body, headers, a.thinking, stream
+
+
+_OA_FINISH = {"tool_use": "tool_calls", "end_turn": "stop", "max_tokens": "length", "stop_sequence": "stop"}
+
+
+def _oa_usage(u: Usage) -> dict[str, Any]:
+    return {"prompt_tokens": u.input, "completion_tokens": u.output, "total_tokens": u.input + u.output,
+            "prompt_tokens_details": {"cached_tokens": u.cache_read, "audio_tokens": 0},
+            "completion_tokens_details": {"reasoning_tokens": u.reasoning, "audio_tokens": 0}}
+
+
+def _openai_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, bytes, list, str, bool]:
+    """OpenRouter streams ``delta.reasoning``; OpenAI's streams carry no reasoning text (nor does the SDK's view)."""
+    reasoning = a.thinking if a.provider == "openrouter" else ""
+    resp_id, fp = "chatcmpl-" + rand_id(rng, 29), "fp_" + rand_id(rng, 10, B36)
+    finish = _OA_FINISH.get(a.stop, "stop")
+    head = {"id": resp_id, "object": "chat.completion.chunk", "created": a.created_s, "model": a.model,
+            "system_fingerprint": fp}
+    if stream:
+        deltas: list[tuple[dict, str | None]] = [({"role": "assistant", "content": "", "refusal": None}, None)]
+        deltas += [({"reasoning": p}, None) for p in (_pieces(rng, reasoning, 40, 160) if reasoning else [])]
+        deltas += [({"content": p}, None) for p in (_pieces(rng, a.text_out, 20, 90) if a.text_out else [])]
+        for i, tc in enumerate(a.calls):
+            deltas.append(({"tool_calls": [{"index": i, "id": tc.id, "type": "function",
+                                            "function": {"name": tc.name, "arguments": ""}}]}, None))
+            deltas += [({"tool_calls": [{"index": i, "function": {"arguments": p}}]}, None)
+                       for p in _arg_pieces(rng, tc)]
+        deltas.append(({}, finish))
+        chunks = [{**head, "choices": [{"index": 0, "delta": d, "logprobs": None, "finish_reason": f}]}
+                  for d, f in deltas] + [{**head, "choices": [], "usage": _oa_usage(a.usage)}]
+        body = b"".join(b"data: " + orjson.dumps(c) + b"\n\n" for c in chunks) + b"data: [DONE]\n\n"
+        ctype = "text/event-stream; charset=utf-8"
+    else:
+        msg: dict[str, Any] = {"role": "assistant", "content": a.text_out or None, "refusal": None}
+        if a.calls:
+            msg["tool_calls"] = [{"id": tc.id, "type": "function", "function": {
+                "name": tc.name, "arguments": orjson.dumps(tc.input).decode()}} for tc in a.calls]
+        body = orjson.dumps({"id": resp_id, "object": "chat.completion", "created": a.created_s, "model": a.model,
+                             "choices": [{"index": 0, "message": msg, "logprobs": None, "finish_reason": finish}],
+                             "usage": _oa_usage(a.usage), "system_fingerprint": fp})
+        ctype = "application/json"
+    headers = [("content-type", ctype), ("x-request-id", "req_" + rand_id(rng, 24, B36)),
+               ("openai-processing-ms", str(rng.randint(200, 9000)))]
+    return resp_id, body, headers, "", stream
+
+
+_GEMINI_FINISH = {"max_tokens": "MAX_TOKENS"}
+
+
+def _gemini_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, bytes, list, str, bool]:
+    """``candidates[0].content.parts[]`` one part a chunk (thoughts, text, whole functionCalls; a
+    ``thoughtSignature`` on the first call after thinking); ``usageMetadata`` cumulative on every chunk."""
+    sse = stream and rng.random() < 0.7
+    resp_id = rand_id(rng, 22)
+    parts: list[dict[str, Any]] = [{"text": p, "thought": True} for p in
+                                   (_pieces(rng, a.thinking, 60, 220) if a.thinking else [])]
+    parts += [{"text": p} for p in (_pieces(rng, a.text_out, 24, 120) if a.text_out else [])]
+    signature = rand_id(rng, 48) if a.thinking else ""
+    for i, tc in enumerate(a.calls):
+        parts.append({"functionCall": {"name": tc.name, "args": tc.input},
+                      **({"thoughtSignature": signature} if signature and i == 0 else {})})
+    parts = parts or [{"text": ""}]
+    chunks: list[dict[str, Any]] = []
+    out, u = 0, a.usage
+    for n, part in enumerate(parts):
+        last = n == len(parts) - 1
+        out += max(1, len(part.get("text", "")) // 4)
+        cand: dict[str, Any] = {"content": {"parts": [part], "role": "model"}, "index": 0}
+        if last:
+            cand["finishReason"] = _GEMINI_FINISH.get(a.stop, "STOP")
+        shown = u.output if last else out
+        meta = {"promptTokenCount": u.input, **({"candidatesTokenCount": shown} if shown else {}),
+                **({"cachedContentTokenCount": u.cache_read} if u.cache_read else {}),
+                **({"thoughtsTokenCount": u.reasoning} if u.reasoning else {}),
+                "totalTokenCount": u.input + shown + u.reasoning}
+        chunks.append({"candidates": [cand], "usageMetadata": meta, "modelVersion": a.model, "responseId": resp_id})
+    if not stream:  # generateContent: every part in one object
+        whole = {**chunks[-1], "candidates": [{**chunks[-1]["candidates"][0], "content": {"parts": parts,
+                                                                                          "role": "model"}}]}
+        body, ctype = orjson.dumps(whole), "application/json; charset=UTF-8"
+    elif sse:
+        body, ctype = b"".join(b"data: " + orjson.dumps(c) + b"\r\n\r\n" for c in chunks), "text/event-stream"
+    else:  # one JSON array, objects pretty-printed and separated by ",\r\n"
+        body = b"[" + b",\r\n".join(orjson.dumps(c, option=orjson.OPT_INDENT_2) for c in chunks) + b"]"
+        ctype = "application/json; charset=UTF-8"
+    return resp_id, body, [("content-type", ctype)], a.thinking, sse
+
+
+def _ns_time(ms: int) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{(ms % 1000) * 1_000_000 + 123_456:09d}Z"
+
+
+def _ollama_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, bytes, list, str, bool]:
+    """Message pieces with ``done: false``, then ``done: true`` with the counts and durations (ns); tool calls
+    whole, their arguments an object. Non-stream: the whole message in the ``done`` object."""
+    resp_id, latency = "ollama-" + rand_id(rng, 12), rng.randint(800, 9000)
+    pieces: list[dict[str, Any]] = [{"role": "assistant", "content": "", "thinking": p}
+                                    for p in (_pieces(rng, a.thinking, 8, 40) if a.thinking else [])]
+    pieces += [{"role": "assistant", "content": p} for p in (_pieces(rng, a.text_out, 4, 24) if a.text_out else [])]
+    if a.calls:
+        pieces.append({"role": "assistant", "content": "", "tool_calls": [
+            {"function": {"name": tc.name, "arguments": tc.input}} for tc in a.calls]})
+    t, lines, ns = a.created_s * 1000, [], 1_000_000
+    for piece in pieces:
+        t += rng.randint(5, 60)
+        lines.append({"model": a.model, "created_at": _ns_time(t), "message": piece, "done": False})
+    prompt_ns = rng.randint(50, 900) * ns
+    done = {"model": a.model, "created_at": _ns_time(a.created_s * 1000 + latency),
+            "message": {"role": "assistant", "content": ""}, "done": True,
+            "done_reason": "length" if a.stop == "max_tokens" else "stop", "total_duration": latency * ns,
+            "load_duration": rng.randint(5, 300) * ns, "prompt_eval_count": a.usage.input,
+            "prompt_eval_duration": prompt_ns, "eval_count": a.usage.output,
+            "eval_duration": max(ns, latency * ns - prompt_ns)}
+    if stream:
+        return resp_id, b"".join(orjson.dumps(x) + b"\n" for x in [*lines, done]), \
+            [("content-type", "application/x-ndjson")], a.thinking, False
+    msg: dict[str, Any] = {"role": "assistant", "content": "".join(p.get("content", "") for p in pieces)}
+    if a.thinking:
+        msg["thinking"] = "".join(p.get("thinking", "") for p in pieces)
+    calls = [c for p in pieces for c in p.get("tool_calls") or []]
+    msg |= {"tool_calls": calls} if calls else {}
+    return resp_id, orjson.dumps({**done, "message": msg}), [("content-type", "application/json; charset=utf-8")], \
+        a.thinking, False
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """A dialect: its request (tool definitions; the three history messages: user text, assistant text + tool call
+    ``(txt, tool, id)``, tool result; the body around them; host, own headers, path) and its answer writer
+    (``(id, body, response headers, the SDK's reasoning text, is SSE)``)."""
+
+    tool_def: Callable[[dict], dict]
+    per_tool: int  # JSON bytes around each tool description, for the body's byte budget
+    user: Callable[[str], dict]
+    assistant: Callable[[str, str, str], dict]
+    result: Callable[[str, str, str], dict]
+    body: Callable[..., dict]
+    host: str
+    headers: tuple[tuple[str, str], ...]
+    answer: Callable[[random.Random, _Answer, bool], tuple[str, bytes, list, str, bool]]
+    path: Callable[[str, bool, bool], str]  # (model, stream, sse)
+
+
+_JSON = ("content-type", "application/json")
+DIALECTS: dict[str, Dialect] = {
+    "anthropic": Dialect(
+        lambda t: {"name": t["name"], "description": t["description"], "input_schema": t["schema"]}, 160,
+        lambda txt: {"role": "user", "content": txt},
+        lambda txt, name, cid: {"role": "assistant", "content": [
+            {"type": "text", "text": txt},
+            {"type": "tool_use", "id": f"toolu_01{cid}", "name": name, "input": {"q": txt[:40]}}]},
+        lambda txt, name, cid: {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": f"toolu_01{cid}", "content": txt}]},
+        _anthropic_body, "api.anthropic.com",
+        (_JSON, ("anthropic-version", "2023-06-01"), ("x-api-key", "[REDACTED]"), ("accept", "text/event-stream")),
+        _anthropic_answer, lambda model, stream, sse: "/v1/messages"),
+    "openai": Dialect(
+        _oa_def, 180, lambda txt: {"role": "user", "content": txt},
+        lambda txt, name, cid: {"role": "assistant", "content": txt, "tool_calls": [
+            {"id": f"call_{cid}", "type": "function",
+             "function": {"name": name, "arguments": orjson.dumps({"q": txt[:40]}).decode()}}]},
+        lambda txt, name, cid: {"role": "tool", "tool_call_id": f"call_{cid}", "content": txt},
+        _openai_body, "api.openai.com", (_JSON, ("authorization", "Bearer [REDACTED]")), _openai_answer,
+        lambda model, stream, sse: "/v1/chat/completions"),
+    "gemini": Dialect(
+        lambda t: {"name": t["name"], "description": t["description"], "parameters": t["schema"]}, 160,
+        lambda txt: {"role": "user", "parts": [{"text": txt}]},
+        lambda txt, name, cid: {"role": "model", "parts": [
+            {"text": txt}, {"functionCall": {"name": name, "args": {"q": txt[:40]}}}]},
+        lambda txt, name, cid: {"role": "user", "parts": [
+            {"functionResponse": {"name": name, "response": {"content": txt}}}]},
+        _gemini_body, "generativelanguage.googleapis.com", (_JSON, ("x-goog-api-key", "[REDACTED]")), _gemini_answer,
+        lambda model, stream, sse: f"/v1beta/models/{model}:{'streamGenerateContent' if stream else 'generateContent'}"
+                                   + ("?alt=sse" if sse else "")),
+    "ollama": Dialect(
+        _oa_def, 180, lambda txt: {"role": "user", "content": txt},
+        lambda txt, name, cid: {"role": "assistant", "content": txt,
+                                "tool_calls": [{"function": {"name": name, "arguments": {"q": txt[:40]}}}]},
+        lambda txt, name, cid: {"role": "tool", "content": txt, "tool_name": name},
+        _ollama_body, "localhost:11434", (_JSON,), _ollama_answer, lambda model, stream, sse: "/api/chat"),
+}
+DIALECTS["openrouter"] = replace(DIALECTS["openai"], host="openrouter.ai",
+                                 path=lambda model, stream, sse: "/api/v1/chat/completions")
+
+
+def dialect_of(provider: str) -> str:
+    """The wire dialect a provider speaks; other OpenAI-compatible servers than OpenRouter speak ``openai``."""
+    return {"anthropic": "anthropic", "google": "gemini", "ollama": "ollama", "openrouter": "openrouter"}.get(
+        provider, "openai")
+
+
+def request_body(rng: random.Random, dialect: str, *, model: str, system: str, user_prompt: str, tools: list[dict],
+                 n_messages: int, target_bytes: int, thinking: bool, stream: bool = True) -> dict[str, Any]:
+    """A request body whose size comes out near ``target_bytes``: the history messages share what the system
+    prompt, the user prompt and the tool definitions leave."""
+    d = DIALECTS[dialect]
+    defs = [d.tool_def(t) for t in tools]
+    fixed = len(system) + sum(len(t["description"]) + d.per_tool for t in tools) + len(user_prompt) + 200
+    per_msg = max(12, (target_bytes - fixed) // max(1, n_messages))
+    msgs, names, name, cid = [d.user(user_prompt)], [t["name"] for t in tools], "", ""
+    for i in range(1, n_messages):
+        if i % 2 == 1:
+            name = names[rng.randrange(len(names))] if names else "web__search"
+            cid = rand_id(rng, 22)
+            msgs.append(d.assistant(text(rng, max(8, per_msg // 3)), name, cid))
+        else:
+            msgs.append(d.result(text(rng, per_msg), name, cid))
+    return d.body(model, system, msgs, defs, thinking, stream)
+
+
+_SDK_FINISH = {"tool_use": "tool-calls", "max_tokens": "length"}
+
+
+def sdk_response(*, resp_id: str, ts_iso: str, reasoning: str, a: _Answer) -> bytes:
+    """The SDK's view of the response (AI SDK style ``content`` parts)."""
+    u = a.usage
+    content = ([{"type": "reasoning", "text": reasoning}] if reasoning else []) + \
+        ([{"type": "text", "text": a.text_out}] if a.text_out else []) + \
+        [{"type": "tool-call", "toolCallId": tc.id, "toolName": tc.name, "input": orjson.dumps(tc.input).decode()}
+         for tc in a.calls]
+    usage: dict[str, Any] = {"inputTokens": u.input, "outputTokens": u.output,
+                             "totalTokens": u.input + u.output + u.cache_read + u.cache_write,
+                             "cachedInputTokens": u.cache_read}
+    usage |= {"reasoningTokens": u.reasoning} if u.reasoning else {}
+    meta = {"anthropic": {"cacheCreationInputTokens": u.cache_write, "stopSequence": None}} \
+        if a.provider == "anthropic" else {a.provider: {"cachedPromptTokens": u.cache_read}}
+    return orjson.dumps({"id": resp_id, "modelId": a.model, "timestamp": ts_iso,
+                         "finishReason": _SDK_FINISH.get(a.stop, "stop"), "usage": usage, "content": content,
+                         "providerMetadata": meta})
+
+
+def llm_exchange(rng: random.Random, *, provider: str, model: str, system: str, user_prompt: str,
+                 tools: list[dict[str, Any]], n_messages: int, target_bytes: int, thinking: str, text_out: str,
+                 tool_calls: list[ToolCall], stop_reason: str, usage: Usage, created_s: int, ts_iso: str,
+                 headers: bool = True, stream: bool = True) -> Exchange:
+    """Request + response captures of one LLM call. The producer captures bodies as fetch decoded them (format
+    ``http`` for anything not ``text/event-stream``); captures with HTTP headers come from other tools.
+    Fewer tools, history messages (an odd count: ends with a user/tool message) and a shorter system prompt keep
+    a small body near ``target_bytes``."""
+    dialect = dialect_of(provider)
+    called = {tc.name for tc in tool_calls}
+    tools = [t for t in tools if t["name"] in called] + [t for t in tools if t["name"] not in called]
+    tools = tools[: min(len(tools), max(len(called), target_bytes // 450))]
+    n_messages = max(1, min(n_messages, target_bytes // 240))
+    n_messages -= 1 - n_messages % 2
+    body = request_body(rng, dialect, model=model, system=system[: max(40, target_bytes // 4)],
+                        user_prompt=user_prompt[: max(40, target_bytes // 3)], tools=tools, n_messages=n_messages,
+                        target_bytes=target_bytes, thinking=bool(thinking), stream=stream)
+    a = _Answer(model, thinking, text_out, tool_calls, stop_reason, usage, created_s, provider)
+    d = DIALECTS[dialect]
+    resp_id, resp_body, resp_headers, reasoning, sse = d.answer(rng, a, stream)
+    body_bytes = orjson.dumps(body)
+    path = d.path(model, stream, sse)
+    req_headers = [("host", d.host), *d.headers, ("user-agent", "ai-agent/1.0 (node)"),
+                   ("content-length", str(len(body_bytes)))]
+    return Exchange(
+        request_raw=_http(f"POST {path} HTTP/1.1", req_headers, body_bytes) if headers else body_bytes,
+        response_raw=_http("HTTP/1.1 200 OK", resp_headers, resp_body) if headers else resp_body,
+        response_format="sse" if sse else "http", sdk_request=body_bytes,
+        sdk_response=sdk_response(resp_id=resp_id, ts_iso=ts_iso, reasoning=reasoning, a=a),
+        messages=len(body.get("messages") or body.get("contents") or []), request_body_bytes=len(body_bytes))

@@ -1,45 +1,326 @@
-"""Writers: snapshot files, v3 ledgers with payload files, accounting.jsonl and a whole sessions directory.
-
-Deterministic: the same trees give the same bytes (gzip headers carry no mtime/file name). Files are written
-the way the producer writes them: ``<name>.tmp-<pid>-<ms>`` then ``os.replace``.
-Pure Python + orjson (never imports textual or rich).
-
-The code lives in small modules; this one re-exports all of it (import from here):
-
-* ``snapshots`` - ``snapshot_document``, ``write_snapshot``;
-* ``payloads`` - payload files and refs, ``externalize_payloads``;
-* ``ledger`` - ``write_ledger``; ``accounting_jsonl`` - ``write_accounting``;
-* ``sessions_dir`` - ``populate``; ``file_io`` - gzip, atomic writes, mtimes; ``walk`` - ``last_activity``.
-"""
+"""The producer's files for whole sessions: v3 ledgers (``session/<sessionId>.jsonl`` per session and sub-agent,
+with accounting and payloadRefs) and ``populate``, a realistic sessions directory of every file kind. Pure Python
++ orjson (never imports textual or rich)."""
 
 from __future__ import annotations
 
-# ruff: noqa: F401  (a facade: every import is a re-export; private ones keep working for existing importers)
-from .accounting_jsonl import _accounting_entries, write_accounting
-from .clock import _BASE_MS, _iso
-from .file_io import _LEVEL, _atomic_write, _gz, _touch
-from .generator import make_tree
-from .ledger import _ZERO_ACC, _add_acc, _child_link, _ledger, _op_accounting, _session_status, write_ledger
-from .payloads import (
-    _decode_capture,
-    _decode_capture_raw,
-    _op_refs,
-    _snapshot_ref,
-    _sniff,
-    _Store,
-    externalize_payloads,
-)
-from .prose import HOSTILE_STRINGS
-from .sessions_dir import populate
-from .snapshots import snapshot_document, write_snapshot
-from .walk import iter_sessions, last_activity
+import os
+import random
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
 
-__all__ = [
-    "externalize_payloads",
-    "last_activity",
-    "populate",
-    "snapshot_document",
-    "write_accounting",
-    "write_ledger",
-    "write_snapshot",
-]
+import orjson
+
+from .catalog import HOSTILE_STRINGS
+from .ops import iso
+from .snapshots import Store, _op_refs, atomic_write, gz, touch, write_accounting, write_snapshot
+from .snapshots import externalize_payloads
+from .tree import BASE_MS, last_activity, make_tree
+
+__all__ = ["populate", "write_ledger"]
+
+_ZERO_ACC = {"tokensIn": 0, "tokensOut": 0, "tokensCacheRead": 0, "tokensCacheWrite": 0, "costUsd": 0.0}
+
+
+def _op_accounting(op: dict) -> dict[str, Any] | None:
+    acc = None
+    for a in op.get("accounting") or []:
+        if a.get("type") != "llm":
+            continue
+        acc = acc or dict(_ZERO_ACC)
+        tk = a.get("tokens") or {}
+        cr = tk.get("cacheReadInputTokens")
+        for key, value in (("tokensIn", tk.get("inputTokens")), ("tokensOut", tk.get("outputTokens")),
+                           ("tokensCacheRead", cr if cr is not None else tk.get("cachedTokens")),
+                           ("tokensCacheWrite", tk.get("cacheWriteInputTokens")), ("costUsd", a.get("costUsd"))):
+            acc[key] += value or 0
+    if acc is not None:
+        acc["costUsd"] = round(acc["costUsd"], 6)
+    return acc
+
+
+def _drop_zero_cost(acc: dict[str, Any]) -> dict[str, Any]:
+    """The producer leaves ``costUsd`` out of ledger accounting when it is 0."""
+    return {k: v for k, v in acc.items() if k != "costUsd" or v}
+
+
+def _add_acc(total: dict[str, Any], acc: dict[str, Any] | None) -> None:
+    if acc:
+        for k in _ZERO_ACC:
+            total[k] += acc[k]
+        total["costUsd"] = round(total["costUsd"], 6)
+
+
+def _session_status(node: dict) -> str:
+    if "endedAt" not in node or "success" not in node:
+        return "running"
+    return "ok" if node.get("success") else "failed"
+
+
+def write_ledger(sessions_dir: str | os.PathLike, tree: dict, *, with_payloads: bool = True, running: bool = False,
+                 partial_last_line: bool = False) -> Path:
+    """Write ``session/<sessionId>.jsonl`` (v3 ledger) for ``tree`` and, recursively, one ledger per sub-agent
+    (linked through ``childSessions[].ledgerPath``), plus gzipped payload files when ``with_payloads``.
+
+    Ledger accounting (op / turn / session_summary) covers the session's own LLM ops only (sub-agents have
+    ledgers of their own); ``costUsd`` is left out when 0 and a system-only turn (turn 0, whose turn_end comes
+    when the session ends) has no accounting. As in real ledgers, some session ops fan out (several
+    ``childSessions``, each its own ledger), some children are listed only in ``session_summary.childSessions``
+    (whose entries may lack agentId/callPath), ~3% of child ledgers lack ``parentSessionId`` and some
+    ``session_start`` records lack ``parentOpId``. A running tree (no ``endedAt``), or ``running=True``, ends
+    after the ``turn_start`` of its last turn; ``partial_last_line`` then appends half a record without a newline.
+    Returns the root ledger's path."""
+    sd = Path(sessions_dir)
+    return write_tree_ledger(sd, tree, with_payloads=with_payloads, running=running,
+                             partial_last_line=partial_last_line, store=Store(sd), parent=None)
+
+
+@dataclass
+class _Ledger:
+    """One ledger being written: its records, and what its turns add up to."""
+
+    sd: Path
+    tree: dict
+    sid: Any  # the tree's traceId (or id): what the file says
+    origin: Any
+    store: Store
+    with_payloads: bool
+    fan_out_rate: float
+    lines: list[bytes] = field(default_factory=list)
+    acc: dict[str, Any] = field(default_factory=lambda: dict(_ZERO_ACC))
+    children: list[dict[str, Any]] = field(default_factory=list)  # session_summary.childSessions
+    kids_by_op: dict[int, list[dict]] = field(default_factory=dict)
+
+    def rec(self, record_type: str, ts: int, **fields: Any) -> None:
+        self.lines.append(orjson.dumps({"version": 3, "recordType": record_type, "seq": len(self.lines) + 1,
+                                        "ts": iso(ts), "originId": self.origin, "sessionId": self.sid, **fields}))
+
+
+def write_tree_ledger(sd: Path, tree: dict, *, with_payloads: bool, running: bool, partial_last_line: bool,
+                      store: Store, parent: tuple[Any, Any, Any] | None, fan_out_rate: float = 0.25) -> Path:
+    """One session's ledger; ``parent``: ``(originId, parent sessionId, parent opId)`` of a sub-agent's."""
+    sid = tree.get("traceId") or tree.get("id")
+    led = _Ledger(sd, tree, sid, parent[0] if parent else sid, store, with_payloads, fan_out_rate)
+    is_running = running or "endedAt" not in tree
+    lrng = random.Random(f"ledger/{sid}")  # ~3% of child ledgers lack parentSessionId, some lack parentOpId
+    start: dict[str, Any] = {}
+    if parent and lrng.random() >= 0.03:
+        start["parentSessionId"] = parent[1]
+    if parent and lrng.random() >= 0.15:
+        start["parentOpId"] = parent[2]
+    headend = ("tool_output" if tree.get("agentId") == "tool_output.read_grep" else "sub-agent") if parent else "cli"
+    led.rec("session_start", tree.get("startedAt") or 0, **start, agentId=tree.get("agentId"),
+            callPath=tree.get("callPath"), headendId=headend, capturePayloads=with_payloads,
+            attributes={"ledgerPath": f"session/{sid}.jsonl"})
+    all_turns = [t for t in tree.get("turns") or [] if isinstance(t, dict)]
+    turn0 = next((t for t in all_turns if t.get("index") == 0), None)
+    turns = [t for t in all_turns if t.get("index", 0) >= 1]
+    open_turn = None
+    if turn0 is not None:
+        led.rec("turn_start", turn0.get("startedAt") or 0, turn=0)
+    for n, t in enumerate(turns):
+        last = n == len(turns) - 1
+        led.rec("turn_start", t.get("startedAt") or 0, turn=t["index"])
+        for op in t.get("ops") or []:  # sub-agents write their own ledgers (even while this turn is still open)
+            kids = led.kids_by_op[id(op)] = _children_of(led, op)
+            for kid in kids:
+                write_tree_ledger(sd, kid, with_payloads=with_payloads, running=False, partial_last_line=False,
+                                  store=store, parent=(led.origin, sid, op.get("opId")), fan_out_rate=fan_out_rate)
+        if "endedAt" not in t or (is_running and last):
+            open_turn = t
+            break
+        any_failed = any(op.get("status") == "failed" for op in t.get("ops") or [])
+        _turn_end(led, t, failed=last and tree.get("success") is False and any_failed)
+    if open_turn is None and not is_running and turn0 is not None and "endedAt" in turn0:
+        _turn_end(led, turn0, failed=False)  # turn 0 (init ... final-report, fin) ends with the session
+    partial = b""
+    if is_running or open_turn is not None:
+        if partial_last_line:
+            doc = orjson.dumps({"version": 3, "recordType": "turn_end", "seq": len(led.lines) + 1,
+                                "ts": iso(last_activity(tree)), "originId": led.origin, "sessionId": sid,
+                                "turn": (open_turn or (turns[-1] if turns else {})).get("index", 1),
+                                "status": "running", "ops": [], "warnings": [], "errors": []})
+            partial = doc[: len(doc) // 2]
+    else:
+        _session_end(led, parent is not None)
+    path = sd / "session" / f"{sid}.jsonl"
+    atomic_write(path, b"\n".join(led.lines) + b"\n" + partial)
+    store.ledgers.append(path)
+    return path
+
+
+def _session_end(led: _Ledger, is_child: bool) -> None:
+    tree = led.tree
+    end = tree.get("endedAt") or last_activity(tree)
+    status = _session_status(tree)
+    if status == "failed":
+        led.rec("session_error", end, error=tree.get("error") or "session failed")
+    summary: dict[str, Any] = {"status": status, "accounting": _drop_zero_cost(led.acc)}
+    if led.children:
+        summary["childSessions"] = led.children
+    if status == "ok":
+        fmt = (tree.get("finalReport") or {}).get("format", "sub-agent" if is_child else "markdown")
+        summary["finalReport"] = {"format": fmt, "captured": True}
+    else:
+        summary["finalReport"] = {"format": "markdown", "captured": False}
+        summary["error"] = tree.get("error") or "session failed"
+    led.rec("session_summary", end, **summary)
+
+
+def _children_of(led: _Ledger, op: dict) -> list[dict]:
+    """The child sessions a session op links: its own and, when it fans out (one op, several sub-agent sessions,
+    each with its own ledger), small finished trees of the same agent started within the op. A full-chunked
+    tool_output tree is no agent session: no ledger of its own."""
+    child = op.get("childSession")
+    if op.get("kind") != "session" or not isinstance(child, dict) or not child.get("turns"):
+        return []
+    frng = random.Random(f"fanout/{led.sid}/{op.get('opId')}")
+    kids = [child]
+    if frng.random() < led.fan_out_rate and "endedAt" in child and child.get("agentId") != "tool_output.read_grep":
+        for _k in range(frng.randint(1, 2)):
+            start = (op.get("startedAt") or 0) + frng.randint(2, 40)
+            extra = make_tree(frng.randrange(1 << 30), ops=frng.randint(5, 9), depth=0, version=1,
+                              payload_bytes=300, started_at=start, agent=child.get("agentId"), hostile_rate=0.0)
+            extra["callPath"] = child.get("callPath")
+            kids.append(extra)
+    return kids
+
+
+def _child_links(led: _Ledger, op: dict) -> list[dict[str, Any]]:
+    """``childSessions`` of an op record; every child also goes to the summary's (some only there, and the
+    summary's entries may lack agentId/callPath)."""
+    links, frng = [], random.Random(f"links/{led.sid}/{op.get('opId')}")
+    kids = led.kids_by_op.get(id(op), ())
+    for kid in kids:
+        cid = kid.get("traceId") or kid.get("id")
+        link = {"sessionId": cid, "originId": led.origin, "parentSessionId": led.sid, "parentOpId": op.get("opId"),
+                "ledgerPath": f"session/{cid}.jsonl", "status": _session_status(kid), "agentId": kid.get("agentId"),
+                "callPath": kid.get("callPath")}
+        drop = ("agentId", "callPath") if frng.random() < 0.5 else ()
+        led.children.append({k: v for k, v in link.items() if k not in drop})
+        if len(kids) > 1 or frng.random() >= 0.1:
+            links.append(link)
+    return links
+
+
+def _turn_end(led: _Ledger, t: dict, *, failed: bool) -> None:
+    ops_out, turn_acc, has_llm = [], dict(_ZERO_ACC), False
+    warnings: list[str] = []
+    errors: list[str] = []
+    for i, op in enumerate(t.get("ops") or [], 1):
+        a = op.get("attributes") or {}
+        st, en = op.get("startedAt") or 0, op.get("endedAt")
+        o: dict[str, Any] = {"opId": op.get("opId"), "opIndex": i, "kind": op.get("kind"),
+                             "status": op.get("status") or "running", "startedAt": iso(st)}
+        if isinstance(en, int):
+            o.update(endedAt=iso(en), durationMs=en - st)
+        o.update({k: a[k] for k in ("name", "provider", "model") if a.get(k)})
+        refs = _op_refs(led.store, led.sid, t["index"], i, op) if led.with_payloads else []
+        o.update({"payloadRefs": refs} if refs else {})
+        links = _child_links(led, op)
+        o.update({"childSessions": links} if links else {})
+        acc = _op_accounting(op)
+        if acc is not None:
+            has_llm = True
+            o["accounting"] = _drop_zero_cost(acc)
+            _add_acc(turn_acc, acc)
+        o.update({"attributes": a} if a else {})
+        for lg in op.get("logs") or []:
+            {"WRN": warnings, "ERR": errors}.get(lg.get("severity"), []).append(lg.get("message", ""))
+        ops_out.append(o)
+    _add_acc(led.acc, turn_acc)
+    fields: dict[str, Any] = {"turn": t["index"], "status": "failed" if failed else "ok", "ops": ops_out}
+    if has_llm:  # absent on system-only turns (turn 0)
+        fields["accounting"] = _drop_zero_cost(turn_acc)
+    led.rec("turn_end", t.get("endedAt") or 0, **fields, warnings=warnings, errors=errors)
+
+
+def populate(sessions_dir: str | os.PathLike, *, count: int = 12, seed: int = 0, big_ops: int | None = None,
+             start_ms: int | None = None) -> list[Path]:
+    """Fill ``sessions_dir`` with a realistic mix and return every path written.
+
+    * ``count`` snapshots ``<traceId>.json.gz``: ~60% version 1, the rest version 2 (one in the wire-envelope
+      shape when count >= 6); the last one (and the 4th from last when count >= 8) running (``reason:
+      subagent_finish``, no ``endedAt``); index 1 failed; index 2 with mismatching stored totals; index 3 a title
+      with escape sequences / Rich markup; index 0 ``big_ops`` ops when given; index 4 (count >= 6) also has a v3
+      ledger, its LLM captures moved to payload files (``payload.ref``) shared with that ledger;
+    * two ledger-only v3 sessions: a running one (ends after ``turn_start`` plus a half-written line) and a
+      failed one (``session_error``, payloads not captured, its session op fans out);
+    * an orphaned ``<uuid>.json.gz.tmp-123-456`` and a zero-byte ``<uuid>.json.gz``;
+    * ``accounting.jsonl`` with the entries of the finished sessions (inside the directory: ``generate DIR``
+      writes nothing outside DIR; the producer keeps it at ``~/.ai-agent/accounting.jsonl``).
+    File mtimes are the sessions' end (or last activity) times. Sessions start at ``start_ms`` (default: a
+    seeded date in 2026) and follow each other by a few minutes to an hour and a half.
+    """
+    sd = Path(sessions_dir)
+    sd.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(seed)
+    written: list[Path] = []
+    finished: list[dict] = []
+    t = BASE_MS + rng.randrange(0, 30 * 86_400_000)
+    t = int(start_ms) if start_ms is not None else t
+    for tree, path in _snapshots(sd, rng, count, seed, big_ops, t, written):
+        touch(path, last_activity(tree))
+        written.append(path)
+        t = max(t, last_activity(tree))
+        finished += [tree] if "endedAt" in tree else []
+    for j, (running, failed) in enumerate(((True, False), (False, True))):  # ledger-only sessions
+        t += rng.randint(5, 60) * 60_000
+        tree = make_tree(seed * 1000 + 900 + j, ops=rng.randint(10, 24), depth=1, fanout=1, running=running,
+                         failed=failed, payload_bytes=600, started_at=t)
+        _ledger_files(sd, tree, written, with_payloads=not failed, partial_last_line=running, fan_out_rate=1.0)
+        finished += [] if running else [tree]
+    t += 60_000  # odd files
+    orphan_tree = make_tree(seed * 1000 + 990, ops=8, depth=0, payload_bytes=300, started_at=t)
+    blob = gz(orjson.dumps({"version": 2, "reason": "final", "opTree": orphan_tree}))
+    orphan = sd / f"{orphan_tree['traceId']}.json.gz.tmp-123-456"
+    orphan.write_bytes(blob[: len(blob) // 2])
+    touch(orphan, last_activity(orphan_tree))
+    zero = sd / f"{uuid.UUID(int=random.Random(seed * 7919 + 1).getrandbits(128), version=4)}.json.gz"
+    zero.write_bytes(b"")
+    touch(zero, t + 120_000)
+    acc = write_accounting(sd / "accounting.jsonl", finished)
+    touch(acc, t + 180_000)
+    return written + [orphan, zero, acc]
+
+
+def _ledger_files(sd: Path, tree: dict, written: list[Path], **kw: Any) -> None:
+    store = Store(sd)
+    write_tree_ledger(sd, tree, store=store, running=False, parent=None, **kw)
+    for p in [*store.paths, *store.ledgers]:
+        touch(p, last_activity(tree))
+        written.append(p)
+
+
+def _snapshots(sd: Path, rng: random.Random, count: int, seed: int, big_ops: int | None, t: int,
+               written: list[Path]) -> Iterator[tuple[dict, Path]]:
+    """``populate``'s snapshots, one at a time (the caller moves the clock on)."""
+    running_idx = {count - 1} | ({count - 4} if count >= 8 else set())
+    failed_idx, mismatch_idx, hostile_idx, ledger_idx = (i if count >= i + 2 else -1 for i in (1, 2, 3, 4))
+    fixed_v2 = running_idx | ({ledger_idx} if ledger_idx >= 0 else set())
+    others = [i for i in range(count) if i not in fixed_v2]
+    v1_idx = set(rng.sample(others, min(len(others), round(0.6 * count)))) if others else set()
+    v2_plain = [i for i in others if i not in v1_idx]
+    envelope_idx = v2_plain[0] if count >= 6 and v2_plain else -1
+    for i in range(count):
+        t += rng.randint(5, 90) * 60_000
+        kw: dict[str, Any] = dict(ops=rng.randint(12, 90), depth=rng.choice((0, 1, 1, 2, 2, 3)),
+                                  fanout=rng.choice((1, 2, 2, 3)), payload_bytes=rng.choice((400, 800, 1500, 2500)))
+        if i == 0 and big_ops:
+            kw.update(ops=big_ops, depth=2, fanout=3, payload_bytes=800)
+        if i == ledger_idx:
+            kw.update(ops=rng.randint(16, 30), depth=1, fanout=2)
+        version, running = 1 if i in v1_idx else 2, i in running_idx
+        tree = make_tree(seed * 1000 + i, version=version, running=running, failed=i == failed_idx,
+                         mismatch=i == mismatch_idx, started_at=t, **kw)
+        if i == hostile_idx:
+            tree["sessionTitle"] = f"Deploy report {HOSTILE_STRINGS[0]} {HOSTILE_STRINGS[2]} {HOSTILE_STRINGS[1]}"
+        doc_tree = tree
+        if i == ledger_idx:
+            _ledger_files(sd, tree, written, with_payloads=True, partial_last_line=False, fan_out_rate=0.5)
+            doc_tree = externalize_payloads(sd, tree)
+        yield tree, write_snapshot(sd, doc_tree, version=version, reason="subagent_finish" if running else "final",
+                                   shape="envelope" if i == envelope_idx else "file")
+        t = max(t, last_activity(tree))

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import orjson
 
-from .file_io import _atomic_write, _gz
+from .snapshots import atomic_write, gz
 
 TURN_END, TOOL_ITERATION_END, INVOCATION_END = 0, 1, 2
 EVENT_NAMES = ("turnEnd", "toolIterationEnd", "invocationEnd")
@@ -76,15 +76,10 @@ class _Recorder:
     def snap(self, state: dict, event: int) -> dict:
         self.t += self.rng.randint(300, 9_000)
         frozen = orjson.loads(orjson.dumps(state))
-        snapshot = {
-            "id": state_id(frozen),
-            "sessionId": self.session_id,
-            "createdAt": iso_nanos(self.t, self.rng.randint(0, 999_999)),
-            "state": frozen,
-            "index": self.last["index"] + 1 if self.last else 0,
-            "turnIndex": self.turn_index,
-            "event": EVENT_NAMES[event] if self.event_names else event,
-        }
+        snapshot = {"id": state_id(frozen), "sessionId": self.session_id,
+                    "createdAt": iso_nanos(self.t, self.rng.randint(0, 999_999)), "state": frozen,
+                    "index": self.last["index"] + 1 if self.last else 0, "turnIndex": self.turn_index,
+                    "event": EVENT_NAMES[event] if self.event_names else event}
         if self.last is not None:
             snapshot["parentId"] = self.last["id"]
         self.snapshots.append(snapshot)
@@ -126,7 +121,8 @@ def make_genkit_snapshots(seed: int = 0, *, session_id: str | None = None, start
     state["invocations"] += 1
     rec.snap(state, INVOCATION_END)
     if restore_from is not None:
-        target = next(s for s in rec.snapshots if s["turnIndex"] == restore_from and s["event"] in (TURN_END, "turnEnd"))
+        target = next(s for s in rec.snapshots
+                      if s["turnIndex"] == restore_from and s["event"] in (TURN_END, "turnEnd"))
         state = rec.restore(target)
         rec.t += 60_000
         for question in RESTORED_QUESTIONS:
@@ -216,15 +212,15 @@ def write_genkit_dir(directory: Path | str, snapshots: list[dict], *, gzip: bool
     for snap in snapshots:
         data = orjson.dumps(snap, option=orjson.OPT_INDENT_2)
         name = snap.get("id") or snap.get("snapshotId")  # the design's content address, or the shipped UUID
-        _atomic_write(target / f"{name}.json{'.gz' if gzip else ''}", _gz(data) if gzip else data)
+        atomic_write(target / f"{name}.json{'.gz' if gzip else ''}", gz(data) if gzip else data)
     if session_data:
         last: dict[str, dict] = {}
         for snap in snapshots:
             if not snap.get("orphaned") and "sessionId" in snap:  # the shipped shape has no session data file
                 last[snap["sessionId"]] = snap
         for sid, snap in last.items():
-            data = {"id": sid, "state": snap["state"], "lastSnapshot": snap, "turnIndex": snap["turnIndex"] + 1}
-            _atomic_write(target / f"session-{sid}.json", orjson.dumps(data))
+            session = {"id": sid, "state": snap["state"], "lastSnapshot": snap, "turnIndex": snap["turnIndex"] + 1}
+            atomic_write(target / f"session-{sid}.json", orjson.dumps(session))
     return target
 
 
@@ -232,5 +228,5 @@ def write_genkit_array(path: Path | str, snapshots: list[dict], *, gzip: bool = 
     """`ListSnapshots(ctx, sessionID, true)` saved as one JSON array."""
     p = Path(path)
     data = orjson.dumps(snapshots, option=orjson.OPT_INDENT_2)
-    _atomic_write(p, _gz(data) if gzip else data)
+    atomic_write(p, gz(data) if gzip else data)
     return p

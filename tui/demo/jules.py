@@ -21,7 +21,7 @@ from pathlib import Path
 
 import orjson
 
-from .file_io import _atomic_write, _gz
+from .snapshots import atomic_write, gz
 
 REPOS = ("acme/webshop", "acme/storefront")
 TASKS = (
@@ -94,7 +94,7 @@ def iso(ms: int) -> str:
 class _Session:
     def __init__(self, rng: random.Random, start_ms: int, session_id: str) -> None:
         self.rng = rng
-        self.t = start_ms
+        self.t = self.start_ms = start_ms
         self.session_id = session_id
         self.activities: list[dict] = []
 
@@ -129,22 +129,14 @@ class _Session:
 
 def summary(activity: dict) -> str:
     """The SDK's generateSummary, written from the spec's table."""
-    kind = activity["type"]
-    if kind == "planGenerated":
-        return f"Plan with {len(activity['plan']['steps'])} steps"
-    if kind == "planApproved":
-        return "Plan approved"
-    if kind == "progressUpdated":
-        return activity.get("title") or activity.get("description") or "Progress update"
-    if kind == "sessionCompleted":
-        return "Session completed"
-    if kind == "sessionFailed":
-        return f"Failed: {activity.get('reason')}"
-    if kind in ("userMessaged", "agentMessaged"):
-        msg = activity["message"]
-        who = "User" if kind == "userMessaged" else "Agent"
-        return f"{who}: {msg[:100]}{'...' if len(msg) > 100 else ''}"
-    return kind
+    kind, msg = activity["type"], activity.get("message") or ""
+    return {"planGenerated": lambda: f"Plan with {len(activity['plan']['steps'])} steps",
+            "planApproved": lambda: "Plan approved",
+            "progressUpdated": lambda: activity.get("title") or activity.get("description") or "Progress update",
+            "sessionCompleted": lambda: "Session completed",
+            "sessionFailed": lambda: f"Failed: {activity.get('reason')}",
+            "userMessaged": lambda: f"User: {msg[:100]}{'...' if len(msg) > 100 else ''}",
+            "agentMessaged": lambda: f"Agent: {msg[:100]}{'...' if len(msg) > 100 else ''}"}.get(kind, lambda: kind)()
 
 
 def make_jules_snapshot(seed: int = 0, *, start_ms: int = 1_779_000_000_000, state: str = "completed",
@@ -154,7 +146,12 @@ def make_jules_snapshot(seed: int = 0, *, start_ms: int = 1_779_000_000_000, sta
     rng = random.Random(seed)
     title, prompt = TASKS[seed % len(TASKS)]
     session_id = str(rng.randrange(10**17, 10**18))
-    s = _Session(rng, start_ms, session_id)
+    s = _play(_Session(rng, start_ms, session_id), state, user_messages)
+    return _snapshot(s, seed, title, prompt, state, include_activities, api_zero_values)
+
+
+def _play(s: _Session, state: str, user_messages: int) -> _Session:
+    """The session's activities: plan, reproduce, fix, the user's interventions, the end for ``state``."""
     s.plan(list(STEP_TITLES[:4]))
     s.approve()
     s.run("Reading the checkout code", ("ls src/checkout", "checkout.test.ts\ntotal.ts\ntypes.ts\n", 0),
@@ -181,7 +178,13 @@ def make_jules_snapshot(seed: int = 0, *, start_ms: int = 1_779_000_000_000, sta
         s.add("sessionCompleted", originator="system")
     else:
         s.run("Running the full test suite", ("npm test -- --runInBand", "", None))
-    created = start_ms
+    return s
+
+
+def _snapshot(s: _Session, seed: int, title: str, prompt: str, state: str, include_activities: bool,
+              api_zero_values: bool) -> dict:
+    """``toJSON()`` with the derived views (activityCounts, timeline, insights) computed the SDK's way."""
+    rng, session_id, created = s.rng, s.session_id, s.start_ms
     updated = s.t + rng.randint(1_000, 9_000)
     activities = s.activities
     if api_zero_values:
@@ -194,25 +197,14 @@ def make_jules_snapshot(seed: int = 0, *, start_ms: int = 1_779_000_000_000, sta
         counts[a["type"]] = counts.get(a["type"], 0) + 1
     failed = [a for a in activities  # the SDK's computeInsights: exitCode !== 0 (undefined too)
               if any(x.get("type") == "bashOutput" and x.get("exitCode") != 0 for x in a["artifacts"])]
-    snap = {
-        "id": session_id,
-        "state": state,
-        "url": f"https://jules.google.com/session/{session_id}",
-        "createdAt": iso(created),
-        "updatedAt": iso(updated),
-        "durationMs": updated - created,
-        "prompt": f"{prompt} (repo {REPOS[seed % len(REPOS)]})",
-        "title": title,
-        "activities": activities,
-        "activityCounts": counts,
-        "timeline": [{"time": a["createTime"], "type": a["type"], "summary": summary(a)} for a in activities],
-        "insights": {
-            "completionAttempts": counts.get("sessionCompleted", 0),
-            "planRegenerations": counts.get("planGenerated", 0),
-            "userInterventions": counts.get("userMessaged", 0),
-            "failedCommandCount": len(failed),
-        },
-    }
+    snap = {"id": session_id, "state": state, "url": f"https://jules.google.com/session/{session_id}",
+            "createdAt": iso(created), "updatedAt": iso(updated), "durationMs": updated - created,
+            "prompt": f"{prompt} (repo {REPOS[seed % len(REPOS)]})", "title": title, "activities": activities,
+            "activityCounts": counts,
+            "timeline": [{"time": a["createTime"], "type": a["type"], "summary": summary(a)} for a in activities],
+            "insights": {"completionAttempts": counts.get("sessionCompleted", 0),
+                         "planRegenerations": counts.get("planGenerated", 0),
+                         "userInterventions": counts.get("userMessaged", 0), "failedCommandCount": len(failed)}}
     if state == "completed":
         snap["pr"] = {"url": f"https://github.com/{REPOS[seed % len(REPOS)]}/pull/{rng.randint(100, 999)}",
                       "title": title, "description": "Rounds totals to cents after the discount and after tax."}
@@ -288,5 +280,5 @@ def write_jules(directory: Path | str, snap: dict, *, gzip: bool = False, name: 
     """`<dir>/jules-<id>.json` (or `.json.gz`), written atomically like the other generators' files."""
     data = orjson.dumps(snap, option=orjson.OPT_INDENT_2)
     path = Path(directory) / (name or f"jules-{snap.get('id', 'session')}.json{'.gz' if gzip else ''}")
-    _atomic_write(path, _gz(data) if gzip else data)
+    atomic_write(path, gz(data) if gzip else data)
     return path

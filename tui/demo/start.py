@@ -15,13 +15,12 @@ import threading
 import time
 from pathlib import Path
 
-from tui.demo.files import populate, write_snapshot
+from tui.demo.files import populate
+from tui.demo.snapshots import write_snapshot
 from tui.demo.tree import make_tree
 from tui.formats.aiagent.timeline import event_times, tree_at
 
 TICK_SECONDS = 0.7
-
-
 DEMO_PREFIX = "aiagent-monitor-demo-"
 JOIN_SECONDS = 10.0  # the writer stops within one snapshot write (a 160-op tree: milliseconds)
 
@@ -66,15 +65,19 @@ def start_demo(*, live: bool = True, count: int = 12, seed: int = 7) -> Demo:
 
 
 def add_other_formats(sessions: Path, *, seed: int, start_ms: int) -> None:
-    """One Jules snapshot and one Genkit snapshot directory beside the ai-agent sessions."""
-    from tui.demo.genkit import make_genkit_snapshots, write_genkit_dir
-    from tui.demo.jules import make_jules_snapshot, write_jules
+    """Beside the ai-agent sessions: a Jules snapshot, a Genkit snapshot directory, and the shapes the real
+    producers write (a Jules activities page, the REST API's answer with zero values left out; a Genkit directory
+    in the shape Genkit's Go code shipped)."""
+    from tui.demo.genkit import make_genkit_shipped, make_genkit_snapshots, write_genkit_dir
+    from tui.demo.jules import make_jules_activities_page, make_jules_snapshot, write_jules
 
     write_jules(sessions, make_jules_snapshot(seed, start_ms=start_ms), gzip=True)
     write_genkit_dir(sessions / "genkit-chat", make_genkit_snapshots(seed, start_ms=start_ms + 1_800_000))
-    from tui.demo.foreign_real import add_real_shapes  # the shapes Jules' API and Genkit's Go code really write
-
-    add_real_shapes(sessions, seed=seed, start_ms=start_ms)
+    page = make_jules_activities_page(seed + 1, start_ms=start_ms + 600_000, page_size=30)
+    session_id = page["activities"][0]["name"].split("/")[1] if page["activities"] else "page"
+    write_jules(sessions, page, name=f"jules-activities-{session_id}.json")
+    write_genkit_dir(sessions / "genkit-flow", make_genkit_shipped(seed, start_ms=start_ms + 2_400_000),
+                     session_data=False)
 
 
 class LiveWriter:

@@ -1,46 +1,498 @@
-"""Build ai-agent ``opTree`` SessionNode dicts shaped like real snapshot files.
-
-Everything is driven by one seeded ``random.Random``: the same arguments always give the same tree.
-Pure Python + orjson (never imports textual or rich).
-
-The code lives in small modules; this one re-exports all of it (import from here):
-
-* ``generator`` - ``make_tree`` (and ``_Gen``, assembled from ``sessions``, ``llm_ops``, ``tool_ops``,
-  ``system_ops``, ``usage``, ``logs`` and ``gen_state``);
-* ``plan`` - the tree's shape; ``catalog`` - models, agents, tools...; ``ids`` / ``clock`` - ids and timestamps;
-* ``totals`` - ``compute_totals``; ``walk`` - ``iter_sessions``, ``iter_ops``, ``op_path_index``.
-"""
+"""``make_tree``: one seeded ai-agent ``opTree`` (SessionNode) shaped like real snapshot files, sub-agents
+included, and the walks over such a tree. A session is written turn by turn: turn 0's init, v2 steps (advisors,
+handoffs), user turns of LLM, tool, sub-agent and tool_output ops, the final report and the totals. Functions over
+the generator's state (``ops.Gen``); pure Python + orjson (never imports textual or rich)."""
 
 from __future__ import annotations
 
-# ruff: noqa: F401  (a facade: every import is a re-export; private ones keep working for existing importers)
-from .catalog import (
-    _AGENTS,
-    _CHEAP,
-    _CONTEXTS,
-    _DOMAINS,
-    _ERR_SLUGS,
-    _INGRESS,
-    _LLM_ERR,
-    _MODELS,
-    _OPENROUTER_UPSTREAM,
-    _ROOT_AGENTS,
-    _STATUSES,
-    _TABLES,
-    _TITLES,
-    _TOOL_SCHEMA,
-    _TOOLS,
-)
-from .clock import _BASE_MS, _iso
-from .exchange import llm_exchange
-from .gen_state import _b64, _Sess
-from .generator import _Gen, make_tree
-from .ids import _b36, _uuid
-from .llm_ops import _FULL_CAPTURE_BYTES
-from .llm_types import Exchange, ToolCall, Usage
-from .plan import _make_plan, _Plan
-from .prose import HOSTILE_STRINGS, binary_blob, rand_id, sentence, text
-from tui.formats.aiagent.snapshot_totals import TOTALS_KEYS, compute_totals
-from .walk import iter_ops, iter_sessions, op_path_index
+from dataclasses import dataclass, field
+from typing import Any, Iterator
 
-__all__ = ["TOTALS_KEYS", "compute_totals", "iter_sessions", "iter_ops", "make_tree", "op_path_index"]
+import orjson
+
+from tui.formats.aiagent.snapshot_totals import TOTALS_KEYS, compute_totals
+
+from .bodies import ToolCall
+from .catalog import (AGENTS, HOSTILE_STRINGS, INGRESS, LLM_ERR, ROOT_AGENTS, STATUSES, TITLES, TOOL_SCHEMA, TOOLS,
+                      sentence, text)
+from .ops import (At, Gen, Sess, call_id, close, cost_for, final_report_op, llm_accounting, llm_op, log, new_op,
+                  system_op, tool_accounting, tool_op, tool_params, usage_for, uuid4)
+
+__all__ = ["DEFAULT_PROVIDERS", "TOTALS_KEYS", "compute_totals", "iter_ops", "iter_sessions", "last_activity",
+           "make_tree", "op_path_index"]
+
+#: Each session draws its provider from this tuple (repeats weigh): Anthropic and OpenAI most, Gemini and Ollama too.
+DEFAULT_PROVIDERS = ("anthropic", "anthropic", "openai", "openai", "google", "ollama")
+BASE_MS = 1_775_001_600_000  # default epoch: 2026-04-01T00:00:00Z (+ up to 60 days, seeded)
+
+
+@dataclass
+class Plan:
+    """The shape of a session, decided up front: its op budget, running/failed, its sub-agents."""
+
+    level: int
+    budget: int
+    running: bool = False
+    failed: bool = False
+    children: list[Plan] = field(default_factory=list)
+
+
+def make_plan(g: Gen, ops: int, depth: int, fanout: int, running: bool, failed: bool) -> Plan:
+    depth = max(0, depth) if fanout > 0 else 0
+    per = max(4, ops // max(1, sum(fanout**lvl for lvl in range(depth + 1))))
+
+    def build(level: int, run: bool) -> Plan:
+        p = Plan(level=level, budget=max(4, int(per * g.rng.uniform(0.7, 1.3))), running=run)
+        if level < depth:
+            p.children = [build(level + 1, run and i == fanout - 1) for i in range(fanout)]
+        p.failed = level > 0 and not run and g.rng.random() < 0.04
+        return p
+
+    root = build(0, running)
+    root.failed = failed and not running
+    root.budget = max(4 + len(root.children), ops - (_budget(root) - root.budget))
+    return root
+
+
+def _budget(p: Plan) -> int:
+    return p.budget + sum(_budget(c) for c in p.children)
+
+
+def make_tree(seed: int = 0, *, ops: int = 40, depth: int = 2, fanout: int = 2, running: bool = False,
+              failed: bool = False, version: int = 2, payload_bytes: int = 1500, mismatch: bool = False,
+              provider_mix: tuple[str, ...] = DEFAULT_PROVIDERS, started_at: int | None = None,
+              hostile_rate: float = 0.01, agent: str | None = None, capture_rate: float | None = None) -> dict:
+    """One root SessionNode (``opTree``). ``ops``: about the number of ops of the whole tree; ``depth``: the
+    exact nesting of sub-agents (0 = none), ``fanout`` sub-agents per non-leaf session. ``running`` leaves the
+    root (and its last sub-agent chain) open; ``failed`` fails the root's last LLM call. ``payload_bytes`` scales
+    the captured bodies (request ~ x0.6..1.4, answers and tool results a fraction; 0 = no raw/sdk captures, below
+    400 only a share of LLM ops carry them); ``capture_rate`` (0..1) sets that share instead (real files capture
+    about a tenth). ``mismatch`` corrupts the stored root totals; ``hostile_rate`` is the chance of escape
+    sequences / Rich markup in logs, results and titles."""
+    g = Gen(seed, version=version, payload_bytes=payload_bytes, provider_mix=tuple(provider_mix),
+            hostile_rate=hostile_rate, style="arrow", capture_rate=capture_rate)
+    rng = g.rng
+    g.style = "arrow" if rng.random() < 0.6 else "cli"
+    plan = make_plan(g, ops, depth, fanout, running, failed)
+    start = started_at if started_at is not None else BASE_MS + rng.randrange(0, 60 * 86_400_000)
+    root_agent = agent or ROOT_AGENTS[rng.randrange(len(ROOT_AGENTS))]
+    prompt = rng.choice(TITLES) + ". " + sentence(rng, 40, 160)
+    tree = session(g, plan, agent=root_agent, call_path=root_agent if g.style == "arrow" else f"cli:{root_agent}",
+                   parent_txn=None, prompt=prompt, start=start, prefix="")
+    tree.pop("_report", None)
+    if mismatch:
+        t = tree["totals"]
+        t["tokensIn"] += 1000 + rng.randint(1, 999)
+        t["costUsd"] = round(t["costUsd"] + 0.0123, 4)
+        t["toolsRun"] += 1
+    return tree
+
+
+def _new_session(g: Gen, plan: Plan, agent: str, call_path: str, parent_txn: str | None, prompt: str, start: int,
+                 prefix: str) -> tuple[Sess, dict[str, Any], tuple[str, ...]]:
+    rng = g.rng
+    txn = uuid4(rng)
+    g.origin = g.origin or txn
+    provider = g.providers[rng.randrange(len(g.providers))]
+    model, actual_model, prices, thinking_capable = g.pick_model(provider)
+    tool_names, sub_agents = AGENTS.get(agent, (("web__search",), ("web-fetch",)))
+    tools = [{"name": n, "description": TOOLS[n][2] + " " + text(rng, 60), "schema": TOOL_SCHEMA}
+             for n in tool_names + ("agent__final_report",)]
+    system = f"You are {agent}, an autonomous agent. " + text(rng, max(200, min(4000, g.pb // 2 or 300)))
+    s = Sess(agent=agent, call_path=call_path, txn=txn, parent_txn=parent_txn, origin=g.origin, prefix=prefix,
+             provider=provider, model=model, actual_model=actual_model, prices=prices,
+             thinking=thinking_capable and rng.random() < 0.7, tools=tools, tool_names=tool_names, system=system,
+             user=prompt, legacy_raw=g.version == 1 and rng.random() < 0.5, t=start, level=plan.level)
+    node: dict[str, Any] = {"id": g.uid(start), "traceId": txn, "agentId": agent, "callPath": call_path,
+                            "sessionTitle": "", "startedAt": start}
+    if plan.level == 0 and rng.random() < 0.5:
+        node["attributes"] = {"ingress": dict(INGRESS[rng.randrange(len(INGRESS))])}
+    elif plan.level > 0 and rng.random() < 0.2:
+        node["attributes"] = {"ingress": {"source": "sub-agent", "parentTxnId": parent_txn}}
+    return s, node, sub_agents
+
+
+def _advisors(g: Gen, s: Sess, t0: dict[str, Any], init_end: int) -> list[dict[str, Any]]:
+    """v2 steps 0 (system init) and 1 (advisors: small LLM calls on the cheap model)."""
+    steps = [{"id": g.uid(t0["startedAt"]), "index": 0, "kind": "system", "startedAt": t0["startedAt"],
+              "endedAt": init_end, "attributes": {"label": "init"}, "ops": []}]
+    adv_start = s.t
+    saved = (s.provider, s.model, s.actual_model, s.prices, s.thinking)
+    s.model, s.actual_model, s.prices, _ = g.pick_model(s.provider, cheap=True)
+    s.thinking = False
+    n_adv = g.rng.randint(1, 2)
+    # ops in v2 steps are labelled S<step>-<op> (capital S), like the producer's getOpPath
+    adv_ops = [llm_op(g, s, turn=0, pos=i + 1, path=f"{s.prefix}S1-{i + 1}", is_final=False, tool_calls=[],
+                      small=True) for i in range(n_adv)]
+    s.provider, s.model, s.actual_model, s.prices, s.thinking = saved
+    steps.append({"id": g.uid(adv_start), "index": 1, "kind": "advisors", "startedAt": adv_start, "endedAt": s.t + 1,
+                  "attributes": {"advisors": ["cost-advisor", "scope-advisor"][:n_adv]}, "ops": adv_ops})
+    s.t += 2
+    return steps
+
+
+def tool_output_ops(n_chunks: int) -> int:
+    """How many ops a tool_output call of ``n_chunks`` chunks adds (its session op, the chunks, the reduce)."""
+    return 1 + n_chunks + (1 if n_chunks > 1 else 0)
+
+
+def _plan_turns(g: Gen, s: Sess, plan: Plan, budget: int) -> list[tuple[list[Any], str]]:
+    """The user turns ``(specs, mode)``: specs ``(kind, what)`` of tool, session, tool_output or final calls."""
+    rng, tool_names = g.rng, s.tool_names
+    children = list(plan.children)
+    running_child = children.pop() if plan.running and children else None
+    if plan.running:
+        tail_ops = 2 if (running_child is not None or rng.random() < 0.5) else 1
+    else:  # failed: the failed llm op, the fin op; else the final llm op, the final-report and fin ops
+        tail_ops = 2 if plan.failed else 3
+    middle = budget - tail_ops - len(children) - (1 if running_child is not None else 0)
+    n_chunks = 0  # some roots extract an oversized tool result with tool_output (v2: its chunks live in a step)
+    if g.version >= 2 and plan.level == 0 and rng.random() < 0.3:
+        n_chunks = rng.choice((1, 2, 3, 3, 4, 6))
+        if middle - tool_output_ops(n_chunks) >= 6:
+            middle -= tool_output_ops(n_chunks)
+        else:
+            n_chunks = 0
+    sizes: list[int] = []
+    choices = (0, 1, 1, 2, 2, 2, 3, 4, 6)
+    while middle > 0:
+        sizes.append(min(choices[rng.randrange(len(choices))], middle - 1))
+        middle -= 1 + sizes[-1]
+    if children and not sizes:
+        sizes.append(0)
+    real = [n for n in tool_names if n != "agent__task_status"] or list(tool_names)
+    turn_plans: list[list[Any]] = [[("tool", "agent__task_status") if rng.random() < 0.06 and "agent__task_status"
+                                    in tool_names else ("tool", real[rng.randrange(len(real))]) for _ in range(k)]
+                                   for k in sizes]
+    for cp in children:
+        specs = turn_plans[rng.randrange(len(turn_plans))]
+        specs.insert(rng.randint(0, len(specs)), ("session", cp))
+    if n_chunks and turn_plans:
+        turn_plans[rng.randrange(len(turn_plans))].append(("tool_output", n_chunks))
+    user_turns: list[tuple[list[Any], str]] = [(tp, "mid") for tp in turn_plans]
+    if running_child is not None:
+        user_turns.append(([("session", running_child)], "running_child"))
+    elif plan.running:
+        user_turns.append(([("tool", None)] if tail_ops == 2 else [], "running"))
+    else:
+        user_turns.append(([], "failed") if plan.failed else ([("final", None)], "final"))
+    return user_turns
+
+
+@dataclass
+class _Turns:
+    """A session's user turns being written: the sub-agent names it calls and the final report."""
+
+    sub_agents: tuple[str, ...]
+    children_named: int = 0
+    report_text: str = ""
+    report_params: dict[str, Any] = field(default_factory=dict)
+
+
+def _resolve(g: Gen, s: Sess, specs: list[Any], st: _Turns) -> Iterator[tuple[str, Any, str, dict[str, Any]]]:
+    """The calls the LLM makes for a turn's specs, one at a time: ``(kind, extra, tool name, params)``."""
+    rng = g.rng
+    for kind, what in specs:
+        if kind == "tool":
+            real = [x for x in s.tool_names if x != "agent__task_status"] or list(s.tool_names)
+            name = what if what is not None else real[rng.randrange(len(real))]
+            yield ("tool", None, name, tool_params(g, name, s))
+        elif kind == "session":
+            subs = st.sub_agents or ("web-fetch",)
+            cname = subs[(st.children_named + rng.randrange(3)) % len(subs)]
+            st.children_named += 1
+            yield ("session", (what, cname), f"agent__{cname}",
+                   {"prompt": sentence(rng, 60, 200), "format": "markdown"})
+        elif kind == "tool_output":
+            source = next((x for x in s.tool_names if x != "agent__task_status"), "web__fetch")
+            params: dict[str, Any] = {"handle": uuid4(rng), "extract": sentence(rng, 40, 140)}
+            mode = "read-grep" if rng.random() < 0.35 else "full-chunked"
+            if rng.random() < 0.3:
+                params["mode"] = mode
+            yield ("tool_output", (what, source, mode), "tool_output", params)
+        else:  # final: agent__final_report; no tool op, a final-report op in turn 0 at the end
+            n = max(80, int(g.pb * rng.uniform(0.1, 0.5)))
+            st.report_text = (f"## Summary\n\n{text(rng, n // 2)}\n\n## Findings\n\n- {sentence(rng)}\n- "
+                              f"{sentence(rng)}\n\n## Details\n\n{text(rng, n // 2)}\n")
+            yield ("final", None, "agent__final_report",
+                   {"report_format": "markdown", "report_content": st.report_text, "encoding": "raw"})
+
+
+def _user_turn(g: Gen, s: Sess, index: int, specs: list[Any], mode: str, st: _Turns) -> dict[str, Any]:
+    rng = g.rng
+    s.t += g.gap()
+    turn: dict[str, Any] = {"id": g.uid(s.t), "index": index, "startedAt": s.t}
+    if index == 1:
+        turn["attributes"] = {"prompts": {"system": s.system, "user": s.user}}
+    elif rng.random() < 0.05:
+        turn["attributes"] = {"retry": 1, "reason": "invalid tool call"}
+    ops: list[dict[str, Any]] = []
+    turn["ops"] = ops
+    resolved, calls = [], []
+    for r in _resolve(g, s, specs, st):  # each call's id is drawn right after the call: keep the rng's order
+        resolved.append(r)
+        calls.append(ToolCall(id=call_id(g, s), name=r[2], input=r[3]))
+    ops.append(llm_op(g, s, turn=index, pos=1, path=f"{s.prefix}{index}-1", is_final=mode in ("final", "failed"),
+                      tool_calls=calls, running=mode == "running" and not resolved,
+                      fail=LLM_ERR[rng.randrange(len(LLM_ERR))] if mode == "failed" else None))
+    sub = 0
+    for i, (kind, extra, name, params) in enumerate(resolved):
+        if kind == "final":
+            st.report_params = params
+            continue
+        pos, sub = len(ops) + 1, sub + 1
+        path = f"{s.prefix}{index}-{pos}"
+        if kind == "tool_output":
+            ops.append(tool_output_op(g, s, turn=index, sub=sub, path=path, source_tool=extra[1], n_chunks=extra[0],
+                                      params=params, mode=extra[2]))
+        elif kind == "tool":
+            ops.append(tool_op(g, s, turn=index, pos=pos, sub=sub, path=path, name=name, params=params,
+                               running=mode == "running" and i == len(resolved) - 1,
+                               report=st.report_text if name == "agent__final_report" else None))
+        else:
+            ops.append(session_op(g, s, extra[0], turn=index, sub=sub, path=path, cname=extra[1], tname=name,
+                                  params=params))
+    if mode not in ("running", "running_child"):  # else the turn stays open
+        s.t += rng.randint(1, 10)
+        turn["endedAt"] = s.t
+    return turn
+
+
+def _closing_steps(g: Gen, s: Sess, plan: Plan, steps: list[dict], turns: list[dict], last_index: int) -> None:
+    """v2: the ``user`` step over the user turns, then maybe a handoff, router handoff or internal step."""
+    rng = g.rng
+    first = turns[1]["startedAt"] if len(turns) > 1 else s.t
+    steps.append({"id": g.uid(first), "index": len(steps), "kind": "user", "startedAt": first,
+                  "attributes": {"turns": [1, last_index]}, "ops": []})
+    if "endedAt" in turns[-1]:
+        steps[-1]["endedAt"] = turns[-1]["endedAt"]
+    if plan.running or rng.random() >= 0.6:
+        return
+    kind = rng.choice(("handoff", "router_handoff", "internal"))
+    s.t += g.gap()
+    st_start, spath = s.t, f"{s.prefix}S{len(steps)}-1"
+    if kind == "internal":
+        sop = tool_op(g, s, turn=last_index, pos=1, sub=0, path=spath, name="agent__task_status",
+                      params={"status": "completed", "done": "all", "pending": "", "now": "done"})
+    else:
+        sop = llm_op(g, s, turn=last_index, pos=1, path=spath, is_final=False, tool_calls=[], small=True)
+    steps.append({"id": g.uid(st_start), "index": len(steps), "kind": kind, "startedAt": st_start,
+                  "endedAt": s.t + 1, "attributes": {"reason": kind.replace("_", " ")}, "ops": [sop]})
+    s.t += 2
+
+
+def session(g: Gen, plan: Plan, *, agent: str, call_path: str, parent_txn: str | None, prompt: str, start: int,
+            prefix: str) -> dict[str, Any]:
+    rng = g.rng
+    s, node, sub_agents = _new_session(g, plan, agent, call_path, parent_txn, prompt, start, prefix)
+    # turn 0: system init; it stays open until the session ends (the final-report and fin ops close it)
+    t0: dict[str, Any] = {"id": g.uid(s.t), "index": 0, "startedAt": s.t,
+                          "attributes": {"system": True, "label": "init"}, "ops": []}
+    turns = node["turns"] = [t0]
+    t0["ops"].append(system_op(g, s, 0, f"{prefix}0-1", "init"))
+    init_end = s.t + 1
+    s.t += 2
+    budget = plan.budget - 1
+    steps = None
+    if g.version >= 2 and budget >= 8 and rng.random() < 0.4:
+        steps = _advisors(g, s, t0, init_end)
+        budget -= len(steps[1]["ops"])
+    st = _Turns(sub_agents)
+    user_turns = _plan_turns(g, s, plan, budget)
+    for n, (specs, mode) in enumerate(user_turns, 1):
+        turns.append(_user_turn(g, s, n, specs, mode, st))
+    if steps is not None:
+        _closing_steps(g, s, plan, steps, turns, len(user_turns))
+    _finish(g, s, plan, node, steps, st)
+    node["_report"] = st.report_text
+    return node
+
+
+def _finish(g: Gen, s: Sess, plan: Plan, node: dict[str, Any], steps: list | None, st: _Turns) -> None:
+    """Title, status line, turn 0's final-report and fin ops, the outcome, plugin metas and totals."""
+    rng, turns, t0 = g.rng, node["turns"], node["turns"][0]
+    if s.title:
+        node["sessionTitle"] = s.title
+    if plan.level == 0 and rng.random() < 0.3:
+        node["sessionTitle"] = rng.choice(TITLES)
+    if rng.random() < g.hostile_rate * 3:
+        hostile = HOSTILE_STRINGS[rng.randrange(len(HOSTILE_STRINGS))]
+        node["sessionTitle"] = f"{node['sessionTitle'] or 'Title'} {hostile}"
+    if s.status_text:
+        node["latestStatus"] = s.status_text
+    elif plan.running:
+        node["latestStatus"] = rng.choice(STATUSES)
+    if steps is not None:
+        node["steps"] = steps
+    if not plan.running:
+        if not plan.failed:
+            t0["ops"].append(final_report_op(g, s, f"{s.prefix}0-{len(t0['ops']) + 1}", st.report_params,
+                                             st.report_text, sub_agent=plan.level > 0))
+        t0["ops"].append(system_op(g, s, 0, f"{s.prefix}0-{len(t0['ops']) + 1}", "fin"))
+        s.t += rng.randint(2, 30)
+        node["endedAt"] = t0["endedAt"] = s.t
+        node["success"] = not plan.failed
+        if plan.failed:
+            err = [o for o in turns[-1]["ops"] if o.get("status") == "failed"]
+            msg = err[-1]["accounting"][0].get("error") if err and err[-1]["accounting"] else "session failed"
+            node["error"] = f"LLM request failed: {msg}"
+        elif g.version >= 2:
+            node["finalReport"] = {"format": "markdown", "content": st.report_text, "ts": node["endedAt"]} \
+                if rng.random() < 0.8 else {"format": "json", "content_json": {
+                    "summary": st.report_text[:200], "confidence": round(rng.random(), 2)}, "ts": node["endedAt"]}
+    if g.version >= 2 and plan.level == 0 and rng.random() < 0.3:
+        node["pluginMetas"] = {"netdata-docs": {"version": "0.3.1", "enabled": True, "meta": {"sources": 3}},
+                               "cost-guard": {"version": "1.0.0", "enabled": True}}
+    node["totals"] = compute_totals(node)
+    if g.version >= 2 and plan.level == 0 and rng.random() < 0.3:
+        node["totals"].update({"turnsUsed": len(turns) - 1, "turnsFailed": 1 if plan.failed else 0,
+                               "toolsInvalid": 0, "finalFailed": 0, "toolsFixed": rng.randint(0, 2),
+                               "finalFixed": 0, "finalForced": 0})
+
+
+def _agent_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str, name: str, provider: str, params: dict,
+              remote: str, message: str) -> tuple[dict[str, Any], At, bytes]:
+    """A ``session`` op (a tool of kind ``agent``: a sub-agent or tool_output) and its request log."""
+    start = s.t + g.gap()
+    req_json = orjson.dumps(params)
+    op = new_op(g, "session", start, {"name": name, "provider": provider, "kind": "agent"},
+                request={"kind": "tool", "payload": params, "size": len(req_json)})
+    at = At(turn, sub, path, remote)
+    op["logs"].append(log(g, s, at, start, "VRB", "request", "tool", message, tool_kind="agent"))
+    return op, at, req_json
+
+
+def session_op(g: Gen, s: Sess, cplan: Plan, *, turn: int, sub: int, path: str, cname: str, tname: str,
+               params: dict[str, Any]) -> dict[str, Any]:
+    """A sub-agent call: a ``session`` op whose ``childSession`` is the sub-agent's whole session."""
+    rng = g.rng
+    op, at, req_json = _agent_op(g, s, turn=turn, sub=sub, path=path, name=tname, provider="agent", params=params,
+                                 remote=f"agent:{cname}", message=f"-> {tname}: starting sub-agent")
+    start, attrs = op["startedAt"], op["attributes"]
+    ccp = f"{s.call_path}->{tname}->{cname}" if g.style == "arrow" else f"{s.call_path}:{cname}"
+    child = session(g, cplan, agent=cname, call_path=ccp, parent_txn=s.txn, prompt=params["prompt"],
+                    start=start + rng.randint(2, 20), prefix=path + ".")
+    report = child.pop("_report", "")
+    op["childSession"] = child
+    if cplan.running:
+        s.t = max(s.t, start + 1)
+        return op
+    end = child["endedAt"] + rng.randint(2, 30)
+    attrs["latency"] = latency = end - start
+    if child.get("success"):
+        result, status = report or "(empty report)", "ok"
+        op["logs"].append(log(g, s, at, end, "VRB", "response", "tool",
+                              f"<- {tname}: {len(result)} bytes in {latency} ms", tool_kind="agent"))
+    else:
+        result, status = f"sub-agent {cname} failed: {child.get('error', 'unknown error')}", "failed"
+        attrs["error"] = "subagent_failed"
+        op["logs"].append(log(g, s, at, end, "ERR", "response", "tool", result, tool_kind="agent"))
+    attrs["size"] = len(result)
+    op["response"] = {"payload": result, "size": len(result), "truncated": False}
+    op["accounting"].append(tool_accounting(s, end=end, latency=latency, status=status, server="subagent",
+                                            command=tname, chars_in=len(req_json), chars_out=len(result),
+                                            error=attrs.get("error")))
+    return close(s, op, end, status)
+
+
+def tool_output_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str, source_tool: str, n_chunks: int,
+                   params: dict[str, Any], mode: str = "full-chunked") -> dict[str, Any]:
+    """The producer's extraction of an oversized tool result (``src/tool-output/extractor.ts``): a ``session``
+    op whose child is either a bare full-chunked tree (one ``internal`` step of one llm op per chunk and a
+    ``reduce``; no turns, no ledger) or a read-grep sub-agent session reading the stored output."""
+    rng, handle = g.rng, params["handle"]
+    op, at, req_json = _agent_op(g, s, turn=turn, sub=sub, path=path, name="tool_output", provider="tool-output",
+                                 params=params, remote="agent:tool-output:tool_output",
+                                 message=f"-> tool_output(handle={handle})")
+    start = op["startedAt"]
+    if mode == "read-grep":  # agent tool_output.read_grep, headend tool_output
+        agent = "tool_output.read_grep"
+        cli_style = ":" in s.call_path and "->" not in s.call_path
+        prompt = f"WHAT TO EXTRACT\n{params['extract']}\n\nThe handle file is named `{handle}`."
+        child = session(g, Plan(level=s.level + 1, budget=max(5, tool_output_ops(n_chunks) - 1)), agent=agent,
+                        call_path=f"{s.call_path}{':' if cli_style else '->'}{agent}", parent_txn=s.txn,
+                        prompt=prompt, start=start + rng.randint(1, 5), prefix=path + ".")
+        extracted = child.pop("_report", "") or "NO RELEVANT DATA FOUND"
+    else:
+        child, extracted = _chunked_tree(g, s, start + rng.randint(1, 5), handle, n_chunks)
+    op["childSession"] = child
+    end = child["endedAt"] + rng.randint(1, 10)
+    latency = end - start
+    result = f"tool_output(handle={handle}, tool={source_tool}, mode={mode})\n\n{extracted}"
+    op["attributes"].update(latency=latency, size=len(result))
+    op["response"] = {"payload": result, "size": len(result), "truncated": False}
+    op["accounting"].append(tool_accounting(s, end=end, latency=latency, status="ok", server="tool-output",
+                                            command="tool_output", chars_in=len(req_json), chars_out=len(result)))
+    op["logs"].append(log(g, s, at, end, "VRB", "response", "tool",
+                          f"<- tool_output: {len(result)} bytes in {latency} ms ({mode})", tool_kind="agent"))
+    return close(s, op, end, "ok")
+
+
+def _chunked_tree(g: Gen, s: Sess, start: int, handle: str, n_chunks: int) -> tuple[dict[str, Any], str]:
+    rng = g.rng
+    node: dict[str, Any] = {"id": g.uid(start), "traceId": uuid4(rng), "agentId": s.agent, "callPath": s.call_path,
+                            "sessionTitle": f"tool_output:{handle}", "startedAt": start, "turns": []}
+    step: dict[str, Any] = {"id": g.uid(start), "index": 0, "kind": "internal", "startedAt": start,
+                            "attributes": {"mode": "full-chunked"}, "ops": []}
+    t, outputs = start, []
+    for extra in [{"chunk": i} for i in range(1, n_chunks + 1)] + ([{"stage": "reduce"}] if n_chunks > 1 else []):
+        t += rng.randint(1, 8)
+        latency = int(rng.lognormvariate(7.6, 0.5)) + 200
+        usage = usage_for(g, s, 1, 0)
+        cost = cost_for(s, usage)
+        outputs.append(text(rng, rng.randint(60, 400)))
+        msg_bytes = rng.randint(4000, 60000) if "chunk" in extra else sum(len(o) for o in outputs) + 900
+        acc = llm_accounting(s, end=t + latency, latency=latency, status="ok", cost=cost, upstream=cost,
+                             stop="end_turn", usage=usage, actual_provider=s.provider, origin=False)
+        step["ops"].append(new_op(
+            g, "llm", t, {"provider": s.provider, "model": s.model, **extra, "latency": latency}, accounting=[acc],
+            request={"kind": "llm", "payload": {"messages": 2, "bytes": msg_bytes}, "size": msg_bytes},
+            response={"payload": {"textPreview": outputs[-1]}, "size": len(outputs[-1]), "truncated": False},
+            endedAt=t + latency, status="ok"))
+        t += latency
+    step["endedAt"] = t + 1
+    node.update(steps=[step], endedAt=t + 2, success=True)
+    node["totals"] = compute_totals(node)
+    return node, outputs[-1]
+
+
+def iter_sessions(node: dict, depth: int = 0) -> Iterator[tuple[dict, int]]:
+    """``(session, depth)`` for the node and every nested ``childSession`` (pre-order)."""
+    yield node, depth
+    for group in (node.get("turns") or [], node.get("steps") or []):
+        for t in group:
+            for o in t.get("ops") or []:
+                if isinstance(o.get("childSession"), dict):
+                    yield from iter_sessions(o["childSession"], depth + 1)
+
+
+def iter_ops(node: dict, prefix: str = "") -> Iterator[tuple[str, dict, dict, dict]]:
+    """``(path, op, turn, session)`` for every op with the producer's path label: turn ops (``<turn>-<op>``), then
+    the ops of v2 steps (``S<step>-<op>``, ``turn`` is then the step)."""
+    for group, mark in ((node.get("turns") or [], ""), (node.get("steps") or [], "S")):
+        for t in group:
+            for i, o in enumerate(t.get("ops") or [], 1):
+                path = f"{prefix}{mark}{t['index']}-{i}"
+                yield path, o, t, node
+                if o.get("kind") == "session" and isinstance(o.get("childSession"), dict):
+                    yield from iter_ops(o["childSession"], path + ".")
+
+
+def op_path_index(node: dict) -> dict[str, str]:
+    """``{opId: path}`` for every op of the tree (turns and steps)."""
+    return {o["opId"]: p for p, o, _t, _s in iter_ops(node)}
+
+
+def last_activity(node: dict) -> int:
+    """``endedAt`` of a finished session, else the latest timestamp found anywhere in it."""
+    if isinstance(node.get("endedAt"), int):
+        return node["endedAt"]
+    best = node.get("startedAt") or 0
+    for s, _d in iter_sessions(node):
+        for group in (s.get("turns") or [], s.get("steps") or []):
+            for t in group:
+                best = max(best, t.get("startedAt") or 0, t.get("endedAt") or 0)
+                for o in t.get("ops") or []:
+                    best = max(best, o.get("startedAt") or 0, o.get("endedAt") or 0,
+                               *(lg.get("timestamp") or 0 for lg in o.get("logs") or []))
+    return best

@@ -1,0 +1,458 @@
+"""The ops of a generated session, as functions over the generator's state (``Gen``, one seeded rng for the whole
+tree) and the session being written (``Sess``): LLM ops with their captures, tool ops, turn 0's system ops, and
+the logs, accounting and usage they carry. The draw order of the rng is the file format's identity: the same seed
+gives the same bytes, so keep new draws after the existing ones."""
+
+from __future__ import annotations
+
+import base64
+import random
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from .bodies import Exchange, ToolCall, Usage, binary_blob, llm_exchange
+from .catalog import (B36, CHEAP, ERR_SLUGS, HOSTILE_STRINGS, MODELS, OPENROUTER_UPSTREAM, TITLES, TOOL_PARAMS, TOOLS,
+                      rand_id, text, tool_result)
+
+FULL_CAPTURE_BYTES = 400  # below it, payload_bytes also thins out how many LLM ops carry captures
+
+
+def iso(ms: int) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z"
+
+
+def uuid4(rng: random.Random) -> str:
+    return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+
+
+def b36(n: int) -> str:
+    out = ""
+    while n:
+        n, r = divmod(n, 36)
+        out = B36[r] + out
+    return out or "0"
+
+
+class Gen:
+    """The generator's state: the seeded rng, the options, the tree's origin transaction and headend."""
+
+    def __init__(self, seed: int, *, version: int, payload_bytes: int, provider_mix: tuple[str, ...],
+                 hostile_rate: float, style: str, capture_rate: float | None = None) -> None:
+        self.rng = random.Random(seed)
+        self.version, self.pb, self.capture_rate = version, max(0, int(payload_bytes)), capture_rate
+        self.providers = tuple(provider_mix) or ("anthropic",)
+        self.hostile_rate, self.style, self.origin = hostile_rate, style, ""
+        self.headend = self.rng.choice(("cli", "cli", "slack", "api", "mcp"))
+
+    def uid(self, ts: int) -> str:
+        return f"{b36(ts)}-{rand_id(self.rng, 6, B36)}"
+
+    def hostile(self, s: str) -> str:
+        if self.hostile_rate > 0 and self.rng.random() < self.hostile_rate:
+            return f"{s} {HOSTILE_STRINGS[self.rng.randrange(len(HOSTILE_STRINGS))]}"
+        return s
+
+    def gap(self) -> int:
+        return self.rng.randint(1, 40)
+
+    def pick_model(self, provider: str, cheap: bool = False) -> tuple[str, str, tuple[float, ...], bool]:
+        models = MODELS.get(provider)
+        if models is None:
+            return (f"{provider}-default", f"{provider}-default", (1.0, 4.0, 0.25, 0.0), False)
+        if cheap:
+            return models[CHEAP.get(provider, 0)]
+        return models[self.rng.randrange(len(models))] if self.rng.random() < 0.4 else models[0]
+
+    def capture(self, data: bytes, fmt: str, legacy: bool) -> Any:
+        """``payload.raw``/``payload.sdk``: an object (real files) or a plain base64 string (old spec)."""
+        value = base64.b64encode(data).decode()
+        return value if legacy else {"format": fmt, "encoding": "base64", "value": value}
+
+    def unavailable(self, fmt: str, legacy: bool) -> Any:
+        """The producer's capture bug: ``[unavailable]`` in place of a body, base64-encoded like any body (older
+        files hold it literally, a minority)."""
+        return "[unavailable]" if self.rng.random() < 0.25 else self.capture(b"[unavailable]", fmt, legacy)
+
+
+@dataclass
+class Sess:
+    """One session being generated: who it is, its model and tools, and its clock ``t``."""
+
+    agent: str
+    call_path: str
+    txn: str
+    parent_txn: str | None
+    origin: str
+    prefix: str
+    provider: str
+    model: str
+    actual_model: str
+    prices: tuple[float, ...]
+    thinking: bool
+    tools: list[dict[str, Any]]
+    tool_names: tuple[str, ...]
+    system: str
+    user: str
+    legacy_raw: bool
+    t: int
+    level: int
+    status_text: str | None = None
+    title: str = ""
+    n_messages: int = 1
+
+
+@dataclass
+class At:
+    """Where an op logs from: its turn, subturn, path label and remote identifier."""
+
+    turn: int
+    sub: int
+    path: str | None
+    remote: str
+
+
+def log(g: Gen, s: Sess, at: At, ts: int, severity: str, direction: str, typ: str, message: str, *,
+        tool_kind: str | None = None, fatal: bool = False, details: dict[str, Any] | None = None,
+        remote: str | None = None) -> dict[str, Any]:
+    e: dict[str, Any] = {"timestamp": ts, "severity": severity, "turn": at.turn, "subturn": at.sub}
+    if at.path is not None:  # relative to the logging session's tree: a sub-agent's log says 1-1, not 1-5.1-1
+        e["path"] = at.path[len(s.prefix):] if s.prefix and at.path.startswith(s.prefix) else at.path
+    e.update({"direction": direction, "type": typ, **({"toolKind": tool_kind} if tool_kind is not None else {}),
+              "remoteIdentifier": remote or at.remote, "fatal": fatal, "message": g.hostile(message),
+              "agentId": s.agent, "callPath": s.call_path, "txnId": s.txn})
+    if s.parent_txn is not None:
+        e["parentTxnId"] = s.parent_txn
+    e["originTxnId"] = s.origin
+    if g.rng.random() < 0.08:
+        e.update({"agentPath": s.call_path, "turnPath": f"{at.turn}.{at.sub}", "max_turns": 100, "max_subturns": 20,
+                  "headendId": g.headend})
+    if details:
+        e["details"] = details
+    return e
+
+
+def new_op(g: Gen, kind: str, start: int, attrs: dict[str, Any], **more: Any) -> dict[str, Any]:
+    return {"opId": g.uid(start), "kind": kind, "startedAt": start, "attributes": attrs, "logs": [], "accounting": [],
+            **more}
+
+
+def close(s: Sess, op: dict[str, Any], end: int, status: str) -> dict[str, Any]:
+    op["endedAt"], op["status"], s.t = end, status, end
+    return op
+
+
+def usage_for(g: Gen, s: Sess, turn: int, out_extra: int) -> Usage:
+    rng = g.rng
+    ctx = min(190_000, 2200 + turn * rng.randint(300, 1600) + rng.randint(0, 3000))
+    out = rng.randint(40, 1800) + out_extra
+    if s.provider == "anthropic":
+        if turn <= 1:
+            cw, cr = int(ctx * rng.uniform(0.6, 0.9)), 0
+        else:
+            cr = int(ctx * rng.uniform(0.55, 0.95))
+            cw = int((ctx - cr) * rng.uniform(0.0, 0.8)) if rng.random() < 0.6 else 0
+        return Usage(input=max(12, ctx - cr - cw), output=out, cache_read=cr, cache_write=cw)
+    cached = (int(ctx * rng.uniform(0.3, 0.9)) // 128) * 128 if turn > 1 and rng.random() < 0.8 else 0
+    return Usage(input=ctx, output=out, cache_read=0 if s.provider == "ollama" else cached,  # Ollama: none cached
+                 reasoning=out_extra if s.thinking else 0)
+
+
+def cost_for(s: Sess, u: Usage) -> float:
+    pin, pout, pcr, pcw = s.prices
+    if s.provider == "anthropic":
+        return round((u.input * pin + u.output * pout + u.cache_read * pcr + u.cache_write * pcw) / 1e6, 8)
+    return round(((u.input - u.cache_read) * pin + u.cache_read * pcr + u.output * pout) / 1e6, 8)
+
+
+def tokens(s: Sess, u: Usage) -> dict[str, int]:
+    if s.provider == "anthropic":
+        return {"inputTokens": u.input, "outputTokens": u.output, "cacheReadInputTokens": u.cache_read,
+                "cacheWriteInputTokens": u.cache_write,
+                "totalTokens": u.input + u.output + u.cache_read + u.cache_write}
+    return {"inputTokens": u.input, "outputTokens": u.output, "cachedTokens": u.cache_read,
+            "totalTokens": u.input + u.output}
+
+
+def llm_accounting(s: Sess, *, end: int, latency: int, status: str, cost: float, upstream: float, stop: str,
+                   usage: Usage, actual_provider: str, error: str | None = None, origin: bool = True) -> dict:
+    acc = {"type": "llm", "timestamp": end, "status": status, "latency": latency, "provider": s.provider,
+           "model": s.model, "actualProvider": actual_provider, "actualModel": s.actual_model, "costUsd": cost,
+           **({"upstreamInferenceCostUsd": upstream} if origin else {}), "stopReason": stop,
+           "tokens": tokens(s, usage), **({"error": error} if error is not None else {}), "agentId": s.agent,
+           "callPath": s.call_path, "txnId": s.txn}
+    if origin:
+        acc["originTxnId"] = s.origin
+        acc |= {"parentTxnId": s.parent_txn} if s.parent_txn else {}
+    return acc
+
+
+def tool_accounting(s: Sess, *, end: int, latency: int, status: str, server: str, command: str, chars_in: int,
+                    chars_out: int, error: Any = None) -> dict[str, Any]:
+    """One ``tool`` AccountingEntry (every tool call has one: MCP/REST tools, sub-agents, tool_output)."""
+    acc: dict[str, Any] = {"type": "tool", "timestamp": end, "status": status, "latency": latency, "mcpServer": server,
+                           "command": command, "charactersIn": chars_in, "charactersOut": chars_out,
+                           "agentId": s.agent, "callPath": s.call_path, "txnId": s.txn, "originTxnId": s.origin}
+    if s.parent_txn:
+        acc["parentTxnId"] = s.parent_txn
+    if error is not None:
+        acc["error"] = error
+    return acc
+
+
+def call_id(g: Gen, s: Sess) -> str:
+    return "toolu_01" + rand_id(g.rng, 22) if s.provider == "anthropic" else "call_" + rand_id(g.rng, 24)
+
+
+@dataclass
+class LlmCall:
+    """What one LLM op says: its request's size target, reasoning, text and tool calls."""
+
+    turn: int
+    is_final: bool
+    target: int
+    calls: list[ToolCall]
+    thinking: str = ""
+    text_out: str = ""
+
+
+def llm_request(g: Gen, s: Sess, c: LlmCall, usage: Usage, start: int, stop: str) -> tuple[dict, Exchange | None]:
+    rng, pb = g.rng, g.pb
+    payload: dict[str, Any] = {"messages": s.n_messages, "bytes": 0, "isFinalTurn": c.is_final}
+    if g.capture_rate is not None:
+        captured = bool(pb) and rng.random() < g.capture_rate
+    else:  # a small budget also thins out the captures, so the size keeps scaling with payload_bytes
+        captured = bool(pb) and (pb >= FULL_CAPTURE_BYTES or rng.random() < pb / FULL_CAPTURE_BYTES)
+    if not captured:
+        payload["bytes"] = c.target or rng.randint(2000, 90000)
+        return {"kind": "llm", "payload": payload, "size": payload["bytes"]}, None
+    ex = llm_exchange(rng, provider=s.provider, model=s.model, system=s.system, user_prompt=s.user, tools=s.tools,
+                      n_messages=s.n_messages, target_bytes=c.target, thinking=c.thinking, text_out=c.text_out,
+                      tool_calls=c.calls, stop_reason=stop, usage=usage, created_s=start // 1000, ts_iso=iso(start),
+                      headers=rng.random() < 0.15, stream=rng.random() < 0.92)
+    payload.update(messages=ex.messages, bytes=ex.request_body_bytes)
+    r = rng.random()
+    legacy = s.legacy_raw or (g.version >= 2 and r < 0.02)
+    payload["raw"] = g.unavailable("http", legacy) if r > 0.995 else g.capture(ex.request_raw, "http", legacy)
+    if rng.random() < 0.9:
+        payload["sdk"] = g.capture(ex.sdk_request, "sdk", legacy)
+    return {"kind": "llm", "payload": payload, "size": len(ex.request_raw)}, ex
+
+
+def llm_op(g: Gen, s: Sess, *, turn: int, pos: int, path: str | None, is_final: bool, tool_calls: list[ToolCall],
+           running: bool = False, fail: tuple[str, str] | None = None, small: bool = False) -> dict[str, Any]:
+    rng = g.rng
+    start = s.t + g.gap()
+    op = new_op(g, "llm", start, {"provider": s.provider, "model": s.model, "isFinalTurn": is_final})
+    pb = g.pb // 3 if small else g.pb
+    c = LlmCall(turn, is_final, int(pb * rng.uniform(0.6, 1.4)) if pb else 0, tool_calls)
+    s.n_messages = min(25, 2 * turn - 1) if turn > 0 else 1
+    at = At(turn, 0, path, f"{s.provider}:{s.model}")
+    hidden_reasoning = 0
+    if s.thinking and not running and fail is None:
+        if s.provider == "openai":
+            hidden_reasoning = rng.randint(64, 3000)  # OpenAI streams don't carry the reasoning text
+        else:
+            c.thinking = text(rng, max(40, int(pb * rng.uniform(0.05, 0.25))) if pb else rng.randint(40, 160))
+    if not tool_calls or rng.random() < 0.5:
+        c.text_out = text(rng, max(16, int(pb * rng.uniform(0.03, 0.12))) if pb else rng.randint(16, 80))
+    latency = int(rng.lognormvariate(8.2, 0.7)) + 300
+    if not running and rng.random() < 0.3:
+        op["logs"].append(log(g, s, at, start, "VRB", "request", "llm",
+                              f"LLM request: {s.n_messages} messages, {max(1, c.target // 1024)} KB, "
+                              f"tools={len(s.tools)}",
+                              details={"messages": s.n_messages, "bytes": c.target, "tools": len(s.tools)}))
+    if running:  # in flight: no endedAt, no status, no accounting, no response yet
+        op["request"] = llm_request(g, s, c, Usage(0, 0), start, "tool_use")[0]
+        s.t = start + rng.randint(100, 5000)
+        return op
+    usage = usage_for(g, s, turn, len(c.thinking) // 4 + hidden_reasoning)
+    if fail is not None:
+        return _failed_llm(g, s, op, c, at, usage, latency, fail)
+    stop = "tool_use" if tool_calls else ("max_tokens" if rng.random() < 0.02 else "end_turn")
+    req, ex = llm_request(g, s, c, usage, start, stop)
+    op["request"] = req
+    cost = cost_for(s, usage)
+    actual_provider, upstream = s.provider, cost
+    if s.provider == "openrouter":
+        ups = OPENROUTER_UPSTREAM.get(s.model, ("OpenRouter",))
+        actual_provider, upstream = ups[rng.randrange(len(ups))], round(cost * 0.95, 8)
+    op["accounting"].append(llm_accounting(s, end=start + latency, latency=latency, status="ok", cost=cost,
+                                           upstream=upstream, stop=stop, usage=usage, actual_provider=actual_provider))
+    op["response"] = _llm_response(g, s, req, ex, c.text_out)
+    _llm_extras(g, s, op, at, c.thinking, start, latency)
+    op["logs"].append(log(g, s, at, start + latency, "VRB", "response", "llm",
+                          f"LLM response: stop={stop}, in={usage.input} out={usage.output} "
+                          f"cacheR={usage.cache_read} cacheW={usage.cache_write}, {latency} ms, ${cost:.4f}",
+                          details={"latency_ms": latency, "input_tokens": usage.input, "output_tokens": usage.output,
+                                   "cost_usd": cost, "stop_reason": stop}))
+    op["attributes"]["latency"] = latency
+    return close(s, op, start + latency, "ok")
+
+
+def _failed_llm(g: Gen, s: Sess, op: dict, c: LlmCall, at: At, usage: Usage, latency: int,
+                fail: tuple[str, str]) -> dict[str, Any]:
+    slug, msg = fail
+    start, end = op["startedAt"], op["startedAt"] + latency
+    op["request"] = llm_request(g, s, LlmCall(c.turn, c.is_final, c.target, c.calls), usage, start, "end_turn")[0]
+    status_line = {"rate_limited": "429 Too Many Requests", "overloaded": "529 Overloaded"}.get(slug, "400 Bad Request")
+    raw = err_body = orjson.dumps({"type": "error", "error": {"type": slug, "message": msg}})
+    if g.rng.random() < 0.15:  # headers only in captures made by other tools
+        raw = f"HTTP/1.1 {status_line}\r\ncontent-type: application/json\r\n\r\n".encode() + err_body
+    op["response"] = {"payload": {"raw": g.capture(raw, "http", s.legacy_raw)}, "size": len(raw), "truncated": False}
+    op["accounting"].append(llm_accounting(s, end=end, latency=latency, status="failed", cost=0, upstream=0,
+                                           stop="error", usage=Usage(0, 0), actual_provider=s.provider, error=msg))
+    op["logs"].append(log(g, s, at, end, "ERR", "response", "llm", f"LLM request failed: {msg}", fatal=True,
+                          details={"error": slug, "latency_ms": latency}))
+    op["attributes"].update(latency=latency, error=slug)
+    return close(s, op, end, "failed")
+
+
+def _llm_response(g: Gen, s: Sess, req: dict, ex: Exchange | None, text_out: str) -> dict[str, Any]:
+    if ex is None:
+        return {"payload": {"textPreview": text_out[:200]}, "size": len(text_out), "truncated": False}
+    rng, payload = g.rng, {}
+    r = rng.random()
+    if r < 0.005:
+        payload["raw"] = g.unavailable(ex.response_format, s.legacy_raw)
+    elif r < 0.015:
+        payload["raw"] = g.capture(binary_blob(rng, rng.randint(16, 96)), "http", s.legacy_raw)
+    else:
+        payload["raw"] = g.capture(ex.response_raw, ex.response_format, s.legacy_raw)
+    if "sdk" in req["payload"]:
+        payload["sdk"] = g.capture(ex.sdk_response, "sdk", s.legacy_raw)
+    return {"payload": payload, "size": len(ex.response_raw), "truncated": False}
+
+
+def _llm_extras(g: Gen, s: Sess, op: dict, at: At, thinking: str, start: int, latency: int) -> None:
+    """Reasoning (whole or in timed chunks) and the odd thinking, first-token and warning logs."""
+    rng = g.rng
+    if thinking:
+        if rng.random() < 0.6:
+            op["reasoning"] = {"chunks": [], "final": thinking, "chunkCount": rng.randint(3, 40),
+                               "charCount": len(thinking)}
+        else:
+            chunks, ts, i = [], start + rng.randint(200, 900), 0
+            while i < len(thinking):
+                j = i + rng.randint(40, 240)
+                chunks.append({"text": thinking[i:j], "ts": ts})
+                ts += rng.randint(20, 300)
+                i = j
+            op["reasoning"] = {"chunks": chunks}
+            if rng.random() < 0.5:
+                op["reasoning"]["final"] = thinking
+        if rng.random() < 0.3:
+            op["logs"].append(log(g, s, at, start + latency // 2, "THK", "response", "llm", thinking[:120]))
+    if rng.random() < 0.03:
+        op["logs"].append(log(g, s, at, start + latency // 4, "TRC", "response", "llm",
+                              f"stream: first token after {latency // 4} ms", details={"ttft_ms": latency // 4}))
+    if rng.random() < 0.03:
+        op["logs"].append(log(g, s, at, start + latency // 3, "WRN", "response", "llm",
+                              rng.choice(("LLM response slow: no tokens for 30 s",
+                                          "retrying after 429 rate_limit_error (attempt 2/3)",
+                                          "context window 85% used; consider summarizing"))))
+
+
+def tool_params(g: Gen, name: str, s: Sess) -> dict[str, Any]:
+    make = TOOL_PARAMS.get(name)
+    return make(g.rng, s) if make else {"query": text(g.rng, 30)}
+
+
+def tool_op(g: Gen, s: Sess, *, turn: int, pos: int, sub: int, path: str | None, name: str, params: dict[str, Any],
+            running: bool = False, report: str | None = None) -> dict[str, Any]:
+    rng = g.rng
+    provider, kind, _desc = TOOLS.get(name, ("mcp", "mcp", ""))
+    start = s.t + g.gap()
+    op = new_op(g, "tool", start, {"name": name, "provider": provider, "kind": kind})
+    attrs, at = op["attributes"], At(turn, sub, path, f"{kind}:{provider}:{name.split('__', 1)[-1]}")
+    req_json = orjson.dumps(params)
+    op["request"] = {"kind": "tool", "payload": params, "size": len(req_json)}
+    if rng.random() < 0.2 or running:
+        op["logs"].append(log(g, s, at, start, "VRB", "request", "tool",
+                              f"-> {name}({req_json[:80].decode(errors='replace')})", tool_kind=kind))
+    if running:
+        s.t = start + rng.randint(50, 3000)
+        return op
+    latency = int(rng.lognormvariate(6.0, 1.1)) + 5
+    end = start + latency
+    failed = name not in ("agent__final_report", "agent__task_status") and rng.random() < 0.04
+    truncated = False
+    if failed:
+        attrs["error"] = rng.choice(ERR_SLUGS)
+        result: Any = g.hostile(f"Tool execution failed: {attrs['error'].replace('_', ' ')} ({name})")
+    elif name == "agent__final_report":
+        result = "Final report accepted."
+    else:
+        result = tool_result(rng, name, max(20, int(g.pb * rng.uniform(0.05, 0.6))) if g.pb else rng.randint(20, 120))
+        if isinstance(result, str):
+            if rng.random() < 0.02:
+                truncated = True
+                result = result[: max(20, len(result) // 2)] + "\n[... response truncated: toolResponseMaxBytes ...]"
+            result = g.hostile(result)
+    out_len = len(result) if isinstance(result, str) else len(orjson.dumps(result))
+    attrs.update(latency=latency, size=out_len)
+    op["accounting"].append(tool_accounting(s, end=end, latency=latency, status="failed" if failed else "ok",
+                                            server=provider, command=name, chars_in=len(req_json), chars_out=out_len,
+                                            error=result if failed else None))
+    op["response"] = {"payload": result, "size": out_len, "truncated": truncated}
+    if failed:
+        op["logs"].append(log(g, s, at, end, "ERR", "response", "tool",
+                              f"{name} failed: {attrs['error']} after {latency} ms", tool_kind=kind,
+                              details={"error": attrs["error"], "latency_ms": latency}))
+        return close(s, op, end, "failed")
+    op["logs"].append(log(g, s, at, end, "VRB", "response", "tool", f"<- {name}: {out_len} bytes in {latency} ms",
+                          tool_kind=kind,
+                          details={"latency_ms": latency, "bytes": out_len} if rng.random() < 0.3 else None))
+    if truncated:
+        op["logs"].append(log(g, s, at, end, "WRN", "response", "tool",
+                              f"{name} response truncated to {out_len} bytes", tool_kind=kind))
+    if name == "agent__final_report":
+        op["logs"].append(log(g, s, at, end, "FIN", "response", "tool",
+                              f"final report accepted ({params.get('report_format', 'markdown')}, "
+                              f"{len(report or '')} chars)", tool_kind=kind, remote="agent:final-report"))
+    if name == "agent__task_status":
+        s.status_text = params.get("now")
+        if not s.title and rng.random() < 0.5:
+            s.title = rng.choice(TITLES)
+    return close(s, op, end, "ok")
+
+
+def system_op(g: Gen, s: Sess, turn: int, path: str | None, label: str) -> dict[str, Any]:
+    """Turn 0's ``init`` (opens every session) and ``fin`` (closes it)."""
+    start = s.t + g.gap()
+    end = start + g.rng.randint(2, 60)
+    op = new_op(g, "system", start, {"label": label})
+    at = At(turn, 0, path, "agent:init")
+    if label == "init":
+        op["logs"].append(log(g, s, at, start, "INF", "request", "llm",
+                              f"session started: agent={s.agent}, model={s.provider}:{s.model}, "
+                              f"tools={len(s.tools)}, headend={g.headend}",
+                              details={"agent": s.agent, "tools": len(s.tools), "maxTurns": 100}))
+        op["logs"].append(log(g, s, at, start + 1, "VRB", "request", "llm",
+                              f"loaded {len(s.tools)} tools from "
+                              f"{len({t['name'].split('__')[0] for t in s.tools})} providers", remote="agent:tools"))
+        if g.rng.random() < 0.3:
+            op["logs"].append(log(g, s, at, end, "DBG", "request", "llm",
+                                  f"system prompt {len(s.system)} chars, user prompt {len(s.user)} chars"))
+    else:
+        op["logs"].append(log(g, s, at, start, "FIN", "response", "llm", "session finished", remote="agent:fin"))
+    return close(s, op, end, "ok")
+
+
+def final_report_op(g: Gen, s: Sess, path: str, params: dict[str, Any], report: str, *,
+                    sub_agent: bool) -> dict[str, Any]:
+    """The committed report: ``kind: system``, label ``final-report``, the ``agent__final_report`` tool accounting
+    entry and a FIN log; the report itself is not in the op."""
+    start = s.t + g.gap()
+    latency = g.rng.randint(1, 12)
+    fmt = "sub-agent" if sub_agent else params.get("report_format", "markdown")
+    acc = tool_accounting(s, end=start + latency, latency=latency, status="ok", server="agent",
+                          command="agent__final_report", chars_in=len(orjson.dumps(params)) if params else 0,
+                          chars_out=len(report))
+    op = new_op(g, "system", start, {"label": "final-report"}, accounting=[acc])
+    op["logs"].append(log(g, s, At(0, 0, path, "agent:final-report"), start + latency, "FIN", "response", "tool",
+                          f"final report accepted ({fmt}, {len(report)} chars)", tool_kind="agent"))
+    return close(s, op, start + latency, "ok")
