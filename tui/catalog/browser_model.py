@@ -28,6 +28,7 @@ from tui.catalog.row_merge import hidden_twins
 from tui.catalog.rows_summary import RowsSummary
 from tui.catalog.scan import Roots, scan
 from tui.catalog.session_row import LIVE_PREFIX, RowKind, SessionRow, carry_summary, not_a_session, sort_value
+from tui.inputs.agent_roots import location_of_root
 from tui.inputs.paths import safe_resolve
 from tui.model.fields import printable
 
@@ -53,6 +54,9 @@ class BrowserModel:
                  sort: str | None = None, filter_text: str | None = None, cursor: str | None = None) -> None:
         self.sessions_dir = Path(sessions_dir) if sessions_dir is not None else None
         self.roots = roots  # other agents' session roots listed too (tui.inputs.agent_roots)
+        # other agents' sessions are listed: the Kind column is offered
+        self.has_agents = bool(roots) or (self.sessions_dir is not None
+                                          and location_of_root(self.sessions_dir) is not None)
         # a running session silent for this long shows as stale (tui.catalog.liveness; --stale-after)
         self.stale_after_s = stale_after() if stale_after_s is None else stale_after_s
         self.clock: Callable[[], float] = time.time  # wall clock (s) for Age and stale (fixed in screenshots)

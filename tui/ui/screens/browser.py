@@ -31,7 +31,6 @@ from tui.catalog.resort_pace import LIVE_RESORT_S, ResortPace  # noqa: F401  (LI
 from tui.catalog.row_filter import PLACEHOLDER
 from tui.catalog.scan import Roots
 from tui.catalog.session_row import SessionRow
-from tui.inputs.agent_roots import location_of_root
 from tui.ui.messages import CompareSessions, LiveRootsForgotten, OpenSession, SessionFilesChanged
 from tui.ui.clipboard import copy_notice
 from tui.ui.screens.browser_columns import Column, layout, row_cells
@@ -74,9 +73,6 @@ class BrowserScreen(Screen):
         self.stats_range = stats_range  # the Stats screen's range (the config file's stats_range)
         self.cursor_key: str | None = None  # the highlighted session's key, as last seen (kept with the place)
         self.sessions_dir = self.model.sessions_dir
-        # other agents' sessions are listed: the Kind column is offered
-        self._has_agents = bool(roots) or (self.sessions_dir is not None and location_of_root(self.sessions_dir)
-                                           is not None)
         self.live_summary = live_summary  # one line on the event streams for the header ("" when none)
         self.demo_for = demo_for  # set while the demo runs in place of this (empty or missing) directory
         self._limit = PAGE  # rows of the view the table may hold (grows by PAGE as the cursor reaches its end)
@@ -134,7 +130,7 @@ class BrowserScreen(Screen):
     def _layout(self) -> tuple[Column, ...]:
         """The columns for the current terminal width (tui.ui.screens.browser_columns)."""
         return layout(self.size.width, live=self.model.has_live, sort=self.model.sort, desc=self.model.desc,
-                      agents=self._has_agents)
+                      agents=self.model.has_agents)
 
     def _setup_columns(self) -> None:
         self.table.set_columns(self._layout())
