@@ -157,7 +157,7 @@ async def test_diff_tables(tmp_path):
     app = MonitorApp(sessions_dir=tmp_path, watch=False)
     async with app.run_test(size=NARROW) as pilot:
         app.live.diff_paths(str(one), str(two))
-        assert await wait_for(pilot, lambda: isinstance(app.screen, DiffScreen) and app.screen.model.rows)
+        assert await wait_for(pilot, lambda: isinstance(app.screen, DiffScreen) and app.screen._rows)
         ops = app.screen.query_one("#diff-ops")
         ops.focus()
         await pilot.press("G")
