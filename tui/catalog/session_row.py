@@ -110,15 +110,16 @@ def row_from_entry(path: Path | str, mtime: float, size: int, kind: str, *, key:
     nothing is opened. `key` defaults to the path, `session_id` to the file name without its suffix; an empty
     file that is not `loaded` already is loaded at once, broken for being empty. (The sessions index restores its
     stored rows whole: tui.catalog.index.indexer.row_from_record and its warm image.)"""
-    p = path if isinstance(path, Path) or path is None else Path(path)
-    row = SessionRow(str(p) if key is None else key, p, kind,
-                     session_id_from_name(p.name if p is not None else os.path.basename(str(key)))
-                     if session_id is None else session_id,
-                     mtime, size, loaded, broken, mtime_ns=mtime_ns, inode=inode, ctime_ns=ctime_ns)
+    if path is not None and not isinstance(path, Path):
+        path = Path(path)
+    if key is None:
+        key = str(path)
+    if session_id is None:
+        session_id = session_id_from_name(os.path.basename(key))
     if size == 0 and not loaded:
-        row.broken = EMPTY_REASON
-        row.loaded = True
-    return row
+        broken, loaded = EMPTY_REASON, True
+    return SessionRow(key, path, kind, session_id, mtime, size, loaded, broken, mtime_ns=mtime_ns, inode=inode,
+                      ctime_ns=ctime_ns)
 
 
 # ----------------------------------------------------------------------------------------- the row's kind
