@@ -165,3 +165,19 @@ def test_the_model_imports_no_textual():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[2], env={**os.environ, "PYTHONPATH": "."})
     assert out.stdout.strip() == "False"
+
+
+def test_a_sub_agent_ledger_is_no_row_and_a_stale_fill_is_dropped(tmp_path):
+    sessions = make_sessions_dir(tmp_path / "sessions")
+    model = BrowserModel(None, stale_after_s=60)
+    child_path = sessions / "session" / f"{CHILD_LEDGER}.jsonl"
+    model.upsert([loaded(str(child_path), CHILD_LEDGER, started=T0, cost=1.0, kind=RowKind.LEDGER)])
+    assert model.compute_view() == [str(child_path)] and "$1" in model.summary_line()
+    done = model.upsert([row_from_entry(child_path, 2.0, 10, RowKind.LEDGER)])  # its first line names a parent
+    assert done.reorder and str(child_path) not in model.rows
+    model.summary_dirty = False
+    assert "$1" not in model.summary_line()  # taken out of the summary row by row
+    listed = row_from_entry(sessions / "a.json.gz", 5.0, 10, RowKind.SNAPSHOT)
+    model.upsert([listed])
+    read_before_a_rewrite = loaded(str(sessions / "a.json.gz"), "a", started=T0)  # mtime differs from the listing's
+    assert model.apply_filled([read_before_a_rewrite]) == [] and not model.rows[listed.key].loaded
