@@ -181,3 +181,18 @@ def test_a_sub_agent_ledger_is_no_row_and_a_stale_fill_is_dropped(tmp_path):
     model.upsert([listed])
     read_before_a_rewrite = loaded(str(sessions / "a.json.gz"), "a", started=T0)  # mtime differs from the listing's
     assert model.apply_filled([read_before_a_rewrite]) == [] and not model.rows[listed.key].loaded
+
+
+def test_the_fill_reads_the_rows_of_a_rescan_that_came_while_it_waited(tmp_path):
+    path = write_snapshot(tmp_path, "a", session_node("a", "agent", "t", started=T0, duration=1), 1.0)
+    model = BrowserModel(None, stale_after_s=60)
+    model.finish_scan([row_from_entry(path, 1.0, path.stat().st_size, RowKind.SNAPSHOT)])
+    model.fill_queue.active.clear()  # another screen on top: the fill waits
+    thread = threading.Thread(target=model.fill, args=(lambda: False,))
+    thread.start()
+    os.utime(path, (2.0, 2.0))  # rewritten meanwhile, and listed again
+    model.finish_scan([row_from_entry(path, 2.0, path.stat().st_size, RowKind.SNAPSHOT)])
+    model.fill_queue.active.set()
+    thread.join(10)
+    assert [row.key for row in model.apply_filled(model.fill_queue.take_results())] == [str(path)]
+    assert model.rows[str(path)].loaded and model.rows[str(path)].agent == "agent"

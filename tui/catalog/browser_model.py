@@ -165,7 +165,7 @@ class BrowserModel:
     # ----------------------------------------------------------------------------------------- filling
     def fill(self, cancelled: Callable[[], bool]) -> None:
         """Runs in the fill thread: read the pending rows (tui.catalog.fill_queue)."""
-        self.fill_queue.fill(self.rows.get, cancelled, self.index)
+        self.fill_queue.fill(lambda key: self.rows.get(key), cancelled, self.index)  # (a rescan replaces `rows`)
 
     @property
     def pending(self) -> set[str]:
