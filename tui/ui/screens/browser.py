@@ -274,11 +274,7 @@ class BrowserScreen(Screen):
                  if self._cursor_moved and cursor_key in view[: self._limit] else -1)
         table.clear_rows()
         self._add_rows(view[: self._limit])
-        if table.shown:
-            target = index if index >= 0 else min(cursor_row, len(table.shown) - 1)
-            table.move_cursor(row=target, scroll=False)
-            new_scroll = max(0, scroll_y + (target - cursor_row))
-            self.call_after_refresh(table.scroll_to, y=new_scroll, animate=False)
+        table.put_cursor_back(index, cursor_row, scroll_y)
         self.update_header()
         self.pace.done(started)
         model.live_reorder = False

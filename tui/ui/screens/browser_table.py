@@ -59,6 +59,14 @@ class SessionTable(TableMotion, UnmeasuredRowsTable):
         self.shown.extend(keys)
         self.shown_set.update(keys)
 
+    def put_cursor_back(self, index: int, cursor_row: int, scroll_y: float) -> None:
+        """After the rows were put back: the cursor on row `index` (-1: where it was, `cursor_row`), the table
+        scrolled by as much as the cursor moved."""
+        if self.shown:
+            target = index if index >= 0 else min(cursor_row, len(self.shown) - 1)
+            self.move_cursor(row=target, scroll=False)
+            self.call_after_refresh(self.scroll_to, y=max(0, scroll_y + (target - cursor_row)), animate=False)
+
     def cursor_key(self) -> str | None:
         """The key of the highlighted row."""
         row = self.cursor_row
