@@ -58,9 +58,10 @@ def session_app(op_path: str | None = None) -> MonitorApp:
 async def wait_browser_loaded(pilot) -> None:
     for _ in range(200):
         screen = pilot.app.screen
-        rows = getattr(screen, "_rows", {})
-        settled = not (getattr(screen, "_pending", None) or getattr(screen, "_results", None)
-                       or getattr(screen, "_scanning", False) or getattr(screen, "_view_stale", False))
+        model = getattr(screen, "model", None)  # (the browser's: tui.catalog.browser_model)
+        rows = model.rows if model is not None else {}
+        settled = model is not None and not (model.pending or model.fill_queue.results or model.scanning
+                                             or model.view_stale)
         if rows and all(r.loaded for r in rows.values()) and settled:  # filled, applied and sorted
             break
         await pilot.pause(0.05)

@@ -38,15 +38,15 @@ async def main(folder: str, spawned: float, max_seconds: float) -> dict:
         table = screen.table
         await pilot.pause(0)  # drawn
         out["first_rows_s"] = since()
-        out["rows"] = len(screen._rows)
+        out["rows"] = len(screen.model.rows)
         visible = table.size.height - 1
 
         def screenful_filled() -> bool:
-            keys = screen._shown[:visible]
-            return bool(keys) and all(screen._rows[k].loaded for k in keys if k in screen._rows)
+            keys = screen.table.shown[:visible]
+            return bool(keys) and all(screen.model.rows[k].loaded for k in keys if k in screen.model.rows)
 
         def all_filled() -> bool:
-            return not screen._pending and not screen._results and not screen._fill_busy()
+            return not screen.model.pending and not screen.model.fill_queue.results and not screen._fill_busy()
 
         while not screenful_filled():
             await asyncio.sleep(0.005)
@@ -61,7 +61,7 @@ async def main(folder: str, spawned: float, max_seconds: float) -> dict:
             await asyncio.sleep(0.1)
         out["all_filled_s"] = since() if all_filled() else None
         filled_at = time.perf_counter()
-        out["filled"] = sum(1 for r in screen._rows.values() if r.loaded)
+        out["filled"] = sum(1 for r in screen.model.rows.values() if r.loaded)
         out["keys"] = {"n": len(keys), "p50": quantile(keys, 0.5), "p95": quantile(keys, 0.95),
                        "max": max(keys, default=0.0)}
         out["stall_while_filling_s"] = max((lag_s for at, lag_s in lag.samples if fill_start <= at < filled_at),

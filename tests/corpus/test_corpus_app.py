@@ -37,7 +37,7 @@ def session_app(path) -> MonitorApp:
 
 
 def row_of(screen: BrowserScreen, name: str):
-    return next(row for row in screen._rows.values() if row.path.name == name.rsplit("/", 1)[-1])
+    return next(row for row in screen.model.rows.values() if row.path.name == name.rsplit("/", 1)[-1])
 
 
 def all_tree_nodes(tree) -> list:
@@ -79,7 +79,7 @@ async def test_browser_lists_good_rows_and_marks_broken_ones_with_reasons(corpus
             await pilot.pause(0.2)
             assert isinstance(app.screen, BrowserScreen)
             assert any("cannot open" in n and "not UTF-8 text" in n for n in notices(app)), notices(app)
-            hostile_key = next(r.key for r in screen._rows.values() if r.session_id.startswith("hostile-name"))
+            hostile_key = next(r.key for r in screen.model.rows.values() if r.session_id.startswith("hostile-name"))
             table.move_cursor(row=table.get_row_index(hostile_key))
             await pilot.press("enter")
             await pilot.pause(0.2)

@@ -47,15 +47,15 @@ async def test_the_browser_follows_a_sessions_dir_deleted_and_made_again(tmp_pat
     async with app.run_test(size=(160, 48)) as pilot:
         browser = app.screen
         assert isinstance(browser, BrowserScreen)
-        assert await wait_for(pilot, lambda: len(browser._rows) == 1)
+        assert await wait_for(pilot, lambda: len(browser.model.rows) == 1)
         await asyncio.sleep(0.5)  # the watcher is up
         shutil.rmtree(sessions)
-        assert await wait_for(pilot, lambda: str(first) not in browser._rows, timeout=15)
+        assert await wait_for(pilot, lambda: str(first) not in browser.model.rows, timeout=15)
         sessions.mkdir()
         await asyncio.sleep(0.8)  # past the re-arm
         second = put(sessions / "second.json.gz", snapshot_bytes(session(turn(1, op("tool", "ls")), agent="b")),
                      gz=True)
-        assert await wait_for(pilot, lambda: str(second) in browser._rows and browser._rows[str(second)].loaded,
+        assert await wait_for(pilot, lambda: str(second) in browser.model.rows and browser.model.rows[str(second)].loaded,
                               timeout=15), "the new file never showed: tailing stopped with the old directory"
         notes = [n.message for n in app._notifications]
         assert any("was removed" in n for n in notes) and any("is back" in n for n in notes), notes
@@ -69,14 +69,14 @@ async def test_the_browser_follows_a_sessions_dir_renamed_away_and_made_again(tm
     app = MonitorApp(sessions_dir=sessions)
     async with app.run_test(size=(160, 48)) as pilot:
         browser = app.screen
-        assert await wait_for(pilot, lambda: len(browser._rows) == 1)
+        assert await wait_for(pilot, lambda: len(browser.model.rows) == 1)
         await asyncio.sleep(0.5)  # the watcher is up
         sessions.rename(tmp_path / "sessions.old")
         sessions.mkdir()
         second = put(sessions / "second.json.gz", snapshot_bytes(session(turn(1, op("tool", "ls")), agent="b")),
                      gz=True)
-        assert await wait_for(pilot, lambda: str(second) in browser._rows and str(first) not in browser._rows,
-                              timeout=15), sorted(browser._rows)
+        assert await wait_for(pilot, lambda: str(second) in browser.model.rows and str(first) not in browser.model.rows,
+                              timeout=15), sorted(browser.model.rows)
         third = put(sessions / "third.json.gz", snapshot_bytes(session(turn(1, op("tool", "ls")), agent="c")),
                     gz=True)
-        assert await wait_for(pilot, lambda: str(third) in browser._rows, timeout=15)
+        assert await wait_for(pilot, lambda: str(third) in browser.model.rows, timeout=15)

@@ -163,7 +163,7 @@ async def test_browser_lists_a_jules_file_and_a_genkit_directory(tmp_path):
         browser = app.screen
         assert isinstance(browser, BrowserScreen)
         await settle(pilot, browser)
-        rows = {row.kind: row for row in browser._rows.values()}
+        rows = {row.kind: row for row in browser.model.rows.values()}
         assert set(rows) == {"snapshot", "jules", "genkit"}
         assert rows["genkit"].session_id == "chat-store" and rows["genkit"].turns == 5 and not rows["genkit"].broken
         assert rows["jules"].status == "ok" and rows["jules"].tokens is None

@@ -158,16 +158,16 @@ async def test_browser_mark_and_diff_two_files(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         browser = app.screen
         assert isinstance(browser, BrowserScreen)
-        assert await wait_for(pilot, lambda: len(browser._rows) == 2 and all(r.loaded for r in browser._rows.values()))
+        assert await wait_for(pilot, lambda: len(browser.model.rows) == 2 and all(r.loaded for r in browser.model.rows.values()))
         await pilot.press("d")  # nothing marked yet: a hint, no diff
         await pilot.pause()
         assert app.screen is browser
         await pilot.press("m")
-        marked = browser._shown[browser.table.cursor_row]
+        marked = browser.table.shown[browser.table.cursor_row]
         await pilot.press("down", "d")
         assert await wait_for(pilot, lambda: isinstance(app.screen, DiffScreen))
         diff = app.screen.diff
-        other = browser._shown[browser.table.cursor_row]
+        other = browser.table.shown[browser.table.cursor_row]
         assert {marked, other} == {str(one), str(two)}
         assert diff.before.label == marked.rsplit("/", 1)[-1] and diff.after.agent == "twin"
         expected = summarise(load(other))["totals"]["tokensIn"] - summarise(load(marked))["totals"]["tokensIn"]

@@ -43,20 +43,20 @@ async def test_rejections_and_reorderings_are_shown_in_the_header_and_the_live_p
                                  orjson.dumps({"type": "teleport"}), event(1, "kid", parentId="nobody-yet")])
                      + b"\n")
         await writer.drain()
-        assert await wait_for(pilot, lambda: "rejected:" in header(app) and "live:kid" in app.browser()._rows)
+        assert await wait_for(pilot, lambda: "rejected:" in header(app) and "live:kid" in app.browser().model.rows)
         text = header(app)
         assert "live: 4 events" in text and "1 reordered" in text
         assert "rejected: malformed JSON ×1, not an object ×1, unknown type ×1, duplicate ×1" in text
         assert "listening on unix:" in text and "1 client connected" in text
         browser = app.screen
         assert isinstance(browser, BrowserScreen)
-        assert "live:s1" in browser._rows and "live:kid" in browser._rows  # no tree sent: listed all the same
-        assert "no tree received yet" in browser._rows["live:s1"].title
+        assert "live:s1" in browser.model.rows and "live:kid" in browser.model.rows  # no tree sent: listed all the same
+        assert "no tree received yet" in browser.model.rows["live:s1"].title
         browser.focus()
         await pilot.press("r")  # a rescan of the sessions directory keeps the live rows
-        assert await wait_for(pilot, lambda: not browser._scanning)
+        assert await wait_for(pilot, lambda: not browser.model.scanning)
         await pilot.pause(0.3)
-        assert "live:s1" in browser._rows and "live:kid" in browser._rows
+        assert "live:s1" in browser.model.rows and "live:kid" in browser.model.rows
         app.open_path("live:s1")
         await pilot.pause(0.3)
         assert "3 events · 0 gaps · 1 reordered" in panel(app)

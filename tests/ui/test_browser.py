@@ -42,7 +42,7 @@ async def test_lists_rows_and_broken_entries(sessions):
         assert isinstance(screen, BrowserScreen)
         await settle(pilot, screen)
         assert ids(screen) == ALL  # newest first; tmp file, notes.txt and the child ledger are not rows
-        assert not any(".tmp-" in key for key in screen._rows)
+        assert not any(".tmp-" in key for key in screen.model.rows)
         assert "7 sessions" in header(screen) and "loading" not in header(screen)
         empty = cells(screen, EMPTY)
         assert empty[3] == "BROKEN" and empty[2] == "empty file (0 bytes)"
@@ -116,12 +116,12 @@ async def test_sort_keys_and_header_click(sessions):
         await pilot.press("S")
         assert ids(screen)[:4] == [GOOD_A, ROOT_LEDGER, RUNNING, GOOD_B]
         await pilot.press("s", "s", "s", "s")  # status, duration, tokens, cost (descending)
-        assert screen._sort == "cost" and ids(screen)[:4] == [RUNNING, GOOD_A, GOOD_B, ROOT_LEDGER]
+        assert screen.model.sort == "cost" and ids(screen)[:4] == [RUNNING, GOOD_A, GOOD_B, ROOT_LEDGER]
         await pilot.press("s")  # back to started, newest first
         assert ids(screen) == ALL
         await pilot.click("#browser-table", offset=(23, 0))  # the Agent header
         await pilot.pause()
-        assert screen._sort == "agent" and ids(screen)[0] == GOOD_B
+        assert screen.model.sort == "agent" and ids(screen)[0] == GOOD_B
 
 
 async def test_enter_opens_and_broken_rows_notify(sessions, monkeypatch):
@@ -222,10 +222,10 @@ async def test_untrusted_text_is_never_markup(sessions):
 
 def test_visible_rows_load_first():
     screen = BrowserScreen(None)
-    screen._pending = {"a", "b", "c", "d"}
-    screen._queue.extend(["a", "b", "c", "d"])
-    screen._priority.extend(["c", "x"])
-    assert [screen._next_pending() for _ in range(5)] == ["c", "a", "b", "d", None]
+    screen.model.fill_queue.pending = {"a", "b", "c", "d"}
+    screen.model.fill_queue.queue.extend(["a", "b", "c", "d"])
+    screen.model.fill_queue.priority.extend(["c", "x"])
+    assert [screen.model.fill_queue.next_pending() for _ in range(5)] == ["c", "a", "b", "d", None]
 
 
 async def test_a_fresh_listing_is_shown_newest_first_before_anything_loads(tmp_path, monkeypatch):
@@ -239,11 +239,11 @@ async def test_a_fresh_listing_is_shown_newest_first_before_anything_loads(tmp_p
     app = MonitorApp(sessions_dir=folder)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
-        while not screen._scanned:
+        while not screen.model.scanned:
             await pilot.pause(0.02)
-        assert len(screen._pending) == 30
-        assert screen._view == screen._compute_view()  # what a full sort gives
-        mtimes = [screen._rows[key].mtime for key in screen._view]
+        assert len(screen.model.pending) == 30
+        assert screen.model.view == screen.model.compute_view()  # what a full sort gives
+        mtimes = [screen.model.rows[key].mtime for key in screen.model.view]
         assert mtimes == sorted(mtimes, reverse=True)
 
 
@@ -287,9 +287,9 @@ async def test_live_rows_arriving_in_a_flood_re_sort_the_list_at_most_once_a_sec
         for n in range(10):  # ten batches within a second, each with a new session: one re-sort
             screen.upsert_rows([live(n)])
             screen._tick()
-        assert len(sorts) <= 1 and screen._view_stale
-        screen._view_refreshed_at -= browser.LIVE_RESORT_S  # a second later
+        assert len(sorts) <= 1 and screen.model.view_stale
+        screen.pace.refreshed_at -= browser.LIVE_RESORT_S  # a second later
         screen._tick()
-        assert not screen._view_stale and [k for k in screen._shown if k.startswith(LIVE_PREFIX)][:3] == \
+        assert not screen.model.view_stale and [k for k in screen.table.shown if k.startswith(LIVE_PREFIX)][:3] == \
             [f"{LIVE_PREFIX}s9", f"{LIVE_PREFIX}s8", f"{LIVE_PREFIX}s7"]
         await pilot.pause()

@@ -1,4 +1,4 @@
-"""The browser's bound on the rows of live sessions the hub forgot (tui.ui.screens.browser_forgotten), through the
+"""The browser's bound on the rows of live sessions the hub forgot (tui.catalog.forgotten_rows), through the
 real OTLP receiver and sink: past the sink's caps whole traces are evicted, the hub forgets their sessions, the live
 controller says so (LiveRootsForgotten) and the browser keeps the newest of those rows up to its bound, dropping the
 oldest at its next re-sort. Before, it kept a row for every session ever received (memory grew with them)."""
@@ -26,7 +26,7 @@ def _bound(app: MonitorApp, url: str) -> str | None:
 
 
 def _live(browser: BrowserScreen) -> set[str]:
-    return {r.session_id for r in browser._rows.values() if r.kind == RowKind.LIVE}
+    return {r.session_id for r in browser.model.rows.values() if r.kind == RowKind.LIVE}
 
 
 def _text(browser: BrowserScreen, widget: str) -> str:
@@ -48,7 +48,7 @@ async def test_rows_of_forgotten_sessions_are_kept_newest_first_up_to_the_bound(
         assert await wait_for(pilot, lambda: _bound(app, url))
         browser = app.screen
         assert isinstance(browser, BrowserScreen)
-        browser._forgotten.cap = 3  # rows of forgotten sessions kept
+        browser.model.forgotten.cap = 3  # rows of forgotten sessions kept
         sink = app.live.otlp_sink
         sink.max_spans = 14  # two traces of seven spans: the others are evicted, oldest first
         channel = grpc.insecure_channel(_bound(app, url))
@@ -63,22 +63,22 @@ async def test_rows_of_forgotten_sessions_are_kept_newest_first_up_to_the_bound(
         assert sink.evicted == 6 and set(app.hub.roots()) == {sid(6), sid(7)}
         # six forgotten (0-5): the three updated last are kept, the rest dropped at the next re-sort
         assert await wait_for(pilot, lambda: _live(browser) == {sid(n) for n in range(3, 8)})
-        assert str(snapshot) in browser._rows  # the file row of session 0 stays
-        assert not [k for k in browser._live_keys | set(browser._pending) if k not in browser._rows]
-        assert await wait_for(pilot, lambda: browser._view_stale is False)
-        assert set(browser._view) == set(browser._rows)
+        assert str(snapshot) in browser.model.rows  # the file row of session 0 stays
+        assert not [k for k in browser.model.live_keys | set(browser.model.pending) if k not in browser.model.rows]
+        assert await wait_for(pilot, lambda: browser.model.view_stale is False)
+        assert set(browser.model.view) == set(browser.model.rows)
         assert _text(browser, "#browser-summary").startswith("6 sessions ")  # 5 live + the file, recounted
         assert "6 sessions" in _text(browser, "#browser-header")
         assert "3 evicted live rows dropped" in _text(browser, "#browser-header")
 
         # a forgotten session that comes back is live again, and off the list: trace 3's return evicts trace 6
         await send(3)
-        assert LIVE_PREFIX + sid(3) not in browser._forgotten
+        assert LIVE_PREFIX + sid(3) not in browser.model.forgotten
         assert _live(browser) == {sid(n) for n in range(3, 8)}
         # a dropped one comes back too (its row reappears); trace 7 is evicted: four forgotten (4-7), 4 dropped
         await send(0)
         assert await wait_for(pilot, lambda: _live(browser) == {sid(0), sid(3), sid(5), sid(6), sid(7)})
-        assert str(snapshot) in browser._rows
+        assert str(snapshot) in browser.model.rows
         # one row per session (row_merge): session 0's file and live rows are one
         assert await wait_for(pilot, lambda: _text(browser, "#browser-summary").startswith("5 sessions"))
         assert "4 evicted live rows dropped" in _text(browser, "#browser-header")
@@ -87,7 +87,7 @@ async def test_rows_of_forgotten_sessions_are_kept_newest_first_up_to_the_bound(
         app.hub.changed.add(sid(3))
         app.live.apply()
         await pilot.pause(0.2)
-        assert LIVE_PREFIX + sid(3) in browser._rows and LIVE_PREFIX + sid(3) not in browser._forgotten
+        assert LIVE_PREFIX + sid(3) in browser.model.rows and LIVE_PREFIX + sid(3) not in browser.model.forgotten
         channel.close()
 
 
@@ -100,17 +100,17 @@ async def test_removing_a_rows_path_forgets_it_as_a_live_row(tmp_path):
         key = f"{LIVE_PREFIX}s1"
         browser.upsert_rows([SessionRow(key=key, path=Path(key), kind=RowKind.LIVE, session_id="s1", mtime=T0 / 1000,
                                         size=0, loaded=True, status="running", events=1, gaps=0)])
-        assert key in browser._live_keys
+        assert key in browser.model.live_keys
         browser.remove_paths([key])
         await pilot.pause()
-        assert key not in browser._rows and key not in browser._live_keys
+        assert key not in browser.model.rows and key not in browser.model.live_keys
 
 
 def test_the_keeper_drops_the_oldest_by_last_update_and_never_a_returned_or_file_row():
     """ForgottenLiveRows on its own: rows that are not live (files) or not there are not taken; the oldest by last
     update go first, whatever order they were forgotten in; a returned one is no candidate; a bad mtime sorts
     oldest instead of failing."""
-    from tui.ui.screens.browser_forgotten import ForgottenLiveRows
+    from tui.catalog.forgotten_rows import ForgottenLiveRows
 
     def row(key: str, mtime, kind: str = RowKind.LIVE) -> SessionRow:
         return SessionRow(key=key, path=Path(key), kind=kind, session_id=key, mtime=mtime, size=0, loaded=True)
@@ -144,9 +144,9 @@ async def test_when_the_directory_comes_back_live_rows_stay_and_missing_files_go
             SessionRow(key=gone, path=Path(gone), kind=RowKind.SNAPSHOT, session_id="gone", mtime=T0 / 1000,
                        size=10, loaded=True)])
         await pilot.pause()
-        assert live in browser._rows and gone in browser._rows
+        assert live in browser.model.rows and gone in browser.model.rows
         Path(gone).unlink()
         app._dir_changed(DirChanges(complete=True))
         await pilot.pause()
-        assert live in browser._rows and live in browser._live_keys
-        assert gone not in browser._rows
+        assert live in browser.model.rows and live in browser.model.live_keys
+        assert gone not in browser.model.rows

@@ -1,4 +1,4 @@
-"""The browser on the sessions index (tui.ui.screens.browser_index): a warm start fills every row from the index
+"""The browser on the sessions index (tui.catalog.index.browser_index): a warm start fills every row from the index
 without reading a file, sorted by cost at once; a cold fill shows its progress in the header while rows fill."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
-import tui.ui.screens.browser_index as browser_index
+import tui.catalog.index.browser_index as browser_index
 from browserhelpers import SIZE, ids, settle
 from scanfixtures import GOOD_A, GOOD_B, RUNNING, T0, make_sessions_dir, session_node, write_snapshot
 from tui.catalog.index.store import index_path
@@ -43,7 +43,7 @@ async def test_a_warm_start_fills_every_row_from_the_index_without_reading(sessi
         screen.set_sort("cost", desc=True)
         await pilot.pause()
         assert reads == []
-        files = [row for row in screen._rows.values() if row.size]
+        files = [row for row in screen.model.rows.values() if row.size]
         assert files and all(row.loaded for row in files)
         assert ids(screen)[:3] == [RUNNING, GOOD_A, GOOD_B]  # $2, $0.5, $0.001
         assert "loading" not in header(screen) and "indexing" not in header(screen)
@@ -87,7 +87,7 @@ async def test_a_cold_fill_shows_its_progress_in_the_header(sessions, monkeypatc
         assert await wait_for(pilot, progress_shown, timeout=30, step=0.02)
         assert " / " in seen[0] and "sessions" in seen[0]
         await settle(pilot, screen, timeout=60)
-        assert all(row.loaded for row in screen._rows.values())
+        assert all(row.loaded for row in screen.model.rows.values())
         assert "indexing" not in header(screen)
         screen.set_sort("cost", desc=True)
         await pilot.pause()
@@ -117,7 +117,7 @@ async def test_the_index_newest_rows_show_while_the_directory_is_listed(sessions
         assert isinstance(screen, BrowserScreen)
         assert await wait_for(pilot, lambda: "indexed · listing…" in header(screen), timeout=30)
         assert ids(screen)[:2] == [GOOD_A, RUNNING]  # newest first, GOOD_B gone (its file is)
-        assert all(row.loaded for row in screen._rows.values())
+        assert all(row.loaded for row in screen.model.rows.values())
         release.set()
         await settle(pilot, screen)
         assert "listing" not in header(screen) and "indexed" not in header(screen)

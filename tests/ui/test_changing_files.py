@@ -77,11 +77,11 @@ async def test_browser_follows_deleted_and_replaced_files(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         await settle(pilot, screen)
-        assert {row.session_id for row in screen._rows.values()} == {"keep", "doomed", "spoiled"}
+        assert {row.session_id for row in screen.model.rows.values()} == {"keep", "doomed", "spoiled"}
         await asyncio.sleep(0.3)  # the watcher is up
         doomed.unlink()
         spoiled.write_bytes(b"\x1f\x8b\x08\x00 half a gzip header")
-        assert await wait_for(pilot, lambda: "doomed" not in {r.session_id for r in screen._rows.values()})
+        assert await wait_for(pilot, lambda: "doomed" not in {r.session_id for r in screen.model.rows.values()})
         assert await wait_for(pilot, lambda: "truncated gzip" in _row(screen, "spoiled").broken
                               or "corrupt gzip" in _row(screen, "spoiled").broken)
         assert not _row(screen, "keep").broken
@@ -91,7 +91,7 @@ async def test_browser_follows_deleted_and_replaced_files(tmp_path):
 
 
 def _row(screen, session_id: str):
-    return next(row for row in screen._rows.values() if row.session_id == session_id)
+    return next(row for row in screen.model.rows.values() if row.session_id == session_id)
 
 
 async def test_open_session_keeps_its_tree_when_the_file_turns_to_garbage(tmp_path):

@@ -16,9 +16,7 @@ from pathlib import Path
 from tui.formats.genkit.snapshot import looks_like_genkit_dir
 from tui.inputs.agent_roots import AgentLocation, ContentStat, content_stat, location_of_root, session_files
 from tui.inputs.files import NOT_REGULAR, not_regular_reason
-from tui.catalog.session_row import (
-    EMPTY_REASON, RowKind, SessionRow, ledger_parent, session_id_from_name,
-)
+from tui.catalog.session_row import RowKind, SessionRow, not_a_session, row_from_entry, session_id_from_name
 
 LEDGER_DIR = "session"
 # Up to this many ledgers, scan() reads each one's first line to drop sub-agent ledgers at once; above it, the
@@ -78,11 +76,9 @@ def agent_rows(loc: AgentLocation, root: Path, known: Known | None = None) -> li
             if filled is not None:
                 rows.append(filled)
                 continue
-        row = SessionRow(entry.path, path, loc.kind, session_id_from_name(entry.name), st.st_mtime, st.st_size,
-                         mtime_ns=st.st_mtime_ns, inode=st.st_ino, ctime_ns=st.st_ctime_ns)
-        if st.st_size == 0:
-            row.broken, row.loaded = EMPTY_REASON, True
-        rows.append(row)
+        rows.append(row_from_entry(path, st.st_mtime, st.st_size, loc.kind, key=entry.path,
+                                   session_id=session_id_from_name(entry.name), mtime_ns=st.st_mtime_ns,
+                                   inode=st.st_ino, ctime_ns=st.st_ctime_ns))
     return rows
 
 
@@ -105,8 +101,7 @@ def _scan_aiagent(sessions_dir: Path | str, peek_ledgers_max: int | None, known:
         if gc_was_enabled:
             gc.enable()
     if len(ledgers) <= (PEEK_LEDGERS_MAX if peek_ledgers_max is None else peek_ledgers_max):
-        ledgers = [row for row in ledgers
-                   if row.size == 0 or (row.kind != RowKind.CHILD if row.loaded else not ledger_parent(row.path))]
+        ledgers = [row for row in ledgers if row.size == 0 or not not_a_session(row)]
     rows.extend(ledgers)
     rows.extend(_genkit_dirs(base))
     rows.sort(key=lambda row: row.mtime, reverse=True)
@@ -137,7 +132,8 @@ def _genkit_dirs(base: Path) -> list[SessionRow]:
                 st = entry.stat()
             except OSError:
                 continue
-            rows.append(SessionRow(entry.path, base / name, RowKind.GENKIT, name, st.st_mtime, st.st_size or 1))
+            rows.append(row_from_entry(base / name, st.st_mtime, st.st_size or 1, RowKind.GENKIT, key=entry.path,
+                                       session_id=name))
     return rows
 
 
@@ -174,13 +170,9 @@ def _list(folder: Path, suffixes: tuple[str, ...], kind: str, known: Known | Non
                 if filled is not None:
                     append(filled)
                     continue
-            size = st.st_size
-            row = SessionRow(entry.path, path, kind, session_id_from_name(name), st.st_mtime, size,
-                             mtime_ns=st.st_mtime_ns, inode=st.st_ino, ctime_ns=st.st_ctime_ns)
-            if size == 0:
-                row.broken = EMPTY_REASON
-                row.loaded = True
-            append(row)
+            append(row_from_entry(path, st.st_mtime, st.st_size, kind, key=entry.path,
+                                  session_id=session_id_from_name(name), mtime_ns=st.st_mtime_ns, inode=st.st_ino,
+                                  ctime_ns=st.st_ctime_ns))
     return rows
 
 
@@ -192,8 +184,8 @@ def _unlistable(folder: Path, kind: str, exc: OSError) -> SessionRow:
         mtime = folder.stat().st_mtime
     except OSError:
         mtime = 0.0
-    return SessionRow(str(folder), folder, kind, name, mtime, 0, loaded=True,
-                      broken=f"cannot list the directory {name}: {why} ({what})")
+    return row_from_entry(folder, mtime, 0, kind, session_id=name, loaded=True,
+                          broken=f"cannot list the directory {name}: {why} ({what})")
 
 
 def _not_regular(entry: os.DirEntry, path: Path, kind: str) -> SessionRow:
@@ -204,9 +196,8 @@ def _not_regular(entry: os.DirEntry, path: Path, kind: str) -> SessionRow:
         mtime, reason = info.st_mtime, not_regular_reason(info.st_mode)
     except OSError:
         mtime, reason = 0.0, NOT_REGULAR
-    row = SessionRow(entry.path, path, kind, session_id_from_name(entry.name), mtime, 0, loaded=True)
-    row.broken = reason or NOT_REGULAR
-    return row
+    return row_from_entry(path, mtime, 0, kind, key=entry.path, session_id=session_id_from_name(entry.name),
+                          loaded=True, broken=reason or NOT_REGULAR)
 
 
 def _bad_link(entry: os.DirEntry, path: Path, kind: str) -> SessionRow:
@@ -215,7 +206,8 @@ def _bad_link(entry: os.DirEntry, path: Path, kind: str) -> SessionRow:
         mtime = entry.stat(follow_symlinks=False).st_mtime
     except OSError:
         mtime = 0.0
-    row = SessionRow(entry.path, path, kind, session_id_from_name(entry.name), mtime, 0, loaded=True)
+    row = row_from_entry(path, mtime, 0, kind, key=entry.path, session_id=session_id_from_name(entry.name),
+                         loaded=True)
     try:
         reason = not_regular_reason(os.stat(entry.path).st_mode)
         row.broken = reason  # a link to a FIFO or a device: never opened

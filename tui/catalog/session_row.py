@@ -7,6 +7,7 @@ row with `broken` set to the one-line reason.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -102,14 +103,55 @@ def session_id_from_name(name: str) -> str:
     return name
 
 
-def row_from_entry(path: Path | str, mtime: float, size: int, kind: str) -> SessionRow:
-    """A row from the directory listing alone: nothing is opened."""
-    p = Path(path)
-    row = SessionRow(key=str(p), path=p, kind=kind, session_id=session_id_from_name(p.name), mtime=mtime, size=size)
-    if size == 0:
-        row.broken = EMPTY_REASON
-        row.loaded = True
-    return row
+def row_from_entry(path: Path | str, mtime: float, size: int, kind: str, *, key: str | None = None,
+                   session_id: str | None = None, loaded: bool = False, broken: str = "", mtime_ns: int = 0,
+                   inode: int = 0, ctime_ns: int = 0) -> SessionRow:
+    """The one constructor of a row from what a listing knows (a directory entry, a watcher's stat, a live root):
+    nothing is opened. `key` defaults to the path, `session_id` to the file name without its suffix; an empty
+    file that is not `loaded` already is loaded at once, broken for being empty. (The sessions index restores its
+    stored rows whole: tui.catalog.index.indexer.row_from_record and its warm image.)"""
+    if path is not None and not isinstance(path, Path):
+        path = Path(path)
+    if key is None:
+        key = str(path)
+    if session_id is None:
+        session_id = session_id_from_name(os.path.basename(key))
+    if size == 0 and not loaded:
+        broken, loaded = EMPTY_REASON, True
+    return SessionRow(key, path, kind, session_id, mtime, size, loaded, broken, mtime_ns=mtime_ns, inode=inode,
+                      ctime_ns=ctime_ns)
+
+
+# ----------------------------------------------------------------------------------------- the row's kind
+# Where a row's kind is decided, and only here: by where its file sits (the listing and the watcher), by its first
+# line (a v3 ledger of a sub-agent is no session), by what its content turned out to be (the fill).
+
+def kind_of_path(path: Path, hint: str | None = None) -> str | None:
+    """The kind of a changed path the watcher reports: `hint` when its location says (other agents' roots), a
+    Genkit snapshot directory, a ledger (`.jsonl`) or a snapshot; None for a directory that holds no session."""
+    kind = hint or (RowKind.LEDGER if path.suffix == ".jsonl" else RowKind.SNAPSHOT)
+    if path.is_dir():  # a Genkit snapshot directory (tui.inputs.watch.genkit_dir_of)
+        from tui.formats.genkit.snapshot import looks_like_genkit_dir
+
+        return RowKind.GENKIT if looks_like_genkit_dir(path) else None
+    return kind
+
+
+def not_a_session(row: SessionRow) -> bool:
+    """A sub-agent's row, which the browser does not list (its tree is embedded in its root's): a ledger found to
+    be one, or an unloaded ledger whose first line names a parent."""
+    return row.kind == RowKind.CHILD or (row.kind == RowKind.LEDGER and not row.loaded
+                                         and bool(ledger_parent(row.path)))
+
+
+def kind_of_content(kind: str, doc_format: str) -> str:
+    """A file's kind once its document is loaded: a foreign format (Jules, Genkit) or another agent's file
+    (Claude Code, Codex, Gemini CLI), wherever it was listed; else the kind it was listed with."""
+    if doc_format in FOREIGN_KINDS:
+        return FOREIGN_KINDS[doc_format]
+    from tui.formats.agents import kind_of_format
+
+    return kind_of_format(doc_format) or kind
 
 
 def ledger_parent(path: Path | str) -> str | None:
@@ -182,7 +224,7 @@ def _fill(row: SessionRow, on_tree: Callable[[Session], None] | None, data: byte
     if row.size == 0:
         row.broken = EMPTY_REASON
         return
-    if row.kind == RowKind.LEDGER and ledger_parent(row.path):
+    if row.kind == RowKind.LEDGER and ledger_parent(row.path):  # (not_a_session: a loaded ledger's rule)
         row.kind = RowKind.CHILD
         return
     doc = load(str(row.path), max_bytes=row_max_bytes(), data=data)
@@ -191,8 +233,8 @@ def _fill(row: SessionRow, on_tree: Callable[[Session], None] | None, data: byte
         row.broken = "an accounting ledger, not a session"
         return
     summarise_file_row(row, s, tree_facts(s))
+    row.kind = kind_of_content(row.kind, doc.format)
     if doc.format in FOREIGN_KINDS:  # Jules / Genkit: no tokens or cost; the kind shows in the Id column
-        row.kind = FOREIGN_KINDS[doc.format]
         row.tokens = row.cost = None
         if s.status == "ok" and s.success is None and s.latest_status:
             row.status = one_line(s.latest_status, 20)  # a Jules session snapshotted while going: its state
@@ -202,9 +244,9 @@ def _fill(row: SessionRow, on_tree: Callable[[Session], None] | None, data: byte
         from tui.formats.agents import kind_of_format
 
         agent_kind = kind_of_format(doc.format)
-        if agent_kind is not None:  # a Claude Code / Codex / Gemini CLI / OpenCode file, wherever it was listed
+        if agent_kind is not None and _agent_child(s, agent_kind, row.path):
             # (an OpenCode sub-agent's session has a file of its own, and is read below its parent's task call)
-            row.kind = RowKind.CHILD if _agent_child(s, agent_kind, row.path) else agent_kind
+            row.kind = RowKind.CHILD
     if on_tree is not None:
         on_tree(s)
     release_tree(s)
@@ -255,8 +297,8 @@ def live_session_row(root: str, session: Session, events: int, gaps: int, update
     """The row of a session streamed to the monitor: its key is LIVE_PREFIX + the root id, its "mtime" the wall
     time of its last event (`updated`, what the stale rule and the Age column read); events and gaps have their
     own column, the title stays the session's."""
-    row = SessionRow(key=LIVE_PREFIX + root, path=Path(LIVE_PREFIX + root), kind=RowKind.LIVE, session_id=root,
-                     mtime=updated or time.time(), size=0, loaded=True)
+    row = row_from_entry(Path(LIVE_PREFIX + root), updated or time.time(), 0, RowKind.LIVE, key=LIVE_PREFIX + root,
+                         session_id=root, loaded=True)
     _summarise(row, session)
     row.agent = session.display_agent
     row.events, row.gaps = events, gaps

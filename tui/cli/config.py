@@ -85,7 +85,7 @@ def parse(table: dict, path: Path | None = None) -> Config:
         raise ConfigError(f"{where}unknown setting {unknown[0]!r} (known: {', '.join(KNOWN)})")
     text = {name: _text(table, name, where) for name in ("theme", "sort", "filter", "stats_range")}
     if text["sort"] is not None:
-        from tui.ui.screens.browser_sort import SORT_HELP, parse_sort
+        from tui.catalog.browser_sort import SORT_HELP, parse_sort
 
         if parse_sort(text["sort"]) is None:
             raise ConfigError(f"{where}sort = {text['sort']!r}: not a sort ({SORT_HELP})")

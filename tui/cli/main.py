@@ -10,7 +10,7 @@ import sys
 from tui import __version__
 from tui.cli.dump import dump_parser, run_dump
 from tui.cli.load import PROG, add_max_bytes, set_max_bytes
-from tui.ui.screens.browser_sort import SORT_HELP, parse_sort
+from tui.catalog.browser_sort import SORT_HELP, parse_sort
 
 
 def app_parser() -> argparse.ArgumentParser:

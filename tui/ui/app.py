@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import time
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -16,7 +17,8 @@ from textual.binding import Binding
 from textual.dom import DOMNode
 from textual.screen import Screen
 
-from tui.catalog.session_row import LIVE_PREFIX, RowKind, SessionRow, live_session_row, row_from_entry
+from tui.catalog.session_row import LIVE_PREFIX, SessionRow, live_session_row
+from tui.catalog.watched_rows import watched_rows
 from tui.formats.load import load_frozen
 from tui.inputs.files import LoadError
 from tui.inputs.paths import safe_resolve
@@ -26,7 +28,7 @@ from tui.model.document import SNAPSHOT, Document
 from tui.model.fields import printable
 from tui.ui.idle_collect import IdleCollector
 from tui.ui.live_controller import LIVE_APPLY_SECONDS, LiveController
-from tui.ui.messages import CompareSessions, OpenSession
+from tui.ui.messages import CompareSessions, OpenSession, SessionFilesChanged
 from tui.ui.preload import preload
 from tui.ui.textual_compat import app_is_exiting, drop_notifications
 
@@ -100,6 +102,7 @@ class MonitorApp(IdleCollector, App):
         self.allow_origins = list(allow_origins or [])  # web pages allowed to push to a ws:// --listen
         self.live = LiveController(self, sessions_dir=sessions_dir, streams=bool(self.listen_urls or self.connect_urls),
                                    on_rows=self._live_rows, live_row=self.live_row, on_diff=self._show_diff)
+        self._watched_rows: ThreadPoolExecutor | None = None  # the watcher's batches made rows, in order (_dir_changed)
         self.hub = self.live.hub  # (the tests feed it)
         self.history = self.live.history
         self.history_shown = self.live.history_shown
@@ -351,30 +354,15 @@ class MonitorApp(IdleCollector, App):
                             exit_on_error=False)
 
     def _dir_changed(self, batch: DirChanges) -> None:
+        """A watcher batch: its rows are made off the UI thread, one batch after the other (tui.catalog.watched_rows),
+        and posted to the browser as SessionFilesChanged; an open session of a changed file is read again."""
         if self.closing():
             return
         browser = self.browser()
         if browser is not None:
-            rows = []
-            for path in batch.updated:
-                try:
-                    st = path.stat()
-                except OSError:
-                    continue
-                kind = batch.kinds.get(path) or (RowKind.LEDGER if path.suffix == ".jsonl" else RowKind.SNAPSHOT)
-                if path.is_dir():  # a Genkit snapshot directory (tui.inputs.watch.genkit_dir_of)
-                    from tui.formats.genkit.snapshot import looks_like_genkit_dir
-
-                    if not looks_like_genkit_dir(path):
-                        continue
-                    kind = RowKind.GENKIT
-                rows.append(row_from_entry(path, st.st_mtime, st.st_size or 1, kind))
-            if rows:
-                browser.upsert_rows(rows)
-            if batch.removed:
-                browser.remove_paths(batch.removed)
-            if batch.complete:  # the directory came back: rows of files that went with the old one go
-                browser.drop_missing_files()
+            if self._watched_rows is None:
+                self._watched_rows = ThreadPoolExecutor(max_workers=1, thread_name_prefix="watched-rows")
+            self._watched_rows.submit(post_watched_rows, browser, batch)
         for path in batch.updated:
             self.live.file_changed(safe_resolve(path))
 
@@ -412,6 +400,13 @@ class MonitorApp(IdleCollector, App):
     def live_row(self, root: str, session) -> SessionRow:
         live = self.hub.sessions.get(root)  # (its title is its own: events and gaps have their own column)
         return live_session_row(root, session, *self.hub.counters(root), live.updated if live else None)
+
+
+def post_watched_rows(browser: Screen, batch: DirChanges) -> None:
+    """Runs in the watched-rows thread: the batch's rows (stat, kind, row: tui.catalog.watched_rows), to the browser."""
+    changes = watched_rows(batch)
+    if changes:
+        browser.post_message(SessionFilesChanged(changes))
 
 
 def settle_heap() -> None:

@@ -260,7 +260,7 @@ class LiveController(HistoryRecorder):
             if not self.is_open(LIVE_PREFIX + root):
                 self.let_go(self._live_builds.pop(root, None))
         gone -= changed  # (one that came back since is live again: its row is updated below)
-        if gone or merged:  # the browser keeps a bounded number of forgotten rows (tui.ui.screens.browser_forgotten)
+        if gone or merged:  # the browser keeps a bounded number of forgotten rows (tui.catalog.forgotten_rows)
             self.post(partial(LiveRootsForgotten, frozenset(gone), frozenset(merged)))
         self.live_history_tick(changed)
         counts = (sum(hub.rejected.values()), tuple(self.stream_status.values()))

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:
+    from tui.catalog.watched_rows import WatchedRows
     from tui.formats.aiagent.history import Version
     from tui.model.document import Document
     from tui.model.nodes import Session
@@ -71,7 +72,7 @@ class StreamStateChanged(Message, bubble=False):
 
 class LiveRootsForgotten(Message, bubble=False):
     """The hub forgot these live roots entirely (the OTLP sink evicted their traces, and no event stream speaks for
-    them): the browser keeps their rows only up to its bound (tui.ui.screens.browser_forgotten). Roots that came
+    them): the browser keeps their rows only up to its bound (tui.catalog.forgotten_rows). Roots that came
     back in the same batch are not named. `merged`: roots that are now part of another root (a provisional OTLP
     session settled, a sub-agent shown alone until its parent spoke): their rows go, or the same tokens would count
     twice. Not replaceable: each message names other roots."""
@@ -80,6 +81,19 @@ class LiveRootsForgotten(Message, bubble=False):
         super().__init__()
         self.roots = roots
         self.merged = merged
+
+
+class SessionFilesChanged(Message, bubble=False):
+    """The directory watcher saw session files change: `rows` to upsert (unloaded: the browser's fill reads them),
+    `removed` paths whose rows go, and `complete` when the directory came back (rows of files no longer there go).
+    Made off the UI thread (tui.catalog.watched_rows); the app routes it to the browser. Not replaceable: each
+    batch names other files."""
+
+    def __init__(self, changes: WatchedRows) -> None:
+        super().__init__()
+        self.rows = changes.rows
+        self.removed = changes.removed
+        self.complete = changes.complete
 
 
 class OpenSession(Message):

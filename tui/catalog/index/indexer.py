@@ -23,7 +23,7 @@ from typing import cast
 from tui.catalog.absurd import SUSPECT_HEAD, sane_record, suspect_text
 from tui.catalog.index.facts_fill import fill_from_facts
 from tui.catalog.index.row_extras import TEXT_KINDS, OpTally, empty_extras, headend_of, op_text, write_extras
-from tui.catalog.session_row import RowKind, SessionRow, fill_row, session_id_from_name
+from tui.catalog.session_row import RowKind, SessionRow, fill_row, row_from_entry
 from tui.inputs.agent_roots import content_stat
 from tui.inputs.files import not_regular_reason
 from tui.model.nodes import Session
@@ -74,8 +74,8 @@ def index_file(path: str, kind: str) -> dict:
         mtime = 0.0
     # (its Path is made only for the tree's reader: the facts reader opens the file by its key, the same path, and
     # a Path costs ~6 us of the ~250 of a file it reads)
-    row = SessionRow(key=path, path=cast(Path, None), kind=kind,
-                     session_id=session_id_from_name(os.path.basename(path)), mtime=mtime, size=size)
+    row = row_from_entry(cast(Path, None), mtime, size, kind, key=path, loaded=True)
+    row.loaded = False  # (an empty file is read like any other here: fill_row says it is empty, facts included)
     record = empty_extras()
     if size == 0 and mtime_ns == 0:
         row.broken, row.loaded = "cannot be read (vanished)", True
