@@ -88,6 +88,12 @@ class SessionScreen(LiveView, HistoryView, Screen):
         Binding("left_square_bracket", "history_back", "Older version", key_display="[", show=False),
         Binding("right_square_bracket", "history_forward", "Newer version", key_display="]", show=False),
         Binding("D", "history_diff", "Compare versions", key_display="D", show=False),
+        Binding("less_than_sign,shift+left", "scroll_sideways(-1)", "Scroll left", key_display="<", show=False,
+                id="session.scroll_left"),
+        Binding("greater_than_sign,shift+right", "scroll_sideways(1)", "Scroll right", key_display=">",
+                show=False, id="session.scroll_right"),
+        Binding("Z", "zoom", "Zoom panel", key_display="Z", show=False, id="session.zoom"),
+        Binding("vertical_line", "pager", "Export to $PAGER", key_display="|", show=False, id="session.pager"),
         Binding("question_mark", "app.help", "Help", key_display="?"),
         Binding("q", "app.close_view", "Close/Quit"),
     ]
@@ -487,6 +493,22 @@ class SessionScreen(LiveView, HistoryView, Screen):
             pane.focus()
         else:
             self.tree.focus()
+
+    # the panels ---------------------------------------------------------------------------------------
+    def action_zoom(self) -> None:
+        """`Z`: the focused panel (tree, details, logs, insights) fills the screen; again (or Escape) restores."""
+        if self.maximized is not None:
+            self.minimize()
+        elif self.focused is None or not self.maximize(self.focused):
+            self.notify("focus a panel first (tab)", severity="warning")
+
+    def action_scroll_sideways(self, direction: int) -> None:
+        """`<` / `>`: the focused panel sideways; the tree's right-hand columns stay where they are."""
+        widget = self.focused or self.tree
+        if isinstance(widget, OpTree):
+            widget.action_scroll_sideways(direction)
+        else:
+            widget.scroll_relative(x=direction * max(4, widget.size.width // 2), animate=False)
 
     def _update_insights(self) -> None:
         from tui.model.insights import compute
