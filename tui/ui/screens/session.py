@@ -494,6 +494,20 @@ class SessionScreen(LiveView, HistoryView, Screen):
         else:
             self.tree.focus()
 
+    def action_pager(self) -> None:
+        """`|`: the level in view exported as Markdown (what `x` writes) in `$PAGER`."""
+        from tui.text.export import render
+        from tui.ui.pager import open_in_pager
+
+        try:
+            text = render(self.session, "markdown", source=self.doc.path, source_format=self.doc.format)
+        except Exception as exc:  # noqa: BLE001 - an odd tree must not take the screen down
+            self.notify(f"cannot export this session: {exc}", severity="error", markup=False)
+            return
+        problem = open_in_pager(self.app, text.decode("utf-8", "replace"))
+        if problem:
+            self.notify(problem, severity="error", markup=False)
+
     # the panels ---------------------------------------------------------------------------------------
     def action_zoom(self) -> None:
         """`Z`: the focused panel (tree, details, logs, insights) fills the screen; again (or Escape) restores."""
