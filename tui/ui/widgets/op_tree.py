@@ -349,6 +349,13 @@ class OpTree(QuietTree[Node]):
             return
         self.scroll_to(y=max(0, y), animate=False, immediate=True, force=True)
 
+    def center_cursor(self) -> None:
+        """Centre the cursor row (a jump's op): kept off the bottom row, which a horizontal scrollbar may take after
+        a reveal."""
+        if self.cursor_line >= 0:
+            self.scroll_to(y=max(0, self.cursor_line - self.scrollable_content_region.height // 2), animate=False,
+                           immediate=True, force=True)
+
     def refresh_labels(self) -> None:
         """Re-render the labels of built nodes (a running session grows; one that goes silent turns `stale`)."""
         stale = self.stale()
