@@ -7,6 +7,7 @@ from textual.screen import Screen
 
 from apphelpers import session_app, top
 from builders import op, session, turn, write
+from tui.formats.aiagent.history import Summary, Version
 from tui.ui.screens.session import SessionScreen
 
 
@@ -61,8 +62,10 @@ async def test_follow_and_search_are_reactives(tmp_path):
         assert len(screen.matches) == 3 and screen.match_index == -1
         await pilot.press("n")
         await settle(pilot)
-        assert screen.follow is False  # a jump of the user's turns follow off
         assert "match 1/3" in str(screen.query_one("#status").render())
+        await pilot.press("down")
+        await settle(pilot)
+        assert screen.follow is False  # a move of the user's turns follow off
         await pilot.press("escape")  # clears the search: the reactive, and its matches
         assert screen.query_text == "" and screen.matches == []
 
@@ -73,12 +76,10 @@ async def test_the_version_shown_is_a_reactive(tmp_path):
         screen = top(app)
         await settle(pilot)
         banner = screen.query_one("#history")
-        assert not banner.display  # one version: nothing to say
-        versions = screen.history.versions()
-        assert len(versions) == 1
-        screen.viewing = versions[0]
+        assert not banner.display  # no versions recorded: nothing to say
+        screen.viewing = Version("c0ffee00" * 8, 7, 0.0, Summary(ops=4, status="ok"), b"", 2000)
         await settle(pilot)
-        assert banner.display and "viewing history" in str(banner.render())
+        assert banner.display and "viewing history" in str(banner.render()) and "id c0ffee00" in str(banner.render())
         screen.viewing = None
         await settle(pilot)
         assert not banner.display
