@@ -23,7 +23,8 @@ from textual.widgets.tree import TreeNode
 
 __all__ = [
     "FooterKey", "PRIVATE_NAMES", "QuietTree", "UnmeasuredRowsTable", "app_is_exiting", "attach_children",
-    "drop_closed_watchers", "drop_notifications", "label_width", "rebuild_tree_lines", "release_style_memo", "unlink_tree_nodes",
+    "drop_closed_watchers", "drop_notifications", "label_width", "rebuild_tree_lines", "release_style_memo",
+    "remeasure_tree", "unlink_tree_nodes",
 ]
 
 T = TypeVar("T")
@@ -170,6 +171,12 @@ def rebuild_tree_lines(tree: Tree) -> None:
     """Reading `Tree._tree_lines` rebuilds the line list now: a node's line number (for move_cursor and
     scroll_to_node) is only known after a build, and Tree builds lazily."""
     tree._tree_lines
+
+
+def remeasure_tree(tree: Tree) -> None:
+    """Measure the lines again at the next build (`Tree._invalidate`): the opTree's line widths depend on its
+    width (its right-hand columns), which QuietTree's resize does not re-measure."""
+    tree._invalidate()
 
 
 def label_width(node: TreeNode) -> int:

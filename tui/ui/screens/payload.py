@@ -95,6 +95,7 @@ class PayloadScreen(Screen):
         Binding("y", "copy", "Copy", show=False),
         Binding("w", "save", "Save", show=False),
         Binding("z", "toggle_wrap", "Wrap"),
+        Binding("vertical_line", "pager", "Open in $PAGER", key_display="|", show=False, id="payload.pager"),
         Binding("enter", "toggle_system", "System"),
         Binding("q", "app.close_view", "Close", show=False),
     ]
@@ -145,6 +146,14 @@ class PayloadScreen(Screen):
     @property
     def current_lines(self) -> Sequence[str]:
         return self.body.lines
+
+    def action_pager(self) -> None:
+        """`|`: the view on screen (as `w` would save it: the lines shown) in `$PAGER`."""
+        from tui.ui.pager import open_in_pager
+
+        problem = open_in_pager(self.app, "\n".join(self.current_lines) + "\n")
+        if problem:
+            self.notify(problem, severity="error", markup=False)
 
     def _line_style(self, index: int, line: str) -> Style | None:
         if self._mode == "message":

@@ -7,69 +7,43 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from tui.model.document import Document
-from tui.model.fields import one_line
 from tui.model.foreign import view_of
-from tui.model.format import fmt_path
-from tui.model.json_text import dumps
-from tui.model.logs import log_count, logs_under
+from tui.formats.aiagent.history import Version
 from tui.model.nodes import Op, Session, Turn
-from tui.model.search import ErrorFilter, find, find_op_by_path, find_session_by_prefix, newest_op
-from tui.ui.clipboard import copy_notice
+from tui.model.search import ErrorFilter, find, newest_op
 from tui.ui.live_controller import LiveController
-from tui.ui.screens.session_history import HistoryView
-from tui.ui.screens.session_live import LiveView
+from tui.ui.messages import DocumentReloaded, HistoryChanged, LiveTreeBuilt, StreamStateChanged
+from tui.ui.screens.session_history import VersionHistory
+from tui.ui.screens.session_live import LiveFeed
+from tui.ui.screens.session_logs import NodeLogs
+from tui.ui.screens.session_parts import breadcrumb, copy_node_json, export_to_pager, refresh_insights, resolve
+from tui.ui.screens.session_parts import scroll_sideways, start_clocks, toggle_insights, zoom
 from tui.ui.view_memory import ViewKey, memory_of, view_key
 from tui.ui.widgets.detail_panel import DetailPanel
 from tui.ui.widgets.footer import Footer
 from tui.ui.widgets.insights_pane import InsightsPane
 from tui.ui.widgets.log_pane import LogPane
 from tui.ui.widgets.op_tree import OpTree, TreeState
-from tui.ui.widgets.totals_panel import FileChange, TotalsPanel, held_clock, last_event, went_silent
-
-LOG_DEBOUNCE_S = 0.12
-COPY_LIMIT = 16 * 1024 * 1024  # the clipboard goes through the terminal (OSC 52): keep it sane
-
-
-CRUMBS_SHOWN = 6  # deeper drill-downs show the root, "… N levels …" and the last levels: the line has room
+from tui.ui.widgets.totals_panel import TotalsPanel
 
 # Above this many logs under the selected node (some 20 ms of work), they are gathered in a thread so
 # that keys keep being answered; the views are kept per node while the screen shows the same tree.
 LOGS_IN_THREAD = 5_000
 
 
-def breadcrumb(session: Session, doc: Document) -> Text:
-    text = Text()
-    text.append(" ◆ ", style="bold blue")
-    name = doc.path if doc.path != "-" else "stdin"
-    text.append(one_line(name.rsplit("/", 1)[-1], 60), style="dim")
-    chain: list[Session | None] = list(session.breadcrumb())
-    elided = len(chain) > CRUMBS_SHOWN
-    if elided:  # the root, how many levels are hidden, the last levels: agent names only (paths are long there)
-        hidden = len(chain) - CRUMBS_SHOWN + 1
-        chain = [chain[0], None, *chain[-(CRUMBS_SHOWN - 2):]]
-        text.append(f"  depth {session.depth}", style="bold")
-    for s in chain:
-        text.append("  ›  ", style="dim")
-        if s is None:
-            text.append(f"… {hidden} levels …", style="dim italic")
-            continue
-        if s.parent_op is not None and not elided:
-            text.append(f"[{fmt_path(s.parent_op.path)}] ", style="dim")
-        text.append(one_line(s.display_agent, 30 if elided else 50), style="bold" if s is session else "")
-    return text
+class SessionScreen(Screen):
+    """One session's tree, totals, details and logs. Composed of a LiveFeed (newer versions, the trees held, `x`)
+    and a VersionHistory (`[` `]` `D`); what the keys toggle are reactives, each watcher doing what it implies."""
 
-
-DETAIL_WITH_INSIGHTS_ROWS = 32  # terminal rows below which insights hide the Details panel
-
-class SessionScreen(LiveView, HistoryView, Screen):
     CSS_PATH = "session.tcss"
     BINDINGS = [
         Binding("escape", "back", "Back"),
@@ -88,9 +62,20 @@ class SessionScreen(LiveView, HistoryView, Screen):
         Binding("left_square_bracket", "history_back", "Older version", key_display="[", show=False),
         Binding("right_square_bracket", "history_forward", "Newer version", key_display="]", show=False),
         Binding("D", "history_diff", "Compare versions", key_display="D", show=False),
+        Binding("less_than_sign,shift+left", "scroll_sideways(-1)", "Scroll left", key_display="<", show=False,
+                id="session.scroll_left"),
+        Binding("greater_than_sign,shift+right", "scroll_sideways(1)", "Scroll right", key_display=">",
+                show=False, id="session.scroll_right"),
+        Binding("Z", "zoom", "Zoom panel", key_display="Z", show=False, id="session.zoom"),
+        Binding("vertical_line", "pager", "Export to $PAGER", key_display="|", show=False, id="session.pager"),
         Binding("question_mark", "app.help", "Help", key_display="?"),
         Binding("q", "app.close_view", "Close/Quit"),
     ]
+
+    follow = var(False, init=False)  # the newest op stays selected (f); any move of the user's turns it off
+    query_text = var("", init=False, always_update=True)  # the search (/): its matches follow it
+    errors_only = var(False, init=False)  # the tree shows failed and broken nodes only (e)
+    viewing: var[Version | None] = var(None, init=False)  # an older version on screen; None: the newest
 
     def __init__(self, doc: Document, session: Session | None, *, live: LiveController | None = None,
                  select_path: str | None = None, live_root: str | None = None) -> None:
@@ -101,20 +86,14 @@ class SessionScreen(LiveView, HistoryView, Screen):
         assert session is not None
         self.doc = doc
         self.session = session
-        self._held: dict[int, Session] = {}  # the trees this screen shows, held from release (LiveController)
-        self._sync_holds()
-        self._key = self.history_key
-        self.live.opened(self._key)  # from now on its updates are posted here (even before it mounts)
         self.select_path = select_path
         self.matches: list[Op] = []
         self.match_index = -1
-        self.query_text = ""
-        self._log_timer = None
-        self._log_target: object = None
         self._ticking = False
-        self.follow = False
         self._cursor_seen: object = None  # the tree node the cursor was last seen on (a highlight elsewhere = a move)
-        self._log_views: dict[int, tuple[object, object]] = {}  # id(node) -> (node, its LogView)
+        self.logs = NodeLogs(self)
+        self.history = VersionHistory(self)
+        self.feed = LiveFeed(self, self.history.key)  # (holds the trees shown from now on)
 
     def compose(self) -> ComposeResult:
         yield Static(breadcrumb(self.session, self.doc), id="crumbs")
@@ -138,21 +117,14 @@ class SessionScreen(LiveView, HistoryView, Screen):
     def on_mount(self) -> None:
         self.query_one("#detail").border_title = "Details"
         self.tree.border_title = Text(getattr(view_of(self.session), "tree_title", "opTree"))
-        if self.live_root is not None:
-            self.tree.clock = self.live.clock(self.live_root)
-        totals = self.query_one(TotalsPanel)  # `stale` after --stale-after of silence (tui.catalog.liveness)
-        totals.last_change = (last_event(self.live.hub, self.live_root) if self.live_root is not None
-                              else FileChange(self.doc.path))
-        if self.live_root is None:  # a stale file's running nodes stop at its last change, not 5,000 hours on
-            self.tree.clock = held_clock(totals.last_change)
-        self.tree.stale = went_silent(totals.last_change)  # and say `○ stale`
-        if self.session.running:  # the labels built as the tree mounted used the default clock
-            self.tree.refresh_labels()
+        start_clocks(self.tree, self.query_one(TotalsPanel), self.live, self.live_root, self.doc)
         self.query_one("#search").display = False
         self.query_one(InsightsPane).display = False
         self.query_one("#live").display = self.live_root is not None
+        self.query_one("#history", Static).display = False
+        self.history.mounted()
         if self.live_root is not None:
-            self.update_live_panel()
+            self.feed.update_panel()
         self.tree.focus()
         self.show_node(self.session)
         if self.select_path:
@@ -188,6 +160,79 @@ class SessionScreen(LiveView, HistoryView, Screen):
     def on_screen_suspend(self) -> None:
         self.remember_view()
 
+    def on_unmount(self) -> None:
+        self.feed.unmounted()
+        self.history.root = None  # (the rebuilt tree of an older version, let go with the screen)
+
+    # what arrives (tui.ui.live_controller's messages) and the composed parts ---------------------------------
+    def on_live_tree_built(self, message: LiveTreeBuilt) -> None:
+        """A new build of a live root: taken when it is this screen's root and still the newest one."""
+        if self.feed.takes_tree(message.root, message.session):
+            self.replace_live(message.session)
+
+    def replace_live(self, root_session: Session) -> None:
+        """A new build of the live root this screen (or a sub-agent of it) shows."""
+        self.feed.replace_live(root_session)
+
+    def on_document_reloaded(self, message: DocumentReloaded) -> None:
+        if self.feed.takes_document(str(message.path)):
+            self.replace_document(dataclasses.replace(message.doc, path=self.doc.path))
+
+    def replace_document(self, doc: Document) -> None:
+        """A newer version of the same file: keep expanded nodes, selection, scroll and drill-down level."""
+        self.feed.replace_document(doc)
+
+    def on_stream_state_changed(self, message: StreamStateChanged) -> None:
+        if self.live_root is not None and self.is_mounted:
+            self.feed.update_panel()
+
+    def on_history_changed(self, message: HistoryChanged) -> None:
+        if message.key == self.history.key and self.is_mounted:
+            self.history.update_banner()
+
+    def show_live_panel(self, text: Text) -> None:
+        self.query_one("#live", Static).update(text)
+
+    def show_banner(self, text: Text | None, viewing: bool = False) -> None:
+        """The history line: hidden (None), the versions kept, or the older version on screen (`viewing`)."""
+        banner = self.query_one("#history", Static)
+        banner.set_class(viewing, "viewing")
+        banner.display = text is not None
+        if text is not None:
+            banner.update(text)
+
+    def watch_viewing(self) -> None:
+        if self.is_mounted:
+            self.history.update_banner()
+
+    @property
+    def history_key(self) -> str | None:
+        return self.history.key
+
+    @property
+    def last_export(self) -> str | None:
+        """The file the last `x` wrote."""
+        return self.feed.last_export
+
+    def update_history_banner(self) -> None:
+        self.history.update_banner()
+
+    def inherit_history(self, parent: SessionScreen) -> None:
+        """A sub-agent opened from an older version stays on that version (its tree belongs to the parent)."""
+        self.viewing = parent.viewing
+
+    def action_history_back(self) -> None:
+        self.history.back()
+
+    def action_history_forward(self) -> None:
+        self.history.forward()
+
+    def action_history_diff(self) -> None:
+        self.history.diff()
+
+    def action_export(self) -> None:
+        self.feed.export()
+
     def _tick(self) -> None:
         if not self.session.running:
             return
@@ -200,12 +245,12 @@ class SessionScreen(LiveView, HistoryView, Screen):
         if doc is not None:
             self.doc = doc
         self.session = session
-        self._log_views.clear()
-        if isinstance(tree.keep, ErrorFilter):
+        self.logs.forget()
+        if self.errors_only:
             tree.keep = ErrorFilter()
         with self._our_move():
             tree.take_newer(session, state)  # (a grown live session keeps its nodes: the old one is read here)
-        self._sync_holds()  # (after: the old tree is released as this screen lets it go)
+        self.feed.sync_holds()  # (after: the old tree is released as this screen lets it go)
         totals = self.query_one(TotalsPanel)
         totals.session = session
         totals.update_totals()
@@ -229,9 +274,12 @@ class SessionScreen(LiveView, HistoryView, Screen):
     # follow mode -----------------------------------------------------------------------------------------
     def action_follow(self) -> None:
         self.follow = not self.follow
-        self._status("follow: on (the newest op stays selected; any move turns it off)" if self.follow
-                     else "follow: off")
-        if self.follow:
+        if not self.follow:
+            self.set_status("follow: off")
+
+    def watch_follow(self, follow: bool) -> None:
+        if follow and self.is_mounted:
+            self.set_status("follow: on (the newest op stays selected; any move turns it off)")
             self._follow_newest()
 
     def _follow_newest(self) -> None:
@@ -256,7 +304,7 @@ class SessionScreen(LiveView, HistoryView, Screen):
         self._cursor_seen = event.node
         if self.follow:
             self.follow = False
-            self._status("follow: off (you moved)")
+            self.set_status("follow: off (you moved)")
         cursor = self.tree.cursor_node  # (a move from before a rebuild names a node of the old tree)
         if cursor is not None and cursor.data is not None:
             self.show_node(cursor.data)
@@ -267,74 +315,20 @@ class SessionScreen(LiveView, HistoryView, Screen):
         session: it is looked up again by path in the current tree, so a node of an older build (a live update
         came in between) selects its successor, never a stale row. An errors-only filter hiding it is lifted.
         Returns the node selected, or None when the current tree has no such op."""
-        node = self._resolve(target)
+        node = resolve(self.session, target)
         if node is None:
             return None
         tree = self.tree
         with self._our_move():
-            if not tree.reveal(node) and tree.keep is not None and lift_filter:
-                self.action_errors_only()  # the op is filtered out: show everything, then go to it
+            if not tree.reveal(node) and self.errors_only and lift_filter:
+                self.errors_only = False  # the op is filtered out: show everything, then go to it
                 tree.reveal(node)
         self.show_node(node)
         return node
 
-    def _resolve(self, target: Op | Turn | Session | str) -> Op | Turn | Session | None:
-        session = self.session
-        if isinstance(target, str):
-            return session if target == session.path_prefix else find_op_by_path(session, target)
-        if isinstance(target, (Op, Turn)) and target.session.breadcrumb()[0] is session.breadcrumb()[0]:
-            return target  # already a node of the tree on screen (follow, a fresh search): no walk
-        if isinstance(target, Op):
-            return find_op_by_path(session, target.path)
-        if isinstance(target, Session):
-            return find_session_by_prefix(session, target.path_prefix) if target.path_prefix else session
-        if target.session is None:
-            return None
-        prefix = target.session.path_prefix
-        owner = session if prefix == session.path_prefix else find_session_by_prefix(session, prefix)
-        from tui.model.waterfall import node_key  # (the waterfall's model: not needed for the first screen)
-
-        key = node_key(target)
-        return next((turn for turn in owner.turns if node_key(turn) == key), None) if owner is not None else None
-
     def show_node(self, node: object) -> None:
         self.query_one(DetailPanel).show(node)
-        self._log_target = node
-        if self._log_timer is not None:
-            self._log_timer.stop()
-        self._log_timer = self.set_timer(LOG_DEBOUNCE_S, self._update_logs)
-
-    def _update_logs(self) -> None:
-        node = self._log_target
-        if not isinstance(node, (Session, Turn, Op)):
-            return
-        cached = self._log_views.get(id(node))
-        if cached is not None and cached[0] is node:
-            self._show_logs(node, cached[1])
-        elif log_count(node) < LOGS_IN_THREAD:
-            self._show_logs(node, logs_under(node))
-        else:
-            self.query_one(LogPane).gathering(self._log_scope(node), log_count(node))
-            self._gather_logs(node)
-
-    @work(thread=True, group="logs", exclusive=True, exit_on_error=False)
-    def _gather_logs(self, node: Session | Turn | Op) -> None:
-        view = logs_under(node)
-        view.severities()
-        try:
-            self.app.call_from_thread(self._show_logs, node, view)
-        except RuntimeError:
-            pass  # the app is shutting down
-
-    def _show_logs(self, node: Session | Turn | Op, view) -> None:
-        self._log_views[id(node)] = (node, view)
-        if node is not self._log_target or not self.is_mounted:
-            return
-        self.query_one(LogPane).set_entries(view, scope=self._log_scope(node))
-
-    @staticmethod
-    def _log_scope(node: Session | Turn | Op) -> str:
-        return one_line(node.path if isinstance(node, Op) else node.title if isinstance(node, Turn) else "", 40)
+        self.logs.follow(node, LOGS_IN_THREAD)
 
     # opening ---------------------------------------------------------------------------------------------
     @on(OpTree.OpenNode)
@@ -372,7 +366,7 @@ class SessionScreen(LiveView, HistoryView, Screen):
 
         node = self.tree.cursor_node
         self.app.push_screen(WaterfallScreen(self, node.data if node is not None else None, live=self.live,
-                                             live_root=self.live_root, key=self._key))
+                                             live_root=self.live_root, key=self.feed.key))
 
     def action_back(self) -> None:
         """Escape undoes the nearest thing first: the search box, the insights, a finished search, errors-only;
@@ -386,12 +380,12 @@ class SessionScreen(LiveView, HistoryView, Screen):
             self.action_insights()
             return
         if self.query_text:
-            self.query_text, self.matches, self.match_index = "", [], -1
-            self._status("search cleared (Esc again goes back)")
+            self.query_text = ""
+            self.set_status("search cleared (Esc again goes back)")
             return
-        if self.tree.keep is not None:
-            self.action_errors_only()
-            self._status("errors only: off (Esc again goes back)")
+        if self.errors_only:
+            self.errors_only = False
+            self.set_status("errors only: off (Esc again goes back)")
             return
         if len(self.app.screen_stack) > 2:
             self.app.pop_screen()
@@ -407,15 +401,18 @@ class SessionScreen(LiveView, HistoryView, Screen):
 
     @on(Input.Submitted, "#search")
     def _search_submitted(self, event: Input.Submitted) -> None:
-        self.query_text = event.value
         event.input.display = False
         self.tree.focus()
-        self.matches = find(self.session, event.value)
-        self.match_index = -1
+        self.query_text = event.value
         if not self.matches:
-            self._status(f"no match for {event.value!r}" if event.value else "")
+            self.set_status(f"no match for {event.value!r}" if event.value else "")
             return
         self.action_next_match()
+
+    def watch_query_text(self, query: str) -> None:
+        """A new search (or none): its matches, from the first again."""
+        self.matches = find(self.session, query) if query else []
+        self.match_index = -1
 
     def _jump(self, step: int) -> None:
         if not self.matches:
@@ -424,7 +421,7 @@ class SessionScreen(LiveView, HistoryView, Screen):
         self.match_index = (self.match_index + step) % len(self.matches)
         op = self.matches[self.match_index]
         self.select_op(op)
-        self._status(f"match {self.match_index + 1}/{len(self.matches)} for {self.query_text!r}: {op.path}")
+        self.set_status(f"match {self.match_index + 1}/{len(self.matches)} for {self.query_text!r}: {op.path}")
 
     def action_next_match(self) -> None:
         self._jump(1)
@@ -432,66 +429,60 @@ class SessionScreen(LiveView, HistoryView, Screen):
     def action_prev_match(self) -> None:
         self._jump(-1)
 
-    def _status(self, message: str) -> None:
+    def set_status(self, message: str) -> None:
         self.query_one("#status", Static).update(Text(message))
 
     # filters and copy -------------------------------------------------------------------------------------
     def action_errors_only(self) -> None:
+        self.errors_only = not self.errors_only
+
+    def watch_errors_only(self, errors_only: bool) -> None:
+        """The tree again, filtered or not, the cursor kept on its node."""
+        if not self.is_mounted:
+            return
         tree = self.tree
         current = tree.cursor_node.data if tree.cursor_node is not None else None
-        tree.keep = None if tree.keep is not None else ErrorFilter()
+        tree.keep = ErrorFilter() if errors_only else None
         with self._our_move():
             tree.reset_tree()
-            if tree.keep is not None:
-                self.tree.expand_all()
+            if errors_only:
+                tree.expand_all()
             if current is not None:
                 tree.reveal(current)
-        self._status("errors only: failed ops, ops with ERR logs and broken nodes (e to show all)"
-                     if tree.keep is not None else "")
+        self.set_status("errors only: failed ops, ops with ERR logs and broken nodes (e to show all)"
+                        if errors_only else "")
 
-
-    def action_copy(self) -> None:
-        node = self.tree.cursor_node
-        data = node.data if node is not None else None
-        raw = getattr(data, "raw", None)
-        if raw is None:
-            self.notify("nothing to copy for this node", severity="warning")
-            return
-        try:
-            data = dumps(raw, indent=True)  # any depth: orjson alone stops at 255 levels
-        except (ValueError, TypeError, RecursionError) as exc:
-            self.notify(f"cannot copy this node as JSON: {exc}", severity="error")
-            return
-        if len(data) > COPY_LIMIT:
-            self.notify(f"this node is {len(data):,} bytes of JSON: too large for the clipboard "
-                        f"(limit {COPY_LIMIT:,})", severity="warning")
-            return
-        text = data.decode("utf-8", "replace")
-        self.app.copy_to_clipboard(text)
-        self.notify(copy_notice(f"copied {len(text):,} characters of JSON"))
 
     def action_log_level(self) -> None:
         level = self.query_one(LogPane).cycle_level()
-        self._status(f"logs: {level}")
+        self.set_status(f"logs: {level}")
 
-    # insights ----------------------------------------------------------------------------------
+    # insights and the panels ---------------------------------------------------------------------------
     def action_insights(self) -> None:
-        pane = self.query_one(InsightsPane)
-        pane.display = not pane.display
-        self.query_one(LogPane).display = not pane.display
-        # a short terminal (80x24) has no rows left for the Details beside the Totals while the insights take the
-        # lower half: hide the panel instead of leaving a bare border (it comes back with the log pane)
-        self.query_one("#detail").display = not pane.display or self.size.height >= DETAIL_WITH_INSIGHTS_ROWS
-        if pane.display:
-            self._update_insights()
-            pane.focus()
-        else:
-            self.tree.focus()
+        toggle_insights(self, self.session, self.tree)
 
     def _update_insights(self) -> None:
-        from tui.model.insights import compute
+        refresh_insights(self, self.session)
 
-        self.query_one(InsightsPane).set_insights(compute(self.session))
+    def action_copy(self) -> None:
+        """`y`: the node's JSON as the producer wrote it, to the clipboard."""
+        node = self.tree.cursor_node
+        message, severity = copy_node_json(self.app, getattr(node.data if node is not None else None, "raw", None))
+        self.notify(message, severity=severity)
+
+    def action_pager(self) -> None:
+        """`|`: the level in view exported as Markdown (what `x` writes) in `$PAGER`."""
+        problem = export_to_pager(self.app, self.session, self.doc)
+        if problem:
+            self.notify(problem, severity="error", markup=False)
+
+    def action_zoom(self) -> None:
+        """`Z`: the focused panel (tree, details, logs, insights) fills the screen; again (or Escape) restores."""
+        if not zoom(self):
+            self.notify("focus a panel first (tab)", severity="warning")
+
+    def action_scroll_sideways(self, direction: int) -> None:
+        scroll_sideways(self.focused or self.tree, direction)
 
     @on(InsightsPane.Jump)
     def _insight_jump(self, event: InsightsPane.Jump) -> None:
@@ -502,13 +493,6 @@ class SessionScreen(LiveView, HistoryView, Screen):
         if self.select_op(path) is None:
             self.notify(f"no op at path {path} in this view", severity="warning")
             return False
-        self._status(f"insight: {path or 'the session'}")
-        self.call_after_refresh(self._center_cursor)
+        self.set_status(f"insight: {path or 'the session'}")
+        self.call_after_refresh(self.tree.center_cursor)
         return True
-
-    def _center_cursor(self) -> None:
-        """Centre the jumped-to op: kept off the bottom row, which a horizontal scrollbar may take after a reveal."""
-        tree = self.tree
-        if tree.cursor_line >= 0:
-            tree.scroll_to(y=max(0, tree.cursor_line - tree.scrollable_content_region.height // 2), animate=False,
-                           immediate=True, force=True)

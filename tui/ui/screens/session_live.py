@@ -1,186 +1,215 @@
-"""The session screen's side of the live pipeline: the messages of tui.ui.live_controller (a newer live build, a
-reloaded file, the streams' state), the trees the screen holds from release, and `x` (export).
+"""The session screen's side of the live pipeline: the trees the screen holds from release, a reloaded file or a
+newer live build taken in, the live panel's text, and `x` (export).
 
 A screen shows one session (the root or a drilled-in sub-agent) of one live root or file; every screen of that
 session takes each newer version itself, by the sub-agent's path prefix, so a drilled-in sub-agent follows the
 stream like its root. While an older version is on screen (tui.ui.screens.session_history) the newest is only
 noted. The trees on screen are held (LiveController.hold): a build that no screen, export or diff holds any more
-is released at once.
+is released at once. A SessionScreen owns one LiveFeed (by composition); the messages arrive at the screen.
 """
 
 from __future__ import annotations
 
-import dataclasses
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.text import Text
-from textual import work
-from textual.widgets import Static
 
 from tui.formats.aiagent.live.session import MAX_PENDING_LOGS
-from tui.model.document import Document
 from tui.model.fields import one_line
 from tui.model.final_report import report_content
 from tui.model.nodes import Session
 from tui.model.search import find_session_by_prefix
-from tui.ui.messages import DocumentReloaded, LiveTreeBuilt, StreamStateChanged
-from tui.ui.screens.session_history import SessionScreenMixin
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from tui.model.document import Document
+    from tui.ui.live_controller import LiveController
+    from tui.ui.screens.session_history import VersionHistory
 
 
-class LiveView(SessionScreenMixin):
-    """Mixed into SessionScreen (which provides doc, session, live, live_root, _key, _held, replace_session)."""
+class LiveHost(Protocol):
+    """What a LiveFeed reads and calls on its screen (a SessionScreen)."""
 
-    last_export: str | None = None  # the file the last `x` wrote
-    _gone = False  # unmounted: a message still queued must not hold trees again
+    doc: Document
+    session: Session
+    live_root: str | None
+    live: LiveController
+    history: VersionHistory
 
-    def on_live_tree_built(self, message: LiveTreeBuilt) -> None:
-        """A new build of a live root: taken when it is this screen's root and still the newest one."""
-        if (message.root == self.live_root and not self._gone
-                and self.live.is_current(message.root, message.session)):
-            self.replace_live(message.session)
+    @property
+    def app(self) -> App[Any]: ...
+    @property
+    def is_mounted(self) -> bool: ...
+    @property
+    def notify(self) -> Callable[..., None]: ...
+    @property
+    def run_worker(self) -> Callable[..., Any]: ...
+    def replace_session(self, session: Session, doc: Document | None = None) -> None: ...
+    def show_live_panel(self, text: Text) -> None: ...
 
-    def on_document_reloaded(self, message: DocumentReloaded) -> None:
-        if self.live_root is None and not self._gone and self._key == str(message.path):
-            self.replace_document(dataclasses.replace(message.doc, path=self.doc.path))
 
-    def on_stream_state_changed(self, message: StreamStateChanged) -> None:
-        if self.live_root is not None and self.is_mounted:
-            self.update_live_panel()
+class LiveFeed:
+    """Newer versions of what one session screen shows, and the trees it holds meanwhile."""
 
-    def _sync_holds(self) -> None:
+    def __init__(self, screen: LiveHost, key: str | None) -> None:
+        self.screen = screen
+        self.key = key  # the session's history key: its updates are posted to the screen while it is open
+        self.held: dict[int, Session] = {}  # the trees the screen shows, held from release (LiveController)
+        self.gone = False  # unmounted: a message still queued must not hold trees again
+        self.last_export: str | None = None  # the file the last `x` wrote
+        self.sync_holds()
+        screen.live.opened(key)  # from now on its updates are posted to the screen (even before it mounts)
+
+    def sync_holds(self) -> None:
         """Hold what is on screen (and the newest document behind it), let go of what no longer is."""
-        shown = {id(root): root for root in (self.doc.root, self.session.breadcrumb()[0]) if root is not None}
+        screen = self.screen
+        shown = {id(root): root for root in (screen.doc.root, screen.session.breadcrumb()[0]) if root is not None}
         for key, root in shown.items():
-            if key not in self._held:
-                self.live.hold(root)
-        for key, root in self._held.items():
+            if key not in self.held:
+                screen.live.hold(root)
+        for key, root in self.held.items():
             if key not in shown:
-                self.live.let_go(root)
-        self._held = shown
+                screen.live.let_go(root)
+        self.held = shown
+
+    def takes_tree(self, root: str, session: Session) -> bool:
+        """A new build of a live root: this screen's, and still the newest one."""
+        return root == self.screen.live_root and not self.gone and self.screen.live.is_current(root, session)
+
+    def takes_document(self, path: str) -> bool:
+        return self.screen.live_root is None and not self.gone and self.key == path
 
     def replace_document(self, doc: Document) -> None:
         """A newer version of the same file: keep expanded nodes, selection, scroll and drill-down level."""
+        screen = self.screen
         if doc.root is None:
             return
-        session = find_session_by_prefix(doc.root, self.session.path_prefix)
-        if not self.is_mounted:  # pushed, not composed yet: compose shows the newest
-            self.doc, self.session = doc, session or self.session
-            self._sync_holds()
+        session = find_session_by_prefix(doc.root, screen.session.path_prefix)
+        if not screen.is_mounted:  # pushed, not composed yet: compose shows the newest
+            screen.doc, screen.session = doc, session or screen.session
+        elif screen.history.holds(doc):
+            pass
+        elif session is None:
+            screen.doc = doc  # the sub-agent in view is gone from the new version: keep showing the old one
+        else:
+            screen.replace_session(session, doc)
             return
-        if self.history_holds(doc):
-            self._sync_holds()
-            return
-        if session is None:
-            self.doc = doc  # the sub-agent in view is gone from the new version: keep showing the old one
-            self._sync_holds()
-            return
-        self.replace_session(session, doc)
+        self.sync_holds()
 
     def replace_live(self, root_session: Session) -> None:
         """A new build of the live root this screen (or a sub-agent of it) shows."""
-        session = find_session_by_prefix(root_session, self.session.path_prefix)
-        self.doc.root = root_session
-        if session is None or not self.is_mounted or self.history_holds():
+        screen = self.screen
+        session = find_session_by_prefix(root_session, screen.session.path_prefix)
+        screen.doc.root = root_session
+        if session is None or not screen.is_mounted or screen.history.holds():
             # gone from the new build, or an older version is on screen: that stays (the newest is held too)
-            if session is not None and not self.is_mounted:  # pushed, not composed yet: compose uses the newest
-                self.session = session
-            self._sync_holds()
-            if self.is_mounted:
-                self.update_live_panel()
-            return
-        self.replace_session(session)
-        self.update_live_panel()
+            if session is not None and not screen.is_mounted:  # pushed, not composed yet: compose uses the newest
+                screen.session = session
+            self.sync_holds()
+        else:
+            screen.replace_session(session)
+        if screen.is_mounted:
+            self.update_panel()
 
-    def update_live_panel(self) -> None:
-        hub = self.live.hub
-        if self.live_root is None:
-            return
-        events, gaps = hub.counters(self.live_root)
-        family = hub.descendants(self.live_root)
-        text = Text()
-        text.append(f" live · {events:,} events · {gaps:,} gaps", style="bold yellow" if gaps else "bold green")
-        reordered = sum(s.reordered for s in family)
-        if reordered:
-            text.append(f" · {reordered:,} reordered")
-        if hub.rejected:
-            text.append(f" · rejected: {hub.rejection_summary()}", style="bold red")
-        state = self.live.stream_state()
-        if state.startswith(("disconnected", "cannot connect", "not listening", "reconnected")):
-            text.append(f" · {one_line(state, 120)}", style="bold yellow")
-        dropped = sum(s.dropped_logs for s in family)
-        if dropped:
-            text.append(f" · {dropped:,} older logs dropped from view (cap {MAX_PENDING_LOGS:,} between trees)",
-                        style="yellow")
-        status = next((s.status_line for s in family if s.session_id == self.live_root and s.status_line), "")
-        status = status or next((s.status_line for s in family if s.status_line), "")
-        if status:
-            text.append(f" · {one_line(status, 80)}")
-        output = next((s.output or s.thinking for s in family if s.output or s.thinking), "")
-        if output:
-            text.append("\n ▸ ", style="dim")
-            text.append(one_line(output[-300:], 300), style="italic")
-        reports = [s.final_report for s in family if s.final_report and s.session_id == self.live_root]
-        content = report_content(reports[0]) if reports else ""
-        if content:  # its `content`, or `content_json` as JSON: never "None"
-            text.append("\n final report: ", style="bold")
-            text.append(one_line(content, 200))
-        self.query_one("#live", Static).update(text)
+    def update_panel(self) -> None:
+        screen = self.screen
+        if screen.live_root is not None:
+            screen.show_live_panel(live_panel_text(screen.live, screen.live_root))
 
-    def on_unmount(self) -> None:
+    def unmounted(self) -> None:
         """The screen went away: its trees may be released now (the last holder frees them), its session's
         updates and history stop once no other screen shows it."""
-        self._gone = True
-        held, self._held = self._held, {}
+        self.gone = True
+        held, self.held = self.held, {}
         for root in held.values():
-            self.live.let_go(root)
-        key, self._key = self._key, None
-        self.live.closed(key)
+            self.screen.live.let_go(root)
+        key, self.key = self.key, None
+        self.screen.live.closed(key)
 
     # export -----------------------------------------------------------------------------------------------
-    def action_export(self) -> None:
+    def export(self) -> None:
         """Export the version on screen now, whole: its tree is held until the file is written (a live update or
         a reload meanwhile releases the older tree only after that)."""
         from tui.ui.screens.export import ExportScreen
 
-        session = self.session
+        screen = self.screen
+        session = screen.session
         root = session.breadcrumb()[0]
-        self.live.hold(root)
+        screen.live.hold(root)
 
         def chosen(choice: tuple | None) -> None:
             if choice is None:
-                self.live.let_go(root)
+                screen.live.let_go(root)
                 return
             fmt, path, *overwrite = choice
-            self._write_export(session, root, fmt, path, bool(overwrite and overwrite[0]))
+            screen.run_worker(lambda: self._write_export(session, root, fmt, path, bool(overwrite and overwrite[0])),
+                              thread=True, group="export", exit_on_error=False)
 
-        self.app.push_screen(ExportScreen(session, sessions_dir=self.live.sessions_dir, live_root=self.live_root,
-                                          file_key=self._key),
-                             chosen)
+        screen.app.push_screen(ExportScreen(session, sessions_dir=screen.live.sessions_dir,
+                                            live_root=screen.live_root, file_key=self.key), chosen)
 
-    @work(thread=True, group="export", exit_on_error=False)
     def _write_export(self, session: Session, root: Session, fmt: str, path: str, overwrite: bool = False) -> None:
+        """In a thread: render and write; the result is said on the UI thread."""
         from pathlib import Path
 
         from tui.text.export import render, write_atomic
 
+        doc, live = self.screen.doc, self.screen.live
         try:
-            data = render(session, fmt, source=self.doc.path, source_format=self.doc.format)
-            written = write_atomic(Path(path), data, overwrite=overwrite, sessions_dirs=(self.live.sessions_dir,))
+            data = render(session, fmt, source=doc.path, source_format=doc.format)
+            written = write_atomic(Path(path), data, overwrite=overwrite, sessions_dirs=(live.sessions_dir,))
         except Exception as exc:  # a full disk or a bad directory must not take the screen down
-            self._from_thread(self._export_failed, root, f"export failed: {exc}")
+            self._from_thread(self._export_done, root, "", f"export failed: {exc}")
             return
-        self._from_thread(self._exported, root, str(written.resolve()), len(data))
+        self._from_thread(self._export_done, root, str(written.resolve()), f"({len(data):,} bytes)")
 
-    def _from_thread(self, callback, *args) -> None:
+    def _from_thread(self, callback: Callable[..., None], *args: object) -> None:
         try:
-            self.app.call_from_thread(callback, *args)
+            self.screen.app.call_from_thread(callback, *args)
         except RuntimeError:
             pass  # the app is shutting down
 
-    def _export_failed(self, root: Session, message: str) -> None:
-        self.live.let_go(root)
-        self.notify(message, title="export", severity="error", markup=False, timeout=10)
-
-    def _exported(self, root: Session, path: str, size: int) -> None:
-        self.live.let_go(root)
+    def _export_done(self, root: Session, path: str, note: str) -> None:
+        self.screen.live.let_go(root)
+        if not path:
+            self.screen.notify(note, title="export", severity="error", markup=False, timeout=10)
+            return
         self.last_export = path
-        self.notify(f"wrote {path} ({size:,} bytes)", title="export", markup=False, timeout=8)
+        self.screen.notify(f"wrote {path} {note}", title="export", markup=False, timeout=8)
+
+
+def live_panel_text(live: LiveController, live_root: str) -> Text:
+    """The live panel: counters, gaps, the stream's state, the newest status, output and final report."""
+    hub = live.hub
+    events, gaps = hub.counters(live_root)
+    family = hub.descendants(live_root)
+    text = Text()
+    text.append(f" live · {events:,} events · {gaps:,} gaps", style="bold yellow" if gaps else "bold green")
+    reordered = sum(s.reordered for s in family)
+    if reordered:
+        text.append(f" · {reordered:,} reordered")
+    if hub.rejected:
+        text.append(f" · rejected: {hub.rejection_summary()}", style="bold red")
+    state = live.stream_state()
+    if state.startswith(("disconnected", "cannot connect", "not listening", "reconnected")):
+        text.append(f" · {one_line(state, 120)}", style="bold yellow")
+    dropped = sum(s.dropped_logs for s in family)
+    if dropped:
+        text.append(f" · {dropped:,} older logs dropped from view (cap {MAX_PENDING_LOGS:,} between trees)",
+                    style="yellow")
+    status = next((s.status_line for s in family if s.session_id == live_root and s.status_line), "")
+    status = status or next((s.status_line for s in family if s.status_line), "")
+    if status:
+        text.append(f" · {one_line(status, 80)}")
+    output = next((s.output or s.thinking for s in family if s.output or s.thinking), "")
+    if output:
+        text.append("\n ▸ ", style="dim")
+        text.append(one_line(output[-300:], 300), style="italic")
+    reports = [s.final_report for s in family if s.final_report and s.session_id == live_root]
+    content = report_content(reports[0]) if reports else ""
+    if content:  # its `content`, or `content_json` as JSON: never "None"
+        text.append("\n final report: ", style="bold")
+        text.append(one_line(content, 200))
+    return text

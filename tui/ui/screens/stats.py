@@ -87,6 +87,9 @@ class StatsScreen(Screen):
         yield Static(id="stats-header")
         with VerticalScroll(id="stats-body"):
             yield Static(id="stats-sparks")
+            # the most expensive sessions first, under the sparklines, with the keys: on screen as it opens, even at
+            # 80x24 (they were the sixth table down, five tabs and a scroll away)
+            yield from self._top_tables(TOP_TABLES[:1])
             yield Static("per day (Enter: the browser filtered to that day)", classes="stats-title",
                          id="title-stats-day")
             yield StatsTable(id="stats-day", cursor_type="row")
@@ -95,14 +98,17 @@ class StatsScreen(Screen):
                 yield StatsTable(id=f"stats-{name}", cursor_type="row")
             yield Static("agents failing most", classes="stats-title", id="title-stats-failing-agents")
             yield StatsTable(id="stats-failing-agents", cursor_type="row")
-            for name, title in TOP_TABLES:
-                yield Static(f"{title} (Enter opens the session)", classes="stats-title",
-                             id=f"title-stats-top-{name}")
-                yield StatsTable(id=f"stats-top-{name}", cursor_type="row")
+            yield from self._top_tables(TOP_TABLES[1:])
         yield Footer()
 
+    @staticmethod
+    def _top_tables(tables: tuple[tuple[str, str], ...]) -> ComposeResult:
+        for name, title in tables:
+            yield Static(f"{title} (Enter opens the session)", classes="stats-title", id=f"title-stats-top-{name}")
+            yield StatsTable(id=f"stats-top-{name}", cursor_type="row")
+
     def on_mount(self) -> None:
-        self.query_one("#stats-day", StatsTable).focus()
+        self.query_one("#stats-top-expensive", StatsTable).focus(scroll_visible=False)  # (its top stays in view)
         self.action_refresh()
 
     # ------------------------------------------------------------------------------------------- the query

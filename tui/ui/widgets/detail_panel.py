@@ -40,6 +40,9 @@ def json_value(value: object) -> str:
     return dumps(value).decode("utf-8", "replace")
 
 
+FULL_TARGET = 64 * 1024  # an op's target is shown whole up to this (a hostile 1 MB name stops here, with `…`)
+
+
 class DetailBuilder:
     """Builds the detail text; plain functions of the model, kept apart from the widget for tests."""
 
@@ -51,11 +54,11 @@ class DetailBuilder:
             self.text.append("\n")
         self.text.append(one_line(title, 300) + "\n", style="bold underline")
 
-    def field(self, name: str, value: object, style: str = "") -> None:
+    def field(self, name: str, value: object, style: str = "", limit: int = 300) -> None:
         if value is None or value == "":
             return
         self.text.append(f"{one_line(name, 60):>12} ", style="dim")
-        self.text.append(one_line(json_value(value), 300) + "\n", style=style)
+        self.text.append(one_line(json_value(value), limit) + "\n", style=style)
 
     def block(self, value: str, style: str = "") -> None:
         self.text.append(_clip(value) + "\n", style=style)
@@ -172,7 +175,7 @@ def _turn(b: DetailBuilder, t: Turn) -> None:
 
 def _op(b: DetailBuilder, op: Op) -> None:
     b.heading(f"{op.kind.upper()} {op.path}")
-    b.field("target", op.target)
+    b.field("target", op.target, limit=FULL_TARGET)  # whole: the tree's line cuts it with `…`
     b.field("opId", op.op_id)
     b.field("status", op.status or ("running" if op.running else "-"), "bold red" if op.failed else "")
     b.field("error", op.error, "bold red")

@@ -44,25 +44,44 @@ def status_text(status: str | None, running: bool, stale: bool = False) -> Text:
     return Text(status or "-", style="dim")
 
 
-def session_label(s: Session, stale: bool = False) -> Text:
-    text = Text()
+class NodeLabel(Text):
+    """A tree label in two parts: the name (path, kind, target, agent, tokens, counts) that scrolls sideways and
+    is cut with `…`, then the columns (status and failure reason, duration, cost) that the opTree draws at its
+    right edge, aligned and never scrolled away (as the browser's table keeps its columns). The whole label reads
+    `name  status  duration  cost`, so anything reading it as text (tests, search) finds every word."""
+
+    __slots__ = ("name_end", "name_cells", "status", "duration", "cost")
+
+    def finish(self, status: Text, duration: str, cost: str) -> NodeLabel:
+        """Mark where the name ends and append the columns (kept apart too, for the tree to align them)."""
+        self.name_end, self.name_cells = len(self.plain), self.cell_len
+        self.status, self.duration, self.cost = status, duration, cost
+        self.append("  ")
+        self.append_text(status)
+        self.append(f"  {duration}", style="dim")
+        if cost:
+            self.append(f"  {cost}", style="dim")
+        return self
+
+
+def session_label(s: Session, stale: bool = False) -> NodeLabel:
+    text = NodeLabel()
     text.append("◆ ", style="bold blue")
     text.append(one_line(s.display_agent, 60), style="bold")
     if s.title:
         text.append(f"  {one_line(s.title, 60)}", style="italic")
-    text.append("  ")
-    text.append_text(_session_status(s, stale))
-    text.append(f"  {shown_duration(s)}", style="dim")
     t = s.totals
+    cost = ""
     if view_of(s) is None:  # Jules and Genkit record no tokens or cost
         cost = "cost unknown" if cost_unknown(s) else \
             ("~" if cost_estimated(s) else "") + fmt_cost(t.costUsd)  # (OTLP from ai-agent: none sent)
-        text.append(f"  {fmt_tokens(t.tokensIn)}→{fmt_tokens(t.tokensOut)} {cost}", style="dim")
+        text.append(f"  {fmt_tokens(t.tokensIn)}→{fmt_tokens(t.tokensOut)}", style="dim")
+    status = _session_status(s, stale)
     if s.problems:
-        text.append("  BROKEN", style="bold red")
+        status.append("  BROKEN", style="bold red")
     if s.misfiled:  # the file is named after another session: this tree is not that session
         text.append(f"  {MARK} {one_line(s.misfiled, 40)}", style="bold red")
-    return text
+    return text.finish(status, shown_duration(s), cost)
 
 
 def _session_status(s: Session, stale: bool = False) -> Text:
@@ -77,25 +96,19 @@ def _session_status(s: Session, stale: bool = False) -> Text:
     return Text("ok", style="green")
 
 
-def turn_label(t: Turn, stale: bool = False) -> Text:
-    text = Text()
+def turn_label(t: Turn, stale: bool = False) -> NodeLabel:
+    text = NodeLabel()
     text.append(one_line(t.title, 60), style="bold" if not t.system else "dim bold")
     text.append(f"  {len(t.ops)} ops", style="dim")
     _failed_inside(text, failed_inside(t))
     running = t.running and t.session.running
-    text.append(f"  {shown_duration(t)}", style="dim")
-    if running:
-        text.append("  ")
-        text.append_text(running_text(stale))
-    elif t.status == "failed":
-        text.append("  ✗ failed", style="bold red")
-    for log in t.extra_logs:
-        if log.severity in ("ERR", "FATAL"):
-            text.append("  ERR", style="bold red")
-            break
+    status = running_text(stale) if running else \
+        Text("✗ failed", style="bold red") if t.status == "failed" else Text("")
+    if any(log.severity in ("ERR", "FATAL") for log in t.extra_logs):
+        text.append("  ERR", style="bold red")
     if t.problems:
-        text.append("  BROKEN", style="bold red")
-    return text
+        status.append("  BROKEN" if status.plain else "BROKEN", style="bold red")
+    return text.finish(status, shown_duration(t), "")
 
 
 def _failed_inside(text: Text, failed: int) -> None:
@@ -105,38 +118,34 @@ def _failed_inside(text: Text, failed: int) -> None:
         text.append(f" ✗{failed:,}", style="bold red")
 
 
-def op_label(op: Op, stale: bool = False) -> Text:
-    text = Text()
+def op_label(op: Op, stale: bool = False) -> NodeLabel:
+    text = NodeLabel()
     text.append(f"{fmt_path(op.path)} ", style="dim")
     text.append(KIND_TAG.get(op.kind, op.kind), style=KIND_STYLE.get(op.kind, ""))
     text.append(" ")
     target = op.target
-    text.append(one_line(target, 60) if target else "-", style="bold red" if op.failed else "")
+    text.append(one_line(target, 200) if target else "-", style="bold red" if op.failed else "")
     agent = op.child_agent
     if agent and agent != target:
         text.append(f" → {one_line(agent, 40)}", style="blue")
     _failed_inside(text, failed_inside(op))
     if op.child_ref is not None and op.child is None:
         text.append(" (stored elsewhere)", style="dim italic")
-    text.append("  ")
-    running = op.running and op.session.running
-    text.append_text(status_text(op.status, running, stale))
-    if op.error:
-        text.append(f" {one_line(op.error, 40)}", style="red")
-    text.append(f"  {shown_duration(op)}", style="dim")
     if op.tokens_in or op.tokens_out:
         text.append(f"  {fmt_tokens(op.tokens_in)}→{fmt_tokens(op.tokens_out)}", style="dim")
-    if op.cost:
-        text.append(f" {fmt_cost(op.cost)}", style="dim")
     if op.errors:
         text.append(f"  {op.errors} ERR", style="bold red")
     if op.warnings:
         text.append(f"  {op.warnings} WRN", style="yellow")
-    if op.problems:
-        text.append("  BROKEN: " + one_line("; ".join(op.problems), 60), style="bold red")
     if op.child is not None and op.child.problems:
         text.append("  BROKEN sub-agent: " + one_line("; ".join(op.child.problems), 60), style="bold red")
-    return text
+    running = op.running and op.session.running
+    status = status_text(op.status, running, stale)
+    if op.error:  # the reason, right after the status: the column keeps both in view
+        status.append(f" {one_line(op.error, 120)}", style="red")
+    if op.problems:
+        status.append("  BROKEN: " + one_line("; ".join(op.problems), 60), style="bold red")
+    return text.finish(status, shown_duration(op), fmt_cost(op.cost) if op.cost else "")
 
 
 def label_for(node: object, stale: bool = False) -> Text:

@@ -5,20 +5,57 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from rich.style import Style
+
+from rich.segment import Segment
 from rich.text import Text
+from textual import events
 from textual.binding import Binding
 from textual.message import Message
+from textual.strip import Strip
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from tui.model.nodes import Op, Session, Turn, failed_inside
 from tui.model.session_facts import last_activity
-from tui.ui.textual_compat import QuietTree, attach_children, label_width, rebuild_tree_lines, unlink_tree_nodes
+from tui.ui.textual_compat import (
+    QuietTree,
+    attach_children,
+    label_width,
+    rebuild_tree_lines,
+    remeasure_tree,
+    unlink_tree_nodes,
+)
 from tui.ui.widgets.motion import half_page, motion_bindings
-from tui.ui.widgets.node_labels import label_for
+from tui.ui.widgets.node_labels import NodeLabel, label_for
 
 Node = Session | Turn | Op
 CURSOR_MARGIN = 2  # rows kept between a jumped-to node and the edges of the tree (or its horizontal scrollbar)
+
+# The right-hand columns (status and reason, duration, cost): a tree narrower than COLUMNS_FROM cells shows whole
+# labels instead; the name keeps at least NAME_SHARE of the width, the status column takes what is left up to its max.
+DURATION_W, COST_W = 7, 8  # `12.3s+`, `1h02m`; `$0.4907`, `$12.3456`
+STATUS_MIN, STATUS_MAX = 9, 40  # `● running`; `✗ FAILED 429 rate limit exceeded, retry…`
+COLUMNS_FROM, NAME_MIN, NAME_SHARE = 36, 12, 0.4
+
+
+def column_widths(width: int) -> tuple[int, int, int]:
+    """(status, duration, cost) widths for a tree `width` cells wide; zeros: no columns (too narrow)."""
+    if width < COLUMNS_FROM:
+        return 0, 0, 0
+    name = max(NAME_MIN, int(width * NAME_SHARE))
+    status = max(STATUS_MIN, min(STATUS_MAX, width - DURATION_W - COST_W - 3 - name))
+    return status, DURATION_W, COST_W
+
+
+def columns_total(widths: tuple[int, int, int]) -> int:
+    """Cells the columns take, a space before each."""
+    return sum(widths) + len(widths) if widths[0] else 0
+
+
+def fit(text: str, width: int) -> str:
+    """Right-aligned in `width` cells, cut with `…` when longer (a cost is never shortened silently)."""
+    return text.rjust(width) if len(text) <= width else text[: width - 1] + "…"
 
 
 def wall_clock_ms() -> int:
@@ -36,6 +73,7 @@ class OpTree(QuietTree[Node]):
         Binding("h,left", "collapse_node", "Collapse", show=False),
         *motion_bindings("scroll_home", "scroll_end"),
     ]
+    _measured_columns = 0  # columns_total() the lines were last measured with (get_label_width)
 
     class OpenNode(Message):
         """Enter on a node: the screen decides (drill into a sub-agent, or open the payload viewer)."""
@@ -160,8 +198,71 @@ class OpTree(QuietTree[Node]):
         return super().process_label(label)
 
     def get_label_width(self, node: TreeNode[Node]) -> int:
-        # Tree re-measures every visible line on each change: use the cached label, not a fresh render.
+        # Tree re-measures every visible line on each change: use the cached label, not a fresh render. With the
+        # columns on, a line is its name plus the columns: the tree scrolls sideways until the name's end shows.
+        total = self._measured_columns = columns_total(column_widths(self.size.width))
+        label = node.label
+        if total and isinstance(label, NodeLabel):
+            return label.name_cells + 2 + total
         return label_width(node)
+
+    # the right-hand columns ---------------------------------------------------------------------------------
+    def render_label(self, node: TreeNode[Node], base_style: Style, style: Style) -> Text:
+        """The name part only while the columns are on (render_line draws them)."""
+        text = super().render_label(node, base_style, style)
+        label = node.label
+        if isinstance(label, NodeLabel) and columns_total(column_widths(self.size.width)):
+            text = text[: len(text.plain) - (len(label.plain) - label.name_end)]
+        return text
+
+    def render_line(self, y: int) -> Strip:
+        """Tree's line cut where the columns begin (with `…` when the name goes on under them), then the columns
+        of its node: they stay put as the name scrolls sideways."""
+        strip = super().render_line(y)
+        widths = column_widths(self.size.width)
+        total = columns_total(widths)
+        line = self.scroll_offset.y + y
+        node = self.get_node_at_line(line)
+        if not total or node is None:
+            return strip
+        name_w = max(1, self.scrollable_content_region.width - total)  # (left of a vertical scrollbar)
+        name = strip.crop(0, name_w)
+        if strip.crop(name_w).text.strip():  # the name goes on under the columns: say so
+            segments = list(name.crop(0, name_w - 1))
+            style = segments[-1].style if segments else None
+            name = Strip([*segments, Segment("…", style)], name_w)
+        return Strip.join([name, self._columns_strip(node, widths, total, line == self.cursor_line)])
+
+    def _columns_strip(self, node: TreeNode[Node], widths: tuple[int, int, int], total: int,
+                       cursor: bool) -> Strip:
+        line_style = self.rich_style
+        label = node.label
+        if not isinstance(label, NodeLabel):
+            return Strip.blank(total, line_style)
+        status_w, duration_w, cost_w = widths
+        text = Text(" ", style=line_style)
+        status = label.status.copy()
+        status.truncate(status_w, overflow="ellipsis", pad=True)
+        text.append_text(status)
+        text.append(" " + fit(label.duration, duration_w) + " " + fit(label.cost, cost_w), style="dim")
+        if cursor:
+            text.stylize(self.get_component_rich_style("tree--cursor", partial=False))
+        return Strip(list(text.render(self.app.console)), total).adjust_cell_length(total, line_style)
+
+    def on_resize(self, event: events.Resize) -> None:
+        """The columns take another width: measure the lines again (QuietTree only redraws them on a resize)."""
+        if columns_total(column_widths(event.size.width)) != self._measured_columns:
+            remeasure_tree(self)
+
+    def watch_show_vertical_scrollbar(self) -> None:
+        """The columns end left of the vertical scrollbar: draw the lines again as it comes or goes (Textual
+        keeps the lines drawn before otherwise, and the scrollbar covered the last cells of the cost)."""
+        self.redraw_lines()
+
+    def action_scroll_sideways(self, direction: int) -> None:
+        """`<` / `>`: half the name part to the left or right (the columns stay)."""
+        step = max(4, (self.size.width - columns_total(column_widths(self.size.width))) // 2)
+        self.scroll_to(x=max(0, self.scroll_x + direction * step), animate=False)
 
     # keys -------------------------------------------------------------------------------------------------
     def action_open_node(self) -> None:
@@ -247,6 +348,13 @@ class OpTree(QuietTree[Node]):
         else:
             return
         self.scroll_to(y=max(0, y), animate=False, immediate=True, force=True)
+
+    def center_cursor(self) -> None:
+        """Centre the cursor row (a jump's op): kept off the bottom row, which a horizontal scrollbar may take after
+        a reveal."""
+        if self.cursor_line >= 0:
+            self.scroll_to(y=max(0, self.cursor_line - self.scrollable_content_region.height // 2), animate=False,
+                           immediate=True, force=True)
 
     def refresh_labels(self) -> None:
         """Re-render the labels of built nodes (a running session grows; one that goes silent turns `stale`)."""
