@@ -15,6 +15,7 @@ from typing import Any, Generic, TypeVar
 from rich.text import Text
 from textual import events
 from textual.app import App
+from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.widgets import DataTable, Tree
 from textual.widgets._footer import FooterKey  # not exported publicly; tests count them to catch the leak
@@ -22,7 +23,7 @@ from textual.widgets.data_table import DuplicateKey, Row, RowKey
 from textual.widgets.tree import TreeNode
 
 __all__ = [
-    "FooterKey", "PRIVATE_NAMES", "QuietTree", "UnmeasuredRowsTable", "app_is_exiting", "attach_children",
+    "CoveredScreensStayDark", "FooterKey", "PRIVATE_NAMES", "QuietTree", "UnmeasuredRowsTable", "app_is_exiting", "attach_children",
     "drop_closed_watchers", "drop_notifications", "label_width", "rebuild_tree_lines", "release_style_memo", "unlink_tree_nodes",
 ]
 
@@ -32,6 +33,8 @@ T = TypeVar("T")
 # on a live object by the test; the rest with getattr on the class or module.
 PRIVATE_NAMES: list[tuple[str, str, str]] = [
     ("textual.app", "App", "_exit"),
+    ("textual.app", "App", "_background_screens"),
+    ("textual.app", "App", "_screen_stack"),
     ("textual.app", "App", "_running"),
     ("textual.app", "App", "_notifications"),
     ("textual.app", "App", "_unnotify"),
@@ -64,6 +67,22 @@ PRIVATE_NAMES: list[tuple[str, str, str]] = [
 
 
 # app ----------------------------------------------------------------------------------------------------------
+class CoveredScreensStayDark(App):
+    """Textual counts the screen under the top one as visible (`App._background_screens`) whatever the top
+    screen's background: it only stops at the first *lower* screen that is opaque. So a covered screen's updates
+    (the browser's live row and its Age cells, under an open session) were forwarded to the top screen as dirty
+    regions, repainting most of it several times a second: 200 KB/s at 160x48 for nothing that could be seen.
+    When the top screen is opaque nothing under it shows: no background screens. A covered screen then catches
+    up when it is shown again (Screen resume re-lays it out if the size changed and repaints it whole)."""
+
+    @property
+    def _background_screens(self) -> list[Screen]:
+        stack = self._screen_stack
+        if stack and stack[-1].styles.background.a == 1:
+            return []
+        return App._background_screens.fget(self)  # type: ignore[attr-defined]
+
+
 def app_is_exiting(app: App) -> bool:
     """`App._exit` (set by exit()) and `App._running` (cleared as the app stops): Textual has no public "is
     shutting down", and timers and workers still delivering must not touch screens that are losing widgets."""
