@@ -19,12 +19,14 @@ from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.widgets import DataTable, Tree
 from textual.widgets._footer import FooterKey  # not exported publicly; tests count them to catch the leak
-from textual.widgets.data_table import DuplicateKey, Row, RowKey
+from textual.geometry import Region
+from textual.widgets.data_table import ColumnKey, DuplicateKey, Row, RowKey
 from textual.widgets.tree import TreeNode
 
 __all__ = [
-    "CoveredScreensStayDark", "FooterKey", "PRIVATE_NAMES", "QuietTree", "UnmeasuredRowsTable", "app_is_exiting", "attach_children",
-    "drop_closed_watchers", "drop_notifications", "label_width", "rebuild_tree_lines", "release_style_memo", "unlink_tree_nodes",
+    "CoveredScreensStayDark", "FooterKey", "PRIVATE_NAMES", "QuietTree", "UnmeasuredRowsTable", "app_is_exiting",
+    "attach_children", "draw_key", "drop_closed_watchers", "drop_notifications", "label_width", "rebuild_tree_lines",
+    "release_style_memo", "same_cell", "unlink_tree_nodes",
 ]
 
 T = TypeVar("T")
@@ -50,6 +52,9 @@ PRIVATE_NAMES: list[tuple[str, str, str]] = [
     ("textual.widgets._data_table", "DataTable", "_require_update_dimensions"),
     ("textual.widgets._data_table", "DataTable", "_highlight_cursor"),
     ("textual.widgets._data_table", "DataTable", "_update_count"),
+    ("textual.widgets._data_table", "DataTable", "_column_locations"),
+    ("textual.widgets._data_table", "DataTable", "_row_label_column_width"),
+    ("textual.widgets._data_table", "DataTable", "_refresh_region"),
     ("textual.widgets._tree", "Tree", "_tree_lines"),
     ("textual.widgets._tree", "Tree", "_tree_nodes"),
     ("textual.widgets._tree", "Tree", "_add_node"),
@@ -148,6 +153,60 @@ class UnmeasuredRowsTable(DataTable):
             self._highlight_cursor()
         self._update_count += 1
         self.check_idle()
+
+    def update_rows_in_place(self, rows: list[tuple[str, tuple]]) -> bool:
+        """When `rows` are the table's rows in its order (`_row_locations`), bring their cells up to date, each
+        changed cell repainted alone (update_cell), and say True; otherwise change nothing and say False."""
+        locations = self._row_locations
+        if len(rows) != self.row_count or any(locations.get(RowKey(key)) != i for i, (key, _) in enumerate(rows)):
+            return False
+        columns = self.ordered_columns
+        for key, cells in rows:
+            for column, cell in zip(columns, cells):
+                self.update_cell(key, column.key, cell)
+        return True
+
+    def update_cell(self, row_key: RowKey | str, column_key: ColumnKey | str, value: Any, *,
+                    update_width: bool = False) -> None:
+        """DataTable.update_cell repaints the whole table, even for a value equal to the one shown: a live row's
+        tick (ten cells) or the Age column's second redrew every visible row. Here an equal value is skipped and
+        a changed one repaints its own cell (rows are one line high: its place is known without summing the
+        heights of the rows above). Mirrors the private bookkeeping of DataTable.update_cell (`_data`,
+        `_update_count`, the render caches' key) and uses `_refresh_region` (translates for scrolling)."""
+        row_key = RowKey(row_key) if isinstance(row_key, str) else row_key
+        column_key = ColumnKey(column_key) if isinstance(column_key, str) else column_key
+        row = self._data.get(row_key)
+        column = self._column_locations.get(column_key)
+        if update_width or row is None or column is None or row_key not in self._row_locations:
+            super().update_cell(row_key, column_key, value, update_width=update_width)  # (raises if missing)
+            return
+        if same_cell(row.get(column_key), value):
+            return
+        row[column_key] = value
+        self._update_count += 1
+        columns = self.ordered_columns
+        x = self._row_label_column_width + sum(c.get_render_width(self) for c in columns[:column])
+        y = self._row_locations.get(row_key) + (self.header_height if self.show_header else 0)
+        self._refresh_region(Region(x, y, columns[column].get_render_width(self), 1))
+
+
+def same_cell(shown: Any, value: Any) -> bool:
+    """Whether a cell's new value draws as the one shown (rich's Text equality compares only text and spans)."""
+    if shown is value:
+        return True
+    key = draw_key(value)
+    return key is not None and key == draw_key(shown)
+
+
+def draw_key(value: Any) -> tuple | None:
+    """What a str or Text draws as, as a value to compare (a copy: a Text changed in place later still compares
+    as it was); None for any other renderable, which may not compare by value."""
+    if isinstance(value, str):
+        return ("str", value)
+    if isinstance(value, Text):
+        return ("text", value.plain, tuple(value.spans), value.style, value.justify, value.overflow, value.no_wrap,
+                value.end)
+    return None
 
 
 # Tree -----------------------------------------------------------------------------------------------------

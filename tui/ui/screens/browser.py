@@ -47,6 +47,7 @@ from tui.ui.screens.browser_sort import TEXT_SORTS, parse_sort
 from tui.ui.screens.browser_forgotten import ForgottenLiveRows
 from tui.ui.screens.browser_index import BrowserIndex, progress_line
 from tui.ui.textual_compat import UnmeasuredRowsTable
+from tui.ui.widgets.steady_static import SteadyStatic
 from tui.ui.widgets.footer import Footer
 from tui.ui.widgets.motion import TableMotion
 
@@ -168,12 +169,12 @@ class BrowserScreen(Screen):
 
     # ----------------------------------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
-        yield Static(id="browser-header")
+        yield SteadyStatic(id="browser-header")
         yield FilterInput(placeholder=PLACEHOLDER, id="browser-filter", compact=True)
-        yield Static(id="browser-summary")
+        yield SteadyStatic(id="browser-summary")
         yield SessionTable(id="browser-table", cursor_type="row", zebra_stripes=True)
-        yield Static(id="browser-note")
-        yield Static(id="browser-details")
+        yield SteadyStatic(id="browser-note")
+        yield SteadyStatic(id="browser-details")
         yield Footer()
 
     @property
@@ -487,20 +488,26 @@ class BrowserScreen(Screen):
         self._cursor_moved = self._cursor_moved or cursor_row > 0  # (a move not yet announced by RowHighlighted)
         index = (self._view.index(cursor_key, 0, self._limit)
                  if self._cursor_moved and cursor_key in self._view[: self._limit] else -1)
-        table.clear()
-        self._shown, self._shown_set = [], set()
-        self._add_rows(self._view[: self._limit])
-        if self._shown:
-            target = index if index >= 0 else min(cursor_row, len(self._shown) - 1)
-            table.move_cursor(row=target, scroll=False)
-            new_scroll = max(0, scroll_y + (target - cursor_row))
-            self.call_after_refresh(table.scroll_to, y=new_scroll, animate=False)
+        keys = self._view[: self._limit]
+        # The same rows in the same order (a live row's tick, loading done): their changed cells are repainted in
+        # place; clearing would redraw the whole table (every visible row written to the terminal again)
+        if columns or index not in (-1, cursor_row) or keys != self._shown or not self._add_rows(keys, True):
+            table.clear()
+            self._shown, self._shown_set = [], set()
+            self._add_rows(keys)
+            if self._shown:
+                target = index if index >= 0 else min(cursor_row, len(self._shown) - 1)
+                table.move_cursor(row=target, scroll=False)
+                new_scroll = max(0, scroll_y + (target - cursor_row))
+                self.call_after_refresh(table.scroll_to, y=new_scroll, animate=False)
         self.update_header()
         self._view_refreshed_at = time.perf_counter()
         self._view_refresh_cost = self._view_refreshed_at - started
         self._live_reorder = False
 
-    def _add_rows(self, keys: list[str]) -> None:
+    def _add_rows(self, keys: list[str], in_place: bool = False) -> bool:
+        """Add these rows to the table; `in_place`: they are the rows it shows, in its order: update their cells
+        (False if the table disagrees)."""
         rows = self._rows
         now_s = self.clock()
         # A re-sort puts back a page of rows most of which did not change: their cells are reused within the same
@@ -516,9 +523,12 @@ class BrowserScreen(Screen):
             fresh[key] = (row, row_stamp, cells)
             batch.append((key, cells))
         self._cell_cache = fresh if len(keys) >= len(self._shown) else {**cache, **fresh}
+        if in_place:
+            return self.table.update_rows_in_place(batch)
         self.table.add_keyed_rows(batch)
         self._shown.extend(keys)
         self._shown_set.update(keys)
+        return True
 
     @on(DataTable.RowHighlighted, "#browser-table")
     def _maybe_extend(self, event: DataTable.RowHighlighted) -> None:
