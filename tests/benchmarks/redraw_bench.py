@@ -22,7 +22,7 @@ from pathlib import Path
 from common import PY, ROOT, Row, child_env
 
 COLUMNS, LINES = 160, 48
-SETTLE_S = 2.0  # after the screen is drawn: the first fill, the cursor's first details
+SETTLE_S = 5.0  # after the screen is drawn: the rows filling, the first details (slower on a busy machine)
 TARGETS = {"browser-live": 10_000, "session-live": 30_000, "browser-idle": 2_000, "session-idle": 2_000}
 DESCRIBED = {"browser-live": "browser, the demo's live row", "session-live": "live session screen (demo)",
              "browser-idle": "browser, nothing changing", "session-idle": "session screen, finished session"}

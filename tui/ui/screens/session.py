@@ -33,6 +33,7 @@ from tui.ui.widgets.insights_pane import InsightsPane
 from tui.ui.widgets.log_pane import LogPane
 from tui.ui.widgets.op_tree import OpTree, TreeState
 from tui.ui.widgets.totals_panel import FileChange, TotalsPanel, held_clock, last_event, went_silent
+from tui.ui.widgets.steady_static import SteadyStatic
 
 LOG_DEBOUNCE_S = 0.12
 COPY_LIMIT = 16 * 1024 * 1024  # the clipboard goes through the terminal (OSC 52): keep it sane
@@ -117,9 +118,9 @@ class SessionScreen(LiveView, HistoryView, Screen):
         self._log_views: dict[int, tuple[object, object]] = {}  # id(node) -> (node, its LogView)
 
     def compose(self) -> ComposeResult:
-        yield Static(breadcrumb(self.session, self.doc), id="crumbs")
-        yield Static(id="live")
-        yield Static(id="history")
+        yield SteadyStatic(breadcrumb(self.session, self.doc), id="crumbs")
+        yield SteadyStatic(id="live")
+        yield SteadyStatic(id="history")
         with Horizontal(id="main"):
             yield OpTree(self.session, id="tree")
             with Vertical(id="side"):
@@ -128,7 +129,7 @@ class SessionScreen(LiveView, HistoryView, Screen):
         yield LogPane(id="logs")
         yield InsightsPane(id="insights")
         yield Input(placeholder="search op names, agents, models, log messages, errors…", id="search")
-        yield Static(id="status")
+        yield SteadyStatic(id="status")
         yield Footer()
 
     @property
