@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from itertools import zip_longest
 from typing import Any, Generic, TypeVar
 
+from rich.table import Table
 from rich.text import Text
 from textual import events
 from textual.app import App
@@ -68,6 +69,8 @@ PRIVATE_NAMES: list[tuple[str, str, str]] = [
     ("textual.widgets._tree", "TreeNode", "_allow_expand"),
     ("textual.widgets._tree", "TreeNode", "_updates"),
     ("textual.widgets._tree", "TreeNode", "_label"),
+    ("textual.widgets._tree", "TreeNode", "_reset"),
+    ("textual.widgets._tree", "Tree", "_tree_lines_cached"),
 ]
 
 
@@ -199,13 +202,21 @@ def same_cell(shown: Any, value: Any) -> bool:
 
 
 def draw_key(value: Any) -> tuple | None:
-    """What a str or Text draws as, as a value to compare (a copy: a Text changed in place later still compares
-    as it was); None for any other renderable, which may not compare by value."""
+    """What a str, Text or grid of them draws as, as a value to compare (a copy: a Text changed in place later
+    still compares as it was); None for any other renderable, which may not compare by value."""
     if isinstance(value, str):
         return ("str", value)
     if isinstance(value, Text):
         return ("text", value.plain, tuple(value.spans), value.style, value.justify, value.overflow, value.no_wrap,
                 value.end)
+    if isinstance(value, Table):  # a grid of str / Text cells (the Totals panel)
+        columns = []
+        for column in value.columns:
+            cells = tuple(draw_key(cell) for cell in column.cells)
+            if None in cells:
+                return None
+            columns.append((column.style, column.justify, column.no_wrap, column.width, cells))
+        return ("table", value.padding, value.expand, value.show_header, value.box, tuple(columns))
     return None
 
 
@@ -228,6 +239,64 @@ class QuietTree(Tree[T], Generic[T]):
         self._line_cache.clear()
         self._updates += 1
         self.refresh()
+
+    # Tree repaints all of itself on every change of its nodes (`_invalidate`: a live session's reload rebuilds
+    # the running turn's ops, the same ops mostly) and a node's line and every line under it on every set_label,
+    # an equal label or not (the root's: all lines, each second of a running session). Here the lines on screen
+    # are rendered before the first change of a batch and after it, and only the lines that differ are repainted
+    # (all of them if the view scrolled or was resized); an equal label does nothing.
+    lines_before: tuple[int, int, list[list]] | None = None
+    relabelled_nodes: list[TreeNode] | None = None
+
+    def _invalidate(self) -> None:
+        """Tree._invalidate (`_clear_line_cache`, `_updates`, `TreeNode._reset`, a layout) without the full
+        repaint: the changed lines are repainted by `repaint_changed_lines` once this batch of changes is done."""
+        if self.lines_before is None:
+            fresh = self.is_mounted and self._tree_lines_cached is not None
+            self.lines_before = self.visible_strips() if fresh else (-1, -1, [])
+            self.relabelled_nodes = []
+            self.call_later(self.repaint_changed_lines)
+        self._clear_line_cache()
+        self._updates += 1
+        self.root._reset()
+        self.refresh(layout=True, repaint=False)
+
+    def visible_strips(self) -> tuple[int, int, list[list]]:
+        """What each line on screen writes to the terminal: text and style, without the style's meta (the node
+        ids mouse clicks are matched with: the compositor renders a line afresh for that, never from the screen)."""
+        return self.scroll_offset.y, self.size.width, [
+            [(seg.text, seg.style.clear_meta_and_links() if seg.style else None, seg.control)
+             for seg in self.render_line(y)] for y in range(self.size.height)]
+
+    def repaint_changed_lines(self) -> None:
+        before, relabelled = self.lines_before, self.relabelled_nodes or []
+        self.lines_before = self.relabelled_nodes = None
+        if before is None or not self.is_mounted:
+            return
+        top, width, after = self.visible_strips()
+        if (top, width) != before[:2] or len(after) != len(before[2]):
+            self.refresh()
+            return
+        changed = {y for y, (old, new) in enumerate(zip(before[2], after)) if old != new}
+        changed.update(node.line - top for node in relabelled if 0 <= node.line - top < len(after))
+        for y in sorted(changed):
+            self.refresh(Region(0, y, width, 1))
+
+    def relabel(self, node: TreeNode[T], label: Text) -> None:
+        """TreeNode.set_label for a tree that repaints only what changed: an equal label does nothing, a new one
+        repaints the node's own line (the lines under it do not show it). Sets `TreeNode._label` and `_updates`
+        (the line cache's key) as set_label does."""
+        text = self.process_label(label)
+        if same_cell(node._label, text):
+            return
+        node._label = text
+        node._updates += 1
+        if self.relabelled_nodes is not None:  # a batch of changes is under way: its line is known after it
+            self.relabelled_nodes.append(node)
+        elif self._tree_lines_cached is None or node.line < 0:
+            self.refresh()
+        else:
+            self.refresh(Region(0, node.line - self.scroll_offset.y, self.size.width, 1))
 
 
 def attach_children(tree: Tree[T], node: TreeNode[T], items: Iterable[T], label: Callable[[T], Text],
