@@ -180,7 +180,8 @@ class UnmeasuredRowsTable(DataTable):
         column_key = ColumnKey(column_key) if isinstance(column_key, str) else column_key
         row = self._data.get(row_key)
         column = self._column_locations.get(column_key)
-        if update_width or row is None or column is None or row_key not in self._row_locations:
+        line = self._row_locations.get(row_key)
+        if update_width or row is None or column is None or line is None:
             super().update_cell(row_key, column_key, value, update_width=update_width)  # (raises if missing)
             return
         if same_cell(row.get(column_key), value):
@@ -189,7 +190,7 @@ class UnmeasuredRowsTable(DataTable):
         self._update_count += 1
         columns = self.ordered_columns
         x = self._row_label_column_width + sum(c.get_render_width(self) for c in columns[:column])
-        y = self._row_locations.get(row_key) + (self.header_height if self.show_header else 0)
+        y = line + (self.header_height if self.show_header else 0)
         self._refresh_region(Region(x, y, columns[column].get_render_width(self), 1))
 
 
