@@ -6,7 +6,7 @@
 Generates its inputs with the project's generator, measures each thing as the median of several runs (with the
 spread), each next to its reference measured in the same run, prints Markdown tables (those of
 tests/benchmarks/README.md) and writes everything to a JSON file. Sections: open, screen, browser, live, otlp, hostile,
-scaling, index, stats.
+scaling, index, stats, redraw.
 
     python tests/benchmarks/run.py --sections open --quick   # the start-up rows: first screen of 20,000 ops
                                                              # against floor + empty textual app (target 1.2×)
@@ -35,12 +35,13 @@ import inputs  # noqa: E402
 import live_bench  # noqa: E402
 import open_bench  # noqa: E402
 import otlp_bench  # noqa: E402
+import redraw_bench  # noqa: E402
 import screen_bench  # noqa: E402
 import startup_bench  # noqa: E402
 import stats_bench  # noqa: E402
 from common import Row, fmt_mb, fmt_s, machine, markdown_table  # noqa: E402
 
-SECTIONS = ("open", "screen", "browser", "live", "otlp", "hostile", "scaling", "index", "stats")
+SECTIONS = ("open", "screen", "browser", "live", "otlp", "hostile", "scaling", "index", "stats", "redraw")
 STATS_ROWS = 300_000  # "a stats query over 300,000 sessions < 200 ms" (issue 16); quick runs too: it takes ~30 s
 TARGET_OPS = 20_000  # the size the Open and First screen targets are judged at
 NAV_OPS = 100_000  # "at 100,000 ops, scrolling and drill-down stay instant"
@@ -183,6 +184,11 @@ def main(argv: list[str] | None = None) -> int:
             result = stats_bench.measure(scratch, STATS_ROWS, max(5, p["runs"]))
             report["sections"]["stats"] = result
             rows += stats_bench.rows(result)
+        if "redraw" in sections:
+            step("redraw: bytes written to a 160x48 terminal per second, live and idle screens, 10 s each")
+            result = redraw_bench.measure(scratch)
+            report["sections"]["redraw"] = result
+            rows += redraw_bench.rows(result)
         if "scaling" in sections:
             rows += scaling_rows(open_results, screen_results)
         if "index" in sections:

@@ -30,7 +30,7 @@ from tui.ui.idle_collect import IdleCollector
 from tui.ui.live_controller import LIVE_APPLY_SECONDS, LiveController
 from tui.ui.messages import CompareSessions, OpenSession, SessionFilesChanged
 from tui.ui.preload import preload
-from tui.ui.textual_compat import app_is_exiting, drop_notifications
+from tui.ui.textual_compat import CoveredScreensStayDark, app_is_exiting, drop_notifications
 
 if TYPE_CHECKING:
     from tui.inputs.watch import DirChanges
@@ -53,7 +53,7 @@ class Settings:
     keys: dict[str, str] = field(default_factory=dict)
 
 
-class MonitorApp(IdleCollector, App):
+class MonitorApp(IdleCollector, CoveredScreensStayDark):
     """aiagent-monitor. Screens: BrowserScreen (a sessions directory), SessionScreen (one tree), PayloadScreen.
 
     The app holds the configuration and routes between screens; the live pipeline (event hub, reloads, history,

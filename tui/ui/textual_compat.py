@@ -12,19 +12,22 @@ from collections.abc import Callable, Iterable
 from itertools import zip_longest
 from typing import Any, Generic, TypeVar
 
+from rich.table import Table
 from rich.text import Text
 from textual import events
 from textual.app import App
+from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.widgets import DataTable, Tree
 from textual.widgets._footer import FooterKey  # not exported publicly; tests count them to catch the leak
-from textual.widgets.data_table import DuplicateKey, Row, RowKey
+from textual.geometry import Region
+from textual.widgets.data_table import ColumnKey, DuplicateKey, Row, RowKey
 from textual.widgets.tree import TreeNode
 
 __all__ = [
-    "FooterKey", "PRIVATE_NAMES", "QuietTree", "UnmeasuredRowsTable", "app_is_exiting", "attach_children",
-    "drop_closed_watchers", "drop_notifications", "label_width", "rebuild_tree_lines", "release_style_memo",
-    "remeasure_tree", "unlink_tree_nodes",
+    "CoveredScreensStayDark", "FooterKey", "PRIVATE_NAMES", "QuietTree", "UnmeasuredRowsTable", "app_is_exiting",
+    "attach_children", "draw_key", "drop_closed_watchers", "drop_notifications", "label_width", "rebuild_tree_lines",
+    "release_style_memo", "remeasure_tree", "same_cell", "unlink_tree_nodes",
 ]
 
 T = TypeVar("T")
@@ -33,6 +36,8 @@ T = TypeVar("T")
 # on a live object by the test; the rest with getattr on the class or module.
 PRIVATE_NAMES: list[tuple[str, str, str]] = [
     ("textual.app", "App", "_exit"),
+    ("textual.app", "App", "_background_screens"),
+    ("textual.app", "App", "_screen_stack"),
     ("textual.app", "App", "_running"),
     ("textual.app", "App", "_notifications"),
     ("textual.app", "App", "_unnotify"),
@@ -48,6 +53,9 @@ PRIVATE_NAMES: list[tuple[str, str, str]] = [
     ("textual.widgets._data_table", "DataTable", "_require_update_dimensions"),
     ("textual.widgets._data_table", "DataTable", "_highlight_cursor"),
     ("textual.widgets._data_table", "DataTable", "_update_count"),
+    ("textual.widgets._data_table", "DataTable", "_column_locations"),
+    ("textual.widgets._data_table", "DataTable", "_row_label_column_width"),
+    ("textual.widgets._data_table", "DataTable", "_refresh_region"),
     ("textual.widgets._tree", "Tree", "_tree_lines"),
     ("textual.widgets._tree", "Tree", "_tree_nodes"),
     ("textual.widgets._tree", "Tree", "_add_node"),
@@ -61,10 +69,28 @@ PRIVATE_NAMES: list[tuple[str, str, str]] = [
     ("textual.widgets._tree", "TreeNode", "_allow_expand"),
     ("textual.widgets._tree", "TreeNode", "_updates"),
     ("textual.widgets._tree", "TreeNode", "_label"),
+    ("textual.widgets._tree", "TreeNode", "_reset"),
+    ("textual.widgets._tree", "Tree", "_tree_lines_cached"),
 ]
 
 
 # app ----------------------------------------------------------------------------------------------------------
+class CoveredScreensStayDark(App):
+    """Textual counts the screen under the top one as visible (`App._background_screens`) whatever the top
+    screen's background: it only stops at the first *lower* screen that is opaque. So a covered screen's updates
+    (the browser's live row and its Age cells, under an open session) were forwarded to the top screen as dirty
+    regions, repainting most of it several times a second: 200 KB/s at 160x48 for nothing that could be seen.
+    When the top screen is opaque nothing under it shows: no background screens. A covered screen then catches
+    up when it is shown again (Screen resume re-lays it out if the size changed and repaints it whole)."""
+
+    @property
+    def _background_screens(self) -> list[Screen]:
+        stack = self._screen_stack
+        if stack and stack[-1].styles.background.a == 1:
+            return []
+        return App._background_screens.fget(self)  # type: ignore[attr-defined]
+
+
 def app_is_exiting(app: App) -> bool:
     """`App._exit` (set by exit()) and `App._running` (cleared as the app stops): Textual has no public "is
     shutting down", and timers and workers still delivering must not touch screens that are losing widgets."""
@@ -131,6 +157,69 @@ class UnmeasuredRowsTable(DataTable):
         self._update_count += 1
         self.check_idle()
 
+    def update_rows_in_place(self, rows: list[tuple[str, tuple]]) -> bool:
+        """When `rows` are the table's rows in its order (`_row_locations`), bring their cells up to date, each
+        changed cell repainted alone (update_cell), and say True; otherwise change nothing and say False."""
+        locations = self._row_locations
+        if len(rows) != self.row_count or any(locations.get(RowKey(key)) != i for i, (key, _) in enumerate(rows)):
+            return False
+        columns = self.ordered_columns
+        for key, cells in rows:
+            for column, cell in zip(columns, cells):
+                self.update_cell(key, column.key, cell)
+        return True
+
+    def update_cell(self, row_key: RowKey | str, column_key: ColumnKey | str, value: Any, *,
+                    update_width: bool = False) -> None:
+        """DataTable.update_cell repaints the whole table, even for a value equal to the one shown: a live row's
+        tick (ten cells) or the Age column's second redrew every visible row. Here an equal value is skipped and
+        a changed one repaints its own cell (rows are one line high: its place is known without summing the
+        heights of the rows above). Mirrors the private bookkeeping of DataTable.update_cell (`_data`,
+        `_update_count`, the render caches' key) and uses `_refresh_region` (translates for scrolling)."""
+        row_key = RowKey(row_key) if isinstance(row_key, str) else row_key
+        column_key = ColumnKey(column_key) if isinstance(column_key, str) else column_key
+        row = self._data.get(row_key)
+        column = self._column_locations.get(column_key)
+        line = self._row_locations.get(row_key)
+        if update_width or row is None or column is None or line is None:
+            super().update_cell(row_key, column_key, value, update_width=update_width)  # (raises if missing)
+            return
+        if same_cell(row.get(column_key), value):
+            return
+        row[column_key] = value
+        self._update_count += 1
+        columns = self.ordered_columns
+        x = self._row_label_column_width + sum(c.get_render_width(self) for c in columns[:column])
+        y = line + (self.header_height if self.show_header else 0)
+        self._refresh_region(Region(x, y, columns[column].get_render_width(self), 1))
+
+
+def same_cell(shown: Any, value: Any) -> bool:
+    """Whether a cell's new value draws as the one shown (rich's Text equality compares only text and spans)."""
+    if shown is value:
+        return True
+    key = draw_key(value)
+    return key is not None and key == draw_key(shown)
+
+
+def draw_key(value: Any) -> tuple | None:
+    """What a str, Text or grid of them draws as, as a value to compare (a copy: a Text changed in place later
+    still compares as it was); None for any other renderable, which may not compare by value."""
+    if isinstance(value, str):
+        return ("str", value)
+    if isinstance(value, Text):
+        return ("text", value.plain, tuple(value.spans), value.style, value.justify, value.overflow, value.no_wrap,
+                value.end)
+    if isinstance(value, Table):  # a grid of str / Text cells (the Totals panel)
+        columns = []
+        for column in value.columns:
+            cells = tuple(draw_key(cell) for cell in column.cells)
+            if None in cells:
+                return None
+            columns.append((column.style, column.justify, column.no_wrap, column.width, cells))
+        return ("table", value.padding, value.expand, value.show_header, value.box, tuple(columns))
+    return None
+
 
 # Tree -----------------------------------------------------------------------------------------------------
 class QuietTree(Tree[T], Generic[T]):
@@ -151,6 +240,64 @@ class QuietTree(Tree[T], Generic[T]):
         self._line_cache.clear()
         self._updates += 1
         self.refresh()
+
+    # Tree repaints all of itself on every change of its nodes (`_invalidate`: a live session's reload rebuilds
+    # the running turn's ops, the same ops mostly) and a node's line and every line under it on every set_label,
+    # an equal label or not (the root's: all lines, each second of a running session). Here the lines on screen
+    # are rendered before the first change of a batch and after it, and only the lines that differ are repainted
+    # (all of them if the view scrolled or was resized); an equal label does nothing.
+    lines_before: tuple[int, int, list[list]] | None = None
+    relabelled_nodes: list[TreeNode] | None = None
+
+    def _invalidate(self) -> None:
+        """Tree._invalidate (`_clear_line_cache`, `_updates`, `TreeNode._reset`, a layout) without the full
+        repaint: the changed lines are repainted by `repaint_changed_lines` once this batch of changes is done."""
+        if self.lines_before is None:
+            fresh = self.is_mounted and self._tree_lines_cached is not None
+            self.lines_before = self.visible_strips() if fresh else (-1, -1, [])
+            self.relabelled_nodes = []
+            self.call_later(self.repaint_changed_lines)
+        self._clear_line_cache()
+        self._updates += 1
+        self.root._reset()
+        self.refresh(layout=True, repaint=False)
+
+    def visible_strips(self) -> tuple[int, int, list[list]]:
+        """What each line on screen writes to the terminal: text and style, without the style's meta (the node
+        ids mouse clicks are matched with: the compositor renders a line afresh for that, never from the screen)."""
+        return self.scroll_offset.y, self.size.width, [
+            [(seg.text, seg.style.clear_meta_and_links() if seg.style else None, seg.control)
+             for seg in self.render_line(y)] for y in range(self.size.height)]
+
+    def repaint_changed_lines(self) -> None:
+        before, relabelled = self.lines_before, self.relabelled_nodes or []
+        self.lines_before = self.relabelled_nodes = None
+        if before is None or not self.is_mounted:
+            return
+        top, width, after = self.visible_strips()
+        if (top, width) != before[:2] or len(after) != len(before[2]):
+            self.refresh()
+            return
+        changed = {y for y, (old, new) in enumerate(zip(before[2], after)) if old != new}
+        changed.update(node.line - top for node in relabelled if 0 <= node.line - top < len(after))
+        for y in sorted(changed):
+            self.refresh(Region(0, y, width, 1))
+
+    def relabel(self, node: TreeNode[T], label: Text) -> None:
+        """TreeNode.set_label for a tree that repaints only what changed: an equal label does nothing, a new one
+        repaints the node's own line (the lines under it do not show it). Sets `TreeNode._label` and `_updates`
+        (the line cache's key) as set_label does."""
+        text = self.process_label(label)
+        if same_cell(node._label, text):
+            return
+        node._label = text
+        node._updates += 1
+        if self.relabelled_nodes is not None:  # a batch of changes is under way: its line is known after it
+            self.relabelled_nodes.append(node)
+        elif self._tree_lines_cached is None or node.line < 0:
+            self.refresh()
+        else:
+            self.refresh(Region(0, node.line - self.scroll_offset.y, self.size.width, 1))
 
 
 def attach_children(tree: Tree[T], node: TreeNode[T], items: Iterable[T], label: Callable[[T], Text],

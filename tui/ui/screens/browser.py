@@ -36,6 +36,7 @@ from tui.ui.clipboard import copy_notice
 from tui.ui.screens.browser_columns import Column, layout, row_cells
 from tui.ui.screens.browser_table import FilterInput, SessionTable
 from tui.ui.screens.browser_details import details_line, file_path
+from tui.ui.widgets.steady_static import SteadyStatic
 from tui.ui.widgets.footer import Footer
 
 PAGE = 1000  # rows in the table at once (adding 1,000 takes some 30 ms on 2 cores; 100k would take seconds)
@@ -103,12 +104,12 @@ class BrowserScreen(Screen):
 
     # ----------------------------------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
-        yield Static(id="browser-header")
+        yield SteadyStatic(id="browser-header")
         yield FilterInput(placeholder=PLACEHOLDER, id="browser-filter", compact=True)
-        yield Static(id="browser-summary")
+        yield SteadyStatic(id="browser-summary")
         yield SessionTable(id="browser-table", cursor_type="row", zebra_stripes=True)
-        yield Static(id="browser-note")
-        yield Static(id="browser-details")
+        yield SteadyStatic(id="browser-note")
+        yield SteadyStatic(id="browser-details")
         yield Footer()
 
     @property
@@ -272,18 +273,24 @@ class BrowserScreen(Screen):
         self._cursor_moved = self._cursor_moved or cursor_row > 0  # (a move not yet announced by RowHighlighted)
         index = (view.index(cursor_key, 0, self._limit)
                  if self._cursor_moved and cursor_key in view[: self._limit] else -1)
-        table.clear_rows()
-        self._add_rows(view[: self._limit])
-        table.put_cursor_back(index, cursor_row, scroll_y)
+        keys = view[: self._limit]
+        # The same rows in the same order (a live row's tick, loading done): their changed cells are repainted in
+        # place; clearing would redraw the whole table (every visible row written to the terminal again)
+        if columns or index not in (-1, cursor_row) or keys != table.shown or not self._add_rows(keys, True):
+            table.clear_rows()
+            self._add_rows(keys)
+            table.put_cursor_back(index, cursor_row, scroll_y)
         self.update_header()
         self.pace.done(started)
         model.live_reorder = False
 
-    def _add_rows(self, keys: list[str]) -> None:
+    def _add_rows(self, keys: list[str], in_place: bool = False) -> bool:
+        """Add these rows to the table; `in_place`: they are the rows it shows, in its order: update their cells
+        (False if the table disagrees)."""
         table, model = self.table, self.model
         now_s = self.model.clock()
         stamp = (int(now_s), id(table.session_columns), model.marked)
-        table.add_session_rows(keys, model.rows, self._cells, now_s, stamp, model.folded)
+        return table.add_session_rows(keys, model.rows, self._cells, now_s, stamp, model.folded, in_place)
 
     @on(DataTable.RowHighlighted, "#browser-table")
     def _maybe_extend(self, event: DataTable.RowHighlighted) -> None:

@@ -41,10 +41,12 @@ class SessionTable(TableMotion, UnmeasuredRowsTable):
 
     def add_session_rows(self, keys: list[str], rows: Mapping[str, SessionRow],
                          cells_of: Callable[[SessionRow, float], tuple], now_s: float, stamp: tuple,
-                         folded: set[str]) -> None:
+                         folded: set[str], in_place: bool = False) -> bool:
         """Append these rows. A re-sort puts back a page of rows most of which did not change: their cells are
         reused while `stamp` (the second, as Age is shown in seconds; the columns; the mark) is the same, so a live
-        burst of new sessions costs the new rows' cells, not a page's. `folded`: rows marked as folded twins."""
+        burst of new sessions costs the new rows' cells, not a page's. `folded`: rows marked as folded twins.
+        `in_place`: they are the rows the table shows, in its order: only their changed cells are repainted (False
+        if the table disagrees)."""
         cache, fresh = self._cell_cache, {}
         batch = []
         for key in keys:
@@ -55,9 +57,12 @@ class SessionTable(TableMotion, UnmeasuredRowsTable):
             fresh[key] = (row, row_stamp, cells)
             batch.append((key, cells))
         self._cell_cache = fresh if len(keys) >= len(self.shown) else {**cache, **fresh}
+        if in_place:
+            return self.update_rows_in_place(batch)
         self.add_keyed_rows(batch)
         self.shown.extend(keys)
         self.shown_set.update(keys)
+        return True
 
     def put_cursor_back(self, index: int, cursor_row: int, scroll_y: float) -> None:
         """After the rows were put back: the cursor on row `index` (-1: where it was, `cursor_row`), the table

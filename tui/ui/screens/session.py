@@ -34,6 +34,7 @@ from tui.ui.widgets.insights_pane import InsightsPane
 from tui.ui.widgets.log_pane import LogPane
 from tui.ui.widgets.op_tree import OpTree, TreeState
 from tui.ui.widgets.totals_panel import TotalsPanel
+from tui.ui.widgets.steady_static import SteadyStatic
 
 # Above this many logs under the selected node (some 20 ms of work), they are gathered in a thread so
 # that keys keep being answered; the views are kept per node while the screen shows the same tree.
@@ -96,9 +97,9 @@ class SessionScreen(Screen):
         self.feed = LiveFeed(self, self.history.key)  # (holds the trees shown from now on)
 
     def compose(self) -> ComposeResult:
-        yield Static(breadcrumb(self.session, self.doc), id="crumbs")
-        yield Static(id="live")
-        yield Static(id="history")
+        yield SteadyStatic(breadcrumb(self.session, self.doc), id="crumbs")
+        yield SteadyStatic(id="live")
+        yield SteadyStatic(id="history")
         with Horizontal(id="main"):
             yield OpTree(self.session, id="tree")
             with Vertical(id="side"):
@@ -107,7 +108,7 @@ class SessionScreen(Screen):
         yield LogPane(id="logs")
         yield InsightsPane(id="insights")
         yield Input(placeholder="search op names, agents, models, log messages, errors…", id="search")
-        yield Static(id="status")
+        yield SteadyStatic(id="status")
         yield Footer()
 
     @property

@@ -17,6 +17,7 @@ from tui.model.session_facts import shown_duration
 from tui.model.json_text import dumps
 from tui.model.nodes import Op, Session, Turn, user_turns
 from tui.model.op_facts import op_facts
+from tui.ui.widgets.steady_static import SteadyStatic
 
 LONG_TEXT = 4000
 
@@ -285,7 +286,7 @@ def _captures(b: DetailBuilder, op: Op) -> None:
 
 class DetailPanel(VerticalScroll):
     def compose(self):
-        yield Static(id="detail-body")
+        yield SteadyStatic(id="detail-body")
 
     def show(self, node: object) -> None:
         self.query_one("#detail-body", Static).update(describe(node))

@@ -21,6 +21,7 @@ from tui.model.fields import one_line
 from tui.model.logs import LogView
 from tui.ui.widgets.line_search import LineSearch
 from tui.ui.widgets.motion import half_page, motion_bindings, scroll_sideways
+from tui.ui.widgets.steady_static import set_border_title
 
 SEVERITY_STYLE = {
     "FATAL": Style(color="white", bgcolor="red", bold=True),
@@ -154,6 +155,7 @@ class LogPane(LineSearch, ScrollView, can_focus=True):
         return LEVELS[self.level][0]
 
     def _apply_filter(self) -> None:
+        before = self._visible_lines() if self.search_line < 0 else (-1, [])  # (a highlighted match: all)
         keep = LEVELS[self.level][1]
         self.shown = self.entries if keep is None else self.entries.keep(keep)
         sample = self.shown[:500]
@@ -164,7 +166,25 @@ class LogPane(LineSearch, ScrollView, can_focus=True):
         if self.following:
             self._to_end()
         self._update_title()
-        self.refresh()
+        self._repaint_changed(before)
+
+    def _visible_lines(self) -> tuple[int, list[tuple]]:
+        """The scroll offset and what each line on screen shows (a live session's reload brings the same
+        entries again, mostly: only lines that differ need writing to the terminal)."""
+        top, shown = self.scroll_offset.y, self.shown
+        lines = range(top, min(top + self.scrollable_content_region.height, len(shown)))
+        return top, [(e.ts, e.severity, e.path, e.message) for e in (shown[i] for i in lines)]
+
+    def _repaint_changed(self, before: tuple[int, list[tuple]]) -> None:
+        """Repaint the lines that changed; everything if the view scrolled (Textual repaints a scroll whole)."""
+        top, after = self._visible_lines()
+        if top != before[0]:
+            self.refresh()
+            return
+        old = before[1]
+        for y in range(max(len(old), len(after))):
+            if y >= len(old) or y >= len(after) or old[y] != after[y]:
+                self.refresh_line(top + y)
 
     # find (LineSearch) --------------------------------------------------------------------------------------
     def search_lines(self) -> Sequence[str]:
@@ -183,7 +203,7 @@ class LogPane(LineSearch, ScrollView, can_focus=True):
         if self.dropped:
             parts.append(f"{self.dropped:,} older dropped")
         parts.append(FOLLOWING if self.following else PAUSED)
-        self.border_title = Text(" · ".join(parts))  # a str would be parsed as markup, and scope is file content
+        set_border_title(self, Text(" · ".join(parts)))  # a str would be parsed as markup; scope is file content
 
     def render_line(self, y: int) -> Strip:
         index = self.scroll_offset.y + y

@@ -98,7 +98,7 @@ class OpTree(QuietTree[Node]):
     def reset_tree(self) -> None:
         self.clear()
         self._populated.clear()
-        self.root.set_label(label_for(self.session, self.stale()))
+        self.relabel(self.root, label_for(self.session, self.stale()))
         self.root.data = self.session
         self.populate(self.root)
         self.root.expand()
@@ -125,12 +125,12 @@ class OpTree(QuietTree[Node]):
             return
         self.session = root.data = session
         stale = self.stale()
-        root.set_label(label_for(session, stale))
+        self.relabel(root, label_for(session, stale))
         rebuilt = False
         for node, item in zip(nodes, items):
             old, node.data = node.data, item
             if _reads(old) != _reads(item):
-                node.set_label(label_for(item, stale))
+                self.relabel(node, label_for(item, stale))
             if node.id in self._populated:  # its ops were built from the old turn: again from the new one
                 node.remove_children()
                 self._populated.discard(node.id)
@@ -363,7 +363,7 @@ class OpTree(QuietTree[Node]):
         while stack:
             node = stack.pop()
             if node.data is not None:
-                node.set_label(label_for(node.data, stale))
+                self.relabel(node, label_for(node.data, stale))
             if node.is_expanded:
                 stack.extend(node.children)
 

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
-from textual.widgets import Static
 
 from tui.catalog.liveness import STALE, Liveness, is_stale, liveness
 from tui.model.fields import one_line
@@ -19,6 +18,7 @@ from tui.model.foreign import Facts, facts_of
 from tui.model.format import fmt_cost, fmt_tokens
 from tui.model.nodes import Session
 from tui.model.session_facts import session_facts
+from tui.ui.widgets.steady_static import SteadyStatic, set_border_title
 
 if TYPE_CHECKING:
     from tui.formats.aiagent.live.hub import LiveHub
@@ -161,13 +161,13 @@ def lay_out(cells: list[Cell], width: int, max_rows: int = MAX_ROWS) -> Table | 
     return Text("\n").join(lines)
 
 
-class TotalsPanel(Static):
+class TotalsPanel(SteadyStatic):
     """Always describes the session currently in view (the root, or the sub-agent drilled into)."""
 
     def __init__(self, session: Session, **kwargs) -> None:
         super().__init__(**kwargs)
         self.session = session
-        self.border_title = "Totals"
+        set_border_title(self, "Totals")
         # when the session's file or stream last changed (wall seconds; None: unknown, never stale), and the
         # threshold (None: the process's --stale-after, as the browser)
         self.last_change: Callable[[], float | None] = lambda: None
@@ -185,7 +185,7 @@ class TotalsPanel(Static):
         if facts is not None:
             self._show_facts(facts)
             return
-        self.border_title = "Totals"
+        set_border_title(self, "Totals")
         t = s.totals
         truth = session_facts(s)  # the one truth of duration, turns and cost (tui.model.session_facts)
         state = None
@@ -229,7 +229,7 @@ class TotalsPanel(Static):
             self._show(table)
 
     def _show_facts(self, facts: Facts) -> None:
-        self.border_title = Text(one_line(facts.title, 60))  # never a str: that would be parsed as markup
+        set_border_title(self, Text(one_line(facts.title, 60)))  # never a str: that would be parsed as markup
         table = lay_out([Cell(one_line(f.label, 40), Text(one_line(f.value, 200), style=FACT_STYLE.get(f.tone, "")))
                          for f in facts.cells], self.content_size.width, max_rows=len(facts.cells))
         if not facts.warnings:

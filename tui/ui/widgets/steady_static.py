@@ -1,0 +1,47 @@
+"""A Static that repaints only when what it shows changes.
+
+Static.update re-lays out and repaints on every call, equal content or not. Lines rebuilt on a timer (the
+browser's header and summary, twice a second) were written to the terminal each time though they read the same:
+over SSH that is most of what an idle screen costs. Text and str are compared by what they draw (tui.ui.
+textual_compat.draw_key); any other renderable is always drawn (it may not compare by value). Border titles
+likewise (set_border_title).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from weakref import WeakKeyDictionary
+
+from rich.text import Text
+from textual.widget import Widget
+from textual.widgets import Static
+
+from tui.ui.textual_compat import draw_key
+
+
+class SteadyStatic(Static):
+    """Static whose update() with what it already shows does nothing (no layout, no repaint)."""
+
+    def __init__(self, content: Any = "", **kwargs: Any) -> None:
+        super().__init__(content, **kwargs)
+        self._drawn: tuple | None = draw_key(content)
+
+    def update(self, content: Any = "", *, layout: bool = True) -> None:
+        key = draw_key(content)
+        if key is not None and key == self._drawn:
+            return
+        self._drawn = key
+        super().update(content, layout=layout)
+
+
+_TITLES: WeakKeyDictionary[Widget, tuple] = WeakKeyDictionary()  # the border title each widget was last given
+
+
+def set_border_title(widget: Widget, title: str | Text) -> None:
+    """Setting `border_title` repaints the whole widget, an equal title or not (the log pane's counts, the
+    totals' "Totals", set on every live reload, rewrote every line of both): set it only when it changes."""
+    key = draw_key(title)
+    if key is None or _TITLES.get(widget) != key:
+        if key is not None:
+            _TITLES[widget] = key
+        widget.border_title = title
