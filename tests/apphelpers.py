@@ -55,3 +55,16 @@ def toast_texts(app) -> list[str]:
     """The text of the notices on screen (Textual's Toast widgets, found by name: their module is private; the
     app must run with `run_test(notifications=True)`)."""
     return [str(w.render()) for w in app.screen.query("*") if type(w).__name__ == "Toast"]
+
+
+async def fed(app: MonitorApp, pilot, frames, timeout: float = 30.0) -> None:
+    """Frames (bytes or str) handed to the app's live pipeline as an in-process producer would
+    (LiveController.feed), then waited for: the app has taken the batch that counts every one of them (applied or
+    rejected: LiveController.tally) and the screens have had their messages."""
+    frames = list(frames)
+    expected = app.live.tally.frames + len(frames)
+    for frame in frames:
+        app.live.feed(frame)
+    assert await wait_for(pilot, lambda: app.live.tally.frames >= expected, timeout=timeout), (
+        f"the live pipeline took {app.live.tally.frames:,} frames of {expected:,}")
+    await pilot.pause()

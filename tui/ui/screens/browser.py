@@ -39,7 +39,7 @@ from tui.catalog.session_row import (
 from tui.catalog.scan import Roots, scan
 from tui.inputs.agent_roots import location_of_root
 from tui.inputs.paths import safe_resolve
-from tui.ui.messages import CompareSessions, LiveRootsForgotten, OpenSession
+from tui.ui.messages import CompareSessions, LiveRootsForgotten, LiveRowsChanged, OpenSession
 from tui.ui.clipboard import copy_notice
 from tui.ui.screens.browser_columns import Column, layout, row_cells
 from tui.ui.screens.browser_details import details_line, file_path
@@ -653,6 +653,13 @@ class BrowserScreen(Screen):
             self._live_reorder = self._live_reorder or live
         self._ensure_worker()
         self.update_header()
+
+    def on_live_rows_changed(self, message: LiveRowsChanged) -> None:
+        """A live batch (tui.ui.live_worker): the rows of the live roots it built, and the header's live line."""
+        if message.rows:
+            self.upsert_rows(list(message.rows))  # (which updates the header too)
+        elif message.header:
+            self.update_header()
 
     def on_live_roots_forgotten(self, message: LiveRootsForgotten) -> None:
         """The hub forgot these live sessions: their rows stay, the newest up to a bound (browser_forgotten); the

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 
 from rich.text import Text
 from textual import on, work
@@ -141,7 +142,7 @@ class SessionScreen(LiveView, HistoryView, Screen):
         if self.live_root is not None:
             self.tree.clock = self.live.clock(self.live_root)
         totals = self.query_one(TotalsPanel)  # `stale` after --stale-after of silence (tui.catalog.liveness)
-        totals.last_change = (last_event(self.live.hub, self.live_root) if self.live_root is not None
+        totals.last_change = (last_event(partial(self.live.facts, self.live_root)) if self.live_root is not None
                               else FileChange(self.doc.path))
         if self.live_root is None:  # a stale file's running nodes stop at its last change, not 5,000 hours on
             self.tree.clock = held_clock(totals.last_change)

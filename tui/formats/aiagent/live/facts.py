@@ -5,10 +5,8 @@ screen reads a frozen copy and never the hub's sessions while they change."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from tui.formats.aiagent.live.hub import LiveHub
+from tui.formats.aiagent.live.session import LiveSession
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +27,22 @@ class LiveFacts:
         return live_clock(self.last_ts, self.last_wall, wall_now)
 
 
+@dataclass(frozen=True, slots=True)
+class LiveTally:
+    """The hub's counters as of a batch: events applied, frames rejected (every reason) and those broken, sessions
+    and roots. `frames`: every frame taken so far, applied or not (what a sender can check its count against)."""
+
+    events: int = 0
+    rejected: int = 0
+    malformed: int = 0
+    sessions: int = 0
+    roots: int = 0
+
+    @property
+    def frames(self) -> int:
+        return self.events + self.rejected
+
+
 def live_clock(last_ts: int, last_wall: float, wall_now: float) -> int:
     """"Now" for a live root in the session's own time: its newest timestamp, moved on by the wall time since.
 
@@ -39,19 +53,19 @@ def live_clock(last_ts: int, last_wall: float, wall_now: float) -> int:
     return int(min(estimate, max(wall_now * 1000, last_ts)))
 
 
-def facts_of(hub: LiveHub, root: str) -> LiveFacts:
-    family = hub.descendants(root)
-    own = hub.sessions.get(root)
+def facts_of(family: list[LiveSession], root: str, rejected: str) -> LiveFacts:
+    """The facts of a root from its family (the root and its sub-agents: LiveHub.descendants) and the hub's
+    rejection summary."""
+    own = next((s for s in family if s.session_id == root), None)
     stamped = [s for s in family if s.last_ts]
     newest = max(stamped, key=lambda s: s.last_ts) if stamped else None
-    status = next((s.status_line for s in family if s.session_id == root and s.status_line), "")
+    status = own.status_line if own is not None else ""
     status = status or next((s.status_line for s in family if s.status_line), "")
     output = next((s.output or s.thinking for s in family if s.output or s.thinking), "")
-    events, gaps = hub.counters(root)
     return LiveFacts(
-        events=events, gaps=gaps, reordered=sum(s.reordered for s in family),
-        dropped_logs=sum(s.dropped_logs for s in family), rejected=hub.rejection_summary() if hub.rejected else "",
-        status=status, output=output[-300:],
+        events=sum(s.events + s.otlp_records for s in family), gaps=sum(s.gaps for s in family),
+        reordered=sum(s.reordered for s in family), dropped_logs=sum(s.dropped_logs for s in family),
+        rejected=rejected, status=status, output=output[-300:],
         final_report=own.final_report if own is not None else None,
-        updated=own.updated if own is not None and own.updated else None,
+        updated=own.updated if own is not None else None,
         last_ts=newest.last_ts if newest else 0, last_wall=newest.last_wall if newest else 0.0)

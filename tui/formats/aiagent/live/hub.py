@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import orjson
 
-from tui.formats.aiagent.live.facts import LiveFacts, facts_of, live_clock
+from tui.formats.aiagent.live.facts import LiveFacts, LiveTally, facts_of, live_clock
 from tui.formats.aiagent.live.frames import (
     BROKEN, KNOWN_EVENTS, NOT_MALFORMED, REJECTIONS, STATUS_EVENTS, TREE_EVENTS, add_pending, drop_pending_before, event_time, loads_without_bom, short_repr, status_text,
     tree_frame_meta, tree_of,
@@ -442,9 +442,13 @@ class LiveHub:
         newest = max(family, key=lambda s: s.last_ts) if family else None
         return live_clock(newest.last_ts if newest else 0, newest.last_wall if newest else 0.0, wall_now)
 
+    def tally(self) -> LiveTally:
+        return LiveTally(self.events, sum(self.rejected.values()), self.malformed, len(self.sessions),
+                         self.root_count)
+
     def facts(self, root: str) -> LiveFacts:
         """What a live view shows of a root besides its tree, taken now (the view reads it on another thread)."""
-        return facts_of(self, root)
+        return facts_of(self.descendants(root), root, self.rejection_summary() if self.rejected else "")
 
     def counters(self, root: str) -> tuple[int, int]:
         """Events received and sequence gaps over a root and its sub-agents."""
