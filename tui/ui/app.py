@@ -203,9 +203,9 @@ class MonitorApp(IdleCollector, App):
     def live_summary(self) -> str:
         return self.live.summary()
 
-    async def _on_exit_app(self) -> None:
-        self.live.stop()  # (the listeners close their sockets and remove their files)
-        await super()._on_exit_app()
+    def on_unmount(self) -> None:
+        """The app is going: the listeners close their sockets (and remove their files), the live thread ends."""
+        self.live.stop()
 
     # documents --------------------------------------------------------------------------------------------
     def load_document(self, path: str) -> Document | None:

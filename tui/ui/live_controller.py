@@ -55,6 +55,7 @@ class LiveController(HistoryRecorder):
         self.stream_status = self.worker.stream_status
         self._summary = self.worker.summary()  # (the hub is empty yet: nothing is read across threads)
         self.tally = LiveTally()  # the hub's counters as of the last batch taken
+        self.batches_taken = 0
         self._tails: dict[Path, LedgerTail] = {}
         self._reload_lock = threading.Lock()
         self._reload_errors: dict[Path, str] = {}  # the last failed reload of each open file, told once
@@ -193,13 +194,14 @@ class LiveController(HistoryRecorder):
             self.post(partial(LiveRootsForgotten, message.forgotten, message.merged))
         self._summary = message.summary
         self.tally = message.tally
+        self.batches_taken += 1
         self.live_history_tick(set(message.builds))
 
     # the event streams ----------------------------------------------------------------------------------------
-    def feed(self, frame: bytes | str) -> None:
+    def feed(self, frame: bytes | str, now: float | None = None) -> None:
         """A frame from this process rather than a listener (a producer in-process): applied on the worker's thread
-        in the order given."""
-        self.worker.call(self.worker.hub.feed, frame)
+        in the order given; `now`: when it arrived (wall time; default: when applied)."""
+        self.worker.call(self.worker.hub.feed, frame, now)
 
     def start(self) -> None:
         """Start the worker's thread (the first stream or frame does it anyway)."""

@@ -138,6 +138,7 @@ class LiveWorker:
 
     def otlp_receiver(self) -> Callable[[str, bytes, str], int]:
         """What the OTLP receivers hand each export request to (their threads decode it, the batch applies it)."""
+        self.start()
         if self.otlp_sink is None:
             self.otlp_sink = make_otlp_sink(self.hub)
             self.otlp_sink.start()  # trees assembled off this thread; a batch only hands them to the hub
@@ -168,15 +169,16 @@ class LiveWorker:
         self._waiting = set()
         counts = (sum(hub.rejected.values()), tuple(self.stream_status.values()))
         counts_moved = counts != self._panel_counts
-        if counts_moved:  # rejections and stream states concern every live screen, not only changed roots
+        if counts_moved:
             self._panel_counts = counts
-            self.deliver(StreamStateChanged())
         builds = self._build(changed)
         if builds or changed or counts_moved or changes.forgotten or changes.merged:
             rows = tuple(live_session_row(root, session, facts.events, facts.gaps, facts.updated)
                          for root, (session, facts) in builds.items())
             self.deliver(LiveRowsChanged(rows, builds, changes.forgotten, changes.merged, self.summary(),
                                          header=bool(changed or counts_moved), tally=hub.tally()))
+        if counts_moved:  # rejections and stream states concern every live screen (after the batch: its tally)
+            self.deliver(StreamStateChanged())
         opened = set(self.open_roots)
         for root, (session, facts) in builds.items():
             if root in opened:  # (a root no screen shows costs no message)

@@ -99,8 +99,9 @@ class LiveView(SessionScreenMixin):
                     style="bold yellow" if facts.gaps else "bold green")
         if facts.reordered:
             text.append(f" · {facts.reordered:,} reordered")
-        if facts.rejected:
-            text.append(f" · rejected: {facts.rejected}", style="bold red")
+        rejections = self.live.tally.rejections  # (over every stream, as of the last batch)
+        if rejections:
+            text.append(f" · rejected: {rejections}", style="bold red")
         state = self.live.stream_state()
         if state.startswith(("disconnected", "cannot connect", "not listening", "reconnected")):
             text.append(f" · {one_line(state, 120)}", style="bold yellow")

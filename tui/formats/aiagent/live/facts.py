@@ -15,7 +15,6 @@ class LiveFacts:
     gaps: int = 0
     reordered: int = 0
     dropped_logs: int = 0
-    rejected: str = ""  # the hub's rejection summary ("" when nothing was rejected)
     status: str = ""  # the root's status line (else the first sub-agent's that has one)
     output: str = ""  # the newest streamed output (or thinking) of the family, its last 300 characters
     final_report: dict | None = None  # the root's own
@@ -37,6 +36,7 @@ class LiveTally:
     malformed: int = 0
     sessions: int = 0
     roots: int = 0
+    rejections: str = ""  # "malformed JSON ×3, duplicate ×1" (LiveHub.rejection_summary)
 
     @property
     def frames(self) -> int:
@@ -53,9 +53,8 @@ def live_clock(last_ts: int, last_wall: float, wall_now: float) -> int:
     return int(min(estimate, max(wall_now * 1000, last_ts)))
 
 
-def facts_of(family: list[LiveSession], root: str, rejected: str) -> LiveFacts:
-    """The facts of a root from its family (the root and its sub-agents: LiveHub.descendants) and the hub's
-    rejection summary."""
+def facts_of(family: list[LiveSession], root: str) -> LiveFacts:
+    """The facts of a root from its family (the root and its sub-agents: LiveHub.descendants)."""
     own = next((s for s in family if s.session_id == root), None)
     stamped = [s for s in family if s.last_ts]
     newest = max(stamped, key=lambda s: s.last_ts) if stamped else None
@@ -65,7 +64,7 @@ def facts_of(family: list[LiveSession], root: str, rejected: str) -> LiveFacts:
     return LiveFacts(
         events=sum(s.events + s.otlp_records for s in family), gaps=sum(s.gaps for s in family),
         reordered=sum(s.reordered for s in family), dropped_logs=sum(s.dropped_logs for s in family),
-        rejected=rejected, status=status, output=output[-300:],
+        status=status, output=output[-300:],
         final_report=own.final_report if own is not None else None,
         updated=own.updated if own is not None else None,
         last_ts=newest.last_ts if newest else 0, last_wall=newest.last_wall if newest else 0.0)

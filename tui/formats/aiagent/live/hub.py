@@ -444,11 +444,11 @@ class LiveHub:
 
     def tally(self) -> LiveTally:
         return LiveTally(self.events, sum(self.rejected.values()), self.malformed, len(self.sessions),
-                         self.root_count)
+                         self.root_count, self.rejection_summary())
 
     def facts(self, root: str) -> LiveFacts:
         """What a live view shows of a root besides its tree, taken now (the view reads it on another thread)."""
-        return facts_of(self.descendants(root), root, self.rejection_summary() if self.rejected else "")
+        return facts_of(self.descendants(root), root)
 
     def counters(self, root: str) -> tuple[int, int]:
         """Events received and sequence gaps over a root and its sub-agents."""
