@@ -189,13 +189,9 @@ class MonitorApp(IdleCollector, App):
             if is_otlp(url):
                 self.live.run_stream(url, partial(_receive_otlp, url, token, remote, origins))
                 continue
-            self.live.run_stream(url, lambda w, url=url: listen(
-                url, w.hub.feed, w.stream_reporter(url), on_oversized=w.hub.refuse_oversized,
-                on_rejected=w.hub.reject, token=token, allow_remote=remote, allow_origins=origins))
+            self.live.run_stream(url, partial(_listen, url, token, remote, origins))
         for url in self.connect_urls:
-            self.live.run_stream(url, lambda w, url=url: connect(
-                url, w.hub.feed, w.stream_reporter(url), on_oversized=w.hub.refuse_oversized,
-                on_rejected=w.hub.reject, token=token))
+            self.live.run_stream(url, partial(_connect, url, token))
 
     def stream_state(self) -> str:
         return self.live.stream_state()
@@ -390,6 +386,21 @@ class MonitorApp(IdleCollector, App):
     def on_live_notice(self, message: LiveNotice) -> None:
         if not self.closing():
             self.notify(message.text, markup=False, **message.options)
+
+
+async def _listen(url: str, token: str | None, allow_remote: bool, allow_origins: list[str],
+                  worker: LiveWorker) -> None:
+    """A --listen (unix:, ws://) on the live worker's loop: each frame goes to its hub there."""
+    hub = worker.hub
+    await listen(url, hub.feed, worker.stream_reporter(url), on_oversized=hub.refuse_oversized,
+                 on_rejected=hub.reject, token=token, allow_remote=allow_remote, allow_origins=allow_origins)
+
+
+async def _connect(url: str, token: str | None, worker: LiveWorker) -> None:
+    """A --connect, likewise."""
+    hub = worker.hub
+    await connect(url, hub.feed, worker.stream_reporter(url), on_oversized=hub.refuse_oversized,
+                  on_rejected=hub.reject, token=token)
 
 
 async def _receive_otlp(url: str, token: str | None, allow_remote: bool, allow_origins: list[str],

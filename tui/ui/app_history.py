@@ -12,7 +12,6 @@ import os
 import threading
 import time
 from pathlib import Path
-from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from tui.catalog.session_row import SessionRow
     from tui.formats.aiagent.history import Version
     from tui.formats.aiagent.live.facts import LiveFacts, LiveTally
+    from tui.model.diff import SessionDiff
     from tui.model.document import Document
     from tui.model.nodes import Session
 
@@ -75,7 +76,7 @@ class DiffReady(Message, bubble=False):
     """The controller compared two sessions (`before`, `after`: browser rows' paths) in a worker: the app shows
     `diff`."""
 
-    def __init__(self, before: str, after: str, diff: object) -> None:
+    def __init__(self, before: str, after: str, diff: SessionDiff) -> None:
         super().__init__()
         self.before = before
         self.after = after

@@ -96,8 +96,8 @@ class LiveHub:
             self.refuse_oversized(len(frame))
             return None
         meta = tree_frame_meta(frame) if len(frame) >= LAZY_TREE_BYTES else None
-        if meta is not None:
-            return self._defer_tree(frame, meta, now)
+        if meta is not None:  # an op_tree frame kept as it came: counted and ordered now, parsed when shown (it
+            return self.apply({"type": "op_tree", "meta": meta}, now, deferred=frame)  # may be replaced before)
         try:
             event = json_load.loads(frame)
         except orjson.JSONDecodeError as exc:
@@ -105,11 +105,6 @@ class LiveHub:
             if event is BROKEN:
                 return self.reject("malformed JSON", exc.args[0] if exc.args else str(exc))
         return self.apply(event, now)
-
-    def _defer_tree(self, frame: bytes | str, meta: dict, now: float | None) -> str | None:
-        """An op_tree frame kept as it came: counted and ordered now, parsed when shown (it may be replaced by a
-        newer tree before)."""
-        return self.apply({"type": "op_tree", "meta": meta}, now, deferred=frame)
 
     def _tree(self, live: LiveSession) -> dict | None:
         """The newest tree of a session, parsing a deferred frame first (a broken one counts as malformed)."""
