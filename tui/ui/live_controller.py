@@ -51,7 +51,8 @@ class LiveController(HistoryRecorder):
         self.sessions_dir = sessions_dir  # where exports and saved payloads must not go
         self.streams = streams  # --listen or --connect given
         self._open_roots: set[str] = set()  # live roots a screen shows (the worker reads it)
-        self.worker = LiveWorker(app.post_message if app is not None else _nowhere, self._open_roots, streams)
+        self.worker = LiveWorker(app.post_message if app is not None else _nowhere, self._open_roots, streams,
+                                 paced=app is not None)
         self.stream_status = self.worker.stream_status
         self._summary = self.worker.summary()  # (the hub is empty yet: nothing is read across threads)
         self.tally = LiveTally()  # the hub's counters as of the last batch taken
@@ -177,7 +178,14 @@ class LiveController(HistoryRecorder):
 
     def took(self, message: LiveRowsChanged) -> None:
         """UI thread: a batch of the live worker (before the screens see it). Each build becomes its root's newest
-        (held; the older one let go), forgotten and merged roots let their builds go, history records what is due."""
+        (held; the older one let go), forgotten and merged roots let their builds go, history records what is due;
+        then the worker may build the next batch."""
+        try:
+            self._take(message)
+        finally:
+            self.worker.taken.set()
+
+    def _take(self, message: LiveRowsChanged) -> None:
         for root, (session, facts) in message.builds.items():
             self._facts[root] = facts
             old = self._live_builds.get(root)

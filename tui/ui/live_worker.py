@@ -47,8 +47,15 @@ class LiveWorker:
     """The hub's thread. `deliver(message)` hands a message to the app (thread-safe: App.post_message);
     `open_roots` names the live roots a screen shows (kept by the UI thread: only read here, copied)."""
 
-    def __init__(self, deliver: Callable[[Message], Any], open_roots: set[str], streams: bool = False) -> None:
+    def __init__(self, deliver: Callable[[Message], Any], open_roots: set[str], streams: bool = False,
+                 paced: bool = False) -> None:
         self.hub = LiveHub()
+        # `paced`: one batch in flight at a time. The next is built only once the app has taken the last one
+        # (LiveController.took sets `taken`); meanwhile the changes gather in the hub, one build per root for all
+        # of them. Unpaced, a UI slower than the batches let them queue up in the app, each holding whole trees.
+        self.paced = paced
+        self.taken = threading.Event()
+        self.taken.set()
         self.deliver = deliver
         self.open_roots = open_roots
         self.streams = streams  # --listen or --connect given: the header says how the streams go
@@ -154,13 +161,17 @@ class LiveWorker:
             self.otlp_sink.drain()
         if now < self._due:
             return
-        self.apply()
+        if not self.apply():
+            return
         spent = time.monotonic() - now
         self.tick_seconds = [*self.tick_seconds[-999:], spent]
         self._due = now + max(LIVE_APPLY_SECONDS, LIVE_APPLY_SHARE * spent)
 
-    def apply(self) -> None:
-        """Whatever arrived since the last batch, built and posted in one batch."""
+    def apply(self) -> bool:
+        """Whatever arrived since the last batch, built and posted in one batch (paced: once the last was taken;
+        False when it was not)."""
+        if self.paced and not self.taken.is_set():
+            return False
         hub = self.hub
         self._freeze_otlp()
         self._notice_rejections()
@@ -175,6 +186,8 @@ class LiveWorker:
         if builds or changed or counts_moved or changes.forgotten or changes.merged:
             rows = tuple(live_session_row(root, session, facts.events, facts.gaps, facts.updated)
                          for root, (session, facts) in builds.items())
+            if self.paced:
+                self.taken.clear()
             self.deliver(LiveRowsChanged(rows, builds, changes.forgotten, changes.merged, self.summary(),
                                          header=bool(changed or counts_moved), tally=hub.tally()))
         if counts_moved:  # rejections and stream states concern every live screen (after the batch: its tally)
@@ -183,6 +196,7 @@ class LiveWorker:
         for root, (session, facts) in builds.items():
             if root in opened:  # (a root no screen shows costs no message)
                 self.deliver(LiveTreeBuilt(root, session, facts))
+        return True
 
     def _build(self, changed: set[str]) -> dict:
         """root -> (its build, its facts), for the changed roots this batch's budget covers (the rest wait)."""
