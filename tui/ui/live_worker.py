@@ -188,8 +188,9 @@ class LiveWorker:
                          for root, (session, facts) in builds.items())
             if self.paced:
                 self.taken.clear()
-            self.deliver(LiveRowsChanged(rows, builds, changes.forgotten, changes.merged, self.summary(),
-                                         header=bool(changed or counts_moved), tally=hub.tally()))
+            if self.deliver(LiveRowsChanged(rows, builds, changes.forgotten, changes.merged, self.summary(),
+                                            header=bool(changed or counts_moved), tally=hub.tally())) is False:
+                self.taken.set()  # (not queued: the app is not running, or going; nobody will take it)
         if counts_moved:  # rejections and stream states concern every live screen (after the batch: its tally)
             self.deliver(StreamStateChanged())
         opened = set(self.open_roots)
