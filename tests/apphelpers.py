@@ -55,3 +55,27 @@ def toast_texts(app) -> list[str]:
     """The text of the notices on screen (Textual's Toast widgets, found by name: their module is private; the
     app must run with `run_test(notifications=True)`)."""
     return [str(w.render()) for w in app.screen.query("*") if type(w).__name__ == "Toast"]
+
+
+async def fed(app: MonitorApp, pilot, frames, timeout: float = 30.0) -> None:
+    """Frames (bytes or str) handed to the app's live pipeline as an in-process producer would
+    (LiveController.feed), then waited for: the app has taken the batch that counts every one of them (applied or
+    rejected: LiveController.tally) and the screens have had their messages."""
+    frames = list(frames)
+    expected = app.live.tally.frames + len(frames)
+    for frame in frames:
+        app.live.feed(frame)
+    assert await wait_for(pilot, lambda: app.live.tally.frames >= expected, timeout=timeout), (
+        f"the live pipeline took {app.live.tally.frames:,} frames of {expected:,}")
+    await pilot.pause()
+
+
+async def live_settled(app: MonitorApp, pilot, timeout: float = 10.0) -> None:
+    """Wait until the OTLP sink has handed everything to the hub and a live batch made after that was taken by the
+    app (its rows in the browser). A batch is posted only when something changed: when the one with these changes
+    was taken before the sink was seen idle, the wait for the next ends after a second."""
+    sink = app.live.worker.otlp_sink
+    assert await wait_for(pilot, lambda: sink is None or sink.pending == 0, timeout=timeout)
+    taken = app.live.batches_taken
+    await wait_for(pilot, lambda: app.live.batches_taken > taken, timeout=1.0)
+    await pilot.pause()

@@ -90,12 +90,10 @@ class BrowserRows:
 
     def apply(self) -> None:
         hub = self.hub
-        changed, hub.changed = hub.changed, set()
-        merged, hub.merged = hub.merged, set()
-        hub.forgotten = set()  # (their rows stay)
-        for root in merged:
+        changes = hub.take_changes()  # (forgotten roots' rows stay)
+        for root in changes.merged:
             self.rows.pop(root, None)
-        for root in changed - merged:
+        for root in changes.changed:
             self.rows[root] = live_session_row(root, hub.build(root), 0, 0, None)
 
     def header_tokens(self) -> int:

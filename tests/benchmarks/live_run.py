@@ -6,7 +6,10 @@
                                                                # accounting events in reverse order), keys
                                                                # pressed in the browser meanwhile
 
-The app runs as it does for a user: browser first, then the live session's screen once its tree has arrived.
+The app runs as it does for a user: browser first, then the live session's screen once its tree has arrived; in
+the throughput and keys modes keys are pressed on that screen meanwhile. Measured besides the rate: the UI thread's
+time per live tick (the app's and the screens' handlers of one batch of the live worker: tui.ui.live_worker), the
+worker's own time per batch, the keys, and the event loop's worst stall.
 Prints one JSON object.
 """
 
@@ -38,7 +41,9 @@ async def main(mode: str, url: str, args: list[str]) -> dict:
             write_snapshot(empty, make_tree(seed, ops=5, depth=1), version=2)
     app = MonitorApp(sessions_dir=empty, listen_urls=[url], watch=False)
     counts = {"frames": 0, "bytes": 0, "first": None, "last": None}
-    feed = app.hub.feed
+    hub = app.live.worker.hub  # (the live worker's thread feeds it: counted there)
+    feed = hub.feed
+    ticks = ui_tick_timer()
 
     def counting_feed(frame, *rest):
         now = time.perf_counter()
@@ -49,7 +54,7 @@ async def main(mode: str, url: str, args: list[str]) -> dict:
         counts["bytes"] += len(frame)
         return feed(frame, *rest)
 
-    app.hub.feed = counting_feed  # the app passes hub.feed to the listener when it mounts
+    hub.feed = counting_feed  # the app passes hub.feed to the listener when it mounts
     out: dict = {"mode": mode}
     async with app.run_test(size=(160, 48)) as pilot:
         while not any(text.startswith("listening on") for text in app.stream_status.values()):
@@ -78,14 +83,13 @@ async def main(mode: str, url: str, args: list[str]) -> dict:
                     key = "down" if (len(keys) // 6) % 2 == 0 else "up"
                     keys.append(await key_latency(app, key, lambda: table.cursor_row != row))
                 continue
-            if opened is None and app.hub.sessions:
-                root = app.hub.roots()[0]
-                if app.hub.build(root) is not None:
-                    app.open_path(f"live:{root}")
-                    opened = root
-                    await asyncio.sleep(0.3)
+            if opened is None and app.live.roots():
+                root = app.live.roots()[0]
+                app.open_path(f"live:{root}")
+                opened = root
+                await asyncio.sleep(0.3)
             screen = app.screen
-            if mode == "keys" and opened and hasattr(screen, "tree") and counts["first"] is not None:
+            if opened and hasattr(screen, "tree") and counts["first"] is not None:
                 tree = screen.tree
                 line = tree.cursor_line
                 key = "down" if (len(keys) // 6) % 2 == 0 else "up"
@@ -98,19 +102,23 @@ async def main(mode: str, url: str, args: list[str]) -> dict:
         sender_seconds = float(text[6]) if mode == "throughput" else float(text[1])
         sent_at = time.perf_counter()
         deadline = time.perf_counter() + 60
-        while app.hub.events + app.hub.malformed < sent and time.perf_counter() < deadline:
+        while app.live.tally.events + app.live.tally.malformed < sent and time.perf_counter() < deadline:
             await asyncio.sleep(0.05)
         await pilot.pause(0.6)  # the last batch reaches the screen
         lag.stop()
-        root = app.hub.roots()[0] if app.hub.sessions else ""
-        events, gaps = app.hub.counters(root) if root else (0, 0)
+        tally = app.live.tally
+        root = app.live.roots()[0] if app.live.roots() else ""
+        facts = app.live.facts(root)
         elapsed = (counts["last"] or 0) - (counts["first"] or 0)
         out.update({
-            "sent": sent, "sender_seconds": sender_seconds, "received": app.hub.events, "frames": counts["frames"],
-            "bytes": counts["bytes"], "seconds": elapsed, "malformed": app.hub.malformed, "gaps": gaps,
-            "root_events": events, "sessions": len(app.hub.sessions),
-            "events_per_s": app.hub.events / elapsed if elapsed > 0 else None,
-            "stall_s": lag.worst(), "screen_opened": opened is not None,
+            "sent": sent, "sender_seconds": sender_seconds, "received": tally.events, "frames": counts["frames"],
+            "bytes": counts["bytes"], "seconds": elapsed, "malformed": tally.malformed, "gaps": facts.gaps,
+            "root_events": facts.events, "sessions": tally.sessions,
+            "events_per_s": tally.events / elapsed if elapsed > 0 else None,
+            "stall_s": lag.worst(), "stalls_over_100ms": sum(1 for _, v in lag.samples if v > 0.1),
+            "screen_opened": opened is not None,
+            "ui_tick_ms": spread([t * 1000 for t in ticks]),
+            "worker_tick_ms": spread([t * 1000 for t in app.live.worker.tick_seconds]),
         })
         if mode == "scale":  # keys pressed after the last event arrived: while the backlog is applied
             while time.perf_counter() - sent_at < 3:
@@ -119,14 +127,55 @@ async def main(mode: str, url: str, args: list[str]) -> dict:
                 key = "down" if (len(keys) // 6) % 2 == 0 else "up"
                 keys.append(await key_latency(app, key, lambda: table.cursor_row != row))
             out["shape"], out["n"] = args[0], int(args[1])
-            out["roots"] = app.hub.root_count
-        if mode in ("keys", "scale"):
+            out["roots"] = app.live.tally.roots
+        if keys:
             out["keys"] = {"n": len(keys), "p50": quantile(keys, 0.5), "p95": quantile(keys, 0.95),
                            "max": max(keys, default=float("nan"))}
             if mode == "keys":
                 out["rate"] = int(args[0])
     out["rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return out
+
+
+def ui_tick_timer() -> list[float]:
+    """The UI thread's CPU time per live tick: each batch of the live worker is handled by the app
+    (on_live_rows_changed, on_live_tree_built), then by the browser and the session screens; the durations of those
+    handlers are summed per batch (a new batch begins at the app's on_live_rows_changed). Returns the list the sums
+    go to."""
+    from tui.ui.app import MonitorApp
+    from tui.ui.screens.browser import BrowserScreen
+    from tui.ui.screens.session import SessionScreen
+
+    sums: list[float] = []
+
+    def timed(cls, name: str, starts: bool) -> None:
+        original = getattr(cls, name)
+
+        def wrapper(self, message):
+            began = time.thread_time()  # (the UI thread's CPU: robust to a machine shared with other work)
+            try:
+                return original(self, message)
+            finally:
+                took = time.thread_time() - began
+                if starts or not sums:
+                    sums.append(took)
+                else:
+                    sums[-1] += took
+        setattr(cls, name, wrapper)
+
+    timed(MonitorApp, "on_live_rows_changed", True)
+    timed(MonitorApp, "on_live_tree_built", False)
+    timed(MonitorApp, "on_stream_state_changed", False)
+    timed(BrowserScreen, "on_live_rows_changed", False)
+    timed(BrowserScreen, "on_live_roots_forgotten", False)
+    timed(SessionScreen, "on_live_tree_built", False)
+    timed(SessionScreen, "on_stream_state_changed", False)
+    return sums
+
+
+def spread(values: list[float]) -> dict:
+    return {"n": len(values), "p50": quantile(values, 0.5), "p99": quantile(values, 0.99),
+            "max": max(values, default=float("nan"))}
 
 
 if __name__ == "__main__":

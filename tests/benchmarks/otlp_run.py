@@ -74,14 +74,14 @@ async def main(mode: str, port: int, args: list[str]) -> dict:
             raise SystemExit(f"sender failed: {stderr.decode()[-2000:]}")
         sent, sender_seconds, sessions = stdout.decode().split()
         sent = int(sent)
-        sink = app.live.otlp_sink
+        sink = app.live.worker.otlp_sink
         first = sender_done - float(sender_seconds)  # (the sender's clock starts at its first request)
         deadline = time.perf_counter() + 300
         applied = shown = None
         while time.perf_counter() < deadline:  # every span received and in the hub; then every row built
             if applied is None and sink is not None and sink.spans_received >= sent and not sink.pending:
                 applied = time.perf_counter()
-            if applied is not None and not app.hub.changed:
+            if applied is not None and app.live.tally.roots == sessions_expected(app, sessions):
                 shown = time.perf_counter()
                 break
             await asyncio.sleep(0.01)
@@ -92,8 +92,8 @@ async def main(mode: str, port: int, args: list[str]) -> dict:
             "sent": sent, "sender_seconds": float(sender_seconds), "sessions": int(sessions),
             "received": sink.spans_received if sink else 0, "held": sink.spans_held if sink else 0,
             "dropped": sink.spans_dropped if sink else 0, "evicted": sink.evicted if sink else 0,
-            "malformed": sink.rejected if sink else 0, "rejected": dict(app.hub.rejected),
-            "roots": app.hub.root_count, "hub_sessions": len(app.hub.sessions),
+            "malformed": sink.rejected if sink else 0, "rejected": app.live.tally.rejections,
+            "roots": app.live.tally.roots, "hub_sessions": app.live.tally.sessions,
             "seconds": elapsed, "spans_per_s": sent / elapsed if elapsed > 0 else None,
             "rows_seconds": (shown - first) if shown else None,
             "stall_s": lag.worst(), "rss_kb": rss_kb(),
@@ -104,6 +104,13 @@ async def main(mode: str, port: int, args: list[str]) -> dict:
             out["keys"] = {"n": len(keys), "p50": quantile(keys, 0.5), "p95": quantile(keys, 0.95),
                            "max": max(keys, default=float("nan"))}
     return out
+
+
+def sessions_expected(app, sessions: str) -> int:
+    """The roots the rows are built for once everything is applied: the sender's sessions, or what the sink's
+    caps left of them (the live worker's tally of the last batch the app took)."""
+    sink = app.live.worker.otlp_sink
+    return min(int(sessions), app.live.tally.roots if sink is not None and sink.evicted else int(sessions))
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ def test_bridge_reports_add_up_and_touch_no_session():
         assert hub.feed(orjson.dumps({"type": "bridge", "dropped": n, "meta": {"source": "aiagent-monitor-bridge"}}))\
             is None
     assert hub.bridge_dropped == 43
-    assert hub.events == 0 and not hub.sessions and not hub.changed and not hub.rejected
+    assert hub.events == 0 and not hub.sessions and not hub.has_changes and not hub.rejected
 
 
 def test_a_broken_bridge_report_is_refused_and_counted():

@@ -94,7 +94,7 @@ def test_big_tree_frames_are_parsed_only_when_shown():
 
 
 def test_tree_frame_meta_is_read_only_from_the_top_level_last_key():
-    from tui.formats.aiagent.live.hub import _tree_frame_meta
+    from tui.formats.aiagent.live.frames import tree_frame_meta as _tree_frame_meta
 
     tree = session(turn(1, op("llm", meta={"sessionId": "inner"})))
     assert _tree_frame_meta(tree_frame(tree, sid="s1"))["sessionId"] == "s1"

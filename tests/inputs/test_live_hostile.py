@@ -7,13 +7,15 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from apphelpers import wait_for
+from apphelpers import fed, wait_for
 from builders import live_event, op, session, turn
 from tui.formats.aiagent.live.hub import LiveHub
 from tui.formats.aiagent.live.merge import in_sequence_order
 from tui.formats.aiagent.live.order import MAX_SEQUENCE_JUMP, SeenSequences
 from tui.formats.aiagent.live.session import MAX_PENDING_ACCOUNTING
 from tui.ui.app import MonitorApp
+from tui.ui.live_worker import LiveWorker
+from tui.ui.messages import LiveRowsChanged
 
 
 def chain_events(depth: int, *, reverse: bool = False) -> list[bytes]:
@@ -45,10 +47,7 @@ def test_a_chain_of_sub_agents_thousands_deep_builds(depth):
 async def test_a_chain_of_sub_agents_5000_deep_opens_in_the_app(tmp_path):
     app = MonitorApp(sessions_dir=tmp_path, listen_urls=[f"unix:{tmp_path / 'm.sock'}"], watch=False)
     async with app.run_test(size=(160, 48)) as pilot:
-        for frame in chain_events(5_000):
-            app.hub.feed(frame)
-        app.apply_live()
-        await pilot.pause()
+        await fed(app, pilot, chain_events(5_000))
         browser = app.screen
         assert await wait_for(pilot, lambda: "live:s0" in browser.model.rows)
         app.open_path("live:s0")
@@ -56,9 +55,8 @@ async def test_a_chain_of_sub_agents_5000_deep_opens_in_the_app(tmp_path):
         assert app.screen.live_root == "s0" and app.screen.session.counts.sessions == 5_000
         await pilot.press("down", "enter")
         await pilot.pause()
-        app.hub.feed(live_event("log", sid="s4999", seq=2, origin="s0", entry={"message": "deep", "path": "1-1"}))
-        app.apply_live()
-        await pilot.pause()
+        await fed(app, pilot, [live_event("log", sid="s4999", seq=2, origin="s0",
+                                          entry={"message": "deep", "path": "1-1"})])
 
 
 def test_a_cycle_of_parents_is_one_root_and_builds():
@@ -97,36 +95,36 @@ def count_calls(obj, name: str) -> list[int]:
     return calls
 
 
-async def test_a_live_tick_touches_only_the_changed_roots(tmp_path):
+def test_a_live_tick_touches_only_the_changed_roots():
     n = 20_000
-    app = MonitorApp(sessions_dir=tmp_path, listen_urls=[f"unix:{tmp_path / 'm.sock'}"], watch=False)
-    async with app.run_test(size=(160, 48)) as pilot:
-        for i in range(n):
-            app.hub.feed(live_event("log", sid=f"s{i}", seq=1, origin=f"s{i}", entry={"message": "hi"}))
-        batches = 0
-        while app.hub.changed:  # (a batch rebuilds for at most LIVE_APPLY_BUDGET: the rest waits)
-            app.apply_live()
-            batches += 1
-        assert batches > 1
-        await pilot.pause()
-        assert len(app.browser().model.rows) == n
-        assert app.hub.root_count == n
-        root_of = count_calls(app.hub, "root_of")
-        gaps = [0]
-        from tui.formats.aiagent.live import hub as live_module
-        original_gaps = live_module.LiveSession.gaps
+    posted: list = []
+    worker = LiveWorker(posted.append, set(), streams=True)  # (its batches run here: no thread, no app)
+    for i in range(n):
+        worker.hub.feed(live_event("log", sid=f"s{i}", seq=1, origin=f"s{i}", entry={"message": "hi"}))
+    batches = 0
+    while sum(len(m.rows) for m in posted if isinstance(m, LiveRowsChanged)) < n:
+        worker.apply()  # (a batch rebuilds for at most LIVE_APPLY_BUDGET: the rest waits for the next)
+        batches += 1
+        assert batches < 1_000
+    assert batches > 1
+    assert posted[-1].tally.roots == n
+    root_of = count_calls(worker.hub, "root_of")
+    gaps = [0]
+    from tui.formats.aiagent.live import hub as live_module
+    original_gaps = live_module.LiveSession.gaps
 
-        def counted_gaps(self):
-            gaps[0] += 1
-            return original_gaps.fget(self)
+    def counted_gaps(self):
+        gaps[0] += 1
+        return original_gaps.fget(self)
 
-        live_module.LiveSession.gaps = property(counted_gaps)
-        try:
-            app.hub.feed(live_event("log", sid="s7", seq=2, origin="s7", entry={"message": "again"}))
-            app.apply_live()
-            assert "20,000 sessions" in app.live_summary()
-        finally:
-            live_module.LiveSession.gaps = original_gaps
+    live_module.LiveSession.gaps = property(counted_gaps)
+    try:
+        worker.hub.feed(live_event("log", sid="s7", seq=2, origin="s7", entry={"message": "again"}))
+        worker.apply()
+        assert "20,000 sessions" in posted[-1].summary
+        assert [row.key for row in posted[-1].rows] == ["live:s7"]
+    finally:
+        live_module.LiveSession.gaps = original_gaps
         assert root_of[0] <= 10 and gaps[0] <= 10  # was: every session, once per changed root and once per header
 
 
@@ -253,8 +251,7 @@ async def test_a_big_tree_resent_many_times_keeps_memory_bounded(tmp_path):
         async with app.run_test(size=(160, 48)) as pilot:
             used = []
             for i, frame in enumerate(frames):
-                app.hub.feed(frame)
-                app.apply_live()
+                await fed(app, pilot, [frame])
                 if i == 0:
                     app.open_path(f"live:{sid}")
                     await pilot.pause()

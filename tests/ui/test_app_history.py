@@ -6,7 +6,7 @@ import asyncio
 
 import orjson
 
-from apphelpers import SIZE, session_app, toast_texts, top, wait_for
+from apphelpers import SIZE, fed, session_app, toast_texts, top, wait_for
 from browserhelpers import ids, settle
 from tui.demo import make_tree, write_snapshot
 from tui.formats.aiagent.replay import replay_events
@@ -122,22 +122,16 @@ async def test_live_stream_versions(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         trees = [n for n, e in enumerate(events) if e["type"] == "op_tree"]
         trees = trees[:: max(1, len(trees) // 5)]  # feed the stream in ~5 batches
-        for event in events[: trees[0] + 1]:
-            app.hub.feed(orjson.dumps(event))
-        app.apply_live()
+        await fed(app, pilot, [orjson.dumps(event) for event in events[: trees[0] + 1]])
         root = doc.root.trace_id
         app.open_path(f"live:{root}")
         await pilot.pause(0.3)
         screen = top(app)
         for start, end in zip(trees, trees[1:]):
-            for event in events[start + 1: end + 1]:
-                app.hub.feed(orjson.dumps(event))
             app.live._live_recorded_at.clear()  # don't wait out the once-a-second limit
-            app.apply_live()
+            await fed(app, pilot, [orjson.dumps(event) for event in events[start + 1: end + 1]])
             await pilot.pause(0.2)
-        for event in events[trees[-1] + 1:]:
-            app.hub.feed(orjson.dumps(event))
-        app.apply_live()
+        await fed(app, pilot, [orjson.dumps(event) for event in events[trees[-1] + 1:]])
         key = f"live:{root}"
         assert await wait_for(pilot, lambda: app.history.versions(key)[-1].summary.status == "ok")
         versions = app.history.versions(key)

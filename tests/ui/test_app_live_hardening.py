@@ -13,6 +13,8 @@ from websockets.exceptions import InvalidStatus
 
 from apphelpers import wait_for
 from tui.ui.app import MonitorApp
+from tui.ui.live_worker import LiveWorker
+from tui.ui.messages import LiveRowsChanged
 from tui.ui.screens.browser import BrowserScreen
 
 
@@ -82,7 +84,7 @@ async def test_a_socket_held_by_a_live_monitor_is_reported_not_stolen(tmp_path):
         _, writer = await asyncio.open_unix_connection(str(sock))  # still the first monitor's
         writer.write(event(1) + b"\n")
         await writer.drain()
-        assert await wait_for(pilot, lambda: first.hub.events == 1)
+        assert await wait_for(pilot, lambda: first.live.tally.events == 1)
         writer.close()
 
 
@@ -97,7 +99,7 @@ async def test_refused_producers_are_counted_on_screen(tmp_path):
             assert exc.response.status_code == 401
         async with ws_connect(url, additional_headers={"Authorization": "Bearer s3cret"}) as ws:
             await ws.send(event(1).decode())
-        assert await wait_for(pilot, lambda: "auth refused ×1" in header(app) and app.hub.events == 1)
+        assert await wait_for(pilot, lambda: "auth refused ×1" in header(app) and app.live.tally.events == 1)
 
 
 async def test_a_server_that_goes_away_is_shown_and_reconnected(tmp_path):
@@ -111,7 +113,7 @@ async def test_a_server_that_goes_away_is_shown_and_reconnected(tmp_path):
     app = MonitorApp(sessions_dir=tmp_path, connect_urls=[f"ws://127.0.0.1:{port}"], watch=False)
     try:
         async with app.run_test(size=(160, 48)) as pilot:
-            assert await wait_for(pilot, lambda: app.hub.events == 1 and "connected to" in header(app))
+            assert await wait_for(pilot, lambda: app.live.tally.events == 1 and "connected to" in header(app))
             app.open_path("live:s1")
             await pilot.pause(0.3)
             server.close()
@@ -121,7 +123,7 @@ async def test_a_server_that_goes_away_is_shown_and_reconnected(tmp_path):
             assert await wait_for(pilot, lambda: "retrying in" in panel(app))  # the live panel says so too
             run = 2
             server = await serve(push, "127.0.0.1", port)
-            assert await wait_for(pilot, lambda: app.hub.events == 2, timeout=15)
+            assert await wait_for(pilot, lambda: app.live.tally.events == 2, timeout=15)
             assert await wait_for(pilot, lambda: "reconnected to" in header(app))
             assert await wait_for(pilot, lambda: "reconnected to" in panel(app))
     finally:
@@ -137,13 +139,16 @@ async def test_a_live_tick_during_shutdown_touches_no_screen(tmp_path):
     app = MonitorApp(sessions_dir=tmp_path, listen_urls=[f"unix:{sock}"], watch=False)
     ticks_during_prune: list[str] = []
     prune = app._prune
+    batches: list = []
+    worker = LiveWorker(batches.append, set(), streams=True)  # a batch like the app's worker posts
+    worker.hub.feed(event(2, sid="s1"))
+    worker.apply()
+    batch = next(m for m in batches if isinstance(m, LiveRowsChanged))
 
     async def prune_then_tick(*nodes, **kwargs):
         await prune(*nodes, **kwargs)
         if any(isinstance(node, BrowserScreen) for node in nodes):
-            app.live._live_due = 0.0
-            app.hub.changed.add("s1")
-            app.live.tick()  # raised NoMatches before the app checked that it was closing
+            app.on_live_rows_changed(batch)  # raised NoMatches before the app checked that it was closing
             ticks_during_prune.append("tick")
 
     app._prune = prune_then_tick
@@ -152,6 +157,6 @@ async def test_a_live_tick_during_shutdown_touches_no_screen(tmp_path):
         _, writer = await asyncio.open_unix_connection(str(sock))
         writer.write(event(1) + b"\n")
         await writer.drain()
-        assert await wait_for(pilot, lambda: app.hub.events == 1)
+        assert await wait_for(pilot, lambda: app.live.tally.events == 1)
         writer.close()
     assert ticks_during_prune == ["tick"]

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import orjson
 
-from apphelpers import SIZE, top, wait_for
+from apphelpers import SIZE, fed, top, wait_for
+from tui.formats.aiagent.live.facts import LiveFacts
 from tui.demo import make_tree, write_snapshot
 from tui.formats.aiagent.replay import replay_events, send_events
 from tui.formats.load import load
@@ -25,10 +26,8 @@ def stream(tmp_path, seed: int = 21):
     return doc.root.trace_id, replay_events(doc, max_tree_events=40)
 
 
-def feed(app: MonitorApp, events) -> None:
-    for _, event in events:
-        app.hub.feed(orjson.dumps(event))
-    app.apply_live()
+async def feed(app: MonitorApp, pilot, events) -> None:
+    await fed(app, pilot, [orjson.dumps(event) for _, event in events])
 
 
 def errors(app: MonitorApp) -> list[str]:
@@ -48,8 +47,7 @@ async def test_a_drilled_in_sub_agent_of_a_stream_follows_it_to_the_end(tmp_path
     async with app.run_test(size=SIZE) as pilot:
         assert await wait_for(pilot, sock.exists)
         await send_events(events[:100], f"unix:{sock}", speed=0)
-        assert await wait_for(pilot, lambda: app.hub.events == 100)
-        app.apply_live()
+        assert await wait_for(pilot, lambda: app.live.tally.events == 100)
         await open_live(app, pilot, root)
         screen = top(app)
         sub = find_op_by_path(screen.session, "2-2")
@@ -74,7 +72,7 @@ async def test_export_of_a_changing_session_is_the_version_on_screen_whole(tmp_p
     target = tmp_path / "out" / "report.md"
     target.parent.mkdir()
     async with app.run_test(size=SIZE) as pilot:
-        feed(app, events[:300])
+        await feed(app, pilot, events[:300])
         await open_live(app, pilot, root)
         screen = top(app)
         shown = screen.session
@@ -84,7 +82,7 @@ async def test_export_of_a_changing_session_is_the_version_on_screen_whole(tmp_p
         await pilot.press("x")
         assert await wait_for(pilot, lambda: isinstance(app.screen, ExportScreen))
         for start in range(300, len(events), 60):  # the session keeps changing under the dialog
-            feed(app, events[start:start + 60])
+            await feed(app, pilot, events[start:start + 60])
             await pilot.pause(0.05)
         assert await wait_for(pilot, lambda: screen.session is not shown)
         app.screen.query_one("#export-path").value = str(target)
@@ -103,34 +101,34 @@ async def test_a_live_update_while_an_older_version_is_shown_keeps_it(tmp_path):
     root, events = stream(tmp_path)
     app = MonitorApp(sessions_dir=tmp_path, listen_urls=[f"unix:{tmp_path / 's.sock'}"], watch=False)
     async with app.run_test(size=SIZE) as pilot:
-        feed(app, events[:200])
+        await feed(app, pilot, events[:200])
         await open_live(app, pilot, root)
         screen = top(app)
         key = screen.history_key
         app.live._live_recorded_at.clear()  # don't wait out the once-a-second limit
-        feed(app, events[200:300])
+        await feed(app, pilot, events[200:300])
         assert await wait_for(pilot, lambda: len(app.history.versions(key)) >= 2)
         await pilot.press("left_square_bracket")
         assert await wait_for(pilot, lambda: screen.viewing is not None)
         viewing, shown = screen.viewing, screen.session
         for start in range(300, len(events), 50):
-            feed(app, events[start:start + 50])
+            await feed(app, pilot, events[start:start + 50])
             await pilot.pause(0.05)
         await pilot.pause(0.3)
         assert not errors(app), errors(app)
         assert screen.viewing is viewing and screen.session is shown and shown.turns
-        assert screen.doc.root is app.hub.build(root)  # the newest build waits behind it, for `]`
+        assert screen.doc.root is app.live.build(root)  # the newest build waits behind it, for `]`
         for _ in range(len(app.history.versions(key))):
             await pilot.press("right_square_bracket")
             await pilot.pause(0.2)
-        assert await wait_for(pilot, lambda: screen.viewing is None and screen.session is app.hub.build(root))
+        assert await wait_for(pilot, lambda: screen.viewing is None and screen.session is app.live.build(root))
 
 
 async def test_o_from_the_waterfall_selects_the_op_of_the_tree_on_screen(tmp_path):
     root, events = stream(tmp_path)
     app = MonitorApp(sessions_dir=tmp_path, listen_urls=[f"unix:{tmp_path / 's.sock'}"], watch=False)
     async with app.run_test(size=SIZE) as pilot:
-        feed(app, events[:200])
+        await feed(app, pilot, events[:200])
         await open_live(app, pilot, root)
         screen = top(app)
         await pilot.press("w")
@@ -141,13 +139,16 @@ async def test_o_from_the_waterfall_selects_the_op_of_the_tree_on_screen(tmp_pat
         view.cursor = index
         await pilot.pause()
         path = view.row.node.path
-        feed(app, events[200:260])  # a newer build arrives ...
+        expected = app.live.tally.frames + 60
+        for _, event in events[200:260]:  # a newer build is on its way ...
+            app.live.feed(orjson.dumps(event))
         await pilot.press("o")  # ... and `o` comes before the waterfall or the tree has drawn it
         assert await wait_for(pilot, lambda: app.screen is screen)
+        assert await wait_for(pilot, lambda: app.live.tally.frames == expected)
         await pilot.pause(0.3)
         cursor = screen.tree.cursor_node
         current = find_op_by_path(screen.session, path)
-        assert screen.session is app.hub.build(root)
+        assert screen.session is app.live.build(root)
         assert current is not None and cursor is not None and cursor.data is current, (
             cursor.data if cursor else None)
 
@@ -156,14 +157,14 @@ async def test_any_move_turns_follow_off_while_updates_arrive(tmp_path):
     root, events = stream(tmp_path)
     app = MonitorApp(sessions_dir=tmp_path, listen_urls=[f"unix:{tmp_path / 's.sock'}"], watch=False)
     async with app.run_test(size=SIZE) as pilot:
-        feed(app, events[:150])
+        await feed(app, pilot, events[:150])
         await open_live(app, pilot, root)
         screen = top(app)
         await pilot.press("f")
         assert screen.follow
         start = 150
         for n in range(12):  # rebuilt ten times a second, as a busy stream does
-            feed(app, events[start:start + 8])
+            await feed(app, pilot, events[start:start + 8])
             start += 8
             if n == 4:
                 await pilot.press("up")
@@ -185,7 +186,7 @@ async def test_the_controller_tells_the_screens_by_message(tmp_path):
 
     app = MonitorApp(sessions_dir=tmp_path, listen_urls=[f"unix:{tmp_path / 's.sock'}"], watch=False)
     async with app.run_test(size=SIZE, message_hook=hook) as pilot:
-        feed(app, events[:200])
+        await feed(app, pilot, events[:200])
         await open_live(app, pilot, root)
         screen = top(app)
         await pilot.press("w")
@@ -194,23 +195,23 @@ async def test_the_controller_tells_the_screens_by_message(tmp_path):
         before = waterfall.session
         seen.clear()
         app.live._live_recorded_at.clear()
-        feed(app, events[200:300])
+        await feed(app, pilot, events[200:300])
         assert await wait_for(pilot, lambda: waterfall.session is not before)
-        assert waterfall.session is app.hub.build(root) and screen.session is app.hub.build(root)
+        assert waterfall.session is app.live.build(root) and screen.session is app.live.build(root)
         assert await wait_for(pilot, lambda: "HistoryChanged" in seen)
         assert "LiveTreeBuilt" in seen
 
 
 def test_fast_messages_replace_their_own_kind_only():
-    a, b = object(), object()
-    assert LiveTreeBuilt("r", a).can_replace(LiveTreeBuilt("r", b))
-    assert not LiveTreeBuilt("r", a).can_replace(LiveTreeBuilt("other", b))
+    a, b, facts = object(), object(), LiveFacts()
+    assert LiveTreeBuilt("r", a, facts).can_replace(LiveTreeBuilt("r", b, facts))
+    assert not LiveTreeBuilt("r", a, facts).can_replace(LiveTreeBuilt("other", b, facts))
     assert DocumentReloaded(Path("/x"), a, None).can_replace(DocumentReloaded(Path("/x"), b, None))
     assert not DocumentReloaded(Path("/x"), a, None).can_replace(DocumentReloaded(Path("/y"), b, None))
     assert HistoryChanged("k").can_replace(HistoryChanged("k")) and not HistoryChanged("k").can_replace(
         HistoryChanged("j"))
     assert StreamStateChanged().can_replace(StreamStateChanged())
-    assert not LiveTreeBuilt("r", a).bubble and not HistoryChanged("k").bubble
+    assert not LiveTreeBuilt("r", a, facts).bubble and not HistoryChanged("k").bubble
 
 
 async def test_a_build_is_released_once_nothing_shows_it(tmp_path):
@@ -219,21 +220,21 @@ async def test_a_build_is_released_once_nothing_shows_it(tmp_path):
     root, events = stream(tmp_path)
     app = MonitorApp(sessions_dir=tmp_path, listen_urls=[f"unix:{tmp_path / 's.sock'}"], watch=False)
     async with app.run_test(size=SIZE) as pilot:
-        feed(app, events[:200])
+        await feed(app, pilot, events[:200])
         await open_live(app, pilot, root)
         screen = top(app)
         first = screen.session
         await pilot.press("w")
         assert await wait_for(pilot, lambda: isinstance(app.screen, WaterfallScreen))
         waterfall = app.screen
-        feed(app, events[200:260])
-        second = app.hub.build(root)
+        await feed(app, pilot, events[200:260])
+        second = app.live.build(root)
         assert await wait_for(pilot, lambda: screen.session is second and waterfall.session is second)
         assert first.turns == [] and first.raw is None  # nothing held it any more
-        feed(app, events[260:320])
-        assert await wait_for(pilot, lambda: waterfall.session is app.hub.build(root))
+        await feed(app, pilot, events[260:320])
+        assert await wait_for(pilot, lambda: waterfall.session is app.live.build(root))
         assert second.turns == [] and second.raw is None
-        newest = app.hub.build(root)
+        newest = app.live.build(root)
         await pilot.press("escape")
         assert await wait_for(pilot, lambda: app.screen is screen)
         assert newest.turns and newest.raw is not None  # the screen and the controller still hold it

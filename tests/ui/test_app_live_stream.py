@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from apphelpers import wait_for
+from apphelpers import fed, wait_for
 from tui.demo import make_tree, write_snapshot
 from tui.formats.aiagent.replay import replay_events, send_events
 from tui.formats.load import load
@@ -41,8 +41,8 @@ async def test_replay_over_unix_socket_into_the_running_app(tmp_path):
         session = app.screen.session
         assert session.totals.as_dict() == expected["totals"]
         assert shown_counts(session) == expected["counts"]
-        events_seen, gaps = app.hub.counters(root)
-        assert events_seen == len(events) and gaps == 0
+        facts = app.live.facts(root)
+        assert facts.events == len(events) and facts.gaps == 0
         assert "events" in str(app.screen.query_one("#live").render())
         row = browser.model.rows[f"live:{root}"]
         assert row.status == "ok" and row.cost == expected["totals"]["costUsd"]
@@ -56,16 +56,11 @@ async def test_an_update_arriving_before_the_live_screen_mounts(tmp_path):
         import orjson
 
         first_tree = next(i for i, e in enumerate(events) if e["type"] == "op_tree")
-        for event in events[: first_tree + 1]:
-            app.hub.feed(orjson.dumps(event))
-        app.apply_live()
+        await fed(app, pilot, [orjson.dumps(event) for event in events[: first_tree + 1]])
         root = doc.root.trace_id
         app.open_path(f"live:{root}")
-        for event in events[first_tree + 1:]:
-            app.hub.feed(orjson.dumps(event))
-        app.apply_live()  # the screen was pushed but has not mounted yet
-        await pilot.pause(0.3)
-        app.apply_live()
+        # fed at once: the screen was pushed but has not mounted yet
+        await fed(app, pilot, [orjson.dumps(event) for event in events[first_tree + 1:]])
         await pilot.pause(0.3)
         assert app.screen.session.status == "ok"
         assert shown_counts(app.screen.session) == summarise(doc)["counts"]

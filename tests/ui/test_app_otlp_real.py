@@ -12,7 +12,7 @@ import shutil
 from otlpreal import ROOT_TXN, SNAPSHOT, recorded, send_grpc, send_http, split
 from textual.widgets import Static
 
-from apphelpers import SIZE, panel_text, wait_for
+from apphelpers import SIZE, live_settled, panel_text, wait_for
 from browserhelpers import ids, settle
 from tui.ui.app import MonitorApp
 from tui.ui.screens.browser import BrowserScreen
@@ -48,8 +48,8 @@ async def _feed(pilot, app: MonitorApp, send, bound: str, batches) -> list[str]:
     seen = []
     for batch in batches:
         await asyncio.to_thread(send, bound, [batch])
-        sink = app.live.otlp_sink
-        assert await wait_for(pilot, lambda: sink is not None and sink.pending == 0 and not app.hub.changed)
+        assert app.live.worker.otlp_sink is not None
+        await live_settled(app, pilot)
         await pilot.pause(0.3)  # (a live tick: the rows reach the browser)
         await settle(pilot, screen)
         seen.append(_summary(screen))

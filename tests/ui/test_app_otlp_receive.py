@@ -14,6 +14,7 @@ import grpc
 from apphelpers import SIZE, wait_for
 from tui.catalog.session_row import RowKind
 from tui.ui.app import MonitorApp
+from tui.ui.live_worker import LiveWorker
 from tui.ui.screens.browser import BrowserScreen
 
 TXN = "6f1c2a8e-0b7d-4e1a-9c55-2d3e4f5a6b7c"
@@ -70,7 +71,7 @@ async def test_both_receivers_feed_the_sink_count_rejections_and_stop_with_the_a
         assert await wait_for(pilot, lambda: _bound(app, urls[0]) and _bound(app, urls[1]))
         grpc_at, http_at = _bound(app, urls[0]), _bound(app, urls[1])
         await asyncio.to_thread(_export, f"http://{grpc_at}", f"http://{http_at}")
-        sink = app.live.otlp_sink  # one sink for every receiver
+        sink = app.live.worker.otlp_sink  # one sink for every receiver
         assert sink is not None and sink.spans_received == 3 + 40
         browser = app.screen
         assert isinstance(browser, BrowserScreen)
@@ -79,7 +80,7 @@ async def test_both_receivers_feed_the_sink_count_rejections_and_stop_with_the_a
         row = next(r for r in browser.model.rows.values() if r.session_id == TXN)
         assert row.tokens == 1500 and row.status == "ok" and row.turns == 1
         await asyncio.to_thread(_junk, grpc_at)
-        assert await wait_for(pilot, lambda: app.hub.rejected["malformed otlp"] == 1)
+        assert await wait_for(pilot, lambda: "malformed otlp ×1" in app.live.tally.rejections)
         assert await wait_for(pilot, lambda: "malformed otlp ×1" in str(
             browser.query_one("#browser-header").render()))
         assert "otlp: 43 spans" in str(browser.query_one("#browser-header").render())
@@ -102,37 +103,33 @@ async def test_traces_evicted_by_the_caps_let_their_builds_go_and_keep_their_row
     app = MonitorApp(sessions_dir=tmp_path, listen_urls=[url], watch=False)
     async with app.run_test(size=SIZE) as pilot:
         assert await wait_for(pilot, lambda: _bound(app, url))
-        sink = app.live.otlp_sink
+        sink = app.live.worker.otlp_sink
         sink.max_spans = 14  # two traces of seven spans
         bodies = [encode(ai_agent_spans(suffix=f"-{n}")) for n in range(8)]
         channel = grpc.insecure_channel(_bound(app, url))
         export = channel.unary_unary("/opentelemetry.proto.collector.trace.v1.TraceService/Export")
-        for body in bodies:  # one at a time, each shown before the next comes
+        browser = app.screen
+        for n, body in enumerate(bodies):  # one at a time, each shown before the next comes
             await asyncio.to_thread(export, body, timeout=10)
-            assert await wait_for(pilot, lambda: not sink.pending and not app.hub.changed)
+            assert await wait_for(pilot, lambda: not sink.pending and f"live:{ROOT_TXN}-{n}" in browser.model.rows)
         channel.close()
         assert sink.evicted == 6 and sink.spans_held == 14
-        assert set(app.hub.roots()) == {f"{ROOT_TXN}-6", f"{ROOT_TXN}-7"}
-        assert set(app.live._live_builds) <= set(app.hub.roots())
-        browser = app.screen
-        rows = {r.session_id for r in browser.model.rows.values() if r.kind == RowKind.LIVE}
+        assert await wait_for(pilot, lambda: set(app.live.roots()) == {f"{ROOT_TXN}-6", f"{ROOT_TXN}-7"})
+        rows = {r.session_id for r in app.screen.model.rows.values() if r.kind == RowKind.LIVE}
         assert rows == {f"{ROOT_TXN}-{n}" for n in range(8)}
 
 
-async def test_assembled_traces_reach_the_hub_at_every_tick_while_the_next_batch_is_not_due(tmp_path):
+def test_assembled_traces_reach_the_hub_at_every_tick_while_the_next_batch_is_not_due():
     """A slow batch puts the next one off (4 times its time); the sink's trees are handed to the hub meanwhile all
     the same (before: they waited, the sink's ready queue filled and its assembling thread stopped)."""
     from otlpfixtures import ROOT_TXN, ai_agent_spans, encode
 
     from tui.formats.otlp.sink import OtlpSink
 
-    app = MonitorApp(sessions_dir=tmp_path, watch=False)
-    async with app.run_test(size=SIZE) as pilot:
-        live = app.live
-        sink = live.otlp_sink = OtlpSink(app.hub)  # not started: drain assembles in the tick itself
-        sink.accept("traces", encode(ai_agent_spans()), "proto")
-        assert sink.pending == 1
-        live._live_due = float("inf")  # the next batch is not due
-        live.tick()
-        assert sink.pending == 0 and ROOT_TXN in app.hub.sessions
-        await pilot.pause()
+    worker = LiveWorker(lambda message: None, set())  # (its batches run here: no thread, no app)
+    worker.tick()  # a batch: the next is not due for LIVE_APPLY_SECONDS
+    sink = worker.otlp_sink = OtlpSink(worker.hub)  # not started: drain assembles in the tick itself
+    sink.accept("traces", encode(ai_agent_spans()), "proto")
+    assert sink.pending == 1
+    worker.tick()
+    assert sink.pending == 0 and ROOT_TXN in worker.hub.sessions

@@ -258,7 +258,7 @@ async def test_a_live_session_grows_in_the_waterfall(tmp_path):
         assert await wait_for(pilot, sock.exists)
         await send_events(events[:len(events) // 2], f"unix:{sock}", speed=0)
         root = doc.root.trace_id
-        assert await wait_for(pilot, lambda: root in app.hub.changed or app.hub.build(root) is not None)
+        assert await wait_for(pilot, lambda: app.live.build(root) is not None)
         await pilot.pause(0.5)
         app.open_path(f"live:{root}")
         await pilot.pause()

@@ -3,6 +3,8 @@ the model filter, the marked row, the sort arrow, live rows with an Events colum
 
 from __future__ import annotations
 
+from apphelpers import fed
+
 import os
 import time
 from pathlib import Path
@@ -208,9 +210,7 @@ async def test_live_row_keeps_its_title_and_has_an_events_column(tmp_path):
         screen = app.screen
         await settle(pilot, screen)
         assert "events" not in column_keys(screen)
-        for event in events:
-            app.hub.feed(orjson.dumps(event))
-        app.apply_live()
+        await fed(app, pilot, [orjson.dumps(event) for event in events])
         await pilot.pause(0.3)
         root = doc.root.trace_id
         assert "events" in column_keys(screen)

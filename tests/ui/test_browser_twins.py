@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import orjson
 
-from apphelpers import SIZE, wait_for
+from apphelpers import SIZE, fed, wait_for
 from browserhelpers import settle
 from tui.catalog.session_row import RowKind
 from tui.demo import make_tree, write_snapshot
@@ -30,12 +30,11 @@ async def test_a_session_on_file_and_live_is_one_row_live_while_running_then_the
         await settle(pilot, screen)
         assert sorted(_shown(screen)) == sorted([(RowKind.SNAPSHOT, sid), (RowKind.SNAPSHOT, other["traceId"])])
         running = tree_at(full, event_times(full)[-3])
-        app.hub.feed(orjson.dumps({"type": "op_tree", "tree": running, "meta": {"sessionId": sid, "sequence": 1}}))
-        app.apply_live()
+        await fed(app, pilot, [orjson.dumps({"type": "op_tree", "tree": running, "meta": {"sessionId": sid,
+                                                                                         "sequence": 1}})])
         assert await wait_for(pilot, lambda: (RowKind.LIVE, sid) in _shown(screen))
         assert (RowKind.SNAPSHOT, sid) not in _shown(screen) and len(_shown(screen)) == 2
-        app.hub.feed(orjson.dumps({"type": "op_tree", "tree": full, "meta": {"sessionId": sid, "sequence": 2}}))
-        app.apply_live()
+        await fed(app, pilot, [orjson.dumps({"type": "op_tree", "tree": full, "meta": {"sessionId": sid, "sequence": 2}})])
         assert await wait_for(pilot, lambda: (RowKind.SNAPSHOT, sid) in _shown(screen))
         assert (RowKind.LIVE, sid) not in _shown(screen) and len(_shown(screen)) == 2
         assert screen.table.row_count == 2
@@ -58,8 +57,7 @@ async def test_a_file_row_a_live_stream_was_folded_into_says_so_and_kind_live_fi
         screen = app.screen
         await settle(pilot, screen)
         assert "live" not in cells_by_column(screen, sid)["id"]
-        app.hub.feed(orjson.dumps({"type": "op_tree", "tree": full, "meta": {"sessionId": sid, "sequence": 1}}))
-        app.apply_live()
+        await fed(app, pilot, [orjson.dumps({"type": "op_tree", "tree": full, "meta": {"sessionId": sid, "sequence": 1}})])
         assert await wait_for(pilot, lambda: "+live" in cells_by_column(screen, sid).get("id", ""))
         assert screen.table.row_count == 2
         screen.query_one("#browser-filter", Input).value = "kind:live"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.notifications import Notify
 
-from apphelpers import session_app, top, wait_for
+from apphelpers import fed, session_app, top, wait_for
 from builders import live_event, llm_acc, op, session, turn, write
 from tui.formats.aiagent.snapshot import build_session
 from tui.ui.app import MonitorApp
@@ -78,10 +78,9 @@ async def test_the_live_panel_shows_a_json_final_report(tmp_path):
     async with app.run_test(size=(160, 48)) as pilot:
         tree = session(turn(1, op("tool", op_id="t1", name="t")), agent="root", trace="root", ended=None,
                        success=None)
-        app.hub.feed(live_event("op_tree", sid="root", seq=1, tree=tree))
-        app.hub.feed(live_event("final_report", sid="root", seq=2,
-                                report={"format": "json", "content_json": {"verdict": "ok", "done": False}}))
-        app.apply_live()
+        await fed(app, pilot, [live_event("op_tree", sid="root", seq=1, tree=tree),
+                               live_event("final_report", sid="root", seq=2,
+                                          report={"format": "json", "content_json": {"verdict": "ok", "done": False}})])
         app.open_path("live:root")
         await wait_for(pilot, lambda: bool(app.screen.query("#live")) and "final report" in str(
             app.screen.query_one("#live").render()))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from apphelpers import session_app, top
+from apphelpers import session_app, top, wait_for
 from builders import llm_acc, op, session, turn, write
 from tui.ui.textual_compat import FooterKey
 from tui.ui.widgets.footer import Footer
@@ -127,8 +127,8 @@ async def test_a_live_root_goes_stale_when_its_stream_went_silent(tmp_path, sile
     async with app.run_test(size=(160, 48)) as pilot:
         tree = session(turn(1, op("tool", op_id="t1", name="t")), agent="root", trace="root", ended=None,
                        success=None)
-        app.hub.feed(live_event("op_tree", sid="root", seq=1, tree=tree), now=time.time() - silent_s)
-        app.apply_live()
+        app.live.feed(live_event("op_tree", sid="root", seq=1, tree=tree), now=time.time() - silent_s)
+        assert await wait_for(pilot, lambda: app.live.build("root") is not None)
         app.open_path("live:root")
         await settle(pilot)
         text = "\n".join(panel_lines(top(app).query_one(TotalsPanel)))

@@ -17,7 +17,7 @@ from textual.binding import Binding
 from textual.dom import DOMNode
 from textual.screen import Screen
 
-from tui.catalog.session_row import LIVE_PREFIX, SessionRow, live_session_row
+from tui.catalog.session_row import LIVE_PREFIX
 from tui.catalog.watched_rows import watched_rows
 from tui.formats.load import load_frozen
 from tui.inputs.files import LoadError
@@ -27,8 +27,12 @@ from tui.inputs.stream.event_stream import connect, is_otlp, listen
 from tui.model.document import SNAPSHOT, Document
 from tui.model.fields import printable
 from tui.ui.idle_collect import IdleCollector
-from tui.ui.live_controller import LIVE_APPLY_SECONDS, LiveController
-from tui.ui.messages import CompareSessions, OpenSession, SessionFilesChanged
+from tui.ui.live_controller import LiveController
+from tui.ui.live_worker import LiveWorker
+from tui.ui.messages import (
+    CompareSessions, DiffReady, LiveNotice, LiveRowsChanged, LiveTreeBuilt, OpenSession, SessionFilesChanged,
+    StreamStateChanged,
+)
 from tui.ui.preload import preload
 from tui.ui.textual_compat import CoveredScreensStayDark, app_is_exiting, drop_notifications
 
@@ -100,10 +104,8 @@ class MonitorApp(IdleCollector, CoveredScreensStayDark):
         self.token = token  # required from WebSocket producers of --listen, sent to --connect servers
         self.allow_remote = allow_remote
         self.allow_origins = list(allow_origins or [])  # web pages allowed to push to a ws:// --listen
-        self.live = LiveController(self, sessions_dir=sessions_dir, streams=bool(self.listen_urls or self.connect_urls),
-                                   on_rows=self._live_rows, live_row=self.live_row, on_diff=self._show_diff)
+        self.live = LiveController(self, sessions_dir=sessions_dir, streams=bool(self.listen_urls or self.connect_urls))
         self._watched_rows: ThreadPoolExecutor | None = None  # the watcher's batches made rows, in order (_dir_changed)
-        self.hub = self.live.hub  # (the tests feed it)
         self.history = self.live.history
         self.history_shown = self.live.history_shown
         self.stream_status = self.live.stream_status
@@ -147,21 +149,7 @@ class MonitorApp(IdleCollector, CoveredScreensStayDark):
                 start_watch()
         if any(is_otlp(url) for url in self.listen_urls):
             self.watch_frozen_garbage()  # (the one flood known to freeze garbage: see tui/ui/idle_collect.py)
-        for url in self.listen_urls:
-            if is_otlp(url):
-                self.run_worker(self._stream(url, self._receive_otlp(url)), group="streams", exit_on_error=False)
-                continue
-            self.run_worker(self._stream(url, listen(
-                url, self.hub.feed, self.live.stream_reporter(url), on_oversized=self.hub.refuse_oversized,
-                on_rejected=self.hub.reject, token=self.token, allow_remote=self.allow_remote,
-                allow_origins=self.allow_origins)),
-                group="streams", exit_on_error=False)
-        for url in self.connect_urls:
-            self.run_worker(self._stream(url, connect(
-                url, self.hub.feed, self.live.stream_reporter(url), on_oversized=self.hub.refuse_oversized,
-                on_rejected=self.hub.reject, token=self.token)), group="streams", exit_on_error=False)
-        if self.listen_urls or self.connect_urls:
-            self.set_interval(LIVE_APPLY_SECONDS, self.live.tick)
+        self._start_streams()
         # What keys would read from disk on first use, read now (tui.ui.preload: no key needs a free descriptor)
         self.call_after_refresh(lambda: self.run_worker(lambda: preload(self), thread=True, group="preload",
                                                         exit_on_error=False))
@@ -198,36 +186,27 @@ class MonitorApp(IdleCollector, CoveredScreensStayDark):
                    Place(sort=browser.sort_spec, filter=browser.filter_text, cursor=browser.cursor_key,
                          theme=self.theme if self.theme != self.start_theme else self.kept_theme))
 
-    async def _stream(self, url: str, runner) -> None:
-        """Run a listener or subscriber; a failure to listen (address in use, a live socket) is shown, not lost."""
-        try:
-            await runner
-        except (OSError, ValueError) as exc:
-            self.live.stream_reporter(url)(f"not listening on {url}: {exc}")
-            self.notify(mask_token(str(exc)), title=mask_token(f"cannot listen on {url}"), severity="error",
-                        timeout=30, markup=False)
-
-    async def _receive_otlp(self, url: str) -> None:
-        """An OpenTelemetry receiver (otlp://, otlp+http://): grpc and the sink are imported only here."""
-        from tui.inputs.stream.otlp_listen import listen_otlp
-
-        try:
-            await listen_otlp(url, self.live.otlp_receiver(), self.live.stream_reporter(url),
-                              on_rejected=self.hub.reject, token=self.token, allow_remote=self.allow_remote,
-                              allow_origins=self.allow_origins)
-        finally:  # (the sink's assembling thread ends with the app's OTLP receivers)
-            if self.live.otlp_sink is not None:
-                self.live.otlp_sink.stop()
+    def _start_streams(self) -> None:
+        """Every --listen and --connect, run on the live worker's thread (tui.ui.live_worker): what they read is
+        applied there, never on this loop."""
+        token, remote, origins = self.token, self.allow_remote, self.allow_origins
+        for url in self.listen_urls:
+            if is_otlp(url):
+                self.live.run_stream(url, partial(_receive_otlp, url, token, remote, origins))
+                continue
+            self.live.run_stream(url, partial(_listen, url, token, remote, origins))
+        for url in self.connect_urls:
+            self.live.run_stream(url, partial(_connect, url, token))
 
     def stream_state(self) -> str:
         return self.live.stream_state()
 
-    def apply_live(self) -> None:
-        """Apply what the streams sent since the last batch now (the tests call it instead of waiting)."""
-        self.live.apply()
-
     def live_summary(self) -> str:
         return self.live.summary()
+
+    def on_unmount(self) -> None:
+        """The app is going: the listeners close their sockets (and remove their files), the live thread ends."""
+        self.live.stop()
 
     # documents --------------------------------------------------------------------------------------------
     def load_document(self, path: str) -> Document | None:
@@ -304,9 +283,11 @@ class MonitorApp(IdleCollector, CoveredScreensStayDark):
     def on_compare_sessions(self, message: CompareSessions) -> None:
         self.live.diff_paths(message.before, message.after)
 
-    def _show_diff(self, a: str, b: str, diff) -> None:
+    def on_diff_ready(self, message: DiffReady) -> None:
         """The controller compared two sessions (browser rows): show the diff; an op in it opens its session."""
         from tui.ui.screens.diff import DiffScreen
+
+        a, b, diff = message.before, message.after, message.diff
 
         def open_op(delta, side: str) -> None:
             self.open_path(a if side == "before" else b, delta.path)
@@ -387,19 +368,50 @@ class MonitorApp(IdleCollector, CoveredScreensStayDark):
         workers still delivering (a last live tick, a directory change) must not touch them."""
         return app_is_exiting(self)
 
-    def _live_rows(self, rows: list[SessionRow], header: bool) -> None:
-        """The live controller's batch: the browser's rows of the changed roots, and its header."""
-        browser = self.browser()
-        if browser is None:
+    # the live pipeline's messages (tui.ui.live_worker): the controller takes the builds, the screens the rest ---
+    def on_live_rows_changed(self, message: LiveRowsChanged) -> None:
+        if self.closing():
             return
-        if rows:
-            browser.upsert_rows(rows)
-        if header:
-            browser.update_header()
+        self.live.took(message)
+        self.live.post(partial(LiveRowsChanged, message.rows, message.builds, message.forgotten, message.merged,
+                               message.summary, message.header, message.tally))
 
-    def live_row(self, root: str, session) -> SessionRow:
-        live = self.hub.sessions.get(root)  # (its title is its own: events and gaps have their own column)
-        return live_session_row(root, session, *self.hub.counters(root), live.updated if live else None)
+    def on_live_tree_built(self, message: LiveTreeBuilt) -> None:
+        if not self.closing():
+            self.live.post(partial(LiveTreeBuilt, message.root, message.session, message.facts))
+
+    def on_stream_state_changed(self, message: StreamStateChanged) -> None:
+        if not self.closing():
+            self.live.post(StreamStateChanged)
+
+    def on_live_notice(self, message: LiveNotice) -> None:
+        if not self.closing():
+            self.notify(message.text, markup=False, **message.options)
+
+
+async def _listen(url: str, token: str | None, allow_remote: bool, allow_origins: list[str],
+                  worker: LiveWorker) -> None:
+    """A --listen (unix:, ws://) on the live worker's loop: each frame goes to its hub there."""
+    hub = worker.hub
+    await listen(url, hub.feed, worker.stream_reporter(url), on_oversized=hub.refuse_oversized,
+                 on_rejected=hub.reject, token=token, allow_remote=allow_remote, allow_origins=allow_origins)
+
+
+async def _connect(url: str, token: str | None, worker: LiveWorker) -> None:
+    """A --connect, likewise."""
+    hub = worker.hub
+    await connect(url, hub.feed, worker.stream_reporter(url), on_oversized=hub.refuse_oversized,
+                  on_rejected=hub.reject, token=token)
+
+
+async def _receive_otlp(url: str, token: str | None, allow_remote: bool, allow_origins: list[str],
+                        worker: LiveWorker) -> None:
+    """An OpenTelemetry receiver (otlp://, otlp+http://) on the live worker's loop: grpc and the sink are imported
+    only here."""
+    from tui.inputs.stream.otlp_listen import listen_otlp
+
+    await listen_otlp(url, worker.otlp_receiver(), worker.stream_reporter(url), on_rejected=worker.hub.reject,
+                      token=token, allow_remote=allow_remote, allow_origins=allow_origins)
 
 
 def post_watched_rows(browser: Screen, batch: DirChanges) -> None:

@@ -12,7 +12,6 @@ import os
 import threading
 import time
 from pathlib import Path
-from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -25,25 +24,23 @@ from tui.inputs.paths import safe_resolve
 from tui.model.document import Document
 from tui.model.gc_pause import paused_gc
 from tui.model.nodes import Session, release_tree
-from tui.ui.messages import HistoryChanged
+from tui.ui.messages import DiffReady, HistoryChanged
 from tui.ui.textual_compat import drop_notifications
 
 if TYPE_CHECKING:
     from textual.app import App
 
-    from tui.formats.aiagent.live.hub import LiveHub
+    from tui.formats.aiagent.live.facts import LiveFacts
 
 LIVE_HISTORY_SECONDS = 1.0
 COMPARING = "comparing…"  # the notice while two browser rows are compared (taken down once the diff shows)
 
 
 class HistoryRecorder:
-    """Mixed into the LiveController (which provides app, hub, post, hold/let_go, build, is_open, notify)."""
+    """Mixed into the LiveController (which provides app, post, hold/let_go, build, facts, is_open, notify)."""
 
     app: App[Any] | None
-    hub: LiveHub
     _live_builds: dict[str, Session]
-    _on_diff: Callable[[str, str, Any], None] | None  # the app shows a computed diff
 
     if TYPE_CHECKING:
         def post(self, make: Any) -> None: ...
@@ -52,6 +49,7 @@ class HistoryRecorder:
         def hold(self, root: Session | None) -> None: ...
         def let_go(self, root: Session | None) -> None: ...
         def build(self, root: str) -> Session | None: ...
+        def facts(self, root: str) -> LiveFacts: ...
         def _call(self, callback: Any, *args: Any, **kwargs: Any) -> None: ...
 
     def init_history(self) -> None:
@@ -160,7 +158,7 @@ class HistoryRecorder:
         self._live_recorded_at[key] = time.monotonic()
         with self._history_lock:
             now = time.time()
-            clock = self.hub.clock(key[len(LIVE_PREFIX):], now)
+            clock = self.facts(key[len(LIVE_PREFIX):]).clock(now)
             self._live_pending[key] = (session.raw, summary_of(session), now, clock)
             if self._draining:
                 return
@@ -257,5 +255,5 @@ class HistoryRecorder:
         self._call(self._show_file_diff, a, b, diff)
 
     def _show_file_diff(self, a: str, b: str, diff: Any) -> None:
-        if self._on_diff is not None:
-            self._on_diff(a, b, diff)
+        if self.app is not None:  # the app shows it (MonitorApp.on_diff_ready)
+            self.app.post_message(DiffReady(a, b, diff))

@@ -1,9 +1,11 @@
-"""Every message of the live pipeline, in one place: what the controller (tui.ui.live_controller) tells the screens,
-and what screens ask of the app.
+"""Every message of the live pipeline, in one place: what the live worker (tui.ui.live_worker) and the controller
+(tui.ui.live_controller) tell the screens, and what screens ask of the app.
 
-The controller posts each message to every screen in the stack; a screen handles those that concern it
-(`on_live_tree_built`, `on_document_reloaded`, `on_history_changed`, `on_stream_state_changed`,
-`on_live_roots_forgotten`) and nothing else. They do not bubble: a screen that does not handle one must not pass it
+The live worker posts to the app (`LiveRowsChanged`, `LiveTreeBuilt`, `StreamStateChanged`, `LiveNotice`); the app
+routes: it lets the controller take the new builds, then posts a copy of each message to every screen in the
+stack. A screen handles those that concern it (`on_live_rows_changed`, `on_live_tree_built`,
+`on_document_reloaded`, `on_history_changed`, `on_stream_state_changed`, `on_live_roots_forgotten`) and nothing
+else. They do not bubble: a screen that does not handle one must not pass it
 to the app. Those that come fast define `can_replace`, so that a screen which is busy (or under another) takes only
 the newest of a run of them.
 """
@@ -18,7 +20,10 @@ from textual.message import Message
 
 if TYPE_CHECKING:
     from tui.catalog.watched_rows import WatchedRows
+    from tui.catalog.session_row import SessionRow
     from tui.formats.aiagent.history import Version
+    from tui.formats.aiagent.live.facts import LiveFacts, LiveTally
+    from tui.model.diff import SessionDiff
     from tui.model.document import Document
     from tui.model.nodes import Session
 
@@ -26,15 +31,57 @@ if TYPE_CHECKING:
 class LiveTreeBuilt(Message, bubble=False):
     """A new build of the live root `root` (a session id of the event stream). The build is held by the controller
     while it is the newest; a screen that shows it holds it too (LiveController.hold), or the build may be emptied
-    once a newer one replaces it: check `LiveController.is_current` before taking it."""
+    once a newer one replaces it: check `LiveController.is_current` before taking it. `facts`: what the live
+    panel shows besides the tree (counters, status, output), taken with the build."""
 
-    def __init__(self, root: str, session: Session) -> None:
+    def __init__(self, root: str, session: Session, facts: LiveFacts) -> None:
         super().__init__()
         self.root = root
         self.session = session
+        self.facts = facts
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, LiveTreeBuilt) and message.root == self.root
+
+
+class LiveRowsChanged(Message, bubble=False):
+    """A batch of the live worker: the browser rows of the live roots built in it, `builds` (root -> (its build,
+    its facts): the controller holds each as that root's newest), the roots forgotten entirely and those merged
+    under another root (LiveHub.take_changes), the browser header's live line, whether the header changed, and
+    the hub's counters then (`tally`).
+    Not replaceable: each batch names other roots."""
+
+    def __init__(self, rows: tuple[SessionRow, ...], builds: dict[str, tuple[Session, LiveFacts]],
+                 forgotten: frozenset[str], merged: frozenset[str], summary: str, header: bool,
+                 tally: LiveTally) -> None:
+        super().__init__()
+        self.rows = rows
+        self.builds = builds
+        self.forgotten = forgotten
+        self.merged = merged
+        self.summary = summary
+        self.header = header
+        self.tally = tally
+
+
+class LiveNotice(Message, bubble=False):
+    """Something the live worker tells the user (rejections so far, a build that failed): `options` are notify's."""
+
+    def __init__(self, text: str, options: dict) -> None:
+        super().__init__()
+        self.text = text
+        self.options = options
+
+
+class DiffReady(Message, bubble=False):
+    """The controller compared two sessions (`before`, `after`: browser rows' paths) in a worker: the app shows
+    `diff`."""
+
+    def __init__(self, before: str, after: str, diff: SessionDiff) -> None:
+        super().__init__()
+        self.before = before
+        self.after = after
+        self.diff = diff
 
 
 class DocumentReloaded(Message, bubble=False):

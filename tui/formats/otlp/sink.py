@@ -1,8 +1,8 @@
-"""Where OTLP requests become live sessions: the receiver's threads `accept` bodies, the UI tick `drain`s.
+"""Where OTLP requests become live sessions: the receiver's threads `accept` bodies, the live tick `drain`s.
 
 `accept(signal, body, encoding)` runs on the receiver's threads: the body is decoded (tui.formats.otlp.decode)
 outside the lock, then indexed under it by trace (spans by span id, log records by trace), and the trace is marked
-changed. `drain()` runs on the UI thread at each live tick (tui.ui.live_controller, LIVE_APPLY_SECONDS): it takes
+changed. `drain()` runs on the live worker's thread at each tick (tui.ui.live_worker, LIVE_APPLY_SECONDS): it takes
 the changed traces (and their held spans: records are never mutated once indexed, so the lists are copied under
 the lock and assembled outside it), assembles each into session trees (tui.formats.otlp.assemble) and hands them
 to the hub (LiveHub.put_otlp), which shows them through the live pipeline as for a streamed session. The cost of a
@@ -58,7 +58,7 @@ class _Group:
 
 
 class OtlpSink:
-    """OTLP spans and log records into a LiveHub. `accept` from any thread, `drain` from the hub's (UI) thread."""
+    """OTLP spans and log records into a LiveHub. `accept` from any thread, `drain` from the hub's (the live worker's) thread."""
 
     def __init__(self, hub, *, max_spans: int = MAX_SPANS, max_trace_spans: int = MAX_TRACE_SPANS,
                  max_logs: int = MAX_LOGS, max_span_logs: int = MAX_SPAN_LOGS) -> None:

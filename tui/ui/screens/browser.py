@@ -31,7 +31,7 @@ from tui.catalog.resort_pace import LIVE_RESORT_S, ResortPace  # noqa: F401  (LI
 from tui.catalog.row_filter import PLACEHOLDER
 from tui.catalog.scan import Roots
 from tui.catalog.session_row import SessionRow
-from tui.ui.messages import CompareSessions, LiveRootsForgotten, OpenSession, SessionFilesChanged
+from tui.ui.messages import CompareSessions, LiveRootsForgotten, LiveRowsChanged, OpenSession, SessionFilesChanged
 from tui.ui.clipboard import copy_notice
 from tui.ui.screens.browser_columns import Column, layout, row_cells
 from tui.ui.screens.browser_table import FilterInput, SessionTable
@@ -365,6 +365,13 @@ class BrowserScreen(Screen):
             self.remove_paths(message.removed)
         if message.complete:  # the directory came back: rows of files that went with the old one go
             self.drop_missing_files()
+
+    def on_live_rows_changed(self, message: LiveRowsChanged) -> None:
+        """A live batch (tui.ui.live_worker): the rows of the live roots it built, and the header's live line."""
+        if message.rows:
+            self.upsert_rows(list(message.rows))  # (which updates the header too)
+        elif message.header:
+            self.update_header()
 
     def on_live_roots_forgotten(self, message: LiveRootsForgotten) -> None:
         """The hub forgot these live sessions: their rows stay, the newest up to a bound (catalog.forgotten_rows); the

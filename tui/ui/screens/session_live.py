@@ -181,34 +181,29 @@ class LiveFeed:
 
 
 def live_panel_text(live: LiveController, live_root: str) -> Text:
-    """The live panel: counters, gaps, the stream's state, the newest status, output and final report."""
-    hub = live.hub
-    events, gaps = hub.counters(live_root)
-    family = hub.descendants(live_root)
+    """The live panel: counters, gaps, the stream's state, the newest status, output and final report (as of the
+    newest build: the hub is the live worker's, LiveController.facts)."""
+    facts = live.facts(live_root)
     text = Text()
-    text.append(f" live · {events:,} events · {gaps:,} gaps", style="bold yellow" if gaps else "bold green")
-    reordered = sum(s.reordered for s in family)
-    if reordered:
-        text.append(f" · {reordered:,} reordered")
-    if hub.rejected:
-        text.append(f" · rejected: {hub.rejection_summary()}", style="bold red")
+    text.append(f" live · {facts.events:,} events · {facts.gaps:,} gaps",
+                style="bold yellow" if facts.gaps else "bold green")
+    if facts.reordered:
+        text.append(f" · {facts.reordered:,} reordered")
+    rejections = live.tally.rejections  # (over every stream, as of the last batch)
+    if rejections:
+        text.append(f" · rejected: {rejections}", style="bold red")
     state = live.stream_state()
     if state.startswith(("disconnected", "cannot connect", "not listening", "reconnected")):
         text.append(f" · {one_line(state, 120)}", style="bold yellow")
-    dropped = sum(s.dropped_logs for s in family)
-    if dropped:
-        text.append(f" · {dropped:,} older logs dropped from view (cap {MAX_PENDING_LOGS:,} between trees)",
+    if facts.dropped_logs:
+        text.append(f" · {facts.dropped_logs:,} older logs dropped from view (cap {MAX_PENDING_LOGS:,} between trees)",
                     style="yellow")
-    status = next((s.status_line for s in family if s.session_id == live_root and s.status_line), "")
-    status = status or next((s.status_line for s in family if s.status_line), "")
-    if status:
-        text.append(f" · {one_line(status, 80)}")
-    output = next((s.output or s.thinking for s in family if s.output or s.thinking), "")
-    if output:
+    if facts.status:
+        text.append(f" · {one_line(facts.status, 80)}")
+    if facts.output:
         text.append("\n ▸ ", style="dim")
-        text.append(one_line(output[-300:], 300), style="italic")
-    reports = [s.final_report for s in family if s.final_report and s.session_id == live_root]
-    content = report_content(reports[0]) if reports else ""
+        text.append(one_line(facts.output, 300), style="italic")
+    content = report_content(facts.final_report) if facts.final_report else ""
     if content:  # its `content`, or `content_json` as JSON: never "None"
         text.append("\n final report: ", style="bold")
         text.append(one_line(content, 200))

@@ -4,6 +4,8 @@ the node's JSON) and `|` (the export in $PAGER)."""
 
 from __future__ import annotations
 
+from functools import partial
+
 from typing import Any
 
 from rich.text import Text
@@ -106,7 +108,8 @@ def start_clocks(tree: OpTree, totals: TotalsPanel, live: LiveController, live_r
     (a dead writer's nodes stop there, not 5,000 hours on), and whether they say `○ stale` (after --stale-after)."""
     if live_root is not None:
         tree.clock = live.clock(live_root)
-    totals.last_change = last_event(live.hub, live_root) if live_root is not None else FileChange(doc.path)
+    totals.last_change = (last_event(partial(live.facts, live_root)) if live_root is not None
+                          else FileChange(doc.path))
     if live_root is None:
         tree.clock = held_clock(totals.last_change)
     tree.stale = went_silent(totals.last_change)

@@ -159,7 +159,9 @@ class WaterfallScreen(Screen):
 
     @on(WaterfallView.Highlighted)
     def _highlighted(self, event: WaterfallView.Highlighted) -> None:
-        self.query_one("#wf-status", StatusLines).show(self.describe(event.row))
+        # The row under the cursor now: a Highlighted queued before a newer build's model came names a row of the
+        # old model, which the new one does not know (the live worker's builds arrive between any two messages).
+        self.query_one("#wf-status", StatusLines).show(self.describe(self.view.row))
 
     def describe(self, row: Row | None) -> Text:
         """The status line: the selected row's name, times and share of the wall time, then the window."""

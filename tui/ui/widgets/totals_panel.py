@@ -21,7 +21,7 @@ from tui.model.session_facts import session_facts
 from tui.ui.widgets.steady_static import SteadyStatic, set_border_title
 
 if TYPE_CHECKING:
-    from tui.formats.aiagent.live.hub import LiveHub
+    from tui.formats.aiagent.live.facts import LiveFacts
 
 
 def _n(value: int) -> str:
@@ -73,12 +73,10 @@ class FileChange:
         return mtime
 
 
-def last_event(hub: LiveHub, root: str) -> Callable[[], float | None]:
-    """The panel's `last_change` for a streamed root: the wall time of its last event (as its browser row)."""
-    def last() -> float | None:
-        live = hub.sessions.get(root)
-        return live.updated if live is not None and live.updated else None
-    return last
+def last_event(facts: Callable[[], LiveFacts]) -> Callable[[], float | None]:
+    """The panel's `last_change` for a streamed root: the wall time of its last event (as its browser row), as of
+    its newest build (`facts()`: LiveController.facts)."""
+    return lambda: facts().updated or None
 
 
 def went_silent(last_change: Callable[[], float | None]) -> Callable[[], bool]:

@@ -17,11 +17,17 @@ MAX_PENDING_ACCOUNTING) and kept in arrival order, sorted once when shown.
 from __future__ import annotations
 
 import time
-from collections import Counter, deque
+from collections import Counter
+from dataclasses import dataclass
 
 import orjson
 
-from tui.formats.aiagent.live.merge import attach_child, merge_pending, placeholder_tree, shallow_copy_tree
+from tui.formats.aiagent.live.facts import LiveFacts, LiveTally, facts_of, live_clock
+from tui.formats.aiagent.live.frames import (
+    BROKEN, KNOWN_EVENTS, NOT_MALFORMED, REJECTIONS, STATUS_EVENTS, TREE_EVENTS, add_pending, drop_pending_before, event_time, loads_without_bom, short_repr, status_text,
+    tree_frame_meta, tree_of,
+)
+from tui.formats.aiagent.live.merge import attach_child, merged_tree
 from tui.formats.aiagent.live.session import LiveSession
 from tui.formats.aiagent.snapshot import build_session
 from tui.inputs import json_load
@@ -33,24 +39,20 @@ from tui.model.nodes import Session
 # Tree frames at least this big are parsed only when their tree is shown: a producer sends a session's whole tree
 # again and again, and most are replaced by a newer one before the screen (a few times a second) needs them.
 LAZY_TREE_BYTES = 64 * 1024
-TREE_EVENTS = {"op_tree", "snapshot"}
-KNOWN_EVENTS = TREE_EVENTS | {
-    "log", "accounting", "accounting_flush", "turn_started", "progress", "status", "output", "thinking",
-    "final_report", "handoff",
-}
-STATUS_EVENTS = {"turn_started", "progress", "status", "accounting_flush", "final_report", "handoff"}
-# Why frames were not applied, in the order they are listed on screen. "duplicate" frames repeat a
-# (session, sequence) already applied; the others are broken, or refused before they were read.
-REJECTIONS = ("malformed JSON", "not an object", "unknown type", "no session id", "no tree", "oversized",
-              "truncated", "binary frame", "duplicate", "auth refused", "origin refused", "too many clients",
-              "over memory budget")
-# Refused clients and repeats, not broken frames: left out of the malformed count.
-NOT_MALFORMED = frozenset({"duplicate", "auth refused", "origin refused", "too many clients", "over memory budget"})
-BOM = "\ufeff"
+
+
+@dataclass(frozen=True, slots=True)
+class LiveChanges:
+    """What a hub hands over at LiveHub.take_changes: roots to redraw, roots gone, roots now under another root."""
+
+    changed: frozenset[str]
+    forgotten: frozenset[str]
+    merged: frozenset[str]
 
 
 class LiveHub:
-    """Everything received from every stream; `changed` names the root sessions to redraw."""
+    """Everything received from every stream; what changed is handed over by take_changes() (one reader: the live
+    worker, tui.ui.live_worker, the only thread that touches a hub)."""
 
     def __init__(self) -> None:
         self.sessions: dict[str, LiveSession] = {}
@@ -58,14 +60,14 @@ class LiveHub:
         self.last_rejected = ""
         self.events = 0
         self.reordered = 0
-        self.changed: set[str] = set()
+        self._changed: set[str] = set()
         self._built: dict[str, Session] = {}
         self._offered: dict[str, tuple[Session, dict[str, dict]]] = {}  # root -> a build made elsewhere (offer_built)
-        self.forgotten: set[str] = set()  # roots gone entirely (forget_otlp) since the holder last looked
+        self._forgotten: set[str] = set()  # roots gone entirely (forget_otlp) since the holder last looked
         # Roots that are roots no more, since the holder last looked: a provisional OTLP session whose id settled, a
         # sub-agent shown as a root until its parent spoke. Not evicted: what they showed is now under another root,
         # so their rows go (kept, they would count the same tokens twice).
-        self.merged: set[str] = set()
+        self._merged: set[str] = set()
         self.gaps = 0  # sequence gaps over every session (kept as events arrive: no scan per tick)
         self.resets = 0  # ... and jumps of a sequence too far to be gaps (live.order.MAX_SEQUENCE_JUMP)
         self._children: dict[str, dict[str, None]] = {}  # parent id -> its sub-agents' ids, in arrival order
@@ -93,21 +95,16 @@ class LiveHub:
         if len(frame) > MAX_FRAME_BYTES:
             self.refuse_oversized(len(frame))
             return None
-        meta = _tree_frame_meta(frame) if len(frame) >= LAZY_TREE_BYTES else None
-        if meta is not None:
-            return self._defer_tree(frame, meta, now)
+        meta = tree_frame_meta(frame) if len(frame) >= LAZY_TREE_BYTES else None
+        if meta is not None:  # an op_tree frame kept as it came: counted and ordered now, parsed when shown (it
+            return self.apply({"type": "op_tree", "meta": meta}, now, deferred=frame)  # may be replaced before)
         try:
             event = json_load.loads(frame)
         except orjson.JSONDecodeError as exc:
-            event = _loads_without_bom(frame)
-            if event is _BROKEN:
+            event = loads_without_bom(frame)
+            if event is BROKEN:
                 return self.reject("malformed JSON", exc.args[0] if exc.args else str(exc))
         return self.apply(event, now)
-
-    def _defer_tree(self, frame: bytes | str, meta: dict, now: float | None) -> str | None:
-        """An op_tree frame kept as it came: counted and ordered now, parsed when shown (it may be replaced by a
-        newer tree before)."""
-        return self.apply({"type": "op_tree", "meta": meta}, now, deferred=frame)
 
     def _tree(self, live: LiveSession) -> dict | None:
         """The newest tree of a session, parsing a deferred frame first (a broken one counts as malformed)."""
@@ -129,7 +126,7 @@ class LiveHub:
             event, reason, detail = None, "malformed JSON", exc.args[0] if exc.args else str(exc)
         else:
             reason, detail = "no tree", "op_tree event without a tree object"
-        tree = _tree_of(event) if isinstance(event, dict) else None
+        tree = tree_of(event) if isinstance(event, dict) else None
         if tree is None:
             del frame
             self._unsee(live, sequence)
@@ -137,8 +134,8 @@ class LiveHub:
             return False
         live.tree = tree
         live.tree_sequence = sequence
-        _drop_pending_before(live, sequence)
-        stamp = _event_time("op_tree", event, tree)
+        drop_pending_before(live, sequence)
+        stamp = event_time("op_tree", event, tree)
         if stamp > live.last_ts:
             live.last_ts, live.last_wall = stamp, live.updated
         return True
@@ -171,9 +168,9 @@ class LiveHub:
             self._bridge_report(event)
             return None
         if not isinstance(kind, str) or kind not in KNOWN_EVENTS:
-            return self.reject("unknown type", f"unknown event type {_short_repr(kind)}")
+            return self.reject("unknown type", f"unknown event type {short_repr(kind)}")
         meta = as_dict(event.get("meta"))
-        tree = _tree_of(event) if kind in TREE_EVENTS else None
+        tree = tree_of(event) if kind in TREE_EVENTS else None
         if kind in TREE_EVENTS and tree is None and deferred is None:
             return self.reject("no tree", f"{kind} event without a tree object")
         session_id = as_str(meta.get("sessionId")) or (as_str(tree.get("traceId")) if tree else "")
@@ -185,35 +182,48 @@ class LiveHub:
         live = self.sessions.get(session_id)
         if live is None:
             live = self.sessions[session_id] = LiveSession(session_id)
-        late = False
-        if sequence is not None:
-            highest = live.seen.highest
-            if sequence in live.seen and sequence == live.tree_frame_sequence and live.tree_frame is not None:
-                self._settle_frame(live)  # a resend of a tree still unparsed: the first one may be broken
-            missing, resets = live.seen.missing, live.seen.resets
-            if not live.seen.add(sequence):
-                live.duplicates += 1
-                return self.reject("duplicate", f"{_short_repr(session_id)} sequence {sequence} again")
-            self.gaps += live.seen.missing - missing
-            self.resets += live.seen.resets - resets
-            late = highest is not None and sequence < highest
-            if late:
-                live.reordered += 1
-                self.reordered += 1
+        late = self._sequence(live, sequence)
+        if late is None:
+            return self.reject("duplicate", f"{short_repr(session_id)} sequence {sequence} again")
         if self._meta(live, meta):
             self._place(live)
         live.updated = now
         live.events += 1
-        stamp = _event_time(kind, event, tree)
+        stamp = event_time(kind, event, tree)
         if stamp > live.last_ts:
             live.last_ts, live.last_wall = stamp, now
         if stamp and (not live.first_ts or stamp < live.first_ts):
             live.first_ts = stamp
         self.events += 1
-        older_status = late and live.status_sequence is not None and sequence < live.status_sequence
+        self._take(live, kind, event, tree, sequence, late, deferred)
+        return self._touched(session_id)
+
+    def _sequence(self, live: LiveSession, sequence: int | None) -> bool | None:
+        """Note an event's sequence number: whether it came late (after a higher one), None for a duplicate."""
+        if sequence is None:
+            return False
+        highest = live.seen.highest
+        if sequence in live.seen and sequence == live.tree_frame_sequence and live.tree_frame is not None:
+            self._settle_frame(live)  # a resend of a tree still unparsed: the first one may be broken
+        missing, resets = live.seen.missing, live.seen.resets
+        if not live.seen.add(sequence):
+            live.duplicates += 1
+            return None
+        self.gaps += live.seen.missing - missing
+        self.resets += live.seen.resets - resets
+        late = highest is not None and sequence < highest
+        if late:
+            live.reordered += 1
+            self.reordered += 1
+        return late
+
+    @staticmethod
+    def _take(live: LiveSession, kind: str, event: dict, tree: dict | None, sequence: int | None, late: bool,
+              deferred: bytes | str | None) -> None:
+        """What an accepted event brings to its session, by kind."""
         if kind in TREE_EVENTS:
             newest = max((n for n in (live.tree_sequence, live.tree_frame_sequence) if n is not None), default=None)
-            if not (late and newest is not None and sequence < newest):
+            if not (late and newest is not None and sequence is not None and sequence < newest):
                 # (an older tree than the one held has nothing the newer one lacks)
                 if deferred is not None:
                     live.tree_frame, live.tree_frame_sequence = deferred, sequence
@@ -221,15 +231,15 @@ class LiveHub:
                 else:
                     live.tree, live.tree_frame, live.tree_frame_sequence = tree, None, None
                     live.tree_sequence = sequence
-                    _drop_pending_before(live, sequence)
+                    drop_pending_before(live, sequence)
         elif kind in ("log", "accounting"):
             entry = event.get("entry")
             in_tree = sequence is not None and live.tree_sequence is not None and sequence < live.tree_sequence
             if isinstance(entry, dict) and not in_tree:  # a late entry the tree held already contains
                 if kind == "log":
-                    if _add_pending(live.pending_logs, sequence, entry):
+                    if add_pending(live.pending_logs, sequence, entry):
                         live.dropped_logs += 1
-                elif _add_pending(live.pending_accounting, sequence, entry):
+                elif add_pending(live.pending_accounting, sequence, entry):
                     live.dropped_accounting += 1
         elif kind in ("output", "thinking"):
             text = event.get("text")
@@ -242,20 +252,39 @@ class LiveHub:
         elif kind in ("final_report", "handoff"):
             report = event.get("report")
             live.final_report = report if isinstance(report, dict) else {"content": report}
+        older_status = late and live.status_sequence is not None and sequence is not None \
+            and sequence < live.status_sequence
         if kind in STATUS_EVENTS and not older_status:
-            live.status_line = _status_text(kind, event, live)
+            live.status_line = status_text(kind, event, live)
             live.status_sequence = sequence
+
+    def _touched(self, session_id: str) -> str:
+        """A session changed: its root is redrawn at the next take_changes, its cached build goes."""
         root = self.root_of(session_id)
-        self.changed.add(root)
+        self._changed.add(root)
         self._built.pop(root, None)
         return root
+
+    def take_changes(self) -> LiveChanges:
+        """What changed since the last call, handed over once (the sets start empty again): the roots to redraw,
+        those forgotten entirely, those merged under another root. A root merged away is not redrawn; one forgotten
+        and back since is redrawn, not forgotten."""
+        changed, forgotten, merged = self._changed, self._forgotten, self._merged
+        self._changed, self._forgotten, self._merged = set(), set(), set()
+        changed -= merged
+        forgotten -= changed
+        return LiveChanges(frozenset(changed), frozenset(forgotten), frozenset(merged))
+
+    @property
+    def has_changes(self) -> bool:
+        return bool(self._changed or self._forgotten or self._merged)
 
     def _bridge_report(self, event: dict) -> None:
         """{"type": "bridge", "dropped": N}: a bridge (tui/bridge) dropped N events since its last report, its
         buffer full while the monitor was away. Counted over every bridge; not a session's event."""
         dropped = event.get("dropped")
         if not isinstance(dropped, int) or isinstance(dropped, bool) or dropped < 0:
-            self.reject("unknown type", f"bridge event with dropped={_short_repr(dropped)}, expected a count")
+            self.reject("unknown type", f"bridge event with dropped={short_repr(dropped)}, expected a count")
             return
         self.bridge_dropped += min(dropped, 2**53)
 
@@ -290,16 +319,13 @@ class LiveHub:
         if self._meta(live, meta):
             self._place(live)
         live.updated = now
-        stamp = _event_time("op_tree", {}, tree)
+        stamp = event_time("op_tree", {}, tree)
         if stamp > live.last_ts:
             live.last_ts, live.last_wall = stamp, now
         started = tree.get("startedAt")
         if isinstance(started, int) and started and (not live.first_ts or started < live.first_ts):
             live.first_ts = started
-        root = self.root_of(session_id)
-        self.changed.add(root)
-        self._built.pop(root, None)
-        return root
+        return self._touched(session_id)
 
     def forget_otlp(self, session_id: str, settled: bool = False) -> None:
         """Drop a session's OTLP tree (the sink evicted its trace; `settled`: its provisional id gave way to the
@@ -325,11 +351,11 @@ class LiveHub:
                 if not members:
                     del self._members[root]
         if root in self._members:
-            self.changed.add(root)
+            self._changed.add(root)
         else:
-            self.changed.discard(root)
+            self._changed.discard(root)
             # whoever keeps things per root (the live controller's builds) lets go
-            (self.merged if settled else self.forgotten).add(root)
+            (self._merged if settled else self._forgotten).add(root)
 
     # grouping -------------------------------------------------------------------------------------------
     def _place(self, live: LiveSession) -> None:
@@ -361,14 +387,14 @@ class LiveHub:
                     if not members:
                         self._members.pop(old, None)
                         if old != root:
-                            self.merged.add(old)  # (a root no more: its row goes)
-                            self.changed.discard(old)
+                            self._merged.add(old)  # (a root no more: its row goes)
+                            self._changed.discard(old)
                     self._built.pop(old, None)
                     if members:
-                        self.changed.add(old)
+                        self._changed.add(old)
                 self._root[current] = root
                 self._members.setdefault(root, {})[current] = None
-                self.merged.discard(root)
+                self._merged.discard(root)
             todo.extend(child for child in self._children.get(current, ()) if child != sid)
         self._built.pop(root, None)
 
@@ -406,15 +432,18 @@ class LiveHub:
         return [self.sessions[s] for s in self._members.get(root, ())]
 
     def clock(self, root: str, wall_now: float) -> int:
-        """"Now" for a live root in the session's own time: its newest timestamp, moved on by the wall time since.
-
-        A replay of an old session then shows running durations as they were, not months long."""
+        """"Now" for a live root in the session's own time (tui.formats.aiagent.live.facts.live_clock)."""
         family = [s for s in self.descendants(root) if s.last_ts]
-        if not family:
-            return int(wall_now * 1000)
-        newest = max(family, key=lambda s: s.last_ts)
-        estimate = newest.last_ts + max(0.0, wall_now - newest.last_wall) * 1000
-        return int(min(estimate, max(wall_now * 1000, newest.last_ts)))
+        newest = max(family, key=lambda s: s.last_ts) if family else None
+        return live_clock(newest.last_ts if newest else 0, newest.last_wall if newest else 0.0, wall_now)
+
+    def tally(self) -> LiveTally:
+        return LiveTally(self.events, sum(self.rejected.values()), self.malformed, len(self.sessions),
+                         self.root_count, self.rejection_summary())
+
+    def facts(self, root: str) -> LiveFacts:
+        """What a live view shows of a root besides its tree, taken now (the view reads it on another thread)."""
+        return facts_of(self.descendants(root), root)
 
     def counters(self, root: str) -> tuple[int, int]:
         """Events received and sequence gaps over a root and its sub-agents."""
@@ -464,157 +493,5 @@ class LiveHub:
         return session
 
     def _merged_tree(self, session_id: str, seen: set[str]) -> dict | None:
-        """The tree of a session with its pending entries and its sub-agents' trees (theirs merged likewise)
-        attached; None when `seen` has it already. Iterative: the family is listed top-down first, then each
-        session gets its children's finished trees, deepest first."""
-        if session_id in seen:
-            return None
-        seen.add(session_id)
-        order = [session_id]
-        trees: dict[str, dict] = {}
-        taken: dict[str, list[str]] = {}  # session -> the sub-agents this walk attaches to it
-        i = 0
-        while i < len(order):
-            current = order[i]
-            i += 1
-            live = self.sessions.get(current)
-            held = None if live is None else self._tree(live) or live.otlp_tree  # (the stream's tree wins)
-            tree = placeholder_tree(current, live) if held is None else shallow_copy_tree(held)
-            if live is not None:
-                merge_pending(tree, live)
-            trees[current] = tree
-            for child in self._children.get(current, ()):
-                if child not in seen and child in self.sessions:
-                    seen.add(child)
-                    order.append(child)
-                    taken.setdefault(current, []).append(child)
-        for current in reversed(order):
-            for child in taken.get(current, ()):
-                attach_child(trees[current], self.sessions[child], trees[child])
-        return trees[session_id]
-
-
-_TREE_PREFIXES = ('{"type":"op_tree"', '{"type": "op_tree"')
-_TREE_PREFIXES_B = tuple(p.encode() for p in _TREE_PREFIXES)
-
-
-def _tree_frame_meta(frame: bytes | str) -> dict | None:
-    """The meta of an op_tree frame whose `type` comes first and `meta` last (as producers write them), read
-    without parsing the tree; None for any other frame (it is parsed whole).
-
-    A `"meta":` preceded by `{` or `,` is a key (quotes inside strings are escaped); what follows the last one
-    parses as an object followed by exactly one `}` only when it is the top-level object's last key."""
-    text = isinstance(frame, str)
-    if not frame.startswith(_TREE_PREFIXES if text else _TREE_PREFIXES_B):
-        return None
-    key = '"meta":' if text else b'"meta":'
-    at = frame.rfind(key)
-    if at <= 0 or frame[at - 1:at].strip() not in (("{", ",", "") if text else (b"{", b",", b"")):
-        return None
-    tail = frame[at + len(key):].rstrip()
-    if not tail.endswith("}" if text else b"}"):
-        return None
-    try:
-        meta = json_load.loads(tail[:-1])
-    except orjson.JSONDecodeError:
-        return None
-    if not isinstance(meta, dict) or not isinstance(meta.get("sessionId"), str) or not meta["sessionId"]:
-        return None
-    return meta
-
-
-def _event_time(kind: str, event: dict, tree: dict | None) -> int:
-    if tree is not None:
-        stamps = [tree.get("startedAt"), tree.get("endedAt")]
-        turns = as_list(tree.get("turns"))
-        if turns and isinstance(turns[-1], dict):
-            stamps.append(turns[-1].get("startedAt"))
-            ops = as_list(turns[-1].get("ops"))
-            if ops and isinstance(ops[-1], dict):
-                stamps.extend([ops[-1].get("startedAt"), ops[-1].get("endedAt")])
-    elif kind in ("log", "accounting"):
-        stamps = [as_dict(event.get("entry")).get("timestamp")]
-    elif kind in ("progress", "status"):
-        stamps = [as_dict(event.get("event")).get("timestamp")]
-    else:
-        stamps = [as_dict(event.get("report")).get("ts"), as_dict(event.get("payload")).get("timestamp")]
-    return max((int(v) for v in stamps if isinstance(v, (int, float)) and not isinstance(v, bool)), default=0)
-
-
-def _tree_of(event: dict) -> dict | None:
-    if event.get("type") == "op_tree":
-        tree = event.get("tree")
-    else:
-        payload = as_dict(event.get("payload"))
-        tree = as_dict(payload.get("snapshot")).get("opTree")
-    return tree if isinstance(tree, dict) else None
-
-
-_BROKEN = object()
-
-
-def _loads_without_bom(frame: bytes | str) -> object:
-    """A frame that starts with a UTF-8 byte order mark (some encoders write one) parsed without it."""
-    if isinstance(frame, str):
-        stripped = frame[1:] if frame.startswith(BOM) else None
-    else:
-        stripped = frame[3:] if frame.startswith(b"\xef\xbb\xbf") else None
-    if stripped is None:
-        return _BROKEN
-    try:
-        return json_load.loads(stripped)
-    except orjson.JSONDecodeError:
-        return _BROKEN
-
-
-def _short_repr(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
-def _drop_pending_before(live: LiveSession, sequence: int | None) -> None:
-    """A new tree contains every log/accounting entry sent before it; keep only those sent after it."""
-    for items in (live.pending_logs, live.pending_accounting):
-        if sequence is None:
-            items.clear()
-            continue
-        kept = [item for item in items if item[0] is not None and item[0] > sequence]
-        if len(kept) != len(items):
-            items.clear()
-            items.extend(kept)
-
-
-def _add_pending(items: deque, sequence: int | None, entry: dict) -> bool:
-    """Add (sequence, entry) in arrival order (O(1): late ones are put in place when shown);
-    True when the bounded deque pushed its oldest entry out."""
-    full = len(items) == items.maxlen
-    items.append((sequence, entry))
-    return full
-
-
-def _status_text(kind: str, event: dict, live: LiveSession) -> str:
-    if kind == "turn_started":
-        retry = " (retry)" if event.get("isRetry") else ""
-        final = " (final turn)" if event.get("isFinalTurn") else ""
-        return f"turn {event.get('turn')} started, attempt {event.get('attempt')}{retry}{final}"
-    if kind in ("progress", "status"):
-        return _progress_text(as_dict(event.get("event")))
-    if kind == "accounting_flush":
-        return f"accounting flushed ({len(live.flushed)} entries)"
-    return f"{kind.replace('_', ' ')} received"
-
-
-def _progress_text(p: dict) -> str:
-    kind = as_str(p.get("type"), "progress")
-    who = as_str(p.get("agentId")) or as_str(p.get("callPath"))
-    tool = as_dict(p.get("tool"))
-    parts = [kind.replace("_", " ")]
-    if who:
-        parts.append(who)
-    if tool.get("name"):
-        parts.append(f"tool {as_str(tool.get('name'))}")
-    for key in ("message", "status", "error"):
-        value = p.get(key)
-        if isinstance(value, str) and value:
-            parts.append(value)
-    return ": ".join(parts[:2]) + (" — " + " · ".join(parts[2:]) if len(parts) > 2 else "")
+        """The tree of a session with its pending entries and its sub-agents' trees attached (live.merge)."""
+        return merged_tree(session_id, seen, self.sessions, self._children, self._tree)

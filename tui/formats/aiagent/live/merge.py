@@ -5,6 +5,7 @@ when the parent has not named them yet). Containers that change are copied; the 
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 
 from tui.formats.aiagent.live.session import LiveSession
 from tui.model.fields import as_dict, as_list, as_str
@@ -129,3 +130,36 @@ def attach_child(tree: dict, child: LiveSession, child_tree: dict) -> None:
     if isinstance(turns, list):
         turns.append({"id": f"live-{child.session_id}", "index": len(turns),
                       "attributes": {"label": "live sub-agent"}, "ops": [holder]})
+
+
+def merged_tree(session_id: str, seen: set[str], sessions: dict[str, LiveSession],
+                children: dict[str, dict[str, None]], tree_of: Callable[[LiveSession], dict | None]) -> dict | None:
+    """The tree of a session with its pending entries and its sub-agents' trees (theirs merged likewise)
+    attached; None when `seen` has it already. `tree_of(live)`: the newest tree a session sent (the stream's).
+    Iterative (chains of sub-agents thousands deep): the family is listed top-down first, then each session gets
+    its children's finished trees, deepest first."""
+    if session_id in seen:
+        return None
+    seen.add(session_id)
+    order = [session_id]
+    trees: dict[str, dict] = {}
+    taken: dict[str, list[str]] = {}  # session -> the sub-agents this walk attaches to it
+    i = 0
+    while i < len(order):
+        current = order[i]
+        i += 1
+        live = sessions.get(current)
+        held = None if live is None else tree_of(live) or live.otlp_tree  # (the stream's tree wins)
+        tree = placeholder_tree(current, live) if held is None else shallow_copy_tree(held)
+        if live is not None:
+            merge_pending(tree, live)
+        trees[current] = tree
+        for child in children.get(current, ()):
+            if child not in seen and child in sessions:
+                seen.add(child)
+                order.append(child)
+                taken.setdefault(current, []).append(child)
+    for current in reversed(order):
+        for child in taken.get(current, ()):
+            attach_child(trees[current], sessions[child], trees[child])
+    return trees[session_id]
