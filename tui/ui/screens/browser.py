@@ -358,13 +358,12 @@ class BrowserScreen(Screen):
         self.update_header()
 
     def on_session_files_changed(self, message: SessionFilesChanged) -> None:
-        """The directory watcher's batch (rows made off the UI thread: tui.catalog.watched_rows)."""
+        """The directory watcher's batch (rows made off the UI thread: tui.catalog.watched_rows); `complete`: the
+        directory came back, and the rows of files that went with the old one go (live rows have no file: stay)."""
         if message.rows:
             self.upsert_rows(message.rows)
-        if message.removed:
-            self.remove_paths(message.removed)
-        if message.complete:  # the directory came back: rows of files that went with the old one go
-            self.drop_missing_files()
+        if message.removed or message.complete:
+            self.remove_paths([*message.removed, *(self.model.missing_files() if message.complete else ())])
 
     def on_live_rows_changed(self, message: LiveRowsChanged) -> None:
         """A live batch (tui.ui.live_worker): the rows of the live roots it built, and the header's live line."""
@@ -377,11 +376,6 @@ class BrowserScreen(Screen):
         """The hub forgot these live sessions: their rows stay, the newest up to a bound (catalog.forgotten_rows); the
         oldest go at the next re-sort, paced like live rows arriving (ResortPace.live_due)."""
         self.model.forget_live_roots(message.roots, message.merged)
-
-    def drop_missing_files(self) -> None:
-        """The watched directory came back: drop the rows of files no longer there. Live rows have no file
-        (their key is LIVE_PREFIX + the session id) and stay."""
-        self.remove_paths(self.model.missing_files())
 
     def remove_paths(self, paths) -> None:
         """Drop the rows of files that were deleted, keeping the cursor where it was."""
