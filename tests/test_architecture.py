@@ -1,6 +1,7 @@
 """The layout is a contract (pyproject [tool.importlinter]), checked on every test run: the layers, textual only in
 the UI and the run command, the demo generator only from the command line, no import cycles; and the tests keep the
-same shape (a folder per package, each with its conftest.py, no test module importing another)."""
+same shape (a folder per package, each with its conftest.py, shared helpers in tests/helpers/, no test module
+importing another, no sys.path edits)."""
 
 import ast
 import os
@@ -54,9 +55,35 @@ def test_test_modules_live_in_the_folder_of_what_they_test():
     assert sorted(p.name for p in TESTS.glob("test_*.py")) == ["test_architecture.py", "test_types.py"]
 
 
+def test_helpers_live_in_the_helpers_package():
+    """Only the tests, their conftest.py and the two whole-package checks sit at the top of tests/: every shared
+    helper is a module of tests/helpers/, imported as `helpers.<module>` (pyproject's pytest pythonpath)."""
+    assert (TESTS / "helpers" / "__init__.py").exists()
+    loose = sorted(p.name for p in TESTS.glob("*.py") if p.name != "conftest.py" and not p.name.startswith("test_"))
+    assert loose == [], f"helper modules outside tests/helpers/: {loose}"
+    assert not list((TESTS / "helpers").glob("test_*.py")), "a test module in tests/helpers/"
+
+
+def test_no_test_edits_sys_path():
+    """pyproject's pytest pythonpath (the checkout and tests/) is the one place the import path is set: a test or
+    helper that edits sys.path hides an import that works only in some order. (The benchmarks are scripts run by
+    path, tests/benchmarks/, and set their own.)"""
+    for path in TESTS.rglob("*.py"):
+        if TESTS / "benchmarks" in path.parents:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute)
+                    and node.value.attr == "path" and isinstance(node.value.value, ast.Name)
+                    and node.value.value.id == "sys" and node.attr in ("insert", "append", "extend", "remove")):
+                raise AssertionError(f"{path.relative_to(ROOT)} line {node.lineno} edits sys.path")
+            if (isinstance(node, (ast.Assign, ast.AugAssign)) and any(
+                    "sys.path" in ast.unparse(t) for t in (node.targets if isinstance(node, ast.Assign) else [node.target]))):
+                raise AssertionError(f"{path.relative_to(ROOT)} line {node.lineno} assigns sys.path")
+
+
 def test_no_test_module_imports_another():
-    """Shared helpers and fixtures live in helper modules at the top of tests/ (pyproject's pythonpath), never in
-    a test module: importing one runs its tests' module-level code and registers its fixtures twice."""
+    """Shared helpers and fixtures live in tests/helpers/ (imported as `helpers.<module>`), never in a test
+    module: importing one runs its tests' module-level code and registers its fixtures twice."""
     for path in TESTS.rglob("*.py"):
         for name in imported_modules(path):
             last = name.rsplit(".", 1)[-1]

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from apphelpers import session_app, top, wait_for
+from helpers.apphelpers import session_app, top, wait_for
 from tui.demo import make_tree, write_snapshot
 from tui.model.search import walk_ops
 

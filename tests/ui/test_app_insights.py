@@ -7,7 +7,7 @@ from pathlib import Path
 
 import orjson
 
-from apphelpers import SIZE, deep_snapshot, drill_into_first_sub_agent, session_app, top, wait_for
+from helpers.apphelpers import SIZE, deep_snapshot, drill_into_first_sub_agent, session_app, top, wait_for
 from tui.model.search import find_op_by_path, walk_ops
 from tui.ui.screens.export import ConfirmOverwrite, ExportScreen
 from tui.ui.screens.session import SessionScreen

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import orjson
 
-from apphelpers import SIZE, top, wait_for
+from helpers.apphelpers import SIZE, top, wait_for
 from tui.demo import make_tree, write_snapshot
 from tui.formats.aiagent.replay import replay_events, send_events
 from tui.formats.load import load

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from apphelpers import SIZE, deep_snapshot, session_app, top
+from helpers.apphelpers import SIZE, deep_snapshot, session_app, top
 from tui.model.nodes import Op, Turn
 from tui.model.search import find_op_by_path, op_is_bad, walk_ops
 from tui.ui.screens.help import HelpScreen
@@ -135,7 +135,7 @@ async def test_logs_follow_the_selection_and_filter_by_severity(tmp_path):
 
 
 async def test_the_logs_of_a_big_node_are_gathered_in_a_thread_and_kept(tmp_path, monkeypatch):
-    from apphelpers import wait_for
+    from helpers.apphelpers import wait_for
     from tui.ui.screens import session as session_screen
 
     monkeypatch.setattr(session_screen, "LOGS_IN_THREAD", 0)  # every node counts as big

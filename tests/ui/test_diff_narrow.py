@@ -3,7 +3,7 @@ the op names were cut to two letters; `t` swaps them. At 160 columns they stay s
 
 from __future__ import annotations
 
-from apphelpers import wait_for
+from helpers.apphelpers import wait_for
 from tui.demo import make_tree, write_snapshot
 from tui.ui.app import MonitorApp
 from tui.ui.screens.diff import MIN_OP_WIDTH, DiffScreen

@@ -8,9 +8,9 @@ import gc
 import weakref
 
 import tui.ui.idle_collect as idle_collect
-from apphelpers import SIZE
+from helpers.apphelpers import SIZE
 from tui.ui.app import MonitorApp
-from waiting import wait_for
+from helpers.waiting import wait_for
 
 
 class Node:

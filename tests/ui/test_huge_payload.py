@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 import time
 
-from corpus import write_huge_payload
-from payloadhelpers import visible
+from helpers.corpus import write_huge_payload
+from helpers.payloadhelpers import visible
 from tui.formats.load import load
 from tui.ui.app import MonitorApp
 from tui.ui.screens.payload import PayloadScreen

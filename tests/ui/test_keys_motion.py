@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from apphelpers import deep_snapshot, session_app, top, wait_for
-from browserhelpers import settle
+from helpers.apphelpers import deep_snapshot, session_app, top, wait_for
+from helpers.browserhelpers import settle
 from tui.demo import make_tree, populate, write_snapshot
 from tui.model.search import walk_ops
 from tui.ui.app import MonitorApp

@@ -7,7 +7,7 @@ import re
 
 from textual.app import App, ComposeResult
 
-from apphelpers import deep_snapshot, session_app, top, wait_for
+from helpers.apphelpers import deep_snapshot, session_app, top, wait_for
 from tui.model.logs import LogEntry, LogView
 from tui.model.search import walk_ops
 from tui.ui.screens.payload import PayloadScreen

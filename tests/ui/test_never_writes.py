@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from corpusfix import other_user
-from browserhelpers import settle
-from payloadhelpers import settled
+from helpers.corpusfix import other_user
+from helpers.browserhelpers import settle
+from helpers.payloadhelpers import settled
 from tui.demo import populate
 from tui.model.search import walk_ops
 from tui.ui.app import MonitorApp

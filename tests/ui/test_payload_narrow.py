@@ -3,7 +3,7 @@ second line instead of cutting the list."""
 
 from __future__ import annotations
 
-from apphelpers import deep_snapshot, session_app, top, wait_for
+from helpers.apphelpers import deep_snapshot, session_app, top, wait_for
 from tui.model.search import walk_ops
 from tui.ui.screens.payload import PayloadScreen
 

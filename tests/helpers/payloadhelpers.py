@@ -9,7 +9,7 @@ from textual.app import App
 from tui.formats.aiagent.snapshot import build_session
 from tui.ui.screens.payload import PayloadScreen
 
-from payloadfixtures import tree
+from helpers.payloadfixtures import tree
 
 
 class PayloadApp(App):

@@ -196,10 +196,10 @@ async def diff_versions(pilot) -> None:
 
 
 def corpus_browser_app() -> MonitorApp:
-    """The browser over the corpus of broken, hostile and extreme files (tests/corpus.py), fixed mtimes."""
+    """The browser over the corpus of broken, hostile and extreme files (tests/helpers/corpus.py), fixed mtimes."""
     import os
 
-    from corpus import build_corpus
+    from helpers.corpus import build_corpus
     from tui.inputs.files import set_document_limit
 
     target = BASE / "corpus"

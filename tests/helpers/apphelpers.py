@@ -11,7 +11,7 @@ from tui.model.search import walk_ops
 from tui.ui.app import MonitorApp
 from tui.ui.screens.session import SessionScreen
 
-from waiting import wait_for  # noqa: F401 (the app tests' one way to wait)
+from helpers.waiting import wait_for  # noqa: F401 (the app tests' one way to wait)
 
 SIZE = (160, 48)
 
