@@ -55,3 +55,37 @@ def toast_texts(app) -> list[str]:
     """The text of the notices on screen (Textual's Toast widgets, found by name: their module is private; the
     app must run with `run_test(notifications=True)`)."""
     return [str(w.render()) for w in app.screen.query("*") if type(w).__name__ == "Toast"]
+
+
+class Notices:
+    """What the app told the user: every notification it posted (Textual's public Notify message), collected by
+    `app.run_test(message_hook=notices)`, the toasts that timed out or were replaced included."""
+
+    def __init__(self) -> None:
+        self.posted: list = []
+
+    def __call__(self, message) -> None:
+        from textual.notifications import Notify
+
+        if isinstance(message, Notify):
+            self.posted.append(message.notification)
+
+    def messages(self, severity: str | None = None) -> list[str]:
+        return [str(n.message) for n in self.posted if severity is None or n.severity == severity]
+
+    def lines(self) -> list[str]:
+        """Each notification as "title: message"."""
+        return [f"{n.title}: {n.message}" for n in self.posted]
+
+
+def screen_lines(app) -> list[str]:
+    """The whole screen as composited, one string per terminal line, read from the app's public screenshot (an
+    SVG whose text spans carry the characters, HTML-escaped, and their line as `y`)."""
+    import html
+    import re
+    from collections import defaultdict
+
+    rows: dict[float, list[tuple[float, str]]] = defaultdict(list)
+    for m in re.finditer(r'<text [^>]*?x="([\d.]+)" y="([\d.]+)"[^>]*>(.*?)</text>', app.export_screenshot(), re.S):
+        rows[float(m.group(2))].append((float(m.group(1)), html.unescape(m.group(3))))
+    return ["".join(text for _, text in sorted(spans)) for _, spans in sorted(rows.items())]

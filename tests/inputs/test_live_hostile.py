@@ -50,7 +50,7 @@ async def test_a_chain_of_sub_agents_5000_deep_opens_in_the_app(tmp_path):
         app.apply_live()
         await pilot.pause()
         browser = app.screen
-        assert await wait_for(pilot, lambda: "live:s0" in browser._rows)
+        assert await wait_for(pilot, lambda: "live:s0" in browser.rows)
         app.open_path("live:s0")
         await pilot.pause()
         assert app.screen.live_root == "s0" and app.screen.session.counts.sessions == 5_000
@@ -109,7 +109,7 @@ async def test_a_live_tick_touches_only_the_changed_roots(tmp_path):
             batches += 1
         assert batches > 1
         await pilot.pause()
-        assert len(app.browser()._rows) == n
+        assert len(app.browser().rows) == n
         assert app.hub.root_count == n
         root_of = count_calls(app.hub, "root_of")
         gaps = [0]

@@ -17,17 +17,17 @@ async def test_new_rewritten_and_deleted_files(tmp_path):
     async with app.run_test(size=(160, 48)) as pilot:
         browser = app.screen
         assert isinstance(browser, BrowserScreen)
-        assert await wait_for(pilot, lambda: len(browser._rows) == 1)
+        assert await wait_for(pilot, lambda: len(browser.rows) == 1)
         await asyncio.sleep(0.3)  # the watcher is up
         (sessions / "abc.json.gz.tmp-1-2").write_bytes(b"partial")
         finished = make_tree(32, ops=20, depth=1)
         from tui.formats.aiagent.timeline import event_times, tree_at
 
         second = write_snapshot(sessions, tree_at(finished, event_times(finished)[5]), version=2)
-        assert await wait_for(pilot, lambda: str(second) in browser._rows and browser._rows[str(second)].loaded)
-        assert len(browser._rows) == 2 and browser._rows[str(second)].status == "running"
+        assert await wait_for(pilot, lambda: str(second) in browser.rows and browser.rows[str(second)].loaded)
+        assert len(browser.rows) == 2 and browser.rows[str(second)].status == "running"
         write_snapshot(sessions, finished, version=2)  # the same session rewritten (temp file + rename), finished
-        assert await wait_for(pilot, lambda: browser._rows[str(second)].status == "ok")
+        assert await wait_for(pilot, lambda: browser.rows[str(second)].status == "ok")
         first.unlink()
-        assert await wait_for(pilot, lambda: str(first) not in browser._rows)
-        assert len(browser._rows) == 1
+        assert await wait_for(pilot, lambda: str(first) not in browser.rows)
+        assert len(browser.rows) == 1

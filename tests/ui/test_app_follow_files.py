@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 
-from helpers.apphelpers import top, wait_for
+from helpers.apphelpers import Notices, top, wait_for
 from helpers.corpus import ledger_op, op, put, record, session, snapshot_bytes, turn
 from tui.cli.main import app_parser
 from tui.cli.run import build_app
@@ -44,20 +44,21 @@ async def test_the_browser_follows_a_sessions_dir_deleted_and_made_again(tmp_pat
     sessions.mkdir()
     first = put(sessions / "first.json.gz", snapshot_bytes(session(turn(1, op("tool", "ls")), agent="a")), gz=True)
     app = MonitorApp(sessions_dir=sessions)
-    async with app.run_test(size=(160, 48)) as pilot:
+    told = Notices()
+    async with app.run_test(size=(160, 48), message_hook=told) as pilot:
         browser = app.screen
         assert isinstance(browser, BrowserScreen)
-        assert await wait_for(pilot, lambda: len(browser._rows) == 1)
+        assert await wait_for(pilot, lambda: len(browser.rows) == 1)
         await asyncio.sleep(0.5)  # the watcher is up
         shutil.rmtree(sessions)
-        assert await wait_for(pilot, lambda: str(first) not in browser._rows, timeout=15)
+        assert await wait_for(pilot, lambda: str(first) not in browser.rows, timeout=15)
         sessions.mkdir()
         await asyncio.sleep(0.8)  # past the re-arm
         second = put(sessions / "second.json.gz", snapshot_bytes(session(turn(1, op("tool", "ls")), agent="b")),
                      gz=True)
-        assert await wait_for(pilot, lambda: str(second) in browser._rows and browser._rows[str(second)].loaded,
+        assert await wait_for(pilot, lambda: str(second) in browser.rows and browser.rows[str(second)].loaded,
                               timeout=15), "the new file never showed: tailing stopped with the old directory"
-        notes = [n.message for n in app._notifications]
+        notes = told.messages()
         assert any("was removed" in n for n in notes) and any("is back" in n for n in notes), notes
 
 
@@ -69,14 +70,14 @@ async def test_the_browser_follows_a_sessions_dir_renamed_away_and_made_again(tm
     app = MonitorApp(sessions_dir=sessions)
     async with app.run_test(size=(160, 48)) as pilot:
         browser = app.screen
-        assert await wait_for(pilot, lambda: len(browser._rows) == 1)
+        assert await wait_for(pilot, lambda: len(browser.rows) == 1)
         await asyncio.sleep(0.5)  # the watcher is up
         sessions.rename(tmp_path / "sessions.old")
         sessions.mkdir()
         second = put(sessions / "second.json.gz", snapshot_bytes(session(turn(1, op("tool", "ls")), agent="b")),
                      gz=True)
-        assert await wait_for(pilot, lambda: str(second) in browser._rows and str(first) not in browser._rows,
-                              timeout=15), sorted(browser._rows)
+        assert await wait_for(pilot, lambda: str(second) in browser.rows and str(first) not in browser.rows,
+                              timeout=15), sorted(browser.rows)
         third = put(sessions / "third.json.gz", snapshot_bytes(session(turn(1, op("tool", "ls")), agent="c")),
                     gz=True)
-        assert await wait_for(pilot, lambda: str(third) in browser._rows, timeout=15)
+        assert await wait_for(pilot, lambda: str(third) in browser.rows, timeout=15)

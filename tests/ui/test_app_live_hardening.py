@@ -11,7 +11,7 @@ from websockets.asyncio.client import connect as ws_connect
 from websockets.asyncio.server import serve
 from websockets.exceptions import InvalidStatus
 
-from helpers.apphelpers import wait_for
+from helpers.apphelpers import Notices, wait_for
 from tui.ui.app import MonitorApp
 from tui.ui.screens.browser import BrowserScreen
 
@@ -43,20 +43,20 @@ async def test_rejections_and_reorderings_are_shown_in_the_header_and_the_live_p
                                  orjson.dumps({"type": "teleport"}), event(1, "kid", parentId="nobody-yet")])
                      + b"\n")
         await writer.drain()
-        assert await wait_for(pilot, lambda: "rejected:" in header(app) and "live:kid" in app.browser()._rows)
+        assert await wait_for(pilot, lambda: "rejected:" in header(app) and "live:kid" in app.browser().rows)
         text = header(app)
         assert "live: 4 events" in text and "1 reordered" in text
         assert "rejected: malformed JSON ×1, not an object ×1, unknown type ×1, duplicate ×1" in text
         assert "listening on unix:" in text and "1 client connected" in text
         browser = app.screen
         assert isinstance(browser, BrowserScreen)
-        assert "live:s1" in browser._rows and "live:kid" in browser._rows  # no tree sent: listed all the same
-        assert "no tree received yet" in browser._rows["live:s1"].title
+        assert "live:s1" in browser.rows and "live:kid" in browser.rows  # no tree sent: listed all the same
+        assert "no tree received yet" in browser.rows["live:s1"].title
         browser.focus()
         await pilot.press("r")  # a rescan of the sessions directory keeps the live rows
-        assert await wait_for(pilot, lambda: not browser._scanning)
+        assert await wait_for(pilot, lambda: browser.settled)
         await pilot.pause(0.3)
-        assert "live:s1" in browser._rows and "live:kid" in browser._rows
+        assert "live:s1" in browser.rows and "live:kid" in browser.rows
         app.open_path("live:s1")
         await pilot.pause(0.3)
         assert "3 events · 0 gaps · 1 reordered" in panel(app)
@@ -75,10 +75,11 @@ async def test_a_socket_held_by_a_live_monitor_is_reported_not_stolen(tmp_path):
     second = MonitorApp(sessions_dir=tmp_path, listen_urls=[f"unix:{sock}"], watch=False)
     async with first.run_test(size=(160, 48)) as pilot:
         assert await wait_for(pilot, sock.exists)
-        async with second.run_test(size=(160, 48)) as pilot2:
+        told = Notices()
+        async with second.run_test(size=(160, 48), message_hook=told) as pilot2:
             assert await wait_for(pilot2, lambda: "not listening" in header(second))
             assert "another monitor" in header(second)
-            assert any("another monitor" in str(n.message) for n in second._notifications)
+            assert any("another monitor" in n for n in told.messages())
         _, writer = await asyncio.open_unix_connection(str(sock))  # still the first monitor's
         writer.write(event(1) + b"\n")
         await writer.drain()

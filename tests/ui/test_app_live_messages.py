@@ -8,7 +8,7 @@ from pathlib import Path
 
 import orjson
 
-from helpers.apphelpers import SIZE, top, wait_for
+from helpers.apphelpers import SIZE, Notices, top, wait_for
 from tui.demo import make_tree, write_snapshot
 from tui.formats.aiagent.replay import replay_events, send_events
 from tui.formats.load import load
@@ -29,10 +29,6 @@ def feed(app: MonitorApp, events) -> None:
     for _, event in events:
         app.hub.feed(orjson.dumps(event))
     app.apply_live()
-
-
-def errors(app: MonitorApp) -> list[str]:
-    return [str(n.message) for n in app._notifications if n.severity == "error"]
 
 
 async def open_live(app: MonitorApp, pilot, root: str) -> None:
@@ -73,7 +69,8 @@ async def test_export_of_a_changing_session_is_the_version_on_screen_whole(tmp_p
     app = MonitorApp(sessions_dir=tmp_path / "sessions", listen_urls=[f"unix:{tmp_path / 's.sock'}"], watch=False)
     target = tmp_path / "out" / "report.md"
     target.parent.mkdir()
-    async with app.run_test(size=SIZE) as pilot:
+    told = Notices()
+    async with app.run_test(size=SIZE, message_hook=told) as pilot:
         feed(app, events[:300])
         await open_live(app, pilot, root)
         screen = top(app)
@@ -90,19 +87,20 @@ async def test_export_of_a_changing_session_is_the_version_on_screen_whole(tmp_p
         app.screen.query_one("#export-path").value = str(target)
         await pilot.press("enter")
         assert await wait_for(pilot, lambda: screen.last_export is not None, timeout=20), (
-            [str(n.message) for n in app._notifications], app.screen)
+            told.messages(), app.screen)
         text = target.read_text()
         # on main the tree under the dialog was released by the next build: "Models | none", "(no turns)"
         assert "(no turns)" not in text and "| none" not in text
         assert all(model in text for model in models)
         assert f"{ops:,}" in text or str(ops) in text
-        assert not errors(app)
+        assert not told.messages("error")
 
 
 async def test_a_live_update_while_an_older_version_is_shown_keeps_it(tmp_path):
     root, events = stream(tmp_path)
     app = MonitorApp(sessions_dir=tmp_path, listen_urls=[f"unix:{tmp_path / 's.sock'}"], watch=False)
-    async with app.run_test(size=SIZE) as pilot:
+    told = Notices()
+    async with app.run_test(size=SIZE, message_hook=told) as pilot:
         feed(app, events[:200])
         await open_live(app, pilot, root)
         screen = top(app)
@@ -117,7 +115,7 @@ async def test_a_live_update_while_an_older_version_is_shown_keeps_it(tmp_path):
             feed(app, events[start:start + 50])
             await pilot.pause(0.05)
         await pilot.pause(0.3)
-        assert not errors(app), errors(app)
+        assert not told.messages("error"), told.messages("error")
         assert screen.viewing is viewing and screen.session is shown and shown.turns
         assert screen.doc.root is app.hub.build(root)  # the newest build waits behind it, for `]`
         for _ in range(len(app.history.versions(key))):

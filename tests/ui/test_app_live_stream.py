@@ -30,7 +30,7 @@ async def test_replay_over_unix_socket_into_the_running_app(tmp_path):
         root = doc.root.trace_id
         browser = app.screen
         assert isinstance(browser, BrowserScreen)
-        assert await wait_for(pilot, lambda: f"live:{root}" in browser._rows)
+        assert await wait_for(pilot, lambda: f"live:{root}" in browser.rows)
         await pilot.pause(0.3)
         app.open_path(f"live:{root}")
         await pilot.pause()
@@ -44,7 +44,7 @@ async def test_replay_over_unix_socket_into_the_running_app(tmp_path):
         events_seen, gaps = app.hub.counters(root)
         assert events_seen == len(events) and gaps == 0
         assert "events" in str(app.screen.query_one("#live").render())
-        row = browser._rows[f"live:{root}"]
+        row = browser.rows[f"live:{root}"]
         assert row.status == "ok" and row.cost == expected["totals"]["costUsd"]
 
 

@@ -75,8 +75,8 @@ async def test_both_receivers_feed_the_sink_count_rejections_and_stop_with_the_a
         browser = app.screen
         assert isinstance(browser, BrowserScreen)
         assert await wait_for(pilot, lambda: any(r.kind == RowKind.LIVE and r.session_id == TXN
-                                                 and r.agent == "otlp-probe" for r in browser._rows.values()))
-        row = next(r for r in browser._rows.values() if r.session_id == TXN)
+                                                 and r.agent == "otlp-probe" for r in browser.rows.values()))
+        row = next(r for r in browser.rows.values() if r.session_id == TXN)
         assert row.tokens == 1500 and row.status == "ok" and row.turns == 1
         await asyncio.to_thread(_junk, grpc_at)
         assert await wait_for(pilot, lambda: app.hub.rejected["malformed otlp"] == 1)
@@ -115,7 +115,7 @@ async def test_traces_evicted_by_the_caps_let_their_builds_go_and_keep_their_row
         assert set(app.hub.roots()) == {f"{ROOT_TXN}-6", f"{ROOT_TXN}-7"}
         assert set(app.live._live_builds) <= set(app.hub.roots())
         browser = app.screen
-        rows = {r.session_id for r in browser._rows.values() if r.kind == RowKind.LIVE}
+        rows = {r.session_id for r in browser.rows.values() if r.kind == RowKind.LIVE}
         assert rows == {f"{ROOT_TXN}-{n}" for n in range(8)}
 
 

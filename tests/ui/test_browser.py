@@ -42,7 +42,7 @@ async def test_lists_rows_and_broken_entries(sessions):
         assert isinstance(screen, BrowserScreen)
         await settle(pilot, screen)
         assert ids(screen) == ALL  # newest first; tmp file, notes.txt and the child ledger are not rows
-        assert not any(".tmp-" in key for key in screen._rows)
+        assert not any(".tmp-" in key for key in screen.rows)
         assert "7 sessions" in header(screen) and "loading" not in header(screen)
         empty = cells(screen, EMPTY)
         assert empty[3] == "BROKEN" and empty[2] == "empty file (0 bytes)"
@@ -116,12 +116,12 @@ async def test_sort_keys_and_header_click(sessions):
         await pilot.press("S")
         assert ids(screen)[:4] == [GOOD_A, ROOT_LEDGER, RUNNING, GOOD_B]
         await pilot.press("s", "s", "s", "s")  # status, duration, tokens, cost (descending)
-        assert screen._sort == "cost" and ids(screen)[:4] == [RUNNING, GOOD_A, GOOD_B, ROOT_LEDGER]
+        assert screen.sort_spec.startswith("cost:") and ids(screen)[:4] == [RUNNING, GOOD_A, GOOD_B, ROOT_LEDGER]
         await pilot.press("s")  # back to started, newest first
         assert ids(screen) == ALL
         await pilot.click("#browser-table", offset=(23, 0))  # the Agent header
         await pilot.pause()
-        assert screen._sort == "agent" and ids(screen)[0] == GOOD_B
+        assert screen.sort_spec.startswith("agent:") and ids(screen)[0] == GOOD_B
 
 
 async def test_enter_opens_and_broken_rows_notify(sessions, monkeypatch):
@@ -243,7 +243,7 @@ async def test_a_fresh_listing_is_shown_newest_first_before_anything_loads(tmp_p
             await pilot.pause(0.02)
         assert len(screen._pending) == 30
         assert screen._view == screen._compute_view()  # what a full sort gives
-        mtimes = [screen._rows[key].mtime for key in screen._view]
+        mtimes = [row.mtime for row in screen.shown_rows()]
         assert mtimes == sorted(mtimes, reverse=True)
 
 

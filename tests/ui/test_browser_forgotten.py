@@ -26,7 +26,7 @@ def _bound(app: MonitorApp, url: str) -> str | None:
 
 
 def _live(browser: BrowserScreen) -> set[str]:
-    return {r.session_id for r in browser._rows.values() if r.kind == RowKind.LIVE}
+    return {r.session_id for r in browser.rows.values() if r.kind == RowKind.LIVE}
 
 
 def _text(browser: BrowserScreen, widget: str) -> str:
@@ -63,10 +63,10 @@ async def test_rows_of_forgotten_sessions_are_kept_newest_first_up_to_the_bound(
         assert sink.evicted == 6 and set(app.hub.roots()) == {sid(6), sid(7)}
         # six forgotten (0-5): the three updated last are kept, the rest dropped at the next re-sort
         assert await wait_for(pilot, lambda: _live(browser) == {sid(n) for n in range(3, 8)})
-        assert str(snapshot) in browser._rows  # the file row of session 0 stays
-        assert not [k for k in browser._live_keys | set(browser._pending) if k not in browser._rows]
+        assert str(snapshot) in browser.rows  # the file row of session 0 stays
+        assert not [k for k in browser._live_keys | set(browser._pending) if k not in browser.rows]
         assert await wait_for(pilot, lambda: browser._view_stale is False)
-        assert set(browser._view) == set(browser._rows)
+        assert {row.key for row in browser.shown_rows()} == set(browser.rows)
         assert _text(browser, "#browser-summary").startswith("6 sessions ")  # 5 live + the file, recounted
         assert "6 sessions" in _text(browser, "#browser-header")
         assert "3 evicted live rows dropped" in _text(browser, "#browser-header")
@@ -78,7 +78,7 @@ async def test_rows_of_forgotten_sessions_are_kept_newest_first_up_to_the_bound(
         # a dropped one comes back too (its row reappears); trace 7 is evicted: four forgotten (4-7), 4 dropped
         await send(0)
         assert await wait_for(pilot, lambda: _live(browser) == {sid(0), sid(3), sid(5), sid(6), sid(7)})
-        assert str(snapshot) in browser._rows
+        assert str(snapshot) in browser.rows
         # one row per session (row_merge): session 0's file and live rows are one
         assert await wait_for(pilot, lambda: _text(browser, "#browser-summary").startswith("5 sessions"))
         assert "4 evicted live rows dropped" in _text(browser, "#browser-header")
@@ -87,7 +87,7 @@ async def test_rows_of_forgotten_sessions_are_kept_newest_first_up_to_the_bound(
         app.hub.changed.add(sid(3))
         app.live.apply()
         await pilot.pause(0.2)
-        assert LIVE_PREFIX + sid(3) in browser._rows and LIVE_PREFIX + sid(3) not in browser._forgotten
+        assert LIVE_PREFIX + sid(3) in browser.rows and LIVE_PREFIX + sid(3) not in browser._forgotten
         channel.close()
 
 
@@ -103,7 +103,7 @@ async def test_removing_a_rows_path_forgets_it_as_a_live_row(tmp_path):
         assert key in browser._live_keys
         browser.remove_paths([key])
         await pilot.pause()
-        assert key not in browser._rows and key not in browser._live_keys
+        assert key not in browser.rows and key not in browser._live_keys
 
 
 def test_the_keeper_drops_the_oldest_by_last_update_and_never_a_returned_or_file_row():
@@ -144,9 +144,9 @@ async def test_when_the_directory_comes_back_live_rows_stay_and_missing_files_go
             SessionRow(key=gone, path=Path(gone), kind=RowKind.SNAPSHOT, session_id="gone", mtime=T0 / 1000,
                        size=10, loaded=True)])
         await pilot.pause()
-        assert live in browser._rows and gone in browser._rows
+        assert live in browser.rows and gone in browser.rows
         Path(gone).unlink()
         app._dir_changed(DirChanges(complete=True))
         await pilot.pause()
-        assert live in browser._rows and live in browser._live_keys
-        assert gone not in browser._rows
+        assert live in browser.rows and live in browser._live_keys
+        assert gone not in browser.rows

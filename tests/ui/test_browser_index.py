@@ -43,7 +43,7 @@ async def test_a_warm_start_fills_every_row_from_the_index_without_reading(sessi
         screen.set_sort("cost", desc=True)
         await pilot.pause()
         assert reads == []
-        files = [row for row in screen._rows.values() if row.size]
+        files = [row for row in screen.rows.values() if row.size]
         assert files and all(row.loaded for row in files)
         assert ids(screen)[:3] == [RUNNING, GOOD_A, GOOD_B]  # $2, $0.5, $0.001
         assert "loading" not in header(screen) and "indexing" not in header(screen)
@@ -87,7 +87,7 @@ async def test_a_cold_fill_shows_its_progress_in_the_header(sessions, monkeypatc
         assert await wait_for(pilot, progress_shown, timeout=30, step=0.02)
         assert " / " in seen[0] and "sessions" in seen[0]
         await settle(pilot, screen, timeout=60)
-        assert all(row.loaded for row in screen._rows.values())
+        assert all(row.loaded for row in screen.rows.values())
         assert "indexing" not in header(screen)
         screen.set_sort("cost", desc=True)
         await pilot.pause()
@@ -117,7 +117,7 @@ async def test_the_index_newest_rows_show_while_the_directory_is_listed(sessions
         assert isinstance(screen, BrowserScreen)
         assert await wait_for(pilot, lambda: "indexed · listing…" in header(screen), timeout=30)
         assert ids(screen)[:2] == [GOOD_A, RUNNING]  # newest first, GOOD_B gone (its file is)
-        assert all(row.loaded for row in screen._rows.values())
+        assert all(row.loaded for row in screen.rows.values())
         release.set()
         await settle(pilot, screen)
         assert "listing" not in header(screen) and "indexed" not in header(screen)

@@ -14,7 +14,7 @@ from tui.ui.app import MonitorApp
 
 
 def _shown(screen) -> list[tuple[str, str]]:
-    return [(screen._rows[key].kind, screen._rows[key].session_id) for key in screen._view]
+    return [(row.kind, row.session_id) for row in screen.shown_rows()]
 
 
 async def test_a_session_on_file_and_live_is_one_row_live_while_running_then_the_file(tmp_path):

@@ -10,7 +10,7 @@ import threading
 import time
 
 from helpers.corpus import session, snapshot_bytes, turn, op
-from helpers.apphelpers import wait_for
+from helpers.apphelpers import Notices, wait_for
 from helpers.browserhelpers import settle
 from tui.catalog.session_row import RowKind, fill_row, row_from_entry
 from tui.formats.load import load
@@ -77,11 +77,11 @@ async def test_browser_follows_deleted_and_replaced_files(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         await settle(pilot, screen)
-        assert {row.session_id for row in screen._rows.values()} == {"keep", "doomed", "spoiled"}
+        assert {row.session_id for row in screen.rows.values()} == {"keep", "doomed", "spoiled"}
         await asyncio.sleep(0.3)  # the watcher is up
         doomed.unlink()
         spoiled.write_bytes(b"\x1f\x8b\x08\x00 half a gzip header")
-        assert await wait_for(pilot, lambda: "doomed" not in {r.session_id for r in screen._rows.values()})
+        assert await wait_for(pilot, lambda: "doomed" not in {r.session_id for r in screen.rows.values()})
         assert await wait_for(pilot, lambda: "truncated gzip" in _row(screen, "spoiled").broken
                               or "corrupt gzip" in _row(screen, "spoiled").broken)
         assert not _row(screen, "keep").broken
@@ -91,21 +91,22 @@ async def test_browser_follows_deleted_and_replaced_files(tmp_path):
 
 
 def _row(screen, session_id: str):
-    return next(row for row in screen._rows.values() if row.session_id == session_id)
+    return next(row for row in screen.rows.values() if row.session_id == session_id)
 
 
 async def test_open_session_keeps_its_tree_when_the_file_turns_to_garbage(tmp_path):
     path = tmp_path / "s.json.gz"
     path.write_bytes(good_bytes(5))
     app = MonitorApp(sessions_dir=tmp_path, document=load(str(path)))
-    async with app.run_test(size=SIZE) as pilot:
+    told = Notices()
+    async with app.run_test(size=SIZE, message_hook=told) as pilot:
         screen = app.screen
         assert isinstance(screen, SessionScreen)
         before = screen.session
         await asyncio.sleep(0.3)
         path.write_bytes(b"not gzip, not JSON: the producer crashed mid-write?")
-        assert await wait_for(pilot, lambda: any("changed but cannot be read now" in n.message
-                                                 for n in app._notifications))
+        assert await wait_for(pilot, lambda: any("changed but cannot be read now" in n
+                                                 for n in told.messages()))
         assert app.screen is screen and screen.session is before and screen.session.counts.ops == 5
         path.write_bytes(good_bytes(9))  # the next good version replaces the tree
         assert await wait_for(pilot, lambda: screen.session.counts.ops == 9)

@@ -97,7 +97,7 @@ async def test_reopening_a_session_restores_its_cursor_and_expanded_nodes(tmp_pa
     async with app.run_test(size=SIZE) as pilot:
         browser = app.screen
         await settle(pilot, browser, timeout=30)
-        row = next(r for r in browser._rows.values() if r.kind == "snapshot" and not r.broken)
+        row = next(r for r in browser.rows.values() if r.kind == "snapshot" and not r.broken)
         browser.table.move_cursor(row=browser.table.get_row_index(row.key))
         await pilot.press("enter")
         assert await wait_for(pilot, lambda: isinstance(app.screen, SessionScreen))

@@ -73,7 +73,7 @@ async def test_enter_on_a_day_opens_the_browser_filtered_to_it(sessions):
         await pilot.press("enter")
         assert await wait_for(pilot, lambda: app.screen is browser)
         assert browser.query_one(FilterInput).value == f"day:{_day(started['beta'])}"
-        assert await wait_for(pilot, lambda: [browser._rows[k].agent for k in browser._view] == ["beta"])
+        assert await wait_for(pilot, lambda: [row.agent for row in browser.shown_rows()] == ["beta"])
 
 
 async def test_enter_on_an_agent_filters_by_agent_and_range(sessions):
@@ -90,7 +90,7 @@ async def test_enter_on_an_agent_filters_by_agent_and_range(sessions):
         await pilot.press("enter")
         assert await wait_for(pilot, lambda: app.screen is browser)
         assert browser.query_one(FilterInput).value == "agent:alpha since:1d"
-        assert await wait_for(pilot, lambda: [browser._rows[k].agent for k in browser._view] == ["alpha"])
+        assert await wait_for(pilot, lambda: [row.agent for row in browser.shown_rows()] == ["alpha"])
 
 
 async def test_stats_without_an_index_say_how_to_build_it(tmp_path, monkeypatch):

@@ -25,7 +25,7 @@ def text_of(screen: BrowserScreen, selector: str) -> str:
 
 
 async def browser_up(pilot) -> BrowserScreen:
-    assert await wait_for(pilot, lambda: isinstance(pilot.app.screen, BrowserScreen) and pilot.app.screen._scanned)
+    assert await wait_for(pilot, lambda: isinstance(pilot.app.screen, BrowserScreen) and pilot.app.screen.settled)
     return pilot.app.screen
 
 

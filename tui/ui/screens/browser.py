@@ -15,8 +15,9 @@ import operator
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 
 from rich.text import Text
 from textual import on
@@ -179,6 +180,23 @@ class BrowserScreen(Screen):
     @property
     def table(self) -> SessionTable:
         return self.query_one("#browser-table", SessionTable)
+
+    # read-only views of the state the browser alone assigns: what tests, scenes and tools read instead of it
+    @property
+    def rows(self) -> Mapping[str, SessionRow]:
+        """Every listed row by key, shown or filtered out."""
+        return MappingProxyType(self._rows)
+
+    def shown_rows(self) -> list[SessionRow]:
+        """The rows that pass the filter, in the table's order (those past the page included)."""
+        return [self._rows[key] for key in self._view if key in self._rows]
+
+    @property
+    def settled(self) -> bool:
+        """The scan is done, every row is loaded and the last batch reached the table: nothing changes now until
+        a file or a stream does."""
+        return bool(self._scanned and not self._scanning and not self._pending and not self._results
+                    and not self._fill_busy() and not self._view_stale and not self._was_loading)
 
     def on_mount(self) -> None:
         parsed = parse_sort(self.initial_sort) if self.initial_sort else None
