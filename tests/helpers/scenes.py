@@ -236,9 +236,19 @@ async def search_sessions(pilot) -> None:
     await pilot.pause(0.3)
     await pilot.press(*"error")
     await pilot.pause(1.0)
+    steady_cursors(pilot)
 
 
 async def open_export(pilot) -> None:
     await pilot.pause()
     await pilot.press("x")
     await pilot.pause(0.4)
+    steady_cursors(pilot)
+
+
+def steady_cursors(pilot) -> None:
+    """A focused text box's cursor blinks on a timer: the shot would catch it on or off. Keep it on."""
+    from textual.widgets import Input
+
+    for box in pilot.app.screen.query(Input):
+        box.cursor_blink = False

@@ -13,6 +13,7 @@ from tui.demo import make_tree, write_snapshot
 from tui.formats.aiagent.replay import replay_events, send_events
 from tui.formats.load import load
 from tui.model.search import find_op_by_path, walk_ops
+from tui.ui import app_history
 from tui.ui.app import MonitorApp
 from tui.ui.messages import DocumentReloaded, HistoryChanged, LiveTreeBuilt, StreamStateChanged
 from tui.ui.screens.export import ExportScreen
@@ -96,7 +97,8 @@ async def test_export_of_a_changing_session_is_the_version_on_screen_whole(tmp_p
         assert not told.messages("error")
 
 
-async def test_a_live_update_while_an_older_version_is_shown_keeps_it(tmp_path):
+async def test_a_live_update_while_an_older_version_is_shown_keeps_it(tmp_path, monkeypatch):
+    monkeypatch.setattr(app_history, "LIVE_HISTORY_SECONDS", 0.0)  # no once-a-second limit on versions
     root, events = stream(tmp_path)
     app = MonitorApp(sessions_dir=tmp_path, listen_urls=[f"unix:{tmp_path / 's.sock'}"], watch=False)
     told = Notices()
@@ -105,7 +107,6 @@ async def test_a_live_update_while_an_older_version_is_shown_keeps_it(tmp_path):
         await open_live(app, pilot, root)
         screen = top(app)
         key = screen.history_key
-        app.live._live_recorded_at.clear()  # don't wait out the once-a-second limit
         feed(app, events[200:300])
         assert await wait_for(pilot, lambda: len(app.history.versions(key)) >= 2)
         await pilot.press("left_square_bracket")
@@ -171,9 +172,10 @@ async def test_any_move_turns_follow_off_while_updates_arrive(tmp_path):
         assert "follow: off" in str(screen.query_one("#status").render())
 
 
-async def test_the_controller_tells_the_screens_by_message(tmp_path):
+async def test_the_controller_tells_the_screens_by_message(tmp_path, monkeypatch):
     """The flow as messages (run_test's message_hook sees every one delivered): a new build reaches the session
     screen and the waterfall over it (which no longer polls the screen under it), a new version is announced."""
+    monkeypatch.setattr(app_history, "LIVE_HISTORY_SECONDS", 0.0)  # no once-a-second limit on versions
     root, events = stream(tmp_path)
     seen: list[str] = []
 
@@ -191,7 +193,6 @@ async def test_the_controller_tells_the_screens_by_message(tmp_path):
         waterfall = app.screen
         before = waterfall.session
         seen.clear()
-        app.live._live_recorded_at.clear()
         feed(app, events[200:300])
         assert await wait_for(pilot, lambda: waterfall.session is not before)
         assert waterfall.session is app.hub.build(root) and screen.session is app.hub.build(root)
