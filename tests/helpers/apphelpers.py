@@ -70,8 +70,10 @@ class Notices:
         if isinstance(message, Notify):
             self.posted.append(message.notification)
 
-    def messages(self, severity: str | None = None) -> list[str]:
-        return [str(n.message) for n in self.posted if severity is None or n.severity == severity]
+    def messages(self, severity: str | None = None, *, shown: bool = False) -> list[str]:
+        """Their texts (of one severity); `shown`: only those whose time on screen has not run out yet."""
+        return [str(n.message) for n in self.posted
+                if (severity is None or n.severity == severity) and not (shown and n.has_expired)]
 
     def lines(self) -> list[str]:
         """Each notification as "title: message"."""

@@ -94,7 +94,7 @@ async def test_export_of_a_changing_session_is_the_version_on_screen_whole(tmp_p
         assert "(no turns)" not in text and "| none" not in text
         assert all(model in text for model in models)
         assert f"{ops:,}" in text or str(ops) in text
-        assert not told.messages("error")
+        assert not told.messages("error", shown=True)
 
 
 async def test_a_live_update_while_an_older_version_is_shown_keeps_it(tmp_path, monkeypatch):
@@ -116,7 +116,7 @@ async def test_a_live_update_while_an_older_version_is_shown_keeps_it(tmp_path, 
             feed(app, events[start:start + 50])
             await pilot.pause(0.05)
         await pilot.pause(0.3)
-        assert not told.messages("error"), told.messages("error")
+        assert not told.messages("error", shown=True), told.messages("error", shown=True)
         assert screen.viewing is viewing and screen.session is shown and shown.turns
         assert screen.doc.root is app.hub.build(root)  # the newest build waits behind it, for `]`
         for _ in range(len(app.history.versions(key))):

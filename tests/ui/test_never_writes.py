@@ -86,7 +86,7 @@ async def test_the_app_never_writes_into_the_sessions_directory(tmp_path, monkey
             told = Notices()
             async with app.run_test(size=SIZE, message_hook=told) as pilot:
                 await use_everything(pilot, app)
-                problems = told.messages("error")
+                problems = told.messages("error", shown=True)
         after = listing(sessions)
     finally:
         if read_only:
