@@ -1,6 +1,6 @@
 """Regenerate the README's pictures from the real app: `python screenshots/make_screenshots.py [NAME ...]`.
 
-Uses the same fixed scenes as the SVG snapshot tests (tests/scenes.py).
+Uses the same fixed scenes as the SVG snapshot tests (tests/helpers/scenes.py).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 sys.path.insert(0, str(HERE.parent))
 
-import scenes  # noqa: E402
+from helpers import scenes  # noqa: E402
 
 SHOTS = [
     ("browser", scenes.browser_app, scenes.wait_browser_loaded, ()),

@@ -63,7 +63,7 @@ def finish(proc: subprocess.Popen) -> tuple[str, int]:
 
 
 async def unfinished_frames(url: str, clients: int) -> None:
-    from rawclients import raw_ws, ws_header
+    from helpers.rawclients import raw_ws, ws_header
 
     writers = []
     for _ in range(clients):

@@ -1,6 +1,6 @@
 """The `stats` section of run.py (issue 16): stats and search queries over a sessions index of 300,000 rows.
 
-The rows are inserted directly (tests/indexdb.py: the index's own tables, no indexer), with titles, prompts, tools
+The rows are inserted directly (tests/helpers/indexdb.py: the index's own tables, no indexer), with titles, prompts, tools
 and errors for the search table. Measured warm (the file in the page cache, as after the monitor's first query),
 each the median of several runs: the per-day aggregate over every row (target < 200 ms), the same by agent, the
 whole Stats screen (every grouping and top list) for 7 days and for all time, and a search. The reference is
@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: indexdb
 
-import indexdb  # noqa: E402
+from helpers import indexdb  # noqa: E402
 from common import Row  # noqa: E402
 
 from tui.catalog.index import search, stats  # noqa: E402

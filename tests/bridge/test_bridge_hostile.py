@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from rawservers import RawServer, ws_accept, ws_client_frames, ws_server_header
+from helpers.rawservers import RawServer, ws_accept, ws_client_frames, ws_server_header
 
 ROOT = Path(__file__).resolve().parents[2]
 BRIDGE = ROOT / "tui" / "bridge" / "aiagent-monitor-bridge.cjs"

@@ -18,7 +18,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from livehelpers import listening, stop
+from helpers.livehelpers import listening, stop
 from tui.demo import make_tree, write_snapshot
 from tui.formats.aiagent.live.hub import LiveHub
 from tui.formats.aiagent.replay import replay_events

@@ -13,7 +13,7 @@ from tui.catalog.browser_model import BrowserModel
 from tui.catalog.session_row import LIVE_PREFIX, RowKind, SessionRow, kind_of_path, not_a_session, row_from_entry
 from tui.catalog.watched_rows import watched_rows
 from tui.inputs.watch import DirChanges
-from scanfixtures import CHILD_LEDGER, EMPTY, GOOD_A, GOOD_B, ROOT_LEDGER, RUNNING, T0, make_sessions_dir, \
+from helpers.scanfixtures import CHILD_LEDGER, EMPTY, GOOD_A, GOOD_B, ROOT_LEDGER, RUNNING, T0, make_sessions_dir, \
     session_node, write_snapshot
 
 

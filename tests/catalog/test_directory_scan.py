@@ -8,7 +8,7 @@ import orjson
 
 from tui.catalog.scan import scan
 from tui.catalog.session_row import RowKind, fill_row, ledger_parent, matches, row_from_entry
-from scanfixtures import CHILD_LEDGER, EMPTY, GOOD_A, GOOD_B, NOT_JSON, ROOT_LEDGER, RUNNING, T0, TRUNCATED, iso, ledger_records, make_sessions_dir, orphaned_child_dir
+from helpers.scanfixtures import CHILD_LEDGER, EMPTY, GOOD_A, GOOD_B, NOT_JSON, ROOT_LEDGER, RUNNING, T0, TRUNCATED, iso, ledger_records, make_sessions_dir, orphaned_child_dir
 
 
 def test_scan_lists_sessions_newest_first_and_skips_tmp_and_children(tmp_path):

@@ -4,7 +4,7 @@ tree gives, for every file the tests know; any other file is read through the tr
 from __future__ import annotations
 
 import pytest
-from factscases import write_all
+from helpers.factscases import write_all
 
 from tui.catalog.index import facts_fill, indexer
 from tui.catalog.index.row_extras import empty_extras

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from corpusfix import other_user
-from scanfixtures import GOOD_A, GOOD_B, RUNNING, T0, make_sessions_dir, session_node, write_snapshot
+from helpers.corpusfix import other_user
+from helpers.scanfixtures import GOOD_A, GOOD_B, RUNNING, T0, make_sessions_dir, session_node, write_snapshot
 from tui.catalog.index import indexer, schema, store
 from tui.catalog.index.store import index_path, open_index
 from tui.catalog.index.sync import fill_from_index, refresh, update_index
@@ -343,7 +343,7 @@ def test_a_fifo_is_indexed_as_not_a_regular_file_never_as_empty(tmp_path):
 def test_headend_comes_from_a_snapshots_logs_and_a_ledgers_session_start(tmp_path):
     """A snapshot's session node has no headendId: the producer stamps it on every log entry (ai-agent.ts);
     a v3 ledger's session_start carries it. Both the lazy reader and the full parse give it."""
-    from corpus import op, put, session, snapshot_bytes, turn
+    from helpers.corpus import op, put, session, snapshot_bytes, turn
     from tui.formats.aiagent.snapshot import build_session
 
     logs = [{"timestamp": 1_779_000_002_500, "severity": "VRB", "message": "m", "headendId": "slack"}]

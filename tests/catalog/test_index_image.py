@@ -10,7 +10,7 @@ import sys
 from dataclasses import astuple
 from pathlib import Path
 
-from scanfixtures import GOOD_A, GOOD_B, RUNNING, T0, make_sessions_dir, session_node, write_snapshot
+from helpers.scanfixtures import GOOD_A, GOOD_B, RUNNING, T0, make_sessions_dir, session_node, write_snapshot
 from tui.catalog.index import image, schema
 from tui.catalog.index.store import image_path, open_index
 from tui.catalog.index.sync import refresh, warm_scan

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import msgspec
 
-from scanfixtures import GOOD_A, make_sessions_dir
+from helpers.scanfixtures import GOOD_A, make_sessions_dir
 from tui.catalog.index.store import image_path, open_index
 from tui.catalog.index.sync import refresh, warm_scan
 from tui.catalog.scan import scan

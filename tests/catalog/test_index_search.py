@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from builders import op, turn
-from builders import session as tree
-from indexdb import create, insert, session
+from helpers.builders import op, turn
+from helpers.builders import session as tree
+from helpers.indexdb import create, insert, session
 from tui.catalog.index import search
 from tui.formats.aiagent.snapshot import build_session
 

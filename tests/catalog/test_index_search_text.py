@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-import searchtextfixtures as fx
-from builders import op, session, turn
+from helpers import searchtextfixtures as fx
+from helpers.builders import op, session, turn
 from tui.catalog.index import search
 from tui.catalog.index.reader import ask, index_file
 from tui.catalog.index.row_extras import OP_TEXT_MAX, TEXT_MAX, BoundedText

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from indexdb import DAY_MS, create, insert, session
+from helpers.indexdb import DAY_MS, create, insert, session
 from tui.catalog.index import stats
 
 HOUR = 3_600_000

@@ -3,7 +3,7 @@ models used, main one first; the last activity inside the tree; a live row keeps
 
 from __future__ import annotations
 
-from builders import op, session, turn
+from helpers.builders import op, session, turn
 from tui.catalog.row_facts import NAME_MAX, first_prompt, model_label, row_name, row_title, session_liveness, tree_facts
 from tui.catalog.session_row import LIVE_PREFIX, RowKind, live_session_row
 from tui.formats.aiagent.snapshot import build_session

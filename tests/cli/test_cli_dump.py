@@ -5,7 +5,7 @@ import sys
 
 import orjson
 
-from builders import llm_acc, op, session, turn, write
+from helpers.builders import llm_acc, op, session, turn, write
 
 HOSTILE = "\x1b]0;pwned\x07\x1b[31m[bold]x[/bold]"
 

@@ -5,7 +5,7 @@ import sys
 
 import orjson
 
-from agentfixtures import CODEX_MCP, GEMINI_JSON, codex_hostile
+from helpers.agentfixtures import CODEX_MCP, GEMINI_JSON, codex_hostile
 
 
 def dump_json(path) -> dict:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from sdkfixtures import FLAKY_SNAPSHOT
+from helpers.sdkfixtures import FLAKY_SNAPSHOT
 
 
 def sdk_lines() -> list[str]:

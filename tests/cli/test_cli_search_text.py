@@ -10,7 +10,7 @@ import sys
 import orjson
 import pytest
 
-import searchtextfixtures as fx
+from helpers import searchtextfixtures as fx
 
 
 def run(directory, query: str, cache) -> list[dict]:

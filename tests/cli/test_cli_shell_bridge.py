@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import sys
 
-from sdkfixtures import FLAKY_SNAPSHOT
+from helpers.sdkfixtures import FLAKY_SNAPSHOT
 
 import tui
 

@@ -11,7 +11,7 @@ import time
 import orjson
 import pytest
 
-from indexdb import create, insert, session
+from helpers.indexdb import create, insert, session
 from tui.catalog.index.reader import index_file
 from tui.catalog.index.stats import parse_when
 
@@ -128,8 +128,8 @@ def test_never_imports_textual(sessions_dir):
 def test_stats_refresh_the_index_first(tmp_path, monkeypatch, capsys):
     """With the store's calls (tui.catalog.index.sync), a directory never indexed is indexed, then counted."""
     pytest.importorskip("tui.catalog.index.sync")
-    from builders import op, turn, write
-    from builders import session as tree
+    from helpers.builders import op, turn, write
+    from helpers.builders import session as tree
     from tui.cli.main import main
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
@@ -148,7 +148,7 @@ def test_the_real_ledger_costs_what_the_real_sessions_do(tmp_path, capsys):
     stats index the snapshot and read the ledger, and both say the same cost."""
     import shutil
 
-    from realfixtures import REAL
+    from helpers.realfixtures import REAL
     from tui.cli.main import main
 
     shutil.copytree(REAL / "master", tmp_path / "run")

@@ -1,5 +1,5 @@
 """The demo's directory lives as long as the app, however the app ends, and an explicit sessions directory never
-starts a demo: the real program in a terminal (tests/ptyrun.py), its temporary directory pointed at a test folder.
+starts a demo: the real program in a terminal (tests/helpers/ptyrun.py), its temporary directory pointed at a test folder.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from tui.cli.main import app_parser
 from tui.cli.run import build_app
 
-from ptyrun import run_in_pty
+from helpers.ptyrun import run_in_pty
 
 DEMO_HEADER = b"real sessions come from"  # the demo browser's header is on screen
 
@@ -96,7 +96,7 @@ def test_closing_the_terminal_ends_the_app_and_removes_the_demo_directory(tmp_pa
     import sys
     import time
 
-    from ptyrun import ROOT
+    from helpers.ptyrun import ROOT
 
     env = dict(os.environ, TERM="xterm-256color", PYTHONPATH=str(ROOT), PYTHONDONTWRITEBYTECODE="1",
                **demo_env(tmp_path))

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from rawservers import RawServer, read_request
+from helpers.rawservers import RawServer, read_request
 from tui.demo import make_tree, write_snapshot
 
 

@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from builders import llm_acc, op, session, turn, write
-from ptyrun import ROOT, run_in_pty
+from helpers.builders import llm_acc, op, session, turn, write
+from helpers.ptyrun import ROOT, run_in_pty
 
 # U+009B is CSI in one character: "\x9b2J" clears the screen on terminals that take 8-bit controls.
 HOSTILE = "agent\u009b2J\u0085\u202eREVERSED\u2066iso\u2069\u200f\u2028\x7f"

@@ -8,9 +8,9 @@ import sys
 
 import orjson
 
-from builders import write
-from payloadfixtures import tree
-from providerstreams import capture_op
+from helpers.builders import write
+from helpers.payloadfixtures import tree
+from helpers.providerstreams import capture_op
 
 NAMES = ["mistral-thinking.sse", "gemini-blocked.json", "anthropic-server-tools.sse", "gemini-code-grounding.sse",
          "anthropic-compaction.json"]

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from rawservers import RawServer, ws_accept, ws_server_header
+from helpers.rawservers import RawServer, ws_accept, ws_server_header
 from tui.demo import make_tree, write_snapshot
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from absurdfixtures import ABSURD, absurd_sessions
+from helpers.absurdfixtures import ABSURD, absurd_sessions
 from tui.catalog.index.store import index_path
 from tui.demo import make_tree, write_snapshot
 

@@ -8,9 +8,9 @@ import shutil
 
 import pytest
 
-from corpus import build_corpus
-from corpusfix import world_readable_dir
-from ptyrun import run_in_pty
+from helpers.corpus import build_corpus
+from helpers.corpusfix import world_readable_dir
+from helpers.ptyrun import run_in_pty
 
 # After 6 s (the browser has loaded the corpus): filter to the hostile session, open it, walk its tree and expand
 # a node, open a payload, go back; then filter to the file with the hostile name and press Enter (a notification

@@ -12,9 +12,9 @@ import pytest
 from rich.text import Text
 from textual.widgets import DataTable, Static
 
-from corpusfix import assert_inert, case_names, corpus, other_user, small_cap  # noqa: F401 - fixtures
-from browserhelpers import settle
-from payloadhelpers import settled, status, visible
+from helpers.corpusfix import assert_inert, case_names, corpus, other_user, small_cap  # noqa: F401 - fixtures
+from helpers.browserhelpers import settle
+from helpers.payloadhelpers import settled, status, visible
 from tui.formats.load import load
 from tui.model.search import find_op_by_path, walk_ops
 from tui.ui.app import MonitorApp

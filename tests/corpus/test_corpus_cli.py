@@ -8,7 +8,7 @@ import re
 import orjson
 import pytest
 
-from corpusfix import assert_inert, case_names, corpus, run_cli  # noqa: F401 - fixtures
+from helpers.corpusfix import assert_inert, case_names, corpus, run_cli  # noqa: F401 - fixtures
 
 BROKEN = case_names("broken")
 DEGRADED = case_names("degraded")
@@ -93,7 +93,7 @@ def test_max_bytes_option_and_environment(tmp_path):
     import subprocess
     import sys
 
-    from corpusfix import ROOT
+    from helpers.corpusfix import ROOT
 
     env = dict(os.environ, PYTHONPATH=str(ROOT), AIAGENT_MONITOR_MAX_BYTES="1K")
     result = subprocess.run([sys.executable, "-m", "tui", "dump", str(path)], capture_output=True, env=env,

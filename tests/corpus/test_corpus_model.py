@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from corpus import HOSTILE
-from corpusfix import (  # noqa: F401 - fixtures
+from helpers.corpus import HOSTILE
+from helpers.corpusfix import (  # noqa: F401 - fixtures
     assert_inert, case_names, corpus, node_at, other_user, problems_of, small_cap,
 )
 from tui.catalog.scan import scan

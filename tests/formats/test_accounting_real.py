@@ -8,8 +8,8 @@ import shutil
 import orjson
 import pytest
 
-from builders import live_event as ev
-from realfixtures import WHOLE_RUNS, accounting, accounting_lines, live_events, snapshot, snapshot_entries
+from helpers.builders import live_event as ev
+from helpers.realfixtures import WHOLE_RUNS, accounting, accounting_lines, live_events, snapshot, snapshot_entries
 from tui.catalog.index.accounting_cost import read_cost
 from tui.catalog.index.stats import TimeRange
 from tui.formats.aiagent.accounting import EntrySet, entry_identity, summarise_accounting

@@ -1,12 +1,12 @@
 """Codex CLI rollouts and Gemini CLI chats read from their own files: real files first (tests/fixtures/codex,
-tests/fixtures/gemini-cli), then hostile variants (tests/agentfixtures.py). Each becomes an ai-agent-shaped tree:
+tests/fixtures/gemini-cli), then hostile variants (tests/helpers/agentfixtures.py). Each becomes an ai-agent-shaped tree:
 prompts -> turns, model calls -> llm ops with model and tokens (counted once), tool calls -> tool ops."""
 
 from __future__ import annotations
 
 import json
 
-from agentfixtures import CODEX_MCP, CODEX_SHORT, GEMINI_JSON, HUGE, codex_hostile, gemini_jsonl
+from helpers.agentfixtures import CODEX_MCP, CODEX_SHORT, GEMINI_JSON, HUGE, codex_hostile, gemini_jsonl
 from tui.formats.load import load
 from tui.model.document import CODEX, GEMINI_CLI
 from tui.model.session_facts import cost_unknown, session_facts
@@ -104,7 +104,7 @@ def test_gemini_json_with_hostile_messages(tmp_path):
 
 
 def test_codex_legacy_rollout(tmp_path):
-    from agentfixtures import codex_legacy
+    from helpers.agentfixtures import codex_legacy
 
     doc = load(str(codex_legacy(tmp_path)))
     assert doc.format == CODEX and doc.session_id == "0197-legacy"
@@ -116,7 +116,7 @@ def test_codex_legacy_rollout(tmp_path):
 
 
 def test_gemini_subagent_chat_is_the_tool_calls_child(tmp_path):
-    from agentfixtures import gemini_with_subagent
+    from helpers.agentfixtures import gemini_with_subagent
 
     doc = load(str(gemini_with_subagent(tmp_path)))
     sub, other = ops_of(doc)[1:]
@@ -129,7 +129,7 @@ def test_gemini_subagent_chat_is_the_tool_calls_child(tmp_path):
 
 
 def test_codex_real_session_with_patches_and_a_web_search():
-    from agentfixtures import CODEX_PATCHES, last_total
+    from helpers.agentfixtures import CODEX_PATCHES, last_total
 
     doc = load(str(CODEX_PATCHES))
     total, t = last_total(CODEX_PATCHES), doc.root.totals
@@ -143,7 +143,7 @@ def test_codex_real_session_with_patches_and_a_web_search():
 
 
 def test_codex_real_unredacted_session():
-    from agentfixtures import CODEX_PLAIN
+    from helpers.agentfixtures import CODEX_PLAIN
 
     doc = load(str(CODEX_PLAIN))
     t = doc.root.totals
@@ -161,7 +161,7 @@ def test_codex_real_unredacted_session():
 
 
 def test_gemini_real_session_with_five_prompts():
-    from agentfixtures import GEMINI_FILE_OPS
+    from helpers.agentfixtures import GEMINI_FILE_OPS
 
     doc = load(str(GEMINI_FILE_OPS))
     t = doc.root.totals

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from claudecodefixtures import FIXTURES, huge_result_file, projects_tree
+from helpers.claudecodefixtures import FIXTURES, huge_result_file, projects_tree
 from tui.catalog.scan import scan
 from tui.catalog.session_row import fill_row
 from tui.formats.load import load

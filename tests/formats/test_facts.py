@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import orjson
 import pytest
-from builders import llm_acc, op, session, turn
-from corpusfix import run_cli
-from factscases import BAD_UTF8_OP_ID, WRONG, envelope, file_bytes, rich, wrong_type_variants, write_all
+from helpers.builders import llm_acc, op, session, turn
+from helpers.corpusfix import run_cli
+from helpers.factscases import BAD_UTF8_OP_ID, WRONG, envelope, file_bytes, rich, wrong_type_variants, write_all
 
 from tui.formats.aiagent.facts import snapshot_facts
 from tui.formats.load import load, load_bytes
@@ -109,7 +109,7 @@ def test_a_wrong_type_anywhere_never_changes_the_answer() -> None:
 
 
 def test_sub_agents_thousands_deep_cost_no_recursion() -> None:
-    from factscases import deep
+    from helpers.factscases import deep
 
     for levels in (100, 3000):  # msgspec refuses to decode past ~1,000 levels: then the tree is built
         data = deep(levels)

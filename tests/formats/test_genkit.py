@@ -20,7 +20,7 @@ from tui.model.search import find, walk_ops
 from tui.payloads.op_captures import op_captures
 from tui.text.foreign_text import render
 from tui.text.summary import summarise
-from foreignfixtures import M_CALL, M_HELLO, S1, S2, S3, S4, SHIPPED
+from helpers.foreignfixtures import M_CALL, M_HELLO, S1, S2, S3, S4, SHIPPED
 
 
 def snap(sid: str, index: int, turn: int, parent: str = "", *, event=0, orphaned=False, state=None, t=0) -> dict:

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from builders import ledger_line
-from corpus import op, session, snapshot_bytes, turn
+from helpers.builders import ledger_line
+from helpers.corpus import op, session, snapshot_bytes, turn
 from tui.formats.aiagent.ledger_tail import LedgerTail
 from tui.formats.load import load
 from tui.inputs import files as source_bytes
@@ -144,7 +144,7 @@ def test_a_replaced_ledger_is_read_from_the_start_after_a_pending_line(tmp_path)
 
 
 def test_cli_opened_gzip_with_lying_trailer_exits_fine(tmp_path):
-    from corpusfix import run_cli
+    from helpers.corpusfix import run_cli
 
     path = Path(tmp_path / "liar.json.gz")
     path.write_bytes(snapshot_gz() + b"\xff\xff\xff\xff")

@@ -24,7 +24,7 @@ from tui.model.search import ErrorFilter, find
 from tui.payloads.op_captures import op_captures
 from tui.text.foreign_text import render
 from tui.text.summary import summarise
-from foreignfixtures import PAGE
+from helpers.foreignfixtures import PAGE
 
 
 def given(session: dict, activities: list | None = None) -> dict:

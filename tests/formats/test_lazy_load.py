@@ -9,7 +9,7 @@ import sys
 
 import orjson
 import pytest
-from builders import llm_acc, op, session, turn
+from helpers.builders import llm_acc, op, session, turn
 
 from tui.demo import make_tree
 from tui.formats.aiagent import heads

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import orjson
 
-from builders import ledger_line
+from helpers.builders import ledger_line
 from tui.formats.load import load
 from tui.model.insights import compute
 from tui.model.nodes import Op

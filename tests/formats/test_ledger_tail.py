@@ -1,6 +1,6 @@
 """A growing v3 ledger is read from where the last read stopped; a half-written line waits for its newline."""
 
-from builders import ledger_line
+from helpers.builders import ledger_line
 from tui.formats.aiagent.ledger_tail import LedgerTail
 
 

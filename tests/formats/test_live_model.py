@@ -2,7 +2,7 @@
 
 import orjson
 
-from builders import live_event as ev, llm_acc, op, session, turn
+from helpers.builders import live_event as ev, llm_acc, op, session, turn
 from tui.formats.aiagent.live.hub import LiveHub
 
 

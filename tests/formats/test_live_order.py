@@ -6,7 +6,7 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from builders import live_event as ev, op, session, turn
+from helpers.builders import live_event as ev, op, session, turn
 from tui.formats.aiagent.live.hub import LiveHub
 from tui.formats.aiagent.live.order import OrderedText, SeenSequences
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from builders import live_event
+from helpers.builders import live_event
 from tui.formats.aiagent.live.hub import LiveChanges, LiveHub
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from corpus import ledger, ledger_op, op, session, snapshot_bytes, turn
+from helpers.corpus import ledger, ledger_op, op, session, snapshot_bytes, turn
 from tui.formats.aiagent.ledger import parse_records
 from tui.formats.aiagent.live.hub import LiveHub
 from tui.formats.load import load
@@ -109,8 +109,8 @@ async def test_live_events_with_lone_surrogates_over_real_sockets(tmp_path):
     """Over WebSocket (a text frame) and a Unix socket (lines; the last one ends without its newline)."""
     from websockets.asyncio.client import connect as ws_connect
 
-    from livehelpers import listening
-    from waiting import until
+    from helpers.livehelpers import listening
+    from helpers.waiting import until
 
     hub = LiveHub()
     async with listening("ws://127.0.0.1:0", hub) as (url, _):

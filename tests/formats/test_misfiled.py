@@ -10,7 +10,7 @@ import sys
 
 import orjson
 
-from realfixtures import HANDOFF_FILE, HANDOFF_TRACE, snapshot
+from helpers.realfixtures import HANDOFF_FILE, HANDOFF_TRACE, snapshot
 from tui.catalog.index.indexer import index_file
 from tui.catalog.session_row import fill_row, matches, row_from_entry
 from tui.formats.aiagent.file_identity import MARK, misfiled

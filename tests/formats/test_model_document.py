@@ -7,7 +7,7 @@ import sys
 import orjson
 import pytest
 
-from builders import llm_acc, op, session, turn, write
+from helpers.builders import llm_acc, op, session, turn, write
 from tui.formats.load import load
 from tui.inputs.files import LoadError
 from tui.model.document import LEDGER, SNAPSHOT

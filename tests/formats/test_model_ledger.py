@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from builders import ledger_line
+from helpers.builders import ledger_line
 from tui.formats.load import load
 from tui.text.summary import summarise
 

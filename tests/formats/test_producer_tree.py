@@ -1,4 +1,4 @@
-"""What ai-agent's own writer produces (tests/producer_tree.py): S<step>-<op> paths, sub-agent log paths joined with
+"""What ai-agent's own writer produces (tests/helpers/producer_tree.py): S<step>-<op> paths, sub-agent log paths joined with
 the sub-agent's op path, the final report from any of its three homes, pluginMetas, tool_output chunk calls that
 are not retries, tool character counts, payload sizes and ops without a start; through the model, dump and export."""
 
@@ -8,8 +8,8 @@ import sys
 import orjson
 import pytest
 
-import producer_tree
-from builders import ledger_line, write
+from helpers import producer_tree
+from helpers.builders import ledger_line, write
 from tui.formats.aiagent.snapshot import build_session
 from tui.formats.load import from_object, load
 from tui.model.final_report import NOT_IN_TREE, final_report

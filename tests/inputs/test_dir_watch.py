@@ -8,7 +8,7 @@ import asyncio
 import pytest
 
 from tui.inputs.watch import watch_sessions
-from waiting import until
+from helpers.waiting import until
 
 
 async def test_watches_both_folders_and_a_session_folder_made_later(tmp_path):

@@ -21,8 +21,8 @@ from tui.formats.aiagent.live.hub import LiveHub
 from tui.inputs.stream.access import TOKEN_ENV, is_loopback, raise_fd_limit, token_from_env
 from tui.inputs.stream.event_stream import check_listen, connect, listen
 
-from livehelpers import ROOT, TIMEOUT, event, listening, monitor, stop
-from waiting import until
+from helpers.livehelpers import ROOT, TIMEOUT, event, listening, monitor, stop
+from helpers.waiting import until
 
 
 def free_port() -> int:

@@ -7,8 +7,8 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from apphelpers import fed, wait_for
-from builders import live_event, op, session, turn
+from helpers.apphelpers import fed, wait_for
+from helpers.builders import live_event, op, session, turn
 from tui.formats.aiagent.live.hub import LiveHub
 from tui.formats.aiagent.live.merge import in_sequence_order
 from tui.formats.aiagent.live.order import MAX_SEQUENCE_JUMP, SeenSequences

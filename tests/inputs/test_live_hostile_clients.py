@@ -23,9 +23,9 @@ from tui.inputs.stream.access import listen_addresses, mask_token, origin_allowe
 from tui.inputs.stream.event_stream import check_listen, connect, listen
 from tui.inputs.stream.limits import DescriptorReserve, MemoryBudget
 
-from livehelpers import ROOT, TIMEOUT, event, listening, monitor, stop
-from rawclients import raw_unix, raw_ws, ws_frame, ws_header
-from waiting import until
+from helpers.livehelpers import ROOT, TIMEOUT, event, listening, monitor, stop
+from helpers.rawclients import raw_unix, raw_ws, ws_frame, ws_header
+from helpers.waiting import until
 
 MiB = 1024 * 1024
 

@@ -12,9 +12,9 @@ import pytest
 from websockets.asyncio.client import connect as ws_connect
 from websockets.asyncio.server import serve
 
-from livehelpers import listening, stop
-from rawclients import raw_unix, raw_ws, trickle, ws_frame
-from waiting import until
+from helpers.livehelpers import listening, stop
+from helpers.rawclients import raw_unix, raw_ws, trickle, ws_frame
+from helpers.waiting import until
 from tui.formats.aiagent.live.hub import LiveHub
 from tui.formats.aiagent.live.merge import in_sequence_order
 from tui.inputs.stream import event_stream

@@ -22,8 +22,8 @@ from tui.inputs.stream.event_stream import connect, listen, parse_url
 from tui.text.summary import summarise
 from tui.model.session_facts import shown_counts
 
-from livehelpers import ROOT, TIMEOUT, listening, stop
-from waiting import until
+from helpers.livehelpers import ROOT, TIMEOUT, listening, stop
+from helpers.waiting import until
 
 
 # helpers ----------------------------------------------------------------------------------------------------

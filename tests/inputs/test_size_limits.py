@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from corpus import bomb, single_member_bomb
-from corpusfix import ROOT
+from helpers.corpus import bomb, single_member_bomb
+from helpers.corpusfix import ROOT
 from tui.formats.load import load
 from tui.inputs import files as source_bytes
 from tui.inputs.files import LoadError, gunzip, parse_size, read_source

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import orjson
 
-from builders import llm_acc, op, session, turn
+from helpers.builders import llm_acc, op, session, turn
 from tui.demo import make_tree
 from tui.formats.aiagent.snapshot import build_session
 from tui.formats.aiagent.timeline import event_times, tree_at

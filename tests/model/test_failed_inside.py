@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from builders import op, session, turn
+from helpers.builders import op, session, turn
 from tui.formats.aiagent.snapshot import build_session
 from tui.model.nodes import failed_inside
 

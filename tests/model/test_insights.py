@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from builders import llm_acc, op, session, turn
+from helpers.builders import llm_acc, op, session, turn
 from tui.formats.aiagent.snapshot import build_session
 from tui.model.insights import SLOWEST, compute
 from tui.model.search import find_op_by_path, walk_ops

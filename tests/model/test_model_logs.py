@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from builders import op, session, turn
+from helpers.builders import op, session, turn
 from tui.formats.aiagent.snapshot import build_session
 from tui.model.logs import LogEntry, log_count, logs_under, normalise
 

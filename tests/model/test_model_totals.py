@@ -1,6 +1,6 @@
 """Totals recomputed exactly as the producer's recomputeTotals, and mismatches flagged."""
 
-from builders import llm_acc, op, session, turn, write
+from helpers.builders import llm_acc, op, session, turn, write
 from tui.formats.aiagent.snapshot import build_session
 from tui.formats.load import load
 from tui.text.summary import summarise

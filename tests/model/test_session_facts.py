@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from builders import llm_acc, op, session, turn
+from helpers.builders import llm_acc, op, session, turn
 from tui.formats.aiagent.snapshot import build_session
 from tui.model.session_facts import duration_text, node_duration, session_facts, shown_counts
 

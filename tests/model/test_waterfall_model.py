@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from builders import op, session
+from helpers.builders import op, session
 from tui.demo import make_tree
 from tui.formats.aiagent.snapshot import build_session
 from tui.model.nodes import Op, Turn

@@ -17,7 +17,7 @@ from tui.payloads.decode import decode_bytes, decode_capture
 from tui.payloads.messages import conversation_lines, conversation_of
 from tui.payloads.op_captures import capture_name, decode_with_notes, payload_views
 
-from sdkfixtures import master_turn, sdk_op
+from helpers.sdkfixtures import master_turn, sdk_op
 
 REQUEST = {
     "provider": "fake", "model": "fake-chat", "stream": True, "temperature": 0.2, "topP": None,

@@ -3,15 +3,10 @@
 from __future__ import annotations
 
 import base64
-import sys
-from pathlib import Path
 
 import pytest
 
-if str(Path(__file__).resolve().parents[2]) not in sys.path:  # runnable without installing the package
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from tui.payloads.captures import Capture, capture_for_ref, captures_from_payload_refs, find_captures  # noqa: E402
+from tui.payloads.captures import Capture, capture_for_ref, captures_from_payload_refs, find_captures
 
 
 def b64(s: str | bytes) -> str:

@@ -9,9 +9,9 @@ import json
 import struct
 import time
 
-import eventstream_encoder as es
-from payloadfixtures import b64, llm_op, tree
-from stream_fixtures import fixture
+from helpers import eventstream_encoder as es
+from helpers.payloadfixtures import b64, llm_op, tree
+from helpers.stream_fixtures import fixture
 from tui.formats.aiagent.snapshot import build_session
 from tui.payloads.check import describe, payload_problems
 from tui.payloads.decode import decode_bytes

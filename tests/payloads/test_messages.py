@@ -11,7 +11,7 @@ from tui.payloads.messages import (
 )
 from tui.payloads.result import Builder
 
-from payloadfixtures import SSE
+from helpers.payloadfixtures import SSE
 
 
 def roles(conv) -> list[tuple[str, str]]:

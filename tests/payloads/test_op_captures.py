@@ -4,23 +4,18 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import sys
-from pathlib import Path
 
 import pytest
 
-if str(Path(__file__).resolve().parents[2]) not in sys.path:  # runnable without installing the package
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from tui.model.nodes import Op, Session, Turn  # noqa: E402
-from tui.payloads.captures import Capture  # noqa: E402
-from tui.payloads.decode import PayloadError, decode_bytes  # noqa: E402
-from tui.payloads.op_captures import (  # noqa: E402
+from tui.model.nodes import Op, Session, Turn
+from tui.payloads.captures import Capture
+from tui.payloads.decode import PayloadError, decode_bytes
+from tui.payloads.op_captures import (
     HexLines, capture_message, decode_with_notes, default_capture, file_extension, op_captures, payload_views,
     save_name, split_lines,
 )
-from tui.formats.aiagent.snapshot import build_session  # noqa: E402
-from payloadfixtures import HTTP_REQ, SSE, b64, llm_op, tree  # noqa: E402
+from tui.formats.aiagent.snapshot import build_session
+from helpers.payloadfixtures import HTTP_REQ, SSE, b64, llm_op, tree
 
 
 def first_op(*ops: dict) -> Op:

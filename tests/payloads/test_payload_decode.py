@@ -8,19 +8,15 @@ import hashlib
 import json
 import os
 import random
-import sys
 from pathlib import Path
 
 import pytest
 
-if str(Path(__file__).resolve().parents[2]) not in sys.path:  # runnable without installing the package
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from tui.payloads.captures import Capture, find_captures  # noqa: E402
-from tui.payloads.decode import capture_bytes, decode_bytes, decode_capture  # noqa: E402
-from tui.payloads.detect import reassemble_events as reassemble  # noqa: E402
-from tui.payloads.refs import Gunzip, PayloadError, read_ref, read_ref_checked  # noqa: E402
-from tui.payloads.sse import parse_sse  # noqa: E402
+from tui.payloads.captures import Capture, find_captures
+from tui.payloads.decode import capture_bytes, decode_bytes, decode_capture
+from tui.payloads.detect import reassemble_events as reassemble
+from tui.payloads.refs import Gunzip, PayloadError, read_ref, read_ref_checked
+from tui.payloads.sse import parse_sse
 
 # --- realistic fixtures ----------------------------------------------------------------------------
 

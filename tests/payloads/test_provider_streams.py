@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from providerstreams import seen
-from stream_fixtures import chat_chunk, sse
+from helpers.providerstreams import seen
+from helpers.stream_fixtures import chat_chunk, sse
 from tui.payloads.decode import decode_bytes
 
 
@@ -226,8 +226,8 @@ def test_reasoning_and_compaction_sent_back_in_requests_are_not_text():
 def test_calls_the_provider_answered_are_not_left_for_tool_ops():
     """The export pairs the answer's tool calls with the agent's tool ops by name; a call the provider ran and
     answered in the same answer (code execution, MCP) is not one of them."""
-    from payloadfixtures import tree
-    from providerstreams import capture_op
+    from helpers.payloadfixtures import tree
+    from helpers.providerstreams import capture_op
     from tui.formats.aiagent.snapshot import build_session
     from tui.text.otlp.messages import op_messages
 

@@ -6,26 +6,19 @@ from __future__ import annotations
 import base64
 import gzip
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
-if str(Path(__file__).resolve().parents[2]) not in sys.path:  # runnable without installing the package
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-if str(Path(__file__).resolve().parent) not in sys.path:
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from stream_fixtures import (  # noqa: E402
+from helpers.stream_fixtures import (
     ANTHROPIC_ERROR_MID_STREAM, ANTHROPIC_INTERLEAVED, ANTHROPIC_MESSAGE, ANTHROPIC_REFUSAL, ANTHROPIC_WEB_SEARCH,
     CHAT_COMPLETION, DEEPSEEK, GEMINI_ERROR, GEMINI_RESPONSE, GEMINI_SSE, OLLAMA_CHAT_ONE, OPENAI_ERROR_MID_STREAM,
     OPENAI_N2, OPENAI_REFUSAL, OPENAI_WITH_PINGS, OPENROUTER, RESPONSE_OBJECT, RESPONSES_ALL_ITEMS, RESPONSES_FAILED,
     RESPONSES_INCOMPLETE_AND_ERROR, RESPONSES_REFUSAL, a, chat_chunk, fixture, message_start, sse, text_block,
 )
-from tui.payloads import parse_sse, reassemble_events  # noqa: E402
-from tui.payloads.captures import Capture, find_captures  # noqa: E402
-from tui.payloads.decode import decode_bytes, decode_capture  # noqa: E402
-from tui.payloads.op_captures import payload_views  # noqa: E402
+from tui.payloads import parse_sse, reassemble_events
+from tui.payloads.captures import Capture, find_captures
+from tui.payloads.decode import decode_bytes, decode_capture
+from tui.payloads.op_captures import payload_views
 
 
 def decoded(body: str | bytes, fmt: str = ""):

@@ -1,8 +1,8 @@
-"""Property tests: generated valid and damaged snapshots, ledgers and live streams (strategies.py) against the model.
+"""Property tests: generated valid and damaged snapshots, ledgers and live streams (helpers/strategies.py) against the model.
 
 1. Loading anything never raises but LoadError, and every view of what loaded works (summary, text tree, search,
    logs, the captures of every op).
-2. Totals and counts equal a naive recomputation from the spec (naive_model.py).
+2. Totals and counts equal a naive recomputation from the spec (helpers/naive_model.py).
 3. parse -> replay -> LiveHub gives what the file gives; session_node -> reload is stable.
 4. A LiveHub fed a damaged stream never raises, and every frame is either taken or counted as rejected.
 
@@ -24,8 +24,8 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import naive_model as naive
-from strategies import (
+from helpers import naive_model as naive
+from helpers.strategies import (
     EVENT_TYPES, damaged_bytes, deep_chain, encode, extra_event, framed_stream, ledger_bytes, ledger_files, mutated,
     mutated_frames, mutated_ledger_bytes, session_trees, snapshot_documents, tree_of,
 )

@@ -1,6 +1,6 @@
 """Bugs the property tests (test_properties.py) found, each pinned by the plain example that showed it."""
 
-from builders import op, session, turn
+from helpers.builders import op, session, turn
 from tui.formats.load import from_object
 from tui.model.search import ErrorFilter
 
@@ -32,7 +32,7 @@ def ledger_doc(tmp_path, *lines: bytes):
 
 
 def test_a_repeated_turn_end_replaces_the_turn_instead_of_counting_twice(tmp_path):
-    from builders import ledger_line
+    from helpers.builders import ledger_line
 
     llm = {"opId": "o1", "opIndex": 1, "kind": "llm", "status": "ok",
            "accounting": {"tokensIn": 10, "tokensOut": 1, "costUsd": 0.5}}
@@ -144,7 +144,7 @@ async def test_replay_sends_a_tree_nested_deeper_than_orjson_writes(tmp_path):
 
 def test_session_dict_round_trip_keeps_logs_steps_turn_status_and_payload_refs(tmp_path):
     import orjson
-    from builders import ledger_line
+    from helpers.builders import ledger_line
 
     from tui.model.session_dicts import session_node
 
@@ -179,7 +179,7 @@ def test_a_tree_event_without_a_tree_is_refused_not_also_counted_as_received():
 def test_session_dict_keeps_the_accounting_entries_so_the_rounded_cost_survives():
     import orjson
 
-    from builders import llm_acc
+    from helpers.builders import llm_acc
     from tui.model.session_dicts import session_node
 
     # in entry order these add up to 1.3907500000000002 (1.3908); summed per op first, to 1.39075 (1.3907)
@@ -192,7 +192,7 @@ def test_session_dict_keeps_the_accounting_entries_so_the_rounded_cost_survives(
 
 
 def test_replayed_trees_carry_totals_summed_in_the_producers_order():
-    from builders import llm_acc
+    from helpers.builders import llm_acc
     from tui.formats.aiagent.snapshot_totals import compute_totals
 
     # depth first in op order these add up to 1.2642499999999999 (1.2642); the child's cost added after the
@@ -250,7 +250,7 @@ def test_numbers_past_64_bits_are_not_times_and_still_dump(tmp_path):
     import subprocess
     import sys
 
-    from builders import llm_acc
+    from helpers.builders import llm_acc
 
     huge = 2**64 - 1
     tree = session(turn(1, op("llm", op_id="a", accounting=[llm_acc(huge, 1)]),

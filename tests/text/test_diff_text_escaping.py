@@ -3,7 +3,7 @@ every untrusted value is escaped (an op's status is the file's own string)."""
 
 from __future__ import annotations
 
-from builders import op, session, turn
+from helpers.builders import op, session, turn
 from tui.formats.aiagent.snapshot import build_session
 from tui.model.diff import diff_sessions
 from tui.text.diff_text import render

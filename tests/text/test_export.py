@@ -7,7 +7,7 @@ import re
 import orjson
 import pytest
 
-from builders import llm_acc, op, session, turn
+from helpers.builders import llm_acc, op, session, turn
 from tui.formats.aiagent.snapshot import build_session
 from tui.text import markdown_safe as md
 from tui.text.export import ExportError, default_filename, render, select

@@ -10,7 +10,7 @@ import json
 from google.protobuf import json_format
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from builders import llm_acc, op, session, turn
+from helpers.builders import llm_acc, op, session, turn
 from tui.demo import make_tree
 from tui.formats.aiagent.snapshot import build_session
 from tui.model.search import walk_ops

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
-import eventstream_encoder as es
-from payloadfixtures import b64, llm_op, tree
-from stream_fixtures import fixture
+from helpers import eventstream_encoder as es
+from helpers.payloadfixtures import b64, llm_op, tree
+from helpers.stream_fixtures import fixture
 from tui.formats.aiagent.snapshot import build_session
 from tui.text.otlp.messages import op_messages
 

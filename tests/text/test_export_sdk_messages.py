@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
-from payloadhelpers import op_of
-from sdkfixtures import master_turn, sdk_op
+from helpers.payloadhelpers import op_of
+from helpers.sdkfixtures import master_turn, sdk_op
 from tui.text.otlp.messages import op_messages
 
 

@@ -11,8 +11,8 @@ import subprocess
 import sys
 
 import pytest
-from otlphelpers import receiving
-from otlpreal import MASTER_SNAPSHOT, BrowserRows
+from helpers.otlphelpers import receiving
+from helpers.otlpreal import MASTER_SNAPSHOT, BrowserRows
 
 from tui.catalog.session_row import fill_row, row_from_entry
 from tui.formats.aiagent.live.hub import LiveHub

@@ -3,8 +3,8 @@ and tool calls like an ai-agent session's (Pilot, as a user would)."""
 
 from __future__ import annotations
 
-from agentfixtures import CODEX_MCP, GEMINI_JSON
-from apphelpers import SIZE, panel_text, top, wait_for
+from helpers.agentfixtures import CODEX_MCP, GEMINI_JSON
+from helpers.apphelpers import SIZE, panel_text, top, wait_for
 from tui.formats.load import load
 from tui.model.nodes import Op
 from tui.ui.app import MonitorApp
@@ -51,7 +51,7 @@ async def test_gemini_chat_errors_only_shows_the_failed_tool_calls():
 
 
 async def test_codex_tool_call_details_show_its_command_and_output():
-    from agentfixtures import CODEX_PLAIN
+    from helpers.agentfixtures import CODEX_PLAIN
 
     app = app_on(CODEX_PLAIN)
     async with app.run_test(size=SIZE) as pilot:

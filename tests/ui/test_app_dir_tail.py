@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from apphelpers import wait_for
+from helpers.apphelpers import wait_for
 from tui.demo import make_tree, write_snapshot
 from tui.ui.app import MonitorApp
 from tui.ui.screens.browser import BrowserScreen

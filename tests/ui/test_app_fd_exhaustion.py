@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from apphelpers import session_app, top, wait_for
+from helpers.apphelpers import session_app, top, wait_for
 from tui.demo import make_tree, write_snapshot
 from tui.model.search import walk_ops
 
@@ -62,8 +62,8 @@ async def test_keys_that_imported_lazily_work_with_no_descriptor_left(tmp_path):
                 await pilot.press(key)
                 await pilot.pause()
                 shown.add(type(app.screen).__name__)
-            assert app.is_running and app._exception is None
+            assert app.is_running and app.return_code is None
         assert {"PayloadScreen", "WaterfallScreen", "ExportScreen", "HelpScreen", "DiffScreen"} <= shown
         await pilot.pause()
-        assert app.is_running and app._exception is None
+        assert app.is_running and app.return_code is None
         assert screen in app.screen_stack

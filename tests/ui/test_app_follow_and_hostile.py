@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from apphelpers import SIZE, session_app, top, wait_for
-from builders import op, session, turn, write
+from helpers.apphelpers import SIZE, session_app, top, wait_for
+from helpers.builders import op, session, turn, write
 from tui.demo import make_tree, write_snapshot
 from tui.formats.aiagent.timeline import event_times, tree_at
 from tui.model.search import newest_op

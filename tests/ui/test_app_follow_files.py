@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 import shutil
 
-from apphelpers import top, wait_for
-from corpus import ledger_op, op, put, record, session, snapshot_bytes, turn
+from helpers.apphelpers import top, wait_for
+from helpers.corpus import ledger_op, op, put, record, session, snapshot_bytes, turn
 from tui.cli.main import app_parser
 from tui.cli.run import build_app
 from tui.ui.app import MonitorApp

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from apphelpers import SIZE, panel_text, top, wait_for
-from browserhelpers import settle
+from helpers.apphelpers import SIZE, panel_text, top, wait_for
+from helpers.browserhelpers import settle
 from tui.demo import make_tree, write_snapshot
 from tui.demo.genkit import make_genkit_snapshots, write_genkit_dir
 from tui.demo.jules import make_jules_snapshot, write_jules
@@ -191,7 +191,7 @@ async def test_a_new_snapshot_in_an_open_genkit_directory_shows_up(tmp_path):
 async def test_jules_activities_page_shows_a_command_without_exit_code_as_succeeded(tmp_path):
     import orjson
 
-    from foreignfixtures import PAGE
+    from helpers.foreignfixtures import PAGE
 
     path = tmp_path / "activities.json"
     path.write_bytes(orjson.dumps(PAGE))
@@ -228,7 +228,7 @@ async def test_jules_activities_page_shows_a_command_without_exit_code_as_succee
 async def test_genkit_shipped_array_shows_its_turns_and_branch(tmp_path):
     import orjson
 
-    from foreignfixtures import S1, S2, S4, SHIPPED
+    from helpers.foreignfixtures import S1, S2, S4, SHIPPED
 
     path = tmp_path / "snapshots.json"
     path.write_bytes(orjson.dumps(SHIPPED))

@@ -6,8 +6,8 @@ import asyncio
 
 import orjson
 
-from apphelpers import SIZE, fed, session_app, toast_texts, top, wait_for
-from browserhelpers import ids, settle
+from helpers.apphelpers import SIZE, fed, session_app, toast_texts, top, wait_for
+from helpers.browserhelpers import ids, settle
 from tui.demo import make_tree, write_snapshot
 from tui.formats.aiagent.replay import replay_events
 from tui.formats.aiagent.timeline import event_times, tree_at
@@ -178,7 +178,7 @@ async def test_browser_mark_and_diff_two_files(tmp_path):
 
 
 async def test_a_growing_v3_ledger_keeps_its_versions(tmp_path):
-    from builders import ledger_line
+    from helpers.builders import ledger_line
 
     (tmp_path / "session").mkdir()
     path = tmp_path / "session" / "s.jsonl"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import orjson
 
-from apphelpers import SIZE, deep_snapshot, drill_into_first_sub_agent, session_app, top, wait_for
+from helpers.apphelpers import SIZE, Notices, deep_snapshot, drill_into_first_sub_agent, session_app, top, wait_for
 from tui.model.search import find_op_by_path, walk_ops
 from tui.ui.screens.export import ConfirmOverwrite, ExportScreen
 from tui.ui.screens.session import SessionScreen
@@ -140,7 +140,8 @@ async def test_x_writes_a_markdown_report_of_the_session(tmp_path, monkeypatch):
     out.mkdir()
     monkeypatch.chdir(out)
     app = session_app(path, watch=False)
-    async with app.run_test(size=SIZE) as pilot:
+    told = Notices()
+    async with app.run_test(size=SIZE, message_hook=told) as pilot:
         screen = top(app)
         await pilot.pause()
         await pilot.press("x")
@@ -157,7 +158,7 @@ async def test_x_writes_a_markdown_report_of_the_session(tmp_path, monkeypatch):
         text = written.read_text()
         assert text.startswith(f"# Session report: {screen.session.display_agent}")
         assert "## Timeline" in text and "## Errors" in text
-        assert any(str(written) in n.message for n in app._notifications)
+        assert any(str(written) in n for n in told.messages())
 
 
 async def test_x_json_of_a_drilled_sub_agent_to_a_typed_path(tmp_path):
@@ -240,7 +241,8 @@ async def test_x_refuses_a_symlink_and_the_sessions_directory(tmp_path, monkeypa
     path = deep_snapshot(sessions)
     monkeypatch.chdir(sessions)  # the current directory is the producer's
     app = session_app(path, watch=False)
-    async with app.run_test(size=SIZE) as pilot:
+    told = Notices()
+    async with app.run_test(size=SIZE, message_hook=told) as pilot:
         screen, modal = await open_export(pilot)
         field = modal.query_one("#export-path")
         assert field.value.startswith("~/")  # not offered here
@@ -248,7 +250,7 @@ async def test_x_refuses_a_symlink_and_the_sessions_directory(tmp_path, monkeypa
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, ExportScreen)
-        assert any("sessions directory" in n.message for n in app._notifications)
+        assert any("sessions directory" in n for n in told.messages())
         victim = tmp_path / "victim.txt"
         victim.write_text("keep me")
         link = tmp_path / "link.md"
@@ -258,7 +260,7 @@ async def test_x_refuses_a_symlink_and_the_sessions_directory(tmp_path, monkeypa
         await pilot.pause()
         await asyncio.sleep(0.2)
         assert isinstance(app.screen, ExportScreen) and victim.read_text() == "keep me"
-        assert any("symbolic link" in n.message for n in app._notifications)
+        assert any("symbolic link" in n for n in told.messages())
     assert sorted(p.name for p in sessions.iterdir()) == [path.name]
 
 

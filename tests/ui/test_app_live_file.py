@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from apphelpers import SIZE, drill_into_first_sub_agent, session_app, top, wait_for
+from helpers.apphelpers import SIZE, drill_into_first_sub_agent, session_app, top, wait_for
 from tui.demo import make_tree, write_snapshot
 from tui.formats.aiagent.timeline import event_times, tree_at
 from tui.model.nodes import Op

@@ -11,7 +11,7 @@ from websockets.asyncio.client import connect as ws_connect
 from websockets.asyncio.server import serve
 from websockets.exceptions import InvalidStatus
 
-from apphelpers import wait_for
+from helpers.apphelpers import wait_for
 from tui.ui.app import MonitorApp
 from tui.ui.live_worker import LiveWorker
 from tui.ui.messages import LiveRowsChanged

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import orjson
 
-from apphelpers import SIZE, fed, top, wait_for
+from helpers.apphelpers import SIZE, fed, top, wait_for
 from tui.formats.aiagent.live.facts import LiveFacts
 from tui.demo import make_tree, write_snapshot
 from tui.formats.aiagent.replay import replay_events, send_events

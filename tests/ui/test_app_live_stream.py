@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from apphelpers import fed, wait_for
+from helpers.apphelpers import fed, wait_for
 from tui.demo import make_tree, write_snapshot
 from tui.formats.aiagent.replay import replay_events, send_events
 from tui.formats.load import load

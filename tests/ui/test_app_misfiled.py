@@ -8,9 +8,9 @@ import shutil
 
 from textual.widgets import Static
 
-from apphelpers import wait_for
-from browserhelpers import cells_by_column, ids, settle
-from realfixtures import HANDOFF_FILE, HANDOFF_TRACE, snapshot
+from helpers.apphelpers import wait_for
+from helpers.browserhelpers import cells_by_column, ids, settle
+from helpers.realfixtures import HANDOFF_FILE, HANDOFF_TRACE, snapshot
 from tui.formats.aiagent.file_identity import MARK
 from tui.ui.app import MonitorApp
 from tui.ui.screens.session import SessionScreen

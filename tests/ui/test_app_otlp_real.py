@@ -9,11 +9,11 @@ from __future__ import annotations
 import asyncio
 import shutil
 
-from otlpreal import ROOT_TXN, SNAPSHOT, recorded, send_grpc, send_http, split
+from helpers.otlpreal import ROOT_TXN, SNAPSHOT, recorded, send_grpc, send_http, split
 from textual.widgets import Static
 
-from apphelpers import SIZE, live_settled, panel_text, wait_for
-from browserhelpers import ids, settle
+from helpers.apphelpers import SIZE, live_settled, panel_text, wait_for
+from helpers.browserhelpers import ids, settle
 from tui.ui.app import MonitorApp
 from tui.ui.screens.browser import BrowserScreen
 from tui.ui.screens.session import SessionScreen

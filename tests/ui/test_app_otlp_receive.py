@@ -11,7 +11,7 @@ import threading
 
 import grpc
 
-from apphelpers import SIZE, wait_for
+from helpers.apphelpers import SIZE, wait_for
 from tui.catalog.session_row import RowKind
 from tui.ui.app import MonitorApp
 from tui.ui.live_worker import LiveWorker
@@ -97,7 +97,7 @@ async def test_traces_evicted_by_the_caps_let_their_builds_go_and_keep_their_row
     """Past the sink's caps whole traces are evicted; the hub forgets their sessions and the controller its last
     build of them (before: every root ever received stayed built, 1.4 GB after a million spans), while the browser
     keeps their rows (a few hundred bytes each) with what was last known."""
-    from otlpfixtures import ROOT_TXN, ai_agent_spans, encode
+    from helpers.otlpfixtures import ROOT_TXN, ai_agent_spans, encode
 
     url = "otlp://127.0.0.1:0"
     app = MonitorApp(sessions_dir=tmp_path, listen_urls=[url], watch=False)
@@ -122,7 +122,7 @@ async def test_traces_evicted_by_the_caps_let_their_builds_go_and_keep_their_row
 def test_assembled_traces_reach_the_hub_at_every_tick_while_the_next_batch_is_not_due():
     """A slow batch puts the next one off (4 times its time); the sink's trees are handed to the hub meanwhile all
     the same (before: they waited, the sink's ready queue filled and its assembling thread stopped)."""
-    from otlpfixtures import ROOT_TXN, ai_agent_spans, encode
+    from helpers.otlpfixtures import ROOT_TXN, ai_agent_spans, encode
 
     from tui.formats.otlp.sink import OtlpSink
 

@@ -1,12 +1,12 @@
-"""The app on a producer-true v2 snapshot (tests/producer_tree.py): `--op S0-1` selects the step op, the log pane
+"""The app on a producer-true v2 snapshot (tests/helpers/producer_tree.py): `--op S0-1` selects the step op, the log pane
 of the root shows sub-agent logs under their whole path, and the details show the final report, pluginMetas,
 character counts and the stand-in time of an op without a start."""
 
 import pytest
 
-import producer_tree
-from apphelpers import SIZE, session_app, top, wait_for
-from builders import write
+from helpers import producer_tree
+from helpers.apphelpers import SIZE, session_app, top, wait_for
+from helpers.builders import write
 from tui.model.search import find_op_by_path
 from tui.ui.widgets.log_pane import LogPane
 

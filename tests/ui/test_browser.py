@@ -13,8 +13,8 @@ from tui.ui.app import MonitorApp
 from tui.ui.screens.browser import BrowserScreen
 import tui.ui.screens.browser as browser
 
-from browserhelpers import SIZE, cells, ids, settle
-from scanfixtures import (
+from helpers.browserhelpers import SIZE, cells, ids, settle
+from helpers.scanfixtures import (
     CHILD_LEDGER, EMPTY, GOOD_A, GOOD_B, NOT_JSON, ROOT_LEDGER, RUNNING, T0, TRUNCATED, make_sessions_dir,
     orphaned_child_dir, session_node, write_snapshot,
 )

@@ -3,7 +3,7 @@ ws://` one (issue 30, point 10); without one it still says how to stream events 
 
 from __future__ import annotations
 
-from apphelpers import wait_for
+from helpers.apphelpers import wait_for
 from tui.ui.app import MonitorApp
 
 

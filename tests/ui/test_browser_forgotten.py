@@ -11,8 +11,8 @@ from pathlib import Path
 import grpc
 from textual.widgets import Static
 
-from apphelpers import SIZE, live_settled, wait_for
-from scanfixtures import T0, session_node, write_snapshot
+from helpers.apphelpers import SIZE, live_settled, wait_for
+from helpers.scanfixtures import T0, session_node, write_snapshot
 from tui.catalog.session_row import LIVE_PREFIX, RowKind, SessionRow
 from tui.ui.app import MonitorApp
 from tui.ui.screens.browser import BrowserScreen
@@ -34,7 +34,7 @@ def _text(browser: BrowserScreen, widget: str) -> str:
 
 
 async def test_rows_of_forgotten_sessions_are_kept_newest_first_up_to_the_bound(tmp_path):
-    from otlpfixtures import ROOT_TXN, ai_agent_spans, encode
+    from helpers.otlpfixtures import ROOT_TXN, ai_agent_spans, encode
 
     def sid(n: int) -> str:
         return f"{ROOT_TXN}-{n}"

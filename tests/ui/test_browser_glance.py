@@ -3,7 +3,7 @@ the model filter, the marked row, the sort arrow, live rows with an Events colum
 
 from __future__ import annotations
 
-from apphelpers import fed
+from helpers.apphelpers import fed
 
 import os
 import time
@@ -13,10 +13,10 @@ import orjson
 import pytest
 from textual.widgets import DataTable, Static
 
-from browserhelpers import SIZE, cells_by_column, column_keys, ids, settle
-from builders import op, session, turn, write
-from scanfixtures import GOOD_A, GOOD_B, T0, make_sessions_dir, session_node
-from scanfixtures import write_snapshot as write_scan_snapshot
+from helpers.browserhelpers import SIZE, cells_by_column, column_keys, ids, settle
+from helpers.builders import op, session, turn, write
+from helpers.scanfixtures import GOOD_A, GOOD_B, T0, make_sessions_dir, session_node
+from helpers.scanfixtures import write_snapshot as write_scan_snapshot
 from tui.catalog.row_facts import row_title
 from tui.catalog.session_row import row_from_entry
 from tui.demo import make_tree, write_snapshot

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from apphelpers import wait_for
+from helpers.apphelpers import wait_for
 from tui.ui.app import MonitorApp
 
 

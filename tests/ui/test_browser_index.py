@@ -10,13 +10,13 @@ import pytest
 from textual.widgets import Static
 
 import tui.catalog.index.browser_index as browser_index
-from browserhelpers import SIZE, ids, settle
-from scanfixtures import GOOD_A, GOOD_B, RUNNING, T0, make_sessions_dir, session_node, write_snapshot
+from helpers.browserhelpers import SIZE, ids, settle
+from helpers.scanfixtures import GOOD_A, GOOD_B, RUNNING, T0, make_sessions_dir, session_node, write_snapshot
 from tui.catalog.index.store import index_path
 from tui.catalog.index.sync import update_index
 from tui.ui.app import MonitorApp
 from tui.ui.screens.browser import BrowserScreen
-from waiting import wait_for
+from helpers.waiting import wait_for
 
 
 def header(screen: BrowserScreen) -> str:

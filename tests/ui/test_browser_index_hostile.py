@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from browserhelpers import SIZE, cells_by_column, ids, settle
-from scanfixtures import GOOD_A, GOOD_B, RUNNING, make_sessions_dir
+from helpers.browserhelpers import SIZE, cells_by_column, ids, settle
+from helpers.scanfixtures import GOOD_A, GOOD_B, RUNNING, make_sessions_dir
 from tui.catalog.index.sync import update_index
 from tui.ui.app import MonitorApp
 from tui.ui.screens.browser import BrowserScreen
@@ -48,7 +48,7 @@ async def test_text_in_a_numeric_column_never_empties_the_browser(sessions):
 
 @pytest.mark.parametrize("what", ["tokens-2^63", "cost-inf"])
 async def test_absurd_numbers_show_as_suspect_and_keep_the_index(tmp_path, monkeypatch, what):
-    from absurdfixtures import absurd_sessions
+    from helpers.absurdfixtures import absurd_sessions
     from tui.catalog.index.store import open_index
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))

@@ -15,8 +15,8 @@ from tui.cli.run import build_app
 from tui.ui.place import place_file
 from tui.ui.screens.browser import BrowserScreen
 
-from browserhelpers import ids, settle
-from browserplaces import many_sessions
+from helpers.browserhelpers import ids, settle
+from helpers.browserplaces import many_sessions
 
 
 def header(screen: BrowserScreen) -> str:

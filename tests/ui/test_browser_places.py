@@ -10,8 +10,8 @@ from tui.cli.main import app_parser
 from tui.cli.run import build_app
 from tui.ui.screens.browser import BrowserScreen
 
-from browserhelpers import ids, settle
-from browserplaces import many_sessions
+from helpers.browserhelpers import ids, settle
+from helpers.browserplaces import many_sessions
 
 
 def header(screen: BrowserScreen) -> str:

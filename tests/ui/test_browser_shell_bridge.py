@@ -11,8 +11,8 @@ from textual.widgets import Static
 from tui.ui.app import MonitorApp
 from tui.ui.screens.browser import BrowserScreen
 
-from browserhelpers import SIZE, settle
-from scanfixtures import make_sessions_dir
+from helpers.browserhelpers import SIZE, settle
+from helpers.scanfixtures import make_sessions_dir
 
 
 @pytest.fixture

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import orjson
 
-from apphelpers import SIZE, fed, wait_for
-from browserhelpers import settle
+from helpers.apphelpers import SIZE, fed, wait_for
+from helpers.browserhelpers import settle
 from tui.catalog.session_row import RowKind
 from tui.demo import make_tree, write_snapshot
 from tui.formats.aiagent.timeline import event_times, tree_at
@@ -45,7 +45,7 @@ async def test_a_file_row_a_live_stream_was_folded_into_says_so_and_kind_live_fi
     cell, and the filter `kind:live` keeps it (the other file row is left out)."""
     from textual.widgets import Input
 
-    from browserhelpers import cells_by_column, ids
+    from helpers.browserhelpers import cells_by_column, ids
 
     full = make_tree(23, ops=20, depth=1)
     sid = full["traceId"]

@@ -9,9 +9,9 @@ import os
 import threading
 import time
 
-from corpus import session, snapshot_bytes, turn, op
-from apphelpers import wait_for
-from browserhelpers import settle
+from helpers.corpus import session, snapshot_bytes, turn, op
+from helpers.apphelpers import wait_for
+from helpers.browserhelpers import settle
 from tui.catalog.session_row import RowKind, fill_row, row_from_entry
 from tui.formats.load import load
 from tui.inputs.files import LoadError

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from textual.widgets import DataTable
 
-from browserhelpers import SIZE, cells_by_column, ids, settle
-from claudecodefixtures import projects_tree
+from helpers.browserhelpers import SIZE, cells_by_column, ids, settle
+from helpers.claudecodefixtures import projects_tree
 from tui.catalog.index.store import open_index
 from tui.catalog.index.sync import update_index
 from tui.inputs.agent_roots import CLAUDE_CODE
@@ -121,7 +121,7 @@ async def test_a_file_being_written_shows_running_then_updates_in_place(tmp_path
 async def test_an_open_claude_code_session_updates_as_its_file_grows(tmp_path):
     import json
 
-    from apphelpers import session_app, top, wait_for
+    from helpers.apphelpers import session_app, top, wait_for
 
     path = tmp_path / "grow.jsonl"
     prompt = {"type": "user", "uuid": "u1", "sessionId": "grow", "timestamp": "2025-12-02T10:00:00Z",
@@ -143,8 +143,8 @@ async def test_an_open_claude_code_session_updates_as_its_file_grows(tmp_path):
 
 
 async def test_session_screen_totals_and_tree_say_the_cost_is_estimated():
-    from apphelpers import panel_text, session_app, top
-    from claudecodefixtures import FIXTURES
+    from helpers.apphelpers import panel_text, session_app, top
+    from helpers.claudecodefixtures import FIXTURES
     from tui.ui.widgets.totals_panel import TotalsPanel
 
     app = session_app(FIXTURES / "projects" / "-w-demo" / "sess-2x.jsonl")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import orjson
 
-from corpus import deep_tree, ledger, ledger_op, put, snapshot_bytes
+from helpers.corpus import deep_tree, ledger, ledger_op, put, snapshot_bytes
 from tui.formats.aiagent.replay import replay_events
 from tui.formats.aiagent.tree_store import TreeStore
 from tui.formats.load import load, load_bytes

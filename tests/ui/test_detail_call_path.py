@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from builders import op, session, turn
+from helpers.builders import op, session, turn
 from tui.formats.aiagent.snapshot import build_session
 from tui.ui.widgets.detail_panel import describe
 

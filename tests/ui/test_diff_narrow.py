@@ -3,7 +3,7 @@ the op names were cut to two letters; `t` swaps them. At 160 columns they stay s
 
 from __future__ import annotations
 
-from apphelpers import wait_for
+from helpers.apphelpers import wait_for
 from tui.demo import make_tree, write_snapshot
 from tui.ui.app import MonitorApp
 from tui.ui.screens.diff import MIN_OP_WIDTH, DiffScreen
@@ -13,7 +13,7 @@ async def open_diff(pilot, app, tmp_path):
     one = write_snapshot(tmp_path, make_tree(41, ops=60, depth=2, agent="twin", started_at=1_700_000_000_000))
     two = write_snapshot(tmp_path, make_tree(42, ops=60, depth=2, agent="twin", started_at=1_700_000_100_000))
     app.live.diff_paths(str(one), str(two))
-    assert await wait_for(pilot, lambda: isinstance(app.screen, DiffScreen) and app.screen._rows)
+    assert await wait_for(pilot, lambda: isinstance(app.screen, DiffScreen) and app.screen.rows)
     await pilot.pause()
     return app.screen
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from apphelpers import session_app, top
-from builders import op, session, turn, write
+from helpers.apphelpers import session_app, top
+from helpers.builders import op, session, turn, write
 
 
 def failing(tmp_path):

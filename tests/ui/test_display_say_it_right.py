@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from textual.notifications import Notify
 
-from apphelpers import fed, session_app, top, wait_for
-from builders import live_event, llm_acc, op, session, turn, write
+from helpers.apphelpers import fed, session_app, top, wait_for
+from helpers.builders import live_event, llm_acc, op, session, turn, write
 from tui.formats.aiagent.snapshot import build_session
 from tui.ui.app import MonitorApp
 from tui.ui.clipboard import TMUX_HINT, copy_notice

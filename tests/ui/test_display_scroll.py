@@ -4,8 +4,8 @@ can scroll that far."""
 
 from __future__ import annotations
 
-from apphelpers import session_app, top, wait_for
-from builders import op, session, turn, write
+from helpers.apphelpers import session_app, top, wait_for
+from helpers.builders import op, session, turn, write
 from tui.ui.widgets.op_tree import CURSOR_MARGIN
 
 NARROW = (80, 24)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from apphelpers import session_app, top, wait_for
-from builders import llm_acc, op, session, turn, write
+from helpers.apphelpers import session_app, top, wait_for
+from helpers.builders import llm_acc, op, session, turn, write
 from tui.ui.textual_compat import FooterKey
 from tui.ui.widgets.footer import Footer
 from tui.ui.widgets.totals_panel import TotalsPanel
@@ -120,7 +120,7 @@ async def test_a_live_root_goes_stale_when_its_stream_went_silent(tmp_path, sile
     """The same rule for a streamed session: its last event (the hub's wall time) is its last change."""
     import time
 
-    from builders import live_event
+    from helpers.builders import live_event
     from tui.ui.app import MonitorApp
 
     app = MonitorApp(sessions_dir=tmp_path, watch=False)

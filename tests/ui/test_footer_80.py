@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-import scenes
+from helpers import scenes
 from tui.ui.textual_compat import FooterKey
 from tui.ui.widgets.footer import Footer
 

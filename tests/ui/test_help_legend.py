@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.console import Console
 from textual.widgets import Static
 
-from apphelpers import SIZE, deep_snapshot, session_app
+from helpers.apphelpers import SIZE, deep_snapshot, session_app
 from tui.ui.screens.help import HelpScreen
 from tui.ui.screens.help_legend import LEGEND
 

@@ -3,7 +3,7 @@ s sort/raw-SDK, r rescan/req-resp, t stats/totals)."""
 
 from __future__ import annotations
 
-import scenes
+from helpers import scenes
 from tui.ui.screens.help import HelpScreen
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 import time
 
-from corpus import write_huge_payload
-from payloadhelpers import visible
+from helpers.corpus import write_huge_payload
+from helpers.payloadhelpers import visible
 from tui.formats.load import load
 from tui.ui.app import MonitorApp
 from tui.ui.screens.payload import PayloadScreen
@@ -53,11 +53,11 @@ async def test_100_mb_payload_opens_without_freezing(tmp_path):
             screen = app.screen
             await asyncio.sleep(0)
             first_paint = time.perf_counter() - started
-            assert screen._mode in ("decoding", "view")
-            while screen._mode == "decoding":
+            assert screen.mode in ("decoding", "view")
+            while screen.mode == "decoding":
                 await asyncio.sleep(0.01)
             decoded = time.perf_counter() - started
-        assert screen._mode == "view", visible(screen)
+        assert screen.mode == "view", visible(screen)
         assert screen.view_name == "text" and len(screen.current_lines) > 600_000
         assert visible(screen)[1].lstrip().startswith('{"index":')
         with LagMeter() as while_reading:

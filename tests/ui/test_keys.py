@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from textual.command import CommandPalette
 
-from apphelpers import SIZE, deep_snapshot, drill_into_first_sub_agent, session_app, top, wait_for
-from browserhelpers import settle
+from helpers.apphelpers import SIZE, deep_snapshot, drill_into_first_sub_agent, session_app, top, wait_for
+from helpers.browserhelpers import settle
 from tui.demo import populate
 from tui.model.nodes import Op
 from tui.model.search import walk_ops

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from apphelpers import deep_snapshot, session_app, top, wait_for
-from browserhelpers import settle
+from helpers.apphelpers import deep_snapshot, session_app, top, wait_for
+from helpers.browserhelpers import settle
 from tui.demo import make_tree, populate, write_snapshot
 from tui.model.search import walk_ops
 from tui.ui.app import MonitorApp
@@ -82,7 +82,7 @@ async def test_payload_viewer_and_hex_on_x(tmp_path):
         llm = next(op for op in walk_ops(screen.session) if op.kind == "llm" and op.raw and "response" in op.raw)
         screen.tree.reveal(llm)
         await pilot.press("p")
-        assert await wait_for(pilot, lambda: isinstance(app.screen, PayloadScreen) and app.screen._mode == "view")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, PayloadScreen) and app.screen.mode == "view")
         payload = app.screen
         await pilot.press("x")
         assert payload.view_name == "hex"
@@ -157,7 +157,7 @@ async def test_diff_tables(tmp_path):
     app = MonitorApp(sessions_dir=tmp_path, watch=False)
     async with app.run_test(size=NARROW) as pilot:
         app.live.diff_paths(str(one), str(two))
-        assert await wait_for(pilot, lambda: isinstance(app.screen, DiffScreen) and app.screen._rows)
+        assert await wait_for(pilot, lambda: isinstance(app.screen, DiffScreen) and app.screen.rows)
         ops = app.screen.query_one("#diff-ops")
         ops.focus()
         await pilot.press("G")

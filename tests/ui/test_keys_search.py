@@ -7,7 +7,7 @@ import re
 
 from textual.app import App, ComposeResult
 
-from apphelpers import deep_snapshot, session_app, top, wait_for
+from helpers.apphelpers import deep_snapshot, session_app, top, wait_for
 from tui.model.logs import LogEntry, LogView
 from tui.model.search import walk_ops
 from tui.ui.screens.payload import PayloadScreen
@@ -46,7 +46,7 @@ async def test_payload_viewer(tmp_path):
         llm = next(op for op in walk_ops(screen.session) if op.kind == "llm" and op.raw and "request" in op.raw)
         screen.tree.reveal(llm)
         await pilot.press("p", "r")  # the request: long enough to scroll
-        assert await wait_for(pilot, lambda: isinstance(app.screen, PayloadScreen) and app.screen._mode == "view"
+        assert await wait_for(pilot, lambda: isinstance(app.screen, PayloadScreen) and app.screen.mode == "view"
                               and app.screen.capture.side == "request")
         payload = app.screen
         body, word = payload.body, ""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 
-from apphelpers import SIZE, top, wait_for
+from helpers.apphelpers import SIZE, top, wait_for
 from tui.demo import make_tree, write_snapshot
 from tui.formats.aiagent.replay import replay_events, send_events
 from tui.formats.load import load

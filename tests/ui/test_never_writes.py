@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from corpusfix import other_user
-from browserhelpers import settle
-from payloadhelpers import settled
+from helpers.corpusfix import other_user
+from helpers.apphelpers import Notices
+from helpers.browserhelpers import settle
+from helpers.payloadhelpers import settled
 from tui.demo import populate
 from tui.model.search import walk_ops
 from tui.ui.app import MonitorApp
@@ -82,9 +83,10 @@ async def test_the_app_never_writes_into_the_sessions_directory(tmp_path, monkey
     try:
         with other_user():  # as root, a read-only directory is only read-only without the override capabilities
             app = MonitorApp(sessions_dir=sessions)
-            async with app.run_test(size=SIZE) as pilot:
+            told = Notices()
+            async with app.run_test(size=SIZE, message_hook=told) as pilot:
                 await use_everything(pilot, app)
-                problems = [n.message for n in app._notifications if n.severity == "error"]
+                problems = told.messages("error", shown=True)
         after = listing(sessions)
     finally:
         if read_only:

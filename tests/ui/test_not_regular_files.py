@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from corpus import ledger, ledger_op, op, put, session, snapshot_bytes, turn
-from corpusfix import problems_of, run_cli
+from helpers.corpus import ledger, ledger_op, op, put, session, snapshot_bytes, turn
+from helpers.corpusfix import problems_of, run_cli
 from tui.catalog.scan import scan
 from tui.catalog.session_row import fill_row, ledger_parent
 from tui.formats.load import load
@@ -177,7 +177,7 @@ def test_payload_ref_naming_a_fifo_or_a_device(tmp_path):
 
 
 async def test_browser_finishes_filling_with_fifos_in_the_directory(tmp_path):
-    from browserhelpers import SIZE, cells, ids, settle
+    from helpers.browserhelpers import SIZE, cells, ids, settle
     from tui.ui.app import MonitorApp
 
     sessions = tmp_path / "sessions"
@@ -211,7 +211,7 @@ def test_the_real_app_in_a_terminal_quits_when_a_fifo_appears(tmp_path):
     """The whole program in a pseudo-terminal; a link to a FIFO appears in the sessions directory while it runs
     (the watcher hands it to the loading thread), then Enter on its row and `q`. Before, the loading thread blocked
     on the FIFO for good ("1 loading…"), Enter blocked the UI thread on it as well, and `q` never quit."""
-    from ptyrun import run_in_pty
+    from helpers.ptyrun import run_in_pty
 
     sessions = tmp_path / "sessions"
     mkdirs(sessions)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from textual.widgets import DataTable
 
-from browserhelpers import SIZE, cells_by_column, ids, settle
-from opencodefixtures import MAIN, OLD, RUNNING, storage_tree
+from helpers.browserhelpers import SIZE, cells_by_column, ids, settle
+from helpers.opencodefixtures import MAIN, OLD, RUNNING, storage_tree
 from tui.inputs.agent_roots import OPENCODE
 from tui.ui.app import MonitorApp
 from tui.ui.screens.browser import BrowserScreen
@@ -107,8 +107,8 @@ async def test_an_opened_opencode_session_follows_its_message_files(tmp_path):
     session updates as OpenCode writes its parts and messages elsewhere in the storage."""
     import json
 
-    from apphelpers import session_app, top, wait_for
-    from opencodefixtures import session_file
+    from helpers.apphelpers import session_app, top, wait_for
+    from helpers.opencodefixtures import session_file
 
     root = storage_tree(tmp_path)
     app = session_app(session_file(root, RUNNING))

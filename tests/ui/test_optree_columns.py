@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from apphelpers import session_app, top
-from builders import op, session, turn, write
+from helpers.apphelpers import session_app, top
+from helpers.builders import op, session, turn, write
 
 MODEL = "claude-sonnet-4-5-with-a-very-long-model-name-that-no-tree-line-can-hold-at-eighty-columns"
 REASON = "rate_limited: 429 Too Many Requests"

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import time
 
-from apphelpers import SIZE, wait_for
+from helpers.apphelpers import SIZE, wait_for
 from benchmarks.keylag import key_latency
-from otlphelpers import big_trace_bodies
+from helpers.otlphelpers import big_trace_bodies
 from tui.ui.app import MonitorApp
 
 SPANS = 30_000

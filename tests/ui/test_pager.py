@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import stat
 
-from apphelpers import session_app, top
-from builders import op, session, turn, write
+from helpers.apphelpers import session_app, top
+from helpers.builders import op, session, turn, write
 from tui.ui.screens.payload import PayloadScreen
 
 

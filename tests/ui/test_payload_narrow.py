@@ -3,7 +3,7 @@ second line instead of cutting the list."""
 
 from __future__ import annotations
 
-from apphelpers import deep_snapshot, session_app, top, wait_for
+from helpers.apphelpers import deep_snapshot, session_app, top, wait_for
 from tui.model.search import walk_ops
 from tui.ui.screens.payload import PayloadScreen
 
@@ -15,7 +15,7 @@ async def test_the_capture_line_lists_every_view_at_80_columns(tmp_path):
         llm = next(op for op in walk_ops(screen.session) if op.kind == "llm" and op.raw and "response" in op.raw)
         screen.tree.reveal(llm)
         await pilot.press("p")
-        assert await wait_for(pilot, lambda: isinstance(app.screen, PayloadScreen) and app.screen._mode == "view")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, PayloadScreen) and app.screen.mode == "view")
         await pilot.pause()
         capture = app.screen.query_one("#payload-capture")
         shown = "\n".join(strip.text for strip in capture.render_lines(capture.region.reset_offset))

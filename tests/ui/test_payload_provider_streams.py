@@ -3,8 +3,8 @@ citations flow as one text in the messages and text views, and provider-run tool
 
 from __future__ import annotations
 
-from payloadhelpers import PayloadApp, op_of, settled, visible
-from providerstreams import capture_op
+from helpers.payloadhelpers import PayloadApp, op_of, settled, visible
+from helpers.providerstreams import capture_op
 
 REQUEST = {"model": "claude-sonnet-4-5-20250929", "max_tokens": 1024, "system": "Cite your sources.",
            "messages": [{"role": "user", "content": "What changed?"}]}

@@ -7,19 +7,15 @@ import json
 import re
 import sys
 import time
-from pathlib import Path
 
 import pytest
 from textual.app import App
 
-if str(Path(__file__).resolve().parents[2]) not in sys.path:  # runnable without installing the package
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from tui.ui.screens.payload import PayloadScreen
+from tui.ui.widgets.text_lines import MAX_CELLS, TextLines, inert_line
 
-from tui.ui.screens.payload import PayloadScreen  # noqa: E402
-from tui.ui.widgets.text_lines import MAX_CELLS, TextLines, inert_line  # noqa: E402
-
-from payloadfixtures import HTTP_REQ, SSE, b64, llm_op  # noqa: E402
-from payloadhelpers import PayloadApp, header, op_of, settled, status, visible
+from helpers.payloadfixtures import HTTP_REQ, SSE, b64, llm_op
+from helpers.payloadhelpers import PayloadApp, header, op_of, settled, status, visible
 
 
 def full_op() -> dict:

@@ -9,10 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import eventstream_encoder as es
-from builders import op, session, turn, write
-from payloadhelpers import PayloadApp, op_of, settled, status, visible
-from stream_fixtures import fixture
+from helpers import eventstream_encoder as es
+from helpers.builders import op, session, turn, write
+from helpers.payloadhelpers import PayloadApp, op_of, settled, status, visible
+from helpers.stream_fixtures import fixture
 
 ROOT = Path(__file__).resolve().parents[2]
 CONVERSE_REQUEST = {"messages": [{"role": "user", "content": [{"text": "What is the most popular song on WZPZ?"}]}],

@@ -7,8 +7,8 @@ from __future__ import annotations
 from tui.formats.load import load
 from tui.ui.screens.payload import PayloadScreen
 
-from payloadhelpers import PayloadApp, header, op_of, settled, visible
-from sdkfixtures import FLAKY_SNAPSHOT, master_turn, sdk_op
+from helpers.payloadhelpers import PayloadApp, header, op_of, settled, visible
+from helpers.sdkfixtures import FLAKY_SNAPSHOT, master_turn, sdk_op
 
 
 def real_op(path: str):

@@ -10,13 +10,10 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-for p in (ROOT, ROOT / "tests"):
-    if str(p) not in sys.path:
-        sys.path.insert(0, str(p))
 
-from builders import op, session, turn, write  # noqa: E402
-from stream_fixtures import ANTHROPIC_ERROR_MID_STREAM, ANTHROPIC_INTERLEAVED, OPENAI_REFUSAL, fixture  # noqa: E402
-from payloadhelpers import PayloadApp, header, op_of, settled, status, visible  # noqa: E402
+from helpers.builders import op, session, turn, write
+from helpers.stream_fixtures import ANTHROPIC_ERROR_MID_STREAM, ANTHROPIC_INTERLEAVED, OPENAI_REFUSAL, fixture
+from helpers.payloadhelpers import PayloadApp, header, op_of, settled, status, visible
 
 
 def b64(data: str | bytes) -> str:

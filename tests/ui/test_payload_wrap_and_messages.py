@@ -8,9 +8,9 @@ import time
 
 from textual.app import App
 
-from payloadfixtures import SSE, b64, llm_op
-from payloadhelpers import PayloadApp, header, op_of, settled, visible
-from waiting import wait_for
+from helpers.payloadfixtures import SSE, b64, llm_op
+from helpers.payloadhelpers import PayloadApp, header, op_of, settled, visible
+from helpers.waiting import wait_for
 from tui.ui.widgets.text_lines import WIDE_WRAP_CHARS, TextLines
 
 TEN_MB = 10 * 1024 * 1024

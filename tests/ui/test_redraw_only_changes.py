@@ -6,14 +6,14 @@ as time. The bytes themselves are measured by tests/benchmarks/redraw_bench.py."
 
 from __future__ import annotations
 
-from apphelpers import SIZE, deep_snapshot, session_app, top
+from helpers.apphelpers import SIZE, deep_snapshot, session_app, top
 from tui.formats.load import load
 from tui.ui.preload import screen_css
 from tui.ui.screens.browser import BrowserScreen
 from tui.ui.widgets.log_pane import LogPane
 from tui.ui.widgets.totals_panel import TotalsPanel
 
-from waiting import wait_for
+from helpers.waiting import wait_for
 
 
 def count_refreshes(widget) -> list[tuple]:

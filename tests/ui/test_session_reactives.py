@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from textual.screen import Screen
 
-from apphelpers import session_app, top
-from builders import op, session, turn, write
+from helpers.apphelpers import session_app, top
+from helpers.builders import op, session, turn, write
 from tui.formats.aiagent.history import Summary, Version
 from tui.ui.screens.session import SessionScreen
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import scenes
+from helpers import scenes
 
 BIG = (160, 48)
 SMALL = (80, 24)

@@ -8,11 +8,11 @@ import time
 
 from textual.widgets import Static
 
-from indexdb import index_for, insert
-from indexdb import session as row
+from helpers.indexdb import index_for, insert
+from helpers.indexdb import session as row
 from tui.ui.app import MonitorApp
 from tui.ui.screens.stats import StatsScreen, StatsTable
-from waiting import wait_for
+from helpers.waiting import wait_for
 
 DAY_MS = 86_400_000
 

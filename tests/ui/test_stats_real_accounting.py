@@ -7,11 +7,11 @@ import shutil
 
 import pytest
 
-from browserhelpers import settle
-from realfixtures import REAL
+from helpers.browserhelpers import settle
+from helpers.realfixtures import REAL
 from tui.ui.app import MonitorApp
 from tui.ui.screens.stats import StatsScreen
-from waiting import wait_for
+from helpers.waiting import wait_for
 
 
 async def test_c_shows_the_ledger_cost_equal_to_the_sessions(tmp_path, monkeypatch):

@@ -8,16 +8,16 @@ import time
 import orjson
 import pytest
 
-from browserhelpers import settle
-from builders import llm_acc, op, session, turn, write
-from indexdb import index_for, insert
-from indexdb import session as row
+from helpers.browserhelpers import settle
+from helpers.builders import llm_acc, op, session, turn, write
+from helpers.indexdb import index_for, insert
+from helpers.indexdb import session as row
 from tui.ui.app import MonitorApp
 from tui.ui.screens.browser import BrowserScreen, FilterInput
 from tui.ui.screens.search import HitsTable, SearchScreen
 from tui.ui.screens.session import SessionScreen
 from tui.ui.screens.stats import StatsScreen, StatsTable
-from waiting import wait_for
+from helpers.waiting import wait_for
 
 SIZE = (160, 48)
 HOUR_MS = 3_600_000

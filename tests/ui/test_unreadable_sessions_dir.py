@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from corpus import ledger, ledger_op, op, put, session, snapshot_bytes, turn
-from corpusfix import other_user, run_cli
+from helpers.corpus import ledger, ledger_op, op, put, session, snapshot_bytes, turn
+from helpers.corpusfix import other_user, run_cli
 from tui.catalog.scan import scan
 from tui.cli.main import app_parser
 from tui.cli.run import build_app
@@ -73,7 +73,7 @@ def test_an_unlistable_sessions_dir_is_one_broken_row(sessions):
 
 
 async def test_browser_shows_the_unlistable_session_subdir(sessions):
-    from browserhelpers import SIZE, cells, settle
+    from helpers.browserhelpers import SIZE, cells, settle
     from tui.ui.app import MonitorApp
 
     (sessions / "session").chmod(0)

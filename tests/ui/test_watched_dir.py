@@ -15,7 +15,7 @@ from tui.demo import make_tree, write_snapshot
 from tui.ui.app import MonitorApp
 from tui.ui.screens.browser import BrowserScreen
 
-from waiting import wait_for
+from helpers.waiting import wait_for
 
 SIZE = (160, 48)
 

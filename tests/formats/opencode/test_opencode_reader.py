@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from opencodefixtures import CHILD, MAIN, OLD, RUNNING, session_file, storage_tree
+from helpers.opencodefixtures import CHILD, MAIN, OLD, RUNNING, session_file, storage_tree
 from tui.formats.agents import detect
 from tui.formats.load import load
 from tui.inputs.agent_roots import OPENCODE, discovered_roots, session_file_of, session_files

@@ -7,7 +7,7 @@ import json
 
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-from otlpfixtures import ROOT_TXN, ai_agent_spans, encode, log_body
+from helpers.otlpfixtures import ROOT_TXN, ai_agent_spans, encode, log_body
 
 from tui.formats.otlp import decode
 from tui.formats.otlp.decode import decode_logs, decode_traces

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from otlpfixtures import encode, genai_spans
+from helpers.otlpfixtures import encode, genai_spans
 
 from tui.formats.aiagent.live.hub import LiveHub
 from tui.formats.otlp.sink import OtlpSink
@@ -130,7 +130,7 @@ def test_structured_genai_messages_from_json_show_in_the_messages_view():
 
 
 def test_messages_sent_as_a_log_record_in_the_llm_span_show_too():
-    from otlpfixtures import hex_ids, log_body
+    from helpers.otlpfixtures import hex_ids, log_body
 
     spans = genai_spans()
     chat = next(s for s in spans if s.attributes.get("gen_ai.usage.input_tokens") == 200)

@@ -8,8 +8,8 @@ import asyncio
 import itertools
 
 import pytest
-from otlphelpers import receiving
-from otlpreal import (
+from helpers.otlphelpers import receiving
+from helpers.otlpreal import (
     ROOT_TXN, SNAPSHOT, BrowserRows, recorded, send_grpc, send_http, split, tool_output_call,
 )
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from otlpfixtures import CHILD_TXN, ROOT_TXN, ai_agent_spans, encode, hex_ids, log_body
+from helpers.otlpfixtures import CHILD_TXN, ROOT_TXN, ai_agent_spans, encode, hex_ids, log_body
 
 from tui.formats.aiagent.live.hub import LiveHub
 from tui.formats.otlp.records import OtlpDecodeError

@@ -9,12 +9,12 @@ import asyncio
 import contextlib
 import http.client
 
-from otlpfixtures import ROOT_TXN, Recorder, ai_agent_spans, hex_ids, log_body
-from otlphelpers import TIMEOUT, receiving
+from helpers.otlpfixtures import ROOT_TXN, Recorder, ai_agent_spans, hex_ids, log_body
+from helpers.otlphelpers import TIMEOUT, receiving
 from tui.formats.aiagent.live.hub import LiveHub
 from tui.formats.otlp import sink as sink_module
 from tui.formats.otlp.sink import OtlpSink
-from waiting import until
+from helpers.waiting import until
 
 BAD_TXN = "bad-values-txn"
 

@@ -10,11 +10,11 @@ import time
 
 import grpc
 
-from otlpfixtures import ai_agent_spans
-from otlphelpers import TIMEOUT, Counting, empty_spans_body, receiving
+from helpers.otlpfixtures import ai_agent_spans
+from helpers.otlphelpers import TIMEOUT, Counting, empty_spans_body, receiving
 from tui.inputs.stream import otlp_grpc
 from tui.inputs.stream.limits import MemoryBudget
-from waiting import until
+from helpers.waiting import until
 
 TRACES = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
 OWN_CONNECTION = [("grpc.use_local_subchannel_pool", 1)]  # (channels of one process share one otherwise)

@@ -13,9 +13,9 @@ import time
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from otlphelpers import TIMEOUT, Counting, chunked, empty_spans_body, raw_http, receiving
+from helpers.otlphelpers import TIMEOUT, Counting, chunked, empty_spans_body, raw_http, receiving
 from tui.inputs.stream.limits import MemoryBudget
-from waiting import until
+from helpers.waiting import until
 
 HEAD = b"POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\n"
 
@@ -159,7 +159,7 @@ def _http_exports(bound: str, count: int, headers: dict) -> list[str]:
     """The SDK's HTTP span exporter exporting `count` times; the result of each (SUCCESS or FAILURE)."""
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
-    from otlpfixtures import ai_agent_spans
+    from helpers.otlpfixtures import ai_agent_spans
 
     exporter = OTLPSpanExporter(endpoint=f"http://{bound}/v1/traces", headers=headers, timeout=3)
     try:

@@ -15,12 +15,12 @@ import grpc
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from otlphelpers import TIMEOUT, Counting, receiving
+from helpers.otlphelpers import TIMEOUT, Counting, receiving
 from tui.inputs.stream.event_stream import check_listen, parse_url
 from tui.inputs.stream.limits import AuthThrottle, MemoryBudget
 from tui.inputs.stream.otlp_grpc import GrpcReceiver
 from tui.inputs.stream.otlp_listen import listen_otlp
-from waiting import until
+from helpers.waiting import until
 
 TRACES = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
 LOGS = "/opentelemetry.proto.collector.logs.v1.LogsService/Export"

@@ -13,10 +13,10 @@ import threading
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from otlphelpers import TIMEOUT, Counting, receiving
+from helpers.otlphelpers import TIMEOUT, Counting, receiving
 from tui.inputs.stream.limits import MemoryBudget
 from tui.inputs.stream.otlp_listen import listen_otlp
-from waiting import until
+from helpers.waiting import until
 
 PROTO = {"Content-Type": "application/x-protobuf"}
 JSON = {"Content-Type": "application/json"}

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from otlphelpers import Counting, receiving
-from waiting import until
+from helpers.otlphelpers import Counting, receiving
+from helpers.waiting import until
 
 SCRIPT = Path(__file__).with_name("otlp_node_exporter.cjs")
 NODE = shutil.which("node")

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 
 from rich.text import Text
 from textual import on
@@ -115,6 +116,24 @@ class BrowserScreen(Screen):
     @property
     def table(self) -> SessionTable:
         return self.query_one("#browser-table", SessionTable)
+
+    # read-only views of the model's state: what tests, scenes and tools read instead of it
+    @property
+    def rows(self) -> Mapping[str, SessionRow]:
+        """Every listed row by key, shown or filtered out."""
+        return MappingProxyType(self.model.rows)
+
+    def shown_rows(self) -> list[SessionRow]:
+        """The rows that pass the filter, in the table's order (those past the page included)."""
+        rows = self.model.rows
+        return [rows[key] for key in self.model.view if key in rows]
+
+    @property
+    def settled(self) -> bool:
+        """Nothing changes now until a file or a stream does: scanned, every row loaded and in the table."""
+        m = self.model
+        return bool(m.scanned and not m.scanning and not m.pending and not m.fill_queue.results
+                    and not self._fill_busy() and not m.view_stale and not self._was_loading)
 
     def on_mount(self) -> None:
         if self.initial_filter:

@@ -294,6 +294,11 @@ class DiffScreen(Screen):
         for key, label, _ in OP_COLUMNS:
             table.add_column(label, width=widths[key], key=key)
 
+    @property
+    def rows(self) -> tuple[OpDelta, ...]:
+        """The op rows in the table, in its order (read-only: what tests and tools read)."""
+        return tuple(self._rows)
+
     # narrow terminals ------------------------------------------------------------------------------------
     def narrow(self) -> bool:
         """Below NARROW_WIDTH columns the Totals and the Ops do not fit side by side (at 80 the op names were

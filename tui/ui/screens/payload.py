@@ -155,6 +155,18 @@ class PayloadScreen(Screen):
         if problem:
             self.notify(problem, severity="error", markup=False)
 
+    @property
+    def mode(self) -> str:
+        """What the body shows: "message" (no payload, or one that cannot be read), "decoding" (a worker is on it)
+        or "view" (the decoded capture in the current view)."""
+        return self._mode
+
+    def show_capture(self, index: int) -> None:
+        """Show the capture at `index` of `captures` (as the Req/Resp and Raw/SDK keys reach them), so that a
+        caller can walk every capture of the op."""
+        self.index = index
+        self._show()
+
     def _line_style(self, index: int, line: str) -> Style | None:
         if self._mode == "message":
             return _MESSAGE_STYLE if index == 0 else None

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "streams"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "streams"
 
 
 def fixture(name: str) -> bytes:

@@ -14,7 +14,7 @@ from pathlib import Path
 from tui.catalog.session_row import SessionRow, live_session_row
 from tui.formats.aiagent.live.hub import LiveHub
 
-REAL = Path(__file__).parent / "fixtures" / "aiagent-real"
+REAL = Path(__file__).parents[1] / "fixtures" / "aiagent-real"
 OTLP = REAL / "otlp"
 SNAPSHOT = next((OTLP / "sessions").glob("*.json.gz"))
 ROOT_TXN = SNAPSHOT.name.removesuffix(".json.gz")  # the master's txn id: its snapshot's name and its span's txn

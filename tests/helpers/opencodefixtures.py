@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-FIXTURES = Path(__file__).parent / "fixtures" / "opencode" / "storage"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "opencode" / "storage"
 PROJECT = "4b0ea68d7af9a6031a7ffda7ad66e0cb83315750"
 MAIN = "ses_5f1e2d3c4001Qw8ErT6yUiOpAs"  # two prompts, read / bash (error) / task calls, a cut part, a cut message
 CHILD = "ses_5f1e2a1b2001ChIlDsEsSiOnXy"  # the task call's sub-agent (parentID: MAIN)

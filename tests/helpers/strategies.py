@@ -26,7 +26,7 @@ from datetime import datetime, timezone
 import orjson
 from hypothesis import strategies as st
 
-from naive_model import llm_usage, producer_totals
+from helpers.naive_model import llm_usage, producer_totals
 
 T0 = 1_770_000_000_000
 SEVERITIES = ("VRB", "WRN", "ERR", "TRC", "THK", "FIN", "DBG", "INF")

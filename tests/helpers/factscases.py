@@ -10,8 +10,8 @@ import json
 from pathlib import Path
 
 import orjson
-from builders import llm_acc, op, session, turn, write
-from corpus import build_corpus
+from helpers.builders import llm_acc, op, session, turn, write
+from helpers.corpus import build_corpus
 
 from tui.demo import make_tree, write_snapshot
 

@@ -7,7 +7,7 @@ import base64
 import json
 from pathlib import Path
 
-SDK_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "aiagent-sdk"
+SDK_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "aiagent-sdk"
 FLAKY_SNAPSHOT = SDK_FIXTURES / "flaky.json.gz"  # op 1-1 fails (model_error, HTTP 400), op 1-2 succeeds
 
 

@@ -10,9 +10,9 @@ import json
 import shutil
 from pathlib import Path
 
-from builders import op, session, turn
+from helpers.builders import op, session, turn
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 # words of the ai-agent snapshot below, each in one place only
 FINAL_WORD, LLM_WORD, TOOL_WORD, SUBAGENT_WORD = "zanzibarfinal", "narwhalanswer", "quokkaresult", "okapireport"
 TURN_WORD, CHILD_TURN_WORD = "capybaraturn", "axolotlturn"  # a turn's attributes.assistant.content (root, sub-agent)

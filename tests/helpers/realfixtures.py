@@ -7,7 +7,7 @@ from pathlib import Path
 
 import orjson
 
-REAL = Path(__file__).parent / "fixtures" / "aiagent-real"
+REAL = Path(__file__).parents[1] / "fixtures" / "aiagent-real"
 RUNS = ("master", "flaky", "killed", "handoff", "live")
 # runs whose snapshot holds every session the run's accounting.jsonl speaks of (handoff's file lost its master)
 WHOLE_RUNS = ("master", "flaky", "killed", "live")

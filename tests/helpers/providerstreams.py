@@ -8,14 +8,14 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from payloadfixtures import b64, llm_op, tree
+from helpers.payloadfixtures import b64, llm_op, tree
 from tui.formats.aiagent.snapshot import build_session
 from tui.payloads.check import payload_problems
 from tui.payloads.messages import conversation_lines, conversation_of
 from tui.payloads.op_captures import decode_with_notes, op_captures, payload_views
 from tui.text.otlp.messages import op_messages
 
-STREAMS = Path(__file__).resolve().parent / "fixtures" / "streams"
+STREAMS = Path(__file__).resolve().parents[1] / "fixtures" / "streams"
 
 
 def fixture(name: str) -> bytes:

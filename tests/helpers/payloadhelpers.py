@@ -9,7 +9,7 @@ from textual.app import App
 from tui.formats.aiagent.snapshot import build_session
 from tui.ui.screens.payload import PayloadScreen
 
-from payloadfixtures import tree
+from helpers.payloadfixtures import tree
 
 
 class PayloadApp(App):
@@ -35,7 +35,7 @@ async def settled(pilot, timeout: float = 30.0) -> PayloadScreen:
     deadline = time.monotonic() + timeout
     while True:
         screen = pilot.app.screen
-        if isinstance(screen, PayloadScreen) and screen.is_mounted and screen._mode != "decoding":
+        if isinstance(screen, PayloadScreen) and screen.is_mounted and screen.mode != "decoding":
             await pilot.pause()
             return screen
         if time.monotonic() > deadline:

@@ -15,7 +15,7 @@ from tui.formats.aiagent.live.hub import LiveHub
 from tui.inputs.stream.event_stream import listen
 
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 TIMEOUT = 30

@@ -58,11 +58,8 @@ def session_app(op_path: str | None = None) -> MonitorApp:
 async def wait_browser_loaded(pilot) -> None:
     for _ in range(200):
         screen = pilot.app.screen
-        model = getattr(screen, "model", None)  # (the browser's: tui.catalog.browser_model)
-        rows = model.rows if model is not None else {}
-        settled = model is not None and not (model.pending or model.fill_queue.results or model.scanning
-                                             or model.view_stale)
-        if rows and all(r.loaded for r in rows.values()) and settled:  # filled, applied and sorted
+        rows = getattr(screen, "rows", {})
+        if rows and all(r.loaded for r in rows.values()) and getattr(screen, "settled", False):  # filled, sorted
             break
         await pilot.pause(0.05)
     screen = pilot.app.screen
@@ -197,10 +194,10 @@ async def diff_versions(pilot) -> None:
 
 
 def corpus_browser_app() -> MonitorApp:
-    """The browser over the corpus of broken, hostile and extreme files (tests/corpus.py), fixed mtimes."""
+    """The browser over the corpus of broken, hostile and extreme files (tests/helpers/corpus.py), fixed mtimes."""
     import os
 
-    from corpus import build_corpus
+    from helpers.corpus import build_corpus
     from tui.inputs.files import set_document_limit
 
     target = BASE / "corpus"
@@ -212,3 +209,46 @@ def corpus_browser_app() -> MonitorApp:
         for name in files:
             os.utime(Path(folder) / name, (START_MS / 1000, START_MS / 1000), follow_symlinks=False)
     return MonitorApp(sessions_dir=target, watch=False)
+
+
+def then_press(scene, *keys: str, pause: float = 0.4):
+    """`scene`, then `keys` pressed and the screen settled: one more view of the same fixed data."""
+    async def run(pilot) -> None:
+        await scene(pilot)
+        await pilot.press(*keys)
+        await pilot.pause(pause)
+    return run
+
+
+async def open_stats(pilot) -> None:
+    """The stats screen over the loaded browser's sessions, all time (no range measured from today)."""
+    await wait_browser_loaded(pilot)
+    await pilot.press("t")
+    await pilot.pause(0.3)
+    await pilot.press("a")
+    await pilot.pause(0.6)
+
+
+async def search_sessions(pilot) -> None:
+    """The search screen over every session's text (the index of the loaded browser), one query typed."""
+    await wait_browser_loaded(pilot)
+    await pilot.press("F")
+    await pilot.pause(0.3)
+    await pilot.press(*"error")
+    await pilot.pause(1.0)
+    steady_cursors(pilot)
+
+
+async def open_export(pilot) -> None:
+    await pilot.pause()
+    await pilot.press("x")
+    await pilot.pause(0.4)
+    steady_cursors(pilot)
+
+
+def steady_cursors(pilot) -> None:
+    """A focused text box's cursor blinks on a timer: the shot would catch it on or off. Keep it on."""
+    from textual.widgets import Input
+
+    for box in pilot.app.screen.query(Input):
+        box.cursor_blink = False

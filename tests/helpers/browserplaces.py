@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scanfixtures import T0, session_node, write_snapshot
+from helpers.scanfixtures import T0, session_node, write_snapshot
 
 
 def many_sessions(base: Path, count: int = 60) -> Path:

@@ -18,8 +18,7 @@ async def settle(pilot, screen: BrowserScreen, timeout: float = 10.0) -> None:
     deadline = loop.time() + timeout
     while loop.time() < deadline:
         await pilot.pause(0.05)
-        if (screen.model.scanned and not screen.model.scanning and not screen.model.pending and not screen.model.fill_queue.results
-                and not screen._fill_busy() and not screen.model.view_stale and not screen._was_loading):
+        if screen.settled:
             await pilot.pause()
             return
     raise AssertionError("browser did not settle")
@@ -33,7 +32,7 @@ def ids(screen: BrowserScreen) -> list[str]:
 def cells_by_column(screen: BrowserScreen, session_id: str) -> dict[str, str]:
     """The cells of a row by column key ("status", "title", ...): whatever columns the width leaves."""
     table = screen.query_one(DataTable)
-    row = next(r for r in screen.model.rows.values() if r.session_id == session_id)
+    row = next(r for r in screen.rows.values() if r.session_id == session_id)
     return {str(key.value): str(cell) for key, cell in zip(table.columns, table.get_row(row.key))}
 
 
@@ -43,5 +42,5 @@ def column_keys(screen: BrowserScreen) -> list[str]:
 
 def cells(screen: BrowserScreen, session_id: str) -> list[str]:
     table = screen.query_one(DataTable)
-    row = next(r for r in screen.model.rows.values() if r.session_id == session_id)
+    row = next(r for r in screen.rows.values() if r.session_id == session_id)
     return [str(cell) for cell in table.get_row(row.key)]

@@ -3,7 +3,7 @@
 `build_corpus(DIR)` fills DIR (a sessions directory: snapshots in DIR, v3 ledgers in DIR/session, payload files
 under DIR/payloads, child ledgers under DIR/children) and returns one Case per file. From a shell:
 
-    python tests/corpus.py DIR [--huge]      # --huge adds a session with a 100 MB payload
+    python -m tests.helpers.corpus DIR [--huge]      # from the repository root; --huge adds a 100 MB payload
 
 Nothing is written outside DIR (symbolic links may point outside it: that is what some cases test).
 """
@@ -22,11 +22,8 @@ from pathlib import Path
 
 import orjson
 
-if __name__ == "__main__":  # run as a script: this checkout's tui, not an installed one
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from tui.demo import make_tree, write_ledger, write_snapshot  # noqa: E402
-from tui.model.json_text import dumps  # noqa: E402
+from tui.demo import make_tree, write_ledger, write_snapshot
+from tui.model.json_text import dumps
 
 # Every kind of terminal trouble in one string: Rich markup (style, closing tag, link), OSC title changes, screen
 # clear + home, colours, a bidi override and isolate, NUL and other C0 controls, DEL, a C1 control. Markup and the
@@ -438,7 +435,7 @@ def main(argv: list[str]) -> int:
 
     from tui.model.fields import printable
 
-    ap = argparse.ArgumentParser(prog="python tests/corpus.py", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python tests/helpers/corpus.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("dir", type=Path, help="the sessions directory to fill (created if missing)")
     ap.add_argument("--huge", action="store_true", help="add a session with a 100 MB payload")
     args = ap.parse_args(argv)

@@ -7,7 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
-FIXTURES = Path(__file__).parent / "fixtures" / "claude-code"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "claude-code"
 SESSION_2X = "sess-2x"
 
 

@@ -12,7 +12,7 @@ import termios
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_in_pty(args: list[str], keys: list[tuple[float | bytes, bytes]], *, cols: int = 160, rows: int = 48,

@@ -11,7 +11,7 @@ from tui.model.search import walk_ops
 from tui.ui.app import MonitorApp
 from tui.ui.screens.session import SessionScreen
 
-from waiting import wait_for  # noqa: F401 (the app tests' one way to wait)
+from helpers.waiting import wait_for  # noqa: F401 (the app tests' one way to wait)
 
 SIZE = (160, 48)
 
@@ -79,3 +79,39 @@ async def live_settled(app: MonitorApp, pilot, timeout: float = 10.0) -> None:
     taken = app.live.batches_taken
     await wait_for(pilot, lambda: app.live.batches_taken > taken, timeout=1.0)
     await pilot.pause()
+
+
+class Notices:
+    """What the app told the user: every notification it posted (Textual's public Notify message), collected by
+    `app.run_test(message_hook=notices)`, the toasts that timed out or were replaced included."""
+
+    def __init__(self) -> None:
+        self.posted: list = []
+
+    def __call__(self, message) -> None:
+        from textual.notifications import Notify
+
+        if isinstance(message, Notify):
+            self.posted.append(message.notification)
+
+    def messages(self, severity: str | None = None, *, shown: bool = False) -> list[str]:
+        """Their texts (of one severity); `shown`: only those whose time on screen has not run out yet."""
+        return [str(n.message) for n in self.posted
+                if (severity is None or n.severity == severity) and not (shown and n.has_expired)]
+
+    def lines(self) -> list[str]:
+        """Each notification as "title: message"."""
+        return [f"{n.title}: {n.message}" for n in self.posted]
+
+
+def screen_lines(app) -> list[str]:
+    """The whole screen as composited, one string per terminal line, read from the app's public screenshot (an
+    SVG whose text spans carry the characters, HTML-escaped, and their line as `y`)."""
+    import html
+    import re
+    from collections import defaultdict
+
+    rows: dict[float, list[tuple[float, str]]] = defaultdict(list)
+    for m in re.finditer(r'<text [^>]*?x="([\d.]+)" y="([\d.]+)"[^>]*>(.*?)</text>', app.export_screenshot(), re.S):
+        rows[float(m.group(2))].append((float(m.group(1)), html.unescape(m.group(3))))
+    return ["".join(text for _, text in sorted(spans)) for _, spans in sorted(rows.items())]

@@ -1,4 +1,4 @@
-"""Fixtures and helpers around the corpus (tests/corpus.py): a shared copy; reading files like an ordinary user
+"""Fixtures and helpers around the corpus (tests/helpers/corpus.py): a shared copy; reading files like an ordinary user
 (who cannot read mode-000 files) even when the tests run as root; finding nodes by path."""
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from corpus import Case, build_corpus
+from helpers.corpus import Case, build_corpus
 from tui.inputs import files as source_bytes
 from tui.model.nodes import Op, Session, Turn
 from tui.model.search import walk_ops
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TEST_MAX_BYTES = 64 * 1024 * 1024  # the bomb is refused after 64 MiB instead of 1 GiB: same code, less waiting
 INERT_FORBIDDEN = ("\x1b", "\x07", "\x00", "\x9b", "\u202e", "\u2066")
 
