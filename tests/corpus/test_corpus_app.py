@@ -134,8 +134,7 @@ async def payload_of(pilot, screen: SessionScreen, path: str) -> list[tuple[str,
     assert isinstance(payload, PayloadScreen)
     out = []
     for index in range(len(payload.captures)):
-        payload.index = index
-        payload._show()
+        payload.show_capture(index)
         payload = await settled(pilot)
         out.append(("\n".join(visible(payload)), status(payload)))  # as drawn: made inert by the widget
     await pilot.press("escape")

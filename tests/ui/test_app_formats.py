@@ -65,7 +65,7 @@ async def test_jules_failed_commands_with_their_output(tmp_path):
         assert any("Tests:       1 failed" in e.message for e in logs.entries[1:])
         # Enter: the whole output in the payload viewer
         await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, PayloadScreen) and app.screen._mode == "view")
+        await wait_for(pilot, lambda: isinstance(app.screen, PayloadScreen) and app.screen.mode == "view")
         payload = app.screen
         assert any("Expected: 90.5" in line for line in payload.current_lines)
         await pilot.press("escape")
@@ -145,7 +145,7 @@ async def test_genkit_snapshot_details_and_state_payload(tmp_path):
         assert "Genkit snapshot" in details and "State changes since the parent" in details
         assert "matches sha256(state)" in details
         await pilot.press("p")
-        await wait_for(pilot, lambda: isinstance(app.screen, PayloadScreen) and app.screen._mode == "view")
+        await wait_for(pilot, lambda: isinstance(app.screen, PayloadScreen) and app.screen.mode == "view")
         assert any('"messages"' in line for line in app.screen.current_lines)
         await pilot.press("r")  # the parent's state
         await wait_for(pilot, lambda: app.screen.capture is not None and app.screen.capture.side == "request")

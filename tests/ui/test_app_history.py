@@ -109,7 +109,7 @@ async def test_capital_d_compares_the_first_and_the_current_version(tmp_path):
         # Enter on an added op: back on the session screen, on that op
         table = diff_screen.query_one("#diff-ops")
         table.focus()
-        target = diff_screen._rows[0]
+        target = diff_screen.rows[0]
         await pilot.press("enter")
         assert await wait_for(pilot, lambda: app.screen is screen)
         assert await wait_for(pilot, lambda: getattr(screen.tree.cursor_node.data, "path", None) == target.path)
@@ -166,7 +166,7 @@ async def test_browser_mark_and_diff_two_files(tmp_path):
         assert diff.before.label == marked.rsplit("/", 1)[-1] and diff.after.agent == "twin"
         expected = summarise(load(other))["totals"]["tokensIn"] - summarise(load(marked))["totals"]["tokensIn"]
         assert diff.totals_delta["tokensIn"] == expected
-        rows = app.screen._rows
+        rows = app.screen.rows
         target = next(r for r in rows if r.change != "removed")
         app.screen.query_one("#diff-ops").move_cursor(row=rows.index(target))
         app.screen.query_one("#diff-ops").focus()
