@@ -25,18 +25,17 @@ from textual.widgets import DataTable, Input, Static
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from tui.model.fields import printable
 from tui.catalog.browser_model import BrowserModel
 from tui.catalog.browser_sort import TEXT_SORTS
 from tui.catalog.resort_pace import LIVE_RESORT_S, ResortPace  # noqa: F401  (LIVE_RESORT_S: the tests' pace)
 from tui.catalog.row_filter import PLACEHOLDER
 from tui.catalog.scan import Roots
 from tui.catalog.session_row import SessionRow
-from tui.ui.messages import CompareSessions, LiveRootsForgotten, LiveRowsChanged, OpenSession, SessionFilesChanged
-from tui.ui.clipboard import copy_notice
+from tui.ui.messages import LiveRootsForgotten, LiveRowsChanged, SessionFilesChanged
+from tui.ui.screens.browser_actions import copy_path, diff_marked, open_row
 from tui.ui.screens.browser_columns import Column, layout, row_cells
 from tui.ui.screens.browser_table import FilterInput, SessionTable
-from tui.ui.screens.browser_details import details_line, file_path
+from tui.ui.screens.browser_details import details_line
 from tui.ui.widgets.steady_static import SteadyStatic
 from tui.ui.widgets.footer import Footer
 
@@ -487,32 +486,11 @@ class BrowserScreen(Screen):
         self._update_note()
 
     def action_copy_path(self) -> None:
-        """`y`: the highlighted session's file path to the clipboard (OSC 52), for a shell command."""
-        key = self.table.cursor_key()
-        path = file_path(self.model.rows.get(key) if key is not None else None)
-        if path is None:
-            self.notify("no file to copy: " + ("a live session comes from an event stream" if key else "no session"),
-                        severity="warning")
-            return
-        self.app.copy_to_clipboard(path)
-        self.notify(copy_notice(f"copied the path {path}"), markup=False)
+        copy_path(self)
 
     def action_diff_marked(self) -> None:
-        key = self.table.cursor_key()
-        rows = self.model.rows
-        marked = self.model.marked if self.model.marked in rows else None
-        if marked is None or key is None or key == marked:
-            self.notify("mark a session with m, then press d on another to compare them", severity="warning")
-            return
-        self.post_message(CompareSessions(str(rows[marked].path), str(rows[key].path)))
+        diff_marked(self)
 
     @on(DataTable.RowSelected, "#browser-table")
     def _row_selected(self, event: DataTable.RowSelected) -> None:
-        row = self.model.rows.get(str(event.row_key.value))
-        if row is None:
-            return
-        if row.broken:
-            self.notify(f"{printable(row.session_id)}: {row.broken}", title="cannot open", severity="error",
-                        markup=False)
-            return
-        self.post_message(OpenSession(str(row.path)))
+        open_row(self, str(event.row_key.value))
