@@ -3,15 +3,14 @@ model and forwards keys (issue 29: a thin view)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from tui.model.fields import printable
 from tui.ui.clipboard import copy_notice
 from tui.ui.messages import CompareSessions, OpenSession
 from tui.ui.screens.browser_details import file_path
 
-if TYPE_CHECKING:
-    from tui.ui.screens.browser import BrowserScreen
+BrowserScreen = Any  # (tui.ui.screens.browser.BrowserScreen: named, not imported, as it imports this module)
 
 
 def copy_path(screen: BrowserScreen) -> None:
