@@ -22,26 +22,12 @@ from pathlib import Path
 
 import orjson
 
+from .catalog import DATA
 from .snapshots import atomic_write, gz
 
 TURN_END, TOOL_ITERATION_END, INVOCATION_END = 0, 1, 2
 EVENT_NAMES = ("turnEnd", "toolIterationEnd", "invocationEnd")
-QUESTIONS = (
-    ("How do goroutines differ from threads?", None,
-     "Goroutines are multiplexed onto a few OS threads by the Go scheduler; they start with a 2 KB stack."),
-    ("What's the weather in Lisbon right now?", ("getWeather", {"city": "Lisbon"}, {"tempC": 21, "sky": "clear"}),
-     "It is 21 °C and clear in Lisbon."),
-    ("Show me a select statement with a timeout.", None,
-     "select { case v := <-ch: use(v) case <-time.After(time.Second): return errTimeout }"),
-    ("Convert 250 USD to EUR.", ("convertCurrency", {"amount": 250, "from": "USD", "to": "EUR"}, {"amount": 231.4}),
-     "250 USD is about 231.40 EUR at today's rate."),
-    ("Summarise what we discussed.", None, "We covered goroutines, a select timeout and a currency conversion."),
-)
-RESTORED_QUESTIONS = (
-    ("Actually, tell me about channels instead.", None,
-     "Channels are typed conduits: unbuffered ones synchronise sender and receiver, buffered ones queue values."),
-    ("When should I close a channel?", None, "Only the sender closes, and only to tell receivers no more values come."),
-)
+QUESTIONS, RESTORED_QUESTIONS = DATA["genkit"]["questions"], DATA["genkit"]["restored_questions"]  # data.json
 
 
 def iso_nanos(ms: int, extra_ns: int = 0) -> str:

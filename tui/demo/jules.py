@@ -21,69 +21,13 @@ from pathlib import Path
 
 import orjson
 
+from .catalog import DATA
 from .snapshots import atomic_write, gz
 
-REPOS = ("acme/webshop", "acme/storefront")
-TASKS = (
-    ("Fix the flaky checkout test", "The checkout test fails about once in five runs on CI. Find out why and fix it."),
-    ("Fix rounding in checkout totals", "Customers see totals like 90.49999999999999 at checkout: round to cents."),
-)
-STEP_TITLES = (
-    "Read the relevant code and reproduce the problem", "Write a failing test", "Implement the change",
-    "Run the test suite", "Update the documentation", "Clean up and prepare the pull request",
-)
-FAILING_OUTPUT = """> webshop@2.3.1 test
-> jest --ci
-
-FAIL src/checkout/checkout.test.ts
-  ● checkout › applies the discount before tax
-
-    expect(received).toBe(expected) // Object.is equality
-
-    Expected: 90.5
-    Received: 90.49999999999999
-
-      41 |     const total = computeTotal(cart, { discount: 0.1 });
-    > 42 |     expect(total).toBe(90.5);
-         |                   ^
-
-Tests:       1 failed, 57 passed, 58 total
-"""
-LINT_OUTPUT = """src/checkout/total.ts
-  12:7  error  'rounding' is assigned a value but never used  @typescript-eslint/no-unused-vars
-
-✖ 1 problem (1 error, 0 warnings)
-"""
-PATCH = """diff --git a/src/checkout/total.ts b/src/checkout/total.ts
-index 3f2a1c0..9b8e7d4 100644
---- a/src/checkout/total.ts
-+++ b/src/checkout/total.ts
-@@ -9,7 +9,8 @@ export function computeTotal(cart: Cart, opts: Options): number {
-   const subtotal = cart.items.reduce((sum, item) => sum + item.price * item.qty, 0);
--  const discounted = subtotal * (1 - opts.discount);
--  return discounted * (1 + TAX_RATE);
-+  const discounted = Math.round(subtotal * (1 - opts.discount) * 100) / 100;
-+  const total = discounted * (1 + TAX_RATE);
-+  return Math.round(total * 100) / 100;
- }
-diff --git a/src/checkout/checkout.test.ts b/src/checkout/checkout.test.ts
-index 1c2d3e4..5f6a7b8 100644
---- a/src/checkout/checkout.test.ts
-+++ b/src/checkout/checkout.test.ts
-@@ -40,3 +40,3 @@ describe('checkout', () => {
--    expect(total).toBe(90.5);
-+    expect(total).toBeCloseTo(90.5, 2);
-"""
-README_PATCH = """diff --git a/docs/rounding.md b/docs/rounding.md
-new file mode 100644
---- /dev/null
-+++ b/docs/rounding.md
-@@ -0,0 +1,4 @@
-+# Rounding
-+
-+Totals are rounded to cents after the discount and again after tax.
-+See `computeTotal` in src/checkout/total.ts.
-"""
+_J = DATA["jules"]  # the task, its commands' output and its diffs: canned text in data.json
+REPOS, TASKS, STEP_TITLES = _J["repos"], _J["tasks"], _J["step_titles"]
+FAILING_OUTPUT, LINT_OUTPUT = _J["failing_output"], _J["lint_output"]
+PATCH, README_PATCH = _J["patch"], _J["readme_patch"]
 
 
 def iso(ms: int) -> str:
@@ -213,7 +157,7 @@ def _snapshot(s: _Session, seed: int, title: str, prompt: str, state: str, inclu
     return snap
 
 
-UNTYPED_DESCRIPTIONS = ("Cloned the repository into the VM", "Set up the environment: installed the dependencies")
+UNTYPED_DESCRIPTIONS = _J["untyped_descriptions"]
 
 
 def rest_activity(activity: dict) -> dict:
