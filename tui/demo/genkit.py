@@ -1,16 +1,5 @@
-"""Realistic Genkit Go session snapshots (seed genkit-go-session-snapshots-design.md), deterministic per seed.
-
-A chat agent with `ChatState{messages}` snapshotting at every event: a tool iteration end when a turn called a
-tool, a turn end after each answer, an invocation end when the agent returns. With `restore_from`, the user
-restores an earlier snapshot: every later snapshot is marked orphaned and the conversation continues from there
-(the design's `InvalidateSnapshotsAfter` + `WithSnapshotID`). Ids are SHA256 of the JSON state, as designed.
-
-`make_genkit_shipped` writes what Genkit's Go code shipped (go/ai/x `aix.SessionSnapshot`, the session flow's
-`maybeSnapshot`): `{snapshotId (a UUID), parentId, createdAt, event: "turnEnd"|"invocationEnd", state: {messages,
-custom}}` and nothing else: a snapshot at each turn end, one at the invocation end only when the state changed
-since (a custom state update), the snapshot's id written into the last message's metadata after saving, and a
-second invocation resumed from an earlier snapshot (`snapshotId` in the init): a parent with two children.
-"""
+"""Genkit Go session snapshots, deterministic per seed: the design's shape (content-addressed ids, orphaned
+snapshots after a restore) and the shape Genkit's Go code shipped (UUIDs, a resumed second invocation)."""
 
 from __future__ import annotations
 

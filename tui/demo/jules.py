@@ -1,17 +1,7 @@
-"""Realistic Jules `SessionSnapshot.toJSON()` files (seed jules-session-snapshot-spec.md), deterministic per seed.
+"""Jules `SessionSnapshot.toJSON()` files and REST activity pages, deterministic per seed.
 
-A coding session: a plan, its approval, progress updates with the bash commands they ran (some failing, with
-their output), patches, agent replies, a user intervention that makes Jules plan again, and the end (completed
-with a pull request, failed, or still going). The derived views (timeline, activityCounts, insights) are computed
-here the way the SDK computes them, independently of the monitor's model.
-
-The REST API's own answers are written too (`make_jules_activities_page`): one page of `GET .../activities`, the
-activities in their REST shape (the oneof key names, `name`, proto3 JSON that leaves every zero value out: no
-`exitCode` for a command that exited 0, no empty `artifacts`), with an activity that has no type field, only a
-`description`. `make_jules_snapshot(api_zero_values=True)` is what the SDK writes from such answers: its
-BashArtifact copies the missing `exitCode` (so `toJSON` leaves it out) and its insights count those commands as
-failed (`exitCode !== 0`).
-"""
+A coding session (plan, commands, patches, a user intervention, the end) with the derived views computed the SDK's
+way, independently of the monitor; the REST pages leave proto3 zero values out, as the API does."""
 
 from __future__ import annotations
 
@@ -201,9 +191,8 @@ def rest_activity(activity: dict) -> dict:
 
 def make_jules_activities_page(seed: int = 0, *, start_ms: int = 1_779_000_000_000, state: str = "completed",
                                page_size: int | None = None, untyped: int = 1) -> dict:
-    """One page of `GET v1alpha/sessions/{id}/activities` (`ListActivitiesResponse`) for the session
-    `make_jules_snapshot` writes for the same seed, in the REST shape, with `untyped` activities that have no type
-    field (a description only) and a `nextPageToken` when `page_size` cuts the list."""
+    """One `ListActivitiesResponse` page for the same seed's session: REST shape, `untyped` description-only
+    activities, a `nextPageToken` when `page_size` cuts it."""
     snap = make_jules_snapshot(seed, start_ms=start_ms, state=state)
     activities = [rest_activity(a) for a in snap["activities"]]
     session_id = snap["id"]
