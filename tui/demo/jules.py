@@ -14,10 +14,8 @@ import orjson
 from .catalog import DATA
 from .snapshots import atomic_write, gz
 
-_J = DATA["jules"]  # the task, its commands' output and its diffs: canned text in data.json
-REPOS, TASKS, STEP_TITLES = _J["repos"], _J["tasks"], _J["step_titles"]
-FAILING_OUTPUT, LINT_OUTPUT = _J["failing_output"], _J["lint_output"]
-PATCH, README_PATCH = _J["patch"], _J["readme_patch"]
+_J = DATA["jules"]  # the tasks and the session's script (commands, their output, diffs): data.json
+REPOS, TASKS = _J["repos"], _J["tasks"]
 
 
 def iso(ms: int) -> str:
@@ -85,34 +83,19 @@ def make_jules_snapshot(seed: int = 0, *, start_ms: int = 1_779_000_000_000, sta
 
 
 def _play(s: _Session, state: str, user_messages: int) -> _Session:
-    """The session's activities: plan, reproduce, fix, the user's interventions, the end for ``state``."""
-    s.plan(list(STEP_TITLES[:4]))
-    s.approve()
-    s.run("Reading the checkout code", ("ls src/checkout", "checkout.test.ts\ntotal.ts\ntypes.ts\n", 0),
-          ("git log --oneline -5 -- src/checkout", "9d1e2f3 Apply discounts per item\n4be1f0c Add tax rate\n", 0))
-    s.run("Running the tests to reproduce the failure", ("npm test", FAILING_OUTPUT, 1))
-    s.add("agentMessaged", message="The failure is floating point: the discount is applied to an unrounded "
-          "subtotal, so 90.5 comes out as 90.49999999999999. I will round to cents at each step and make the "
-          "assertion tolerant.")
-    s.patch("Rounding totals to cents", PATCH, "Round checkout totals to cents")
-    s.run("Running the tests again", ("npm test", "Tests:       58 passed, 58 total\n", 0))
+    """The session's activities, scripted in data.json: plan, reproduce, fix, the user's interventions, the end."""
+    script = _J["play"]
+    _steps(s, script["intro"])
     for n in range(user_messages):
-        s.add("userMessaged", originator="user", message=(
-            "Please also document the rounding rule for the support team." if n == 0 else
-            "And keep the old helper exported for one release, other packages still import it."))
-        s.plan(["Write docs/rounding.md", "Run the linter"])
-        s.approve()
-        s.run("Running the linter", ("npm run lint", LINT_OUTPUT, 2), ("npm run lint -- --fix", "", 0))
-        s.patch("Documenting the rounding rule", README_PATCH, "Document the rounding rule")
-    if state == "failed":
-        s.run("Pushing the branch", ("git push origin jules/fix-rounding", "fatal: could not read Username\n", 128))
-        s.add("sessionFailed", originator="system", reason="Could not push the branch: authentication failed")
-    elif state == "completed":
-        s.add("agentMessaged", message="All tests pass and the linter is clean. I opened a pull request.")
-        s.add("sessionCompleted", originator="system")
-    else:
-        s.run("Running the full test suite", ("npm test -- --runInBand", "", None))
+        s.add("userMessaged", originator="user", message=script["user_messages"][min(n, 1)])
+        _steps(s, script["intervention"])
+    _steps(s, script["end"].get(state, script["still_going"]))  # neither completed nor failed: still going
     return s
+
+
+def _steps(s: _Session, steps: list) -> None:
+    for op, *args in steps:  # ["add", kind, fields] or [method, *its arguments]
+        s.add(args[0], **args[1]) if op == "add" else getattr(s, op)(*args)
 
 
 def _snapshot(s: _Session, seed: int, title: str, prompt: str, state: str, include_activities: bool,
