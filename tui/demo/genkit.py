@@ -30,14 +30,6 @@ def state_id(state: dict) -> str:
     return hashlib.sha256(orjson.dumps(state)).hexdigest()
 
 
-def _user(text: str) -> dict:
-    return {"role": "user", "content": [{"text": text}]}
-
-
-def _model(text: str) -> dict:
-    return {"role": "model", "content": [{"text": text}]}
-
-
 class _Recorder:
     def __init__(self, rng: random.Random, session_id: str, start_ms: int, event_names: bool) -> None:
         self.rng = rng
@@ -63,13 +55,13 @@ class _Recorder:
 
     def turn(self, state: dict, question: tuple) -> None:
         text, tool, answer = question
-        state["messages"].append(_user(text))
+        state["messages"].append({"role": "user", "content": [{"text": text}]})
         if tool is not None:
             name, args, result = tool
             state["messages"].append({"role": "model", "content": [{"toolRequest": {"name": name, "input": args}}]})
             state["messages"].append({"role": "tool", "content": [{"toolResponse": {"name": name, "output": result}}]})
             self.snap(state, TOOL_ITERATION_END)
-        state["messages"].append(_model(answer))
+        state["messages"].append({"role": "model", "content": [{"text": answer}]})
         self.snap(state, TURN_END)
         self.turn_index += 1
 

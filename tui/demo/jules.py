@@ -6,21 +6,16 @@ way, independently of the monitor; the REST pages leave proto3 zero values out, 
 from __future__ import annotations
 
 import random
-from datetime import datetime, timezone
 from pathlib import Path
 
 import orjson
 
 from .catalog import DATA
+from .ops import iso
 from .snapshots import atomic_write, gz
 
 _J = DATA["jules"]  # the tasks and the session's script (commands, their output, diffs): data.json
 REPOS, TASKS = _J["repos"], _J["tasks"]
-
-
-def iso(ms: int) -> str:
-    dt = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
-    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
 
 
 class _Session:
