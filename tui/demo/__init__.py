@@ -1,11 +1,5 @@
-"""Deterministic test data for aiagent-monitor (pure Python + orjson; never imports textual/rich).
-
-* ``tree`` - ``make_tree``: an ai-agent ``opTree`` (SessionNode) like real snapshot files, and walks over it;
-* ``files`` - ``write_ledger`` (v3 ledgers + payload files) and ``populate`` (a whole sessions directory, what
-  ``aiagent-monitor generate DIR`` writes); ``snapshots`` - snapshot files, ``accounting.jsonl``, payload refs;
-* ``bodies`` - the LLM wire captures of every provider dialect; ``ops`` - the ops of a session;
-* ``jules`` / ``genkit`` - the other agents' files; ``start`` - the built-in demo.
-"""
+"""Deterministic, seeded test data for aiagent-monitor: every shape its inputs take (snapshots, ledgers,
+accounting, captures, Jules, Genkit) and the built-in demo. Pure Python + orjson."""
 
 from .catalog import HOSTILE_STRINGS
 from .files import populate, write_ledger

@@ -1,16 +1,7 @@
-"""What an LLM call looks like on the wire, for every dialect the producer captures: prose filler, request bodies,
-streamed and plain answers, HTTP framing and the SDK's view (``llm_exchange``).
+"""LLM wire captures for every dialect the producer captures (Anthropic, OpenAI/OpenRouter, Gemini, Ollama).
 
-One writer serves the four dialects; ``DIALECTS`` holds what differs (message shapes, body envelope, host and
-headers), the answer writers what cannot be a table (each dialect streams its own way):
-
-* Anthropic Messages (``POST /v1/messages``): ``event:``/``data:`` SSE with thinking, text, tool_use blocks;
-* OpenAI Chat Completions (also OpenRouter): ``data:`` chunks, a usage chunk, ``[DONE]``;
-* Gemini ``streamGenerateContent``: SSE with ``alt=sse`` (CRLF events) or one JSON array (format ``http``);
-* Ollama ``/api/chat``: NDJSON ending with a ``done: true`` object (format ``http``).
-
-Every function takes a seeded ``random.Random``; the same draws give the same bytes. Pure Python + orjson.
-"""
+One writer for all; ``DIALECTS`` holds what differs, the answer writers how each streams. Seeded: same draws,
+same bytes."""
 
 from __future__ import annotations
 
@@ -321,9 +312,7 @@ def _ollama_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, b
 
 @dataclass(frozen=True)
 class Dialect:
-    """A dialect: its request (tool definitions; the three history messages: user text, assistant text + tool call
-    ``(txt, tool, id)``, tool result; the body around them; host, own headers, path) and its answer writer
-    (``(id, body, response headers, the SDK's reasoning text, is SSE)``)."""
+    """What differs per dialect: tool definitions, history messages, body, host, headers, path, answer writer."""
 
     tool_def: Callable[[dict], dict]
     per_tool: int  # JSON bytes around each tool description, for the body's byte budget
@@ -429,10 +418,8 @@ def llm_exchange(rng: random.Random, *, provider: str, model: str, system: str, 
                  tools: list[dict[str, Any]], n_messages: int, target_bytes: int, thinking: str, text_out: str,
                  tool_calls: list[ToolCall], stop_reason: str, usage: Usage, created_s: int, ts_iso: str,
                  headers: bool = True, stream: bool = True) -> Exchange:
-    """Request + response captures of one LLM call. The producer captures bodies as fetch decoded them (format
-    ``http`` for anything not ``text/event-stream``); captures with HTTP headers come from other tools.
-    Fewer tools, history messages (an odd count: ends with a user/tool message) and a shorter system prompt keep
-    a small body near ``target_bytes``."""
+    """Request + response captures of one LLM call, trimmed (tools, messages, prompts) to stay near
+    ``target_bytes``; only captures by other tools carry HTTP headers."""
     dialect = dialect_of(provider)
     called = {tc.name for tc in tool_calls}
     tools = [t for t in tools if t["name"] in called] + [t for t in tools if t["name"] not in called]

@@ -5,138 +5,27 @@ the hostile strings a terminal UI must show literally. Every function takes a se
 from __future__ import annotations
 
 import random
+from importlib.resources import files
 from typing import Any
 
 import orjson
 
-# provider -> [(model, actualModel, prices per MTok (in, out, cacheRead, cacheWrite), thinking-capable)]
-MODELS: dict[str, list[tuple[str, str, tuple[float, float, float, float], bool]]] = {
-    "anthropic": [
-        ("claude-sonnet-4-5", "claude-sonnet-4-5-20250929", (3.0, 15.0, 0.30, 3.75), True),
-        ("claude-haiku-4-5", "claude-haiku-4-5-20251001", (1.0, 5.0, 0.10, 1.25), False),
-        ("claude-opus-4-1", "claude-opus-4-1-20250805", (15.0, 75.0, 1.50, 18.75), True),
-    ],
-    "openai": [
-        ("gpt-4o", "gpt-4o-2024-08-06", (2.5, 10.0, 1.25, 0.0), False),
-        ("gpt-4.1-mini", "gpt-4.1-mini-2025-04-14", (0.4, 1.6, 0.10, 0.0), False),
-        ("gpt-5", "gpt-5-2025-08-07", (1.25, 10.0, 0.125, 0.0), True),
-    ],
-    "openrouter": [
-        ("anthropic/claude-sonnet-4.5", "anthropic/claude-sonnet-4.5", (3.0, 15.0, 0.30, 3.75), True),
-        ("google/gemini-2.5-pro", "google/gemini-2.5-pro", (1.25, 10.0, 0.31, 0.0), True),
-        ("openai/gpt-5-mini", "openai/gpt-5-mini", (0.25, 2.0, 0.025, 0.0), False),
-    ],
-    "google": [
-        ("gemini-2.5-pro", "gemini-2.5-pro", (1.25, 10.0, 0.31, 0.0), True),
-        ("gemini-2.5-flash", "gemini-2.5-flash", (0.30, 2.50, 0.075, 0.0), True),
-        ("gemini-2.5-flash-lite", "gemini-2.5-flash-lite", (0.10, 0.40, 0.025, 0.0), False),
-    ],
-    "ollama": [  # local models: no cost
-        ("qwen3:8b", "qwen3:8b", (0.0, 0.0, 0.0, 0.0), True),
-        ("llama3.1:8b", "llama3.1:8b", (0.0, 0.0, 0.0, 0.0), False),
-        ("gpt-oss:20b", "gpt-oss:20b", (0.0, 0.0, 0.0, 0.0), True),
-    ],
-}
-OPENROUTER_UPSTREAM = {
-    "anthropic/claude-sonnet-4.5": ("Anthropic", "Google Vertex", "Amazon Bedrock"),
-    "google/gemini-2.5-pro": ("Google AI Studio", "Google Vertex"),
-    "openai/gpt-5-mini": ("OpenAI",),
-}
-CHEAP = {"anthropic": 1, "openai": 1, "openrouter": 2, "google": 2, "ollama": 1}
-
-# agent -> (tools, sub-agents)
-AGENTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "web-research": (("web__search", "web__fetch", "agent__task_status"), ("web-search", "web-fetch", "github-search")),
-    "neda": (("netdata__query_metrics", "netdata__list_nodes", "slack__search_messages", "agent__task_status"),
-             ("bigquery", "hubspot", "web-research", "github-search", "docs-search")),
-    "research": (("web__search", "docs__search", "agent__task_status"), ("web-fetch", "web-search", "docs-search")),
-    "bigquery": (("bigquery__execute_sql", "bigquery__list_tables", "bigquery__get_table_schema"), ("docs-search",)),
-    "web-search": (("web__search", "web__fetch"), ("web-fetch",)),
-    "web-fetch": (("web__fetch",), ("docs-search",)),
-    "github-search": (("github__search_code", "github__get_file_contents", "shell__rg"), ("web-fetch",)),
-    "hubspot": (("hubspot__search_objects", "hubspot__get_object"), ("bigquery",)),
-    "docs-search": (("docs__search", "web__fetch"), ("web-fetch",)),
-    "tool_output.read_grep": (("tool_output_fs__Read", "tool_output_fs__Grep"), ()),
-}
-ROOT_AGENTS = ("web-research", "neda", "research", "bigquery", "github-search")
-
-# tool -> (provider, kind, description)
-TOOLS: dict[str, tuple[str, str, str]] = {
-    "web__search": ("brave", "mcp", "Search the web. Returns titles, URLs and snippets."),
-    "web__fetch": ("fetcher", "mcp", "Fetch a URL and return its content as markdown."),
-    "docs__search": ("docs", "mcp", "Search the product documentation."),
-    "bigquery__execute_sql": ("bigquery", "mcp", "Run a read-only SQL query on BigQuery and return rows."),
-    "bigquery__list_tables": ("bigquery", "mcp", "List tables of a dataset."),
-    "bigquery__get_table_schema": ("bigquery", "mcp", "Describe the columns of a table."),
-    "netdata__query_metrics": ("netdata", "rest", "Query time-series metrics from Netdata Cloud."),
-    "netdata__list_nodes": ("netdata", "rest", "List the nodes of a space/room."),
-    "slack__search_messages": ("slack", "mcp", "Search Slack messages."),
-    "github__search_code": ("github", "mcp", "Search code on GitHub."),
-    "github__get_file_contents": ("github", "mcp", "Get the contents of a file in a repository."),
-    "shell__rg": ("shell", "command", "Run ripgrep on the local checkout."),
-    "hubspot__search_objects": ("hubspot", "rest", "Search HubSpot CRM objects."),
-    "hubspot__get_object": ("hubspot", "rest", "Get one HubSpot CRM object."),
-    "agent__task_status": ("agent", "agent", "Report task progress to the user."),
-    "agent__final_report": ("agent", "agent", "Deliver the final report."),
-    "tool_output_fs__Read": ("tool_output_fs", "mcp", "Read lines of a stored tool output."),
-    "tool_output_fs__Grep": ("tool_output_fs", "mcp", "Search a stored tool output with a regular expression."),
-}
-TOOL_SCHEMA = {"type": "object",
-               "properties": {"query": {"type": "string", "description": "What to look for"},
-                              "limit": {"type": "integer"}},
-               "required": ["query"], "additionalProperties": False}
-DOMAINS = ("learn.netdata.cloud", "github.com", "community.netdata.cloud", "docs.python.org", "en.wikipedia.org",
-           "stackoverflow.com", "www.postgresql.org", "kubernetes.io", "blog.cloudflare.com", "news.ycombinator.com")
-TABLES = ("analytics.events", "analytics.sessions", "billing.invoices", "billing.subscriptions", "cloud.spaces",
-          "cloud.nodes", "cloud.claims", "crm.deals", "telemetry.agent_installs")
-CONTEXTS = ("system.cpu", "system.ram", "disk.io", "net.net", "apps.cpu", "cgroup.mem", "mysql.queries",
-            "nginx.requests", "postgres.connections", "k8s.pod_cpu")
-ERR_SLUGS = ("timeout", "token_budget_exceeded", "mcp_error", "invalid_parameters", "rate_limited")
-LLM_ERR = (
-    ("token_budget_exceeded", "context window budget exceeded: 201345 tokens > 200000"),
-    ("rate_limited", "429 rate_limit_error: Number of request tokens has exceeded your per-minute rate limit"),
-    ("overloaded", "529 overloaded_error: Overloaded"),
-    ("timeout", "LLM request timed out after 120000 ms"),
-)
-INGRESS = (
-    {"source": "slack", "channel": "#support-escalations", "user": "U04KJ2D7Q", "threadTs": "1774991234.004519"},
-    {"source": "api", "headend": "openai-compatible", "remote": "10.20.3.14"},
-    {"source": "mcp", "client": "claude-desktop", "version": "0.13.1"},
-    {"source": "cli", "cwd": "/home/ops/agents", "tty": True},
-)
-TITLES = ("Investigate CPU spikes on production parents", "Weekly churn analysis", "Why did claims drop last week?",
-          "Summarize open GitHub issues about streaming", "Compare nginx latency across regions",
-          "Draft answer for support ticket", "Find customers with failed invoices")
-STATUSES = ("Querying metrics for the last 24h", "Fetching documentation pages", "Waiting for sub-agents",
-            "Cross-checking results with BigQuery", "Writing the final report")
-
+#: The fixed catalogs and canned texts, data not code (tui/demo/data.json ships in the wheel with tui/).
+DATA: dict[str, Any] = orjson.loads(files("tui.demo").joinpath("data.json").read_bytes())
+MODELS: dict[str, list[Any]] = DATA["models"]  # provider -> [model, actualModel, prices/MTok (in, out, cR, cW), thinks]
+OPENROUTER_UPSTREAM: dict[str, list[str]] = DATA["openrouter_upstream"]
+CHEAP: dict[str, int] = DATA["cheap"]
+AGENTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {  # agent -> (tools, sub-agents)
+    k: (tuple(tools), tuple(subs)) for k, (tools, subs) in DATA["agents"].items()}
+ROOT_AGENTS: list[str] = DATA["root_agents"]
+TOOLS: dict[str, list[str]] = DATA["tools"]  # tool -> (provider, kind, description)
+TOOL_SCHEMA: dict[str, Any] = DATA["tool_schema"]
+DOMAINS, TABLES, CONTEXTS = DATA["domains"], DATA["tables"], DATA["contexts"]
+ERR_SLUGS, LLM_ERR, INGRESS, TITLES, STATUSES = (DATA[k] for k in ("err_slugs", "llm_err", "ingress", "titles",
+                                                                   "statuses"))
 #: Strings a terminal UI must render literally (escape sequences, Rich markup).
-HOSTILE_STRINGS: tuple[str, ...] = ("\x1b[31mred\x1b[0m", "\x1b]0;title\x07", "[bold red]not markup[/]",
-                                    "[link=https://evil.example]click[/link]", "\x1b[2J\x1b[Hcleared?",
-                                    "tab\there\rcarriage [/] [[escaped]]")
-_WORDS = (
-    "the a of to and in for on with by from as at is are was be this that these those it its we our "
-    "query metric metrics node nodes chart charts alert alerts dimension dimensions latency cpu memory disk "
-    "network bandwidth packet packets error errors warning timeout retry retries request requests response "
-    "responses token tokens cache cached budget cost session sessions agent agents tool tools report result "
-    "results table tables dataset datasets row rows column columns schema select where group order limit join "
-    "customer customers account accounts invoice invoices subscription subscriptions revenue churn trial plan "
-    "plans space spaces room rooms claim claimed agent_id netdata cloud parent child streaming replication "
-    "database tier tiers retention ingestion collector collectors plugin plugins python go ebpf systemd "
-    "journal logs log kubernetes pod pods container containers cgroup cgroups docker postgres mysql redis nginx "
-    "apache haproxy prometheus exporter endpoint endpoints http https api json yaml config configuration "
-    "dashboard dashboards anomaly anomalies ml model models training trained detection score scores rate "
-    "average median p95 p99 percentile spike spikes drop drops increase decrease trend trends week weeks day "
-    "days hour hours minute minutes second seconds last previous next first total totals summary summarize "
-    "analysis analyze investigate found shows showing indicates suggests likely because however therefore "
-    "also only more less than most least each every some many few several across between within during "
-    "after before since until while when which who what how why search searching fetched fetch page pages "
-    "source sources documentation docs github issue issues pull commit commits release releases version "
-    "versions upgrade upgraded deploy deployed deployment incident incidents outage outages root cause fix "
-    "fixed patch patched user users team teams support ticket tickets slack channel thread message messages "
-    "hubspot deal deals pipeline stage contact contacts company companies owner owners region regions "
-    "europe america asia production staging cluster clusters host hosts virtual physical instance instances"
-).split()
+HOSTILE_STRINGS: tuple[str, ...] = tuple(DATA["hostile_strings"])
+_WORDS = DATA["words"].split()
 _corpus: list[str] = []  # built once: 60,000 words of seeded sentences
 B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 B36 = "0123456789abcdefghijklmnopqrstuvwxyz"
@@ -191,8 +80,7 @@ def _handle(s: Any) -> str:
     return s.user.rsplit("`", 2)[-2] if s.user.count("`") >= 2 else "handle"
 
 
-_SQL = ("SELECT account_id, COUNT(*) AS n, SUM(amount) AS total FROM `netdata-analytics.{}` WHERE created_at >= "
-        "TIMESTAMP_SUB(CURRENT_TIMESTAMP(), INTERVAL {} DAY) GROUP BY account_id ORDER BY total DESC LIMIT {}")
+_SQL = DATA["sql"]
 #: tool -> its parameters (a read-grep's Read/Grep name the handle of the stored output the session reads)
 TOOL_PARAMS = {
     "web__search": lambda r, s: {"query": sentence(r, 20, 60).rstrip("."), "count": r.choice((5, 10, 20))},

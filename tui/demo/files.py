@@ -61,17 +61,8 @@ def _session_status(node: dict) -> str:
 
 def write_ledger(sessions_dir: str | os.PathLike, tree: dict, *, with_payloads: bool = True, running: bool = False,
                  partial_last_line: bool = False) -> Path:
-    """Write ``session/<sessionId>.jsonl`` (v3 ledger) for ``tree`` and, recursively, one ledger per sub-agent
-    (linked through ``childSessions[].ledgerPath``), plus gzipped payload files when ``with_payloads``.
-
-    Ledger accounting (op / turn / session_summary) covers the session's own LLM ops only (sub-agents have
-    ledgers of their own); ``costUsd`` is left out when 0 and a system-only turn (turn 0, whose turn_end comes
-    when the session ends) has no accounting. As in real ledgers, some session ops fan out (several
-    ``childSessions``, each its own ledger), some children are listed only in ``session_summary.childSessions``
-    (whose entries may lack agentId/callPath), ~3% of child ledgers lack ``parentSessionId`` and some
-    ``session_start`` records lack ``parentOpId``. A running tree (no ``endedAt``), or ``running=True``, ends
-    after the ``turn_start`` of its last turn; ``partial_last_line`` then appends half a record without a newline.
-    Returns the root ledger's path."""
+    """Write the v3 ledger of ``tree`` and its sub-agents (with payload files when ``with_payloads``), with the
+    quirks real ledgers have (fan-out, summary-only children, missing parent ids); return the root's path."""
     sd = Path(sessions_dir)
     return write_tree_ledger(sd, tree, with_payloads=with_payloads, running=running,
                              partial_last_line=partial_last_line, store=Store(sd), parent=None)
@@ -170,9 +161,7 @@ def _session_end(led: _Ledger, is_child: bool) -> None:
 
 
 def _children_of(led: _Ledger, op: dict) -> list[dict]:
-    """The child sessions a session op links: its own and, when it fans out (one op, several sub-agent sessions,
-    each with its own ledger), small finished trees of the same agent started within the op. A full-chunked
-    tool_output tree is no agent session: no ledger of its own."""
+    """The child sessions a session op links: its own, plus small trees of the same agent when it fans out."""
     child = op.get("childSession")
     if op.get("kind") != "session" or not isinstance(child, dict) or not child.get("turns"):
         return []
@@ -239,21 +228,9 @@ def _turn_end(led: _Ledger, t: dict, *, failed: bool) -> None:
 
 def populate(sessions_dir: str | os.PathLike, *, count: int = 12, seed: int = 0, big_ops: int | None = None,
              start_ms: int | None = None) -> list[Path]:
-    """Fill ``sessions_dir`` with a realistic mix and return every path written.
-
-    * ``count`` snapshots ``<traceId>.json.gz``: ~60% version 1, the rest version 2 (one in the wire-envelope
-      shape when count >= 6); the last one (and the 4th from last when count >= 8) running (``reason:
-      subagent_finish``, no ``endedAt``); index 1 failed; index 2 with mismatching stored totals; index 3 a title
-      with escape sequences / Rich markup; index 0 ``big_ops`` ops when given; index 4 (count >= 6) also has a v3
-      ledger, its LLM captures moved to payload files (``payload.ref``) shared with that ledger;
-    * two ledger-only v3 sessions: a running one (ends after ``turn_start`` plus a half-written line) and a
-      failed one (``session_error``, payloads not captured, its session op fans out);
-    * an orphaned ``<uuid>.json.gz.tmp-123-456`` and a zero-byte ``<uuid>.json.gz``;
-    * ``accounting.jsonl`` with the entries of the finished sessions (inside the directory: ``generate DIR``
-      writes nothing outside DIR; the producer keeps it at ``~/.ai-agent/accounting.jsonl``).
-    File mtimes are the sessions' end (or last activity) times. Sessions start at ``start_ms`` (default: a
-    seeded date in 2026) and follow each other by a few minutes to an hour and a half.
-    """
+    """Fill ``sessions_dir`` with a realistic mix of every file kind (v1/v2/envelope snapshots, running, failed,
+    mismatching, hostile, ledgers, payload refs, a stray tmp and an empty file, accounting.jsonl); return the paths.
+    File mtimes are the sessions' end times; sessions start at ``start_ms`` and follow each other."""
     sd = Path(sessions_dir)
     sd.mkdir(parents=True, exist_ok=True)
     rng = random.Random(seed)

@@ -1,16 +1,5 @@
-"""Realistic Genkit Go session snapshots (seed genkit-go-session-snapshots-design.md), deterministic per seed.
-
-A chat agent with `ChatState{messages}` snapshotting at every event: a tool iteration end when a turn called a
-tool, a turn end after each answer, an invocation end when the agent returns. With `restore_from`, the user
-restores an earlier snapshot: every later snapshot is marked orphaned and the conversation continues from there
-(the design's `InvalidateSnapshotsAfter` + `WithSnapshotID`). Ids are SHA256 of the JSON state, as designed.
-
-`make_genkit_shipped` writes what Genkit's Go code shipped (go/ai/x `aix.SessionSnapshot`, the session flow's
-`maybeSnapshot`): `{snapshotId (a UUID), parentId, createdAt, event: "turnEnd"|"invocationEnd", state: {messages,
-custom}}` and nothing else: a snapshot at each turn end, one at the invocation end only when the state changed
-since (a custom state update), the snapshot's id written into the last message's metadata after saving, and a
-second invocation resumed from an earlier snapshot (`snapshotId` in the init): a parent with two children.
-"""
+"""Genkit Go session snapshots, deterministic per seed: the design's shape (content-addressed ids, orphaned
+snapshots after a restore) and the shape Genkit's Go code shipped (UUIDs, a resumed second invocation)."""
 
 from __future__ import annotations
 
@@ -22,26 +11,12 @@ from pathlib import Path
 
 import orjson
 
+from .catalog import DATA
 from .snapshots import atomic_write, gz
 
 TURN_END, TOOL_ITERATION_END, INVOCATION_END = 0, 1, 2
 EVENT_NAMES = ("turnEnd", "toolIterationEnd", "invocationEnd")
-QUESTIONS = (
-    ("How do goroutines differ from threads?", None,
-     "Goroutines are multiplexed onto a few OS threads by the Go scheduler; they start with a 2 KB stack."),
-    ("What's the weather in Lisbon right now?", ("getWeather", {"city": "Lisbon"}, {"tempC": 21, "sky": "clear"}),
-     "It is 21 °C and clear in Lisbon."),
-    ("Show me a select statement with a timeout.", None,
-     "select { case v := <-ch: use(v) case <-time.After(time.Second): return errTimeout }"),
-    ("Convert 250 USD to EUR.", ("convertCurrency", {"amount": 250, "from": "USD", "to": "EUR"}, {"amount": 231.4}),
-     "250 USD is about 231.40 EUR at today's rate."),
-    ("Summarise what we discussed.", None, "We covered goroutines, a select timeout and a currency conversion."),
-)
-RESTORED_QUESTIONS = (
-    ("Actually, tell me about channels instead.", None,
-     "Channels are typed conduits: unbuffered ones synchronise sender and receiver, buffered ones queue values."),
-    ("When should I close a channel?", None, "Only the sender closes, and only to tell receivers no more values come."),
-)
+QUESTIONS, RESTORED_QUESTIONS = DATA["genkit"]["questions"], DATA["genkit"]["restored_questions"]  # data.json
 
 
 def iso_nanos(ms: int, extra_ns: int = 0) -> str:
@@ -53,14 +28,6 @@ def iso_nanos(ms: int, extra_ns: int = 0) -> str:
 
 def state_id(state: dict) -> str:
     return hashlib.sha256(orjson.dumps(state)).hexdigest()
-
-
-def _user(text: str) -> dict:
-    return {"role": "user", "content": [{"text": text}]}
-
-
-def _model(text: str) -> dict:
-    return {"role": "model", "content": [{"text": text}]}
 
 
 class _Recorder:
@@ -88,13 +55,13 @@ class _Recorder:
 
     def turn(self, state: dict, question: tuple) -> None:
         text, tool, answer = question
-        state["messages"].append(_user(text))
+        state["messages"].append({"role": "user", "content": [{"text": text}]})
         if tool is not None:
             name, args, result = tool
             state["messages"].append({"role": "model", "content": [{"toolRequest": {"name": name, "input": args}}]})
             state["messages"].append({"role": "tool", "content": [{"toolResponse": {"name": name, "output": result}}]})
             self.snap(state, TOOL_ITERATION_END)
-        state["messages"].append(_model(answer))
+        state["messages"].append({"role": "model", "content": [{"text": answer}]})
         self.snap(state, TURN_END)
         self.turn_index += 1
 

@@ -1,94 +1,21 @@
-"""Realistic Jules `SessionSnapshot.toJSON()` files (seed jules-session-snapshot-spec.md), deterministic per seed.
+"""Jules `SessionSnapshot.toJSON()` files and REST activity pages, deterministic per seed.
 
-A coding session: a plan, its approval, progress updates with the bash commands they ran (some failing, with
-their output), patches, agent replies, a user intervention that makes Jules plan again, and the end (completed
-with a pull request, failed, or still going). The derived views (timeline, activityCounts, insights) are computed
-here the way the SDK computes them, independently of the monitor's model.
-
-The REST API's own answers are written too (`make_jules_activities_page`): one page of `GET .../activities`, the
-activities in their REST shape (the oneof key names, `name`, proto3 JSON that leaves every zero value out: no
-`exitCode` for a command that exited 0, no empty `artifacts`), with an activity that has no type field, only a
-`description`. `make_jules_snapshot(api_zero_values=True)` is what the SDK writes from such answers: its
-BashArtifact copies the missing `exitCode` (so `toJSON` leaves it out) and its insights count those commands as
-failed (`exitCode !== 0`).
-"""
+A coding session (plan, commands, patches, a user intervention, the end) with the derived views computed the SDK's
+way, independently of the monitor; the REST pages leave proto3 zero values out, as the API does."""
 
 from __future__ import annotations
 
 import random
-from datetime import datetime, timezone
 from pathlib import Path
 
 import orjson
 
+from .catalog import DATA
+from .ops import iso
 from .snapshots import atomic_write, gz
 
-REPOS = ("acme/webshop", "acme/storefront")
-TASKS = (
-    ("Fix the flaky checkout test", "The checkout test fails about once in five runs on CI. Find out why and fix it."),
-    ("Fix rounding in checkout totals", "Customers see totals like 90.49999999999999 at checkout: round to cents."),
-)
-STEP_TITLES = (
-    "Read the relevant code and reproduce the problem", "Write a failing test", "Implement the change",
-    "Run the test suite", "Update the documentation", "Clean up and prepare the pull request",
-)
-FAILING_OUTPUT = """> webshop@2.3.1 test
-> jest --ci
-
-FAIL src/checkout/checkout.test.ts
-  ● checkout › applies the discount before tax
-
-    expect(received).toBe(expected) // Object.is equality
-
-    Expected: 90.5
-    Received: 90.49999999999999
-
-      41 |     const total = computeTotal(cart, { discount: 0.1 });
-    > 42 |     expect(total).toBe(90.5);
-         |                   ^
-
-Tests:       1 failed, 57 passed, 58 total
-"""
-LINT_OUTPUT = """src/checkout/total.ts
-  12:7  error  'rounding' is assigned a value but never used  @typescript-eslint/no-unused-vars
-
-✖ 1 problem (1 error, 0 warnings)
-"""
-PATCH = """diff --git a/src/checkout/total.ts b/src/checkout/total.ts
-index 3f2a1c0..9b8e7d4 100644
---- a/src/checkout/total.ts
-+++ b/src/checkout/total.ts
-@@ -9,7 +9,8 @@ export function computeTotal(cart: Cart, opts: Options): number {
-   const subtotal = cart.items.reduce((sum, item) => sum + item.price * item.qty, 0);
--  const discounted = subtotal * (1 - opts.discount);
--  return discounted * (1 + TAX_RATE);
-+  const discounted = Math.round(subtotal * (1 - opts.discount) * 100) / 100;
-+  const total = discounted * (1 + TAX_RATE);
-+  return Math.round(total * 100) / 100;
- }
-diff --git a/src/checkout/checkout.test.ts b/src/checkout/checkout.test.ts
-index 1c2d3e4..5f6a7b8 100644
---- a/src/checkout/checkout.test.ts
-+++ b/src/checkout/checkout.test.ts
-@@ -40,3 +40,3 @@ describe('checkout', () => {
--    expect(total).toBe(90.5);
-+    expect(total).toBeCloseTo(90.5, 2);
-"""
-README_PATCH = """diff --git a/docs/rounding.md b/docs/rounding.md
-new file mode 100644
---- /dev/null
-+++ b/docs/rounding.md
-@@ -0,0 +1,4 @@
-+# Rounding
-+
-+Totals are rounded to cents after the discount and again after tax.
-+See `computeTotal` in src/checkout/total.ts.
-"""
-
-
-def iso(ms: int) -> str:
-    dt = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
-    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+_J = DATA["jules"]  # the tasks and the session's script (commands, their output, diffs): data.json
+REPOS, TASKS = _J["repos"], _J["tasks"]
 
 
 class _Session:
@@ -151,34 +78,19 @@ def make_jules_snapshot(seed: int = 0, *, start_ms: int = 1_779_000_000_000, sta
 
 
 def _play(s: _Session, state: str, user_messages: int) -> _Session:
-    """The session's activities: plan, reproduce, fix, the user's interventions, the end for ``state``."""
-    s.plan(list(STEP_TITLES[:4]))
-    s.approve()
-    s.run("Reading the checkout code", ("ls src/checkout", "checkout.test.ts\ntotal.ts\ntypes.ts\n", 0),
-          ("git log --oneline -5 -- src/checkout", "9d1e2f3 Apply discounts per item\n4be1f0c Add tax rate\n", 0))
-    s.run("Running the tests to reproduce the failure", ("npm test", FAILING_OUTPUT, 1))
-    s.add("agentMessaged", message="The failure is floating point: the discount is applied to an unrounded "
-          "subtotal, so 90.5 comes out as 90.49999999999999. I will round to cents at each step and make the "
-          "assertion tolerant.")
-    s.patch("Rounding totals to cents", PATCH, "Round checkout totals to cents")
-    s.run("Running the tests again", ("npm test", "Tests:       58 passed, 58 total\n", 0))
+    """The session's activities, scripted in data.json: plan, reproduce, fix, the user's interventions, the end."""
+    script = _J["play"]
+    _steps(s, script["intro"])
     for n in range(user_messages):
-        s.add("userMessaged", originator="user", message=(
-            "Please also document the rounding rule for the support team." if n == 0 else
-            "And keep the old helper exported for one release, other packages still import it."))
-        s.plan(["Write docs/rounding.md", "Run the linter"])
-        s.approve()
-        s.run("Running the linter", ("npm run lint", LINT_OUTPUT, 2), ("npm run lint -- --fix", "", 0))
-        s.patch("Documenting the rounding rule", README_PATCH, "Document the rounding rule")
-    if state == "failed":
-        s.run("Pushing the branch", ("git push origin jules/fix-rounding", "fatal: could not read Username\n", 128))
-        s.add("sessionFailed", originator="system", reason="Could not push the branch: authentication failed")
-    elif state == "completed":
-        s.add("agentMessaged", message="All tests pass and the linter is clean. I opened a pull request.")
-        s.add("sessionCompleted", originator="system")
-    else:
-        s.run("Running the full test suite", ("npm test -- --runInBand", "", None))
+        s.add("userMessaged", originator="user", message=script["user_messages"][min(n, 1)])
+        _steps(s, script["intervention"])
+    _steps(s, script["end"].get(state, script["still_going"]))  # neither completed nor failed: still going
     return s
+
+
+def _steps(s: _Session, steps: list) -> None:
+    for op, *args in steps:  # ["add", kind, fields] or [method, *its arguments]
+        s.add(args[0], **args[1]) if op == "add" else getattr(s, op)(*args)
 
 
 def _snapshot(s: _Session, seed: int, title: str, prompt: str, state: str, include_activities: bool,
@@ -213,7 +125,7 @@ def _snapshot(s: _Session, seed: int, title: str, prompt: str, state: str, inclu
     return snap
 
 
-UNTYPED_DESCRIPTIONS = ("Cloned the repository into the VM", "Set up the environment: installed the dependencies")
+UNTYPED_DESCRIPTIONS = _J["untyped_descriptions"]
 
 
 def rest_activity(activity: dict) -> dict:
@@ -257,9 +169,8 @@ def rest_activity(activity: dict) -> dict:
 
 def make_jules_activities_page(seed: int = 0, *, start_ms: int = 1_779_000_000_000, state: str = "completed",
                                page_size: int | None = None, untyped: int = 1) -> dict:
-    """One page of `GET v1alpha/sessions/{id}/activities` (`ListActivitiesResponse`) for the session
-    `make_jules_snapshot` writes for the same seed, in the REST shape, with `untyped` activities that have no type
-    field (a description only) and a `nextPageToken` when `page_size` cuts the list."""
+    """One `ListActivitiesResponse` page for the same seed's session: REST shape, `untyped` description-only
+    activities, a `nextPageToken` when `page_size` cuts it."""
     snap = make_jules_snapshot(seed, start_ms=start_ms, state=state)
     activities = [rest_activity(a) for a in snap["activities"]]
     session_id = snap["id"]

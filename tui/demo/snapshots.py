@@ -1,8 +1,5 @@
-"""Snapshot files (every shape and version), ``accounting.jsonl`` and the gzipped payload files ledgers and
-ref-style snapshots point to, from generated trees.
-
-Deterministic: the same trees give the same bytes (gzip headers carry no mtime or file name). Files are written
-the way the producer writes them: ``<name>.tmp-<pid>-<ms>`` then ``os.replace``. Pure Python + orjson."""
+"""Snapshot files (every shape and version), ``accounting.jsonl`` and payload files, from generated trees.
+Same trees, same bytes (no mtime in gzip headers); written as the producer does (tmp file, then ``os.replace``)."""
 
 from __future__ import annotations
 

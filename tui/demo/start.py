@@ -1,10 +1,7 @@
-"""The built-in demo: a temporary sessions directory from the generator, with one session written live.
+"""The built-in demo: a temporary sessions directory with one session written live.
 
-The directory goes when the monitor does, however it ends (quit, SIGTERM, SIGHUP, a crash): `Demo.stop()` first
-stops the live writer and waits for it (it renames a new snapshot into the directory every tick: removing the
-directory under it would race with that rename, leaving a file behind or raising in the writer), then removes the
-directory. It is idempotent and also registered with atexit, as the last resort.
-"""
+`Demo.stop()` stops the writer before removing the directory (else its rename races the removal); it is
+idempotent and registered with atexit."""
 
 from __future__ import annotations
 
@@ -65,9 +62,7 @@ def start_demo(*, live: bool = True, count: int = 12, seed: int = 7) -> Demo:
 
 
 def add_other_formats(sessions: Path, *, seed: int, start_ms: int) -> None:
-    """Beside the ai-agent sessions: a Jules snapshot, a Genkit snapshot directory, and the shapes the real
-    producers write (a Jules activities page, the REST API's answer with zero values left out; a Genkit directory
-    in the shape Genkit's Go code shipped)."""
+    """Beside the ai-agent sessions, the other agents' files: Jules (snapshot, REST page) and Genkit (both shapes)."""
     from tui.demo.genkit import make_genkit_shipped, make_genkit_snapshots, write_genkit_dir
     from tui.demo.jules import make_jules_activities_page, make_jules_snapshot, write_jules
 

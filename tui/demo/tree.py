@@ -62,13 +62,8 @@ def make_tree(seed: int = 0, *, ops: int = 40, depth: int = 2, fanout: int = 2, 
               failed: bool = False, version: int = 2, payload_bytes: int = 1500, mismatch: bool = False,
               provider_mix: tuple[str, ...] = DEFAULT_PROVIDERS, started_at: int | None = None,
               hostile_rate: float = 0.01, agent: str | None = None, capture_rate: float | None = None) -> dict:
-    """One root SessionNode (``opTree``). ``ops``: about the number of ops of the whole tree; ``depth``: the
-    exact nesting of sub-agents (0 = none), ``fanout`` sub-agents per non-leaf session. ``running`` leaves the
-    root (and its last sub-agent chain) open; ``failed`` fails the root's last LLM call. ``payload_bytes`` scales
-    the captured bodies (request ~ x0.6..1.4, answers and tool results a fraction; 0 = no raw/sdk captures, below
-    400 only a share of LLM ops carry them); ``capture_rate`` (0..1) sets that share instead (real files capture
-    about a tenth). ``mismatch`` corrupts the stored root totals; ``hostile_rate`` is the chance of escape
-    sequences / Rich markup in logs, results and titles."""
+    """One root SessionNode (``opTree``) of about ``ops`` ops and exactly ``depth`` levels of sub-agents;
+    ``payload_bytes``/``capture_rate`` size and thin the captures, the other flags the odd cases tests need."""
     g = Gen(seed, version=version, payload_bytes=payload_bytes, provider_mix=tuple(provider_mix),
             hostile_rate=hostile_rate, style="arrow", capture_rate=capture_rate)
     rng = g.rng
@@ -397,9 +392,8 @@ def session_op(g: Gen, s: Sess, cplan: Plan, *, turn: int, sub: int, path: str, 
 
 def tool_output_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str, source_tool: str, n_chunks: int,
                    params: dict[str, Any], mode: str = "full-chunked") -> dict[str, Any]:
-    """The producer's extraction of an oversized tool result (``src/tool-output/extractor.ts``): a ``session``
-    op whose child is either a bare full-chunked tree (one ``internal`` step of one llm op per chunk and a
-    ``reduce``; no turns, no ledger) or a read-grep sub-agent session reading the stored output."""
+    """An oversized tool result's extraction (``src/tool-output/extractor.ts``): a session op over a bare
+    full-chunked tree or a read-grep sub-agent session."""
     rng, handle = g.rng, params["handle"]
     op, at, req_json = _agent_op(g, s, turn=turn, sub=sub, path=path, name="tool_output", provider="tool-output",
                                  params=params, remote="agent:tool-output:tool_output",
