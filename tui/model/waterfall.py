@@ -17,7 +17,7 @@ pure functions of a time window and a width in cells.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from tui.model.fields import one_line
@@ -38,9 +38,9 @@ class Timing:
 
     __slots__ = ("start", "end", "inferred", "running", "cursor")
 
-    def __init__(self, start: float, end: float | None, inferred: bool, running: bool) -> None:
+    def __init__(self, start: float, end: float, inferred: bool, running: bool) -> None:
         self.start = start
-        self.end = end
+        self.end = end  # placing: the start until the ends are known (Waterfall._place)
         self.inferred = inferred
         self.running = running
         self.cursor = start  # placing only: where the next child without a start begins
@@ -136,11 +136,12 @@ class Waterfall:
         latest = float(anchor)
         # Starts, top-down (pre-order): a missing start follows the previous sibling, or the parent's start.
         order: list[Node] = []
+        unended: set[int] = set()  # ids of the nodes without a believed end: found bottom-up below
         stack: list[tuple[Node, Timing | None]] = [(root, None)]
         while stack:
             node, parent = stack.pop()
             order.append(node)
-            start = node.started_at
+            start: float | None = node.started_at
             if start is not None and not low <= start <= high:
                 start = None
             end = node.ended_at
@@ -157,8 +158,10 @@ class Waterfall:
                     start = parent.start  # a sub-agent without a start: its op's
                 else:
                     start = parent.cursor
-            timing = Timing(float(start), float(end) if end is not None else None, inferred, False)
+            timing = Timing(float(start), float(end) if end is not None else float(start), inferred, False)
             times[id(node)] = timing
+            if end is None:
+                unended.add(id(node))
             if parent is not None:
                 parent.cursor = max(parent.cursor, timing.start if end is None else float(end))
             if end is not None and end > latest:
@@ -169,7 +172,7 @@ class Waterfall:
                 if node.child is not None:
                     stack.append((node.child, timing))
             else:
-                kids = node.turns if isinstance(node, Session) else node.ops
+                kids: Sequence[Node] = node.turns if isinstance(node, Session) else node.ops
                 stack.extend([(kid, timing) for kid in reversed(kids)])
         self.latest = latest
         live = root.running
@@ -177,7 +180,7 @@ class Waterfall:
         # Ends, bottom-up: a missing end is the end of what the node holds, or its start.
         for node in reversed(order):
             timing = times[id(node)]
-            if timing.end is None:
+            if id(node) in unended:
                 if live and _open(node):
                     timing.running = True
                     timing.end = self.running_end

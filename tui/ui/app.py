@@ -249,8 +249,8 @@ class MonitorApp(IdleCollector, App):
             if session is None:
                 self.notify("this live session has not sent its tree yet", severity="warning")
                 return
-            doc = Document(SNAPSHOT, path, root=session, shape="live")
-            self.push_screen(self.session_screen(doc, op_path, live_root=root))
+            live_doc = Document(SNAPSHOT, path, root=session, shape="live")
+            self.push_screen(self.session_screen(live_doc, op_path, live_root=root))
             return
         doc = self.load_document(path)  # frozen out of the collector's reach as it loads
         if doc is not None:

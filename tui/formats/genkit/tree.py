@@ -9,6 +9,8 @@ one input become the ops of a root "store" session, one sub-session each.
 
 from __future__ import annotations
 
+from typing import cast
+
 import orjson
 
 from tui.model.capture import Capture
@@ -223,7 +225,7 @@ class GenkitView:
         info = getattr(session, "info", None)
         if isinstance(info, GenkitStore):
             return _store_facts(info)
-        branch = info.main if isinstance(info, GenkitSession) else info
+        branch = cast(Branch, info.main if isinstance(info, GenkitSession) else info)  # (a Genkit tree's)
         chains = [branch.chain, *(b.chain for b in branch.all_branches())]
         snaps = [x for chain in chains for x in chain]
         events: dict[str, int] = {}

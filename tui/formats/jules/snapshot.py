@@ -329,7 +329,7 @@ def _time(value: object, name: str, problems: list[str]) -> tuple[str, int | Non
         problems.append(f"{name} is {value!r:.60}, expected an ISO time" if isinstance(value, str)
                         else f"{name} is {type_name(value)}, expected an ISO time")
         return "", None
-    return (value if isinstance(value, str) else iso(ms)), ms
+    return (value if isinstance(value, str) else iso(ms) or ""), ms  # ("": a number no calendar names, -1e14)
 
 
 def iso(ms: int | None) -> str | None:

@@ -89,7 +89,7 @@ class WaterfallView(LineSearch, ScrollView, can_focus=True):
         Binding("home", "first", "First row", show=False),
         Binding("end", "last", "Last row", show=False),
         Binding("enter", "open", "Fold/Go to op"),
-        Binding("space", "toggle", "Fold", show=False),
+        Binding("space", "fold", "Fold", show=False),
         Binding("right,plus,equals_sign", "zoom(0.5)", "Zoom in", key_display="+"),
         Binding("left,minus", "zoom(2.0)", "Zoom out", key_display="-"),
         Binding("h,shift+left", "pan(-1)", "Pan left", key_display="h", show=False),  # (80 columns: Back)
@@ -208,7 +208,7 @@ class WaterfallView(LineSearch, ScrollView, can_focus=True):
     def action_last(self) -> None:
         self.move_to(len(self.model.rows) - 1)
 
-    def action_toggle(self) -> None:
+    def action_fold(self) -> None:  # (not action_toggle: DOMNode's toggles an attribute)
         if self.row is not None and self.model.toggle(self.cursor):
             self._changed()
 
@@ -217,7 +217,7 @@ class WaterfallView(LineSearch, ScrollView, can_focus=True):
         if row is None:
             return
         if row.expandable:
-            self.action_toggle()
+            self.action_fold()
         else:
             self.post_message(self.Jump(row))
 
