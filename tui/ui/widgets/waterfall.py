@@ -21,7 +21,8 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from tui.model.format import fmt_duration
-from tui.model.waterfall import Row, Waterfall, Window, axis, bar_cells, fit, pan, ticks, zoom
+from tui.model.waterfall import Row, Waterfall
+from tui.model.waterfall_axis import Window, axis, bar_cells, fit, pan, ticks, zoom
 from tui.ui.widgets.line_search import LineSearch
 from tui.ui.widgets.motion import half_page, motion_bindings
 from tui.ui.widgets.node_labels import KIND_STYLE, KIND_TAG
