@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import cast
 
-from tui.formats.jules.snapshot import UNTYPED, Activity, Artifact, JulesSnapshot
+from tui.formats.jules.activity import UNTYPED, Activity, Artifact
+from tui.formats.jules.snapshot import JulesSnapshot
 from tui.model.capture import Capture
 from tui.model.fields import one_line
 from tui.model.foreign import Fact, Facts, ForeignOp, ForeignSession, Section, session_facts
