@@ -157,9 +157,9 @@ def build_app(args: argparse.Namespace, *, watch: bool = True, on_exit: Callable
             return rc
         if args.path == "-":
             _reopen_tty_as_stdin()
-    problem = _stream_urls_problem(args)
-    if problem is not None:
-        return fail(problem)
+    url_problem = _stream_urls_problem(args)
+    if url_problem is not None:
+        return fail(url_problem)
     if args.token == "":
         return fail("--token is empty")
     token = token_from_env(args.token)

@@ -17,10 +17,8 @@ from tui.model.capture import Capture
 from tui.model.fields import one_line
 from tui.model.foreign import Fact, Facts, ForeignOp, ForeignSession, Section, session_facts
 from tui.model.format import fmt_duration
-from tui.formats.genkit.snapshot import (
-    Branch, GenkitSession, GenkitStore, Snapshot, added_messages, content_address_matches, message_text, messages,
-    state_changes,
-)
+from tui.formats.genkit.snapshot import Branch, GenkitSession, GenkitStore, Snapshot
+from tui.formats.genkit.state import added_messages, content_address_matches, message_text, messages, state_changes
 from tui.model.logs import LogEntry
 from tui.model.nodes import Op, Session, Turn
 
