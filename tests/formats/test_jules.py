@@ -592,3 +592,12 @@ def test_dump_names_an_activities_page_as_the_browser_does():
                             "originator": "agent", "description": "Cloned the repository"}]}
     doc = load_bytes(orjson.dumps(page), "page.json")
     assert next(iter(render(doc))) == f"Jules session: {doc.root.title}" and "Cloned the repository" in doc.root.title
+
+
+def test_a_time_no_calendar_names_is_left_blank_not_none():
+    """A createTime/updateTime number as_ms accepts but no calendar names (-1e14 ms: before year 1) was None in
+    the session's facts, which the totals panel cannot draw (mypy's check_untyped_defs found it)."""
+    doc = doc_of(given({**SESSION, "createTime": -10**14, "updateTime": -10**14}, []))
+    values = [fact.value for section in doc.root.view.sections(doc.root) for fact in section.fields]
+    assert values and all(isinstance(value, str) for value in values)
+    assert "created=-" in "\n".join(render(doc))

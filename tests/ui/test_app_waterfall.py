@@ -11,7 +11,7 @@ from tui.formats.aiagent.timeline import event_times, tree_at
 from tui.formats.load import load
 from tui.model.nodes import Op, Turn
 from tui.model.search import walk_ops
-from tui.model.waterfall import fit
+from tui.model.waterfall_axis import fit
 from tui.ui.app import MonitorApp
 from tui.ui.screens.help import HelpScreen
 from tui.ui.screens.waterfall import WaterfallScreen

@@ -10,7 +10,7 @@ that pass the filter, recomputed by `compute_view` (the screen paces how often: 
 from __future__ import annotations
 
 import dataclasses
-import gc
+from tui.model import gc_pause
 import operator
 import os
 import time
@@ -197,7 +197,7 @@ class BrowserModel:
         if self._filled_since_freeze >= FREEZE_ROWS:
             # Filled rows live as long as the listing: out of the collector's reach, or each full collection
             # (rare, see app.GC_THRESHOLDS) would scan all of them, a quarter of a second with 100k rows.
-            gc.freeze()
+            gc_pause.freeze()
             self._filled_since_freeze = 0
         return changed
 

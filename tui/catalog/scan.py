@@ -8,7 +8,6 @@ mtime and size) and never opens a snapshot. Summaries are filled later, one file
 from __future__ import annotations
 
 import errno
-import gc
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -16,6 +15,7 @@ from pathlib import Path
 from tui.formats.genkit.snapshot import looks_like_genkit_dir
 from tui.inputs.agent_roots import AgentLocation, ContentStat, content_stat, location_of_root, session_files
 from tui.inputs.files import NOT_REGULAR, not_regular_reason
+from tui.model.gc_pause import paused_gc_then_frozen
 from tui.catalog.session_row import RowKind, SessionRow, not_a_session, row_from_entry, session_id_from_name
 
 LEDGER_DIR = "session"
@@ -88,18 +88,12 @@ def _scan_aiagent(sessions_dir: Path | str, peek_ledgers_max: int | None, known:
         base = base.resolve()  # the watcher reports resolved paths: row keys must match them
     except (OSError, RuntimeError):  # RuntimeError: a symlink loop, before Python 3.13
         base = base.absolute()
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # 100k small objects would trigger many useless collections: they roughly double the time
-    try:
+    # 100k small objects would trigger many useless collections (they roughly double the time); the rows live as
+    # long as the listing and hold no cycles: frozen, or the next passes would scan them while the first are shown
+    with paused_gc_then_frozen():
         rows = _list(base, (".json.gz", ".json"), RowKind.SNAPSHOT, known)
         unlistable = len(rows) == 1 and rows[0].path == base  # said once: session/ is out of reach as well
         ledgers = [] if unlistable else _list(base / LEDGER_DIR, (".jsonl",), RowKind.LEDGER, known)
-    finally:
-        # The rows live as long as the listing and hold no cycles: out of the collector's reach, or its next
-        # passes would scan all 100k of them (a quarter of a second) while the first rows are being shown.
-        gc.freeze()
-        if gc_was_enabled:
-            gc.enable()
     if len(ledgers) <= (PEEK_LEDGERS_MAX if peek_ledgers_max is None else peek_ledgers_max):
         ledgers = [row for row in ledgers if row.size == 0 or not not_a_session(row)]
     rows.extend(ledgers)

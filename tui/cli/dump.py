@@ -31,11 +31,10 @@ def dump_parser() -> argparse.ArgumentParser:
 
 
 def run_dump(args: argparse.Namespace) -> int:
-    import gc
-
+    from tui.model.gc_pause import off_for_good
     from tui.model.json_text import dumps_for  # escapes what a terminal would obey when stdout is one
 
-    gc.disable()  # a one-shot command over acyclic parsed JSON: the collector would only re-scan it
+    off_for_good()
     data = None
     if args.json and not args.insights:
         summary, data = _fast_summary(args.path)

@@ -54,9 +54,9 @@ def export_parser() -> argparse.ArgumentParser:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    import gc
+    from tui.model.gc_pause import off_for_good
 
-    gc.disable()  # a one-shot command over acyclic parsed JSON: the collector would only re-scan it
+    off_for_good()
     from tui.text.export import ExportError, render, select, write_atomic
 
     if args.to is not None and args.format != "otlp":

@@ -124,7 +124,6 @@ def build_app(args: argparse.Namespace, *, watch: bool = True, on_exit: Callable
     demo = args.path is None and (args.demo or (not streaming and not explicit and not has_sessions(sessions_dir)
                                                 and not roots))  # (Claude Code sessions found: no demo)
     from tui.inputs.stream.access import raise_fd_limit, token_from_env
-    from tui.inputs.stream.event_stream import LISTEN_HELP, URL_HELP, check_listen, is_otlp, parse_url
     from tui.ui.app import MonitorApp
 
     if reading is not None:
@@ -158,20 +157,9 @@ def build_app(args: argparse.Namespace, *, watch: bool = True, on_exit: Callable
             return rc
         if args.path == "-":
             _reopen_tty_as_stdin()
-    for url, usage in [*((u, LISTEN_HELP) for u in args.listen), *((u, URL_HELP) for u in args.connect)]:
-        try:
-            parse_url(url, usage)
-        except ValueError as exc:
-            return fail(str(exc))
-    for url in args.connect:
-        if is_otlp(url):
-            return fail(f"{url}: an OTLP URL is for --listen (the monitor receives OpenTelemetry exports; it does "
-                        f"not subscribe to them)")
-    for url in args.listen:
-        try:
-            check_listen(url, allow_remote=args.allow_remote)
-        except (OSError, ValueError) as exc:
-            return fail(str(exc))
+    url_problem = _stream_urls_problem(args)
+    if url_problem is not None:
+        return fail(url_problem)
     if args.token == "":
         return fail("--token is empty")
     token = token_from_env(args.token)
@@ -183,6 +171,27 @@ def build_app(args: argparse.Namespace, *, watch: bool = True, on_exit: Callable
                      filter_text=getattr(args, "filter", None), settings=settings, keep_place=keep_place,
                      allow_origins=getattr(args, "allow_origin", []), agent_roots=roots if not demo else ())
     return app
+
+
+def _stream_urls_problem(args: argparse.Namespace) -> str | None:
+    """Why the --listen and --connect URLs cannot be used (the first problem), or None."""
+    from tui.inputs.stream.event_stream import LISTEN_HELP, URL_HELP, check_listen, is_otlp, parse_url
+
+    for url, usage in [*((u, LISTEN_HELP) for u in args.listen), *((u, URL_HELP) for u in args.connect)]:
+        try:
+            parse_url(url, usage)
+        except ValueError as exc:
+            return str(exc)
+    for url in args.connect:
+        if is_otlp(url):
+            return (f"{url}: an OTLP URL is for --listen (the monitor receives OpenTelemetry exports; it does "
+                    f"not subscribe to them)")
+    for url in args.listen:
+        try:
+            check_listen(url, allow_remote=args.allow_remote)
+        except (OSError, ValueError) as exc:
+            return str(exc)
+    return None
 
 
 def _settings(config):

@@ -144,7 +144,7 @@ def read_source(path: str, max_bytes: int | None = None) -> bytes | bytearray:
                                           "(--max-bytes)")
                 data = f.read(min(info.st_size, limit) + 1)  # one read of the known size (+1: it may be growing)
     except NotRegularFileError as exc:
-        raise LoadError(path, exc.strerror) from None
+        raise LoadError(path, str(exc.strerror)) from None  # (always set: NotRegularFileError's message)
     except FileNotFoundError:
         raise LoadError(path, _missing_reason(path)) from None
     except PermissionError:

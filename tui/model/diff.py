@@ -68,7 +68,7 @@ class OpDelta:
     duration_after: int | None = None
 
     def as_json(self) -> dict:
-        out = {"change": self.change, "path": self.path, "kind": self.kind, "target": self.target,
+        out: dict[str, object] = {"change": self.change, "path": self.path, "kind": self.kind, "target": self.target,
                "agent": self.agent, "statusBefore": self.status_before or None,
                "statusAfter": self.status_after or None}
         if self.renamed:

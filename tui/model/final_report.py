@@ -53,8 +53,8 @@ def final_report(session: Session) -> FinalReport | None:
             return _clip(FinalReport(path, "finalReport", fmt, text, False, json_text, captured, note))
     if tool_op is not None and tool_op.raw is not None:
         params = as_dict(as_dict(tool_op.raw.get("request")).get("payload"))
-        fmt = params.get("report_format")
-        fmt = fmt if isinstance(fmt, str) else ""
+        report_format = params.get("report_format")
+        fmt = report_format if isinstance(report_format, str) else ""
         for key in ("report_content", "content", "report"):
             value = params.get(key)
             if isinstance(value, str) and value:

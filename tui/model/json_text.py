@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from types import FrameType
 
 import orjson
 
@@ -85,7 +86,8 @@ def dumps_for(stream, value: object, *, indent: bool = False) -> bytes:
 
 
 def _stack_depth() -> int:
-    depth, frame = 0, sys._getframe()
+    depth = 0
+    frame: FrameType | None = sys._getframe()
     while frame is not None:
         depth += 1
         frame = frame.f_back

@@ -174,6 +174,7 @@ def _collect(node: Session | Turn | Op, raws: list, owners: list) -> None:
     while stack:
         node = stack.pop()
         if isinstance(node, Op):
+            logs: list | None
             if getattr(node, "view", None) is not None:  # Jules / Genkit ops make their own entries
                 logs = op_logs(node)
             else:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Generator, Iterator
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 Walk = Generator["Walk", T, T]
 
 
-def drive(first: Walk) -> T:
+def drive(first: Walk[Any]) -> Any:
     """Run `first` to the end. A walk it yields runs first (to its end), and its result is sent back to it.
 
     The stack lives in a list, so sub-agents nested hundreds of levels deep cost no Python recursion.

@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from typing import cast
 
 from tui.model.capture import Capture
 
@@ -199,11 +200,11 @@ def _side_captures(op: dict, side: str) -> list[Capture]:
         out.append(_capture_from_value(raw, side, "raw", truncated, size))
         used.add("raw")
     if pref_is_capture:
-        c = capture_for_ref(pref, side, "raw")
+        c = capture_for_ref(cast(dict, pref), side, "raw")  # (pref_is_capture: a dict, or a tool op's any value)
         if raw_is_header_only:
             used.add("raw")
             if not c.format:
-                c.format = _norm_format(raw.get("format"), [], "raw")
+                c.format = _norm_format(cast(dict, raw).get("format"), [], "raw")
         c.truncated = c.truncated or truncated
         if c.size is None:
             c.size = size

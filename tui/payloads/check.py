@@ -13,6 +13,7 @@ the op's own fields, already in the dump.
 from __future__ import annotations
 
 import os
+from typing import cast
 
 from tui.model.nodes import Op
 from tui.payloads.decode import PayloadError, capture_bytes, decode_bytes, placeholder_note, sdk_side
@@ -37,7 +38,7 @@ def payload_problems(op: Op, sessions_dir: str | os.PathLike | None) -> list[str
         try:
             warnings: list[str] = []
             if c.state == "ref":
-                data, warnings = read_ref_checked(c.ref, sessions_dir)
+                data, warnings = read_ref_checked(cast(dict, c.ref), sessions_dir)  # (a ref capture holds its ref)
                 out.extend(f"{label}: {w}" for w in warnings if w not in _PRODUCER_FLAGS)
             else:
                 data = capture_bytes(c, sessions_dir)

@@ -13,6 +13,7 @@ import json
 import re
 import zlib
 from dataclasses import dataclass, field
+from typing import cast
 
 import orjson
 
@@ -125,7 +126,7 @@ def capture_bytes(c: Capture, sessions_dir=None) -> bytes:
             return c.value.encode("utf-8", "surrogatepass")
         return _b64decode(c.value)
     if c.state == "ref":
-        return read_ref(c.ref, sessions_dir)
+        return read_ref(cast(dict, c.ref), sessions_dir)  # (a ref capture holds its ref)
     if c.state == "plain":
         if isinstance(c.plain, str):
             return c.plain.encode("utf-8", "surrogatepass")
@@ -391,7 +392,8 @@ def _parse_headers(lines: list[str], notes: list[str]) -> list[tuple[str, str]]:
 
 def _dechunk(body: bytes) -> tuple[bytes, str]:
     """Undo chunked transfer-encoding; returns (bytes, note). A body that is not chunked is left alone."""
-    pos, parts, n = 0, [], len(body)
+    parts: list[bytes] = []
+    pos, n = 0, len(body)
     while True:
         nl = body.find(b"\n", pos, pos + 1024)
         size_field = body[pos : nl if nl >= 0 else pos + 1024].split(b";", 1)[0].strip()

@@ -13,6 +13,7 @@ import json
 import os
 import re
 from collections.abc import Sequence
+from typing import cast
 
 from tui.inputs import json_load
 from tui.model.nodes import Op
@@ -114,7 +115,7 @@ def decode_with_notes(c: Capture, sessions_dir: str | os.PathLike | None) -> tup
     """Read and decode a capture; returns the view and notes for the status line. Raises PayloadError."""
     notes: list[str] = [n.strip() for n in (c.note or "").split(";")]
     if c.state == "ref":
-        data, warnings = read_ref_checked(c.ref, sessions_dir)
+        data, warnings = read_ref_checked(cast(dict, c.ref), sessions_dir)  # (a ref capture holds its ref)
         notes.extend(warnings)
         view = decode_bytes(data, c.format, sdk_side(c))
     else:
@@ -170,7 +171,7 @@ def _number(v: object) -> object:
 
 def _usage_text(usage: dict) -> str:
     """`k=v` pairs, one level of nesting flattened (`prompt_tokens_details.cached_tokens=5`, `cost=0.0012`)."""
-    out = []
+    out: list[str] = []
     for k, v in usage.items():
         if isinstance(v, dict):
             out.extend(f"{k}.{k2}={_number(v2)}" for k2, v2 in v.items()

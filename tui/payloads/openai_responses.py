@@ -38,7 +38,7 @@ def feed(b: Builder, obj: dict) -> None:
         b.append(kind, s(obj.get("delta")), key=_key(b, obj, kind))
     elif t in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
         sub = "summary" if "summary" in t else "text"
-        key = ("thinking", obj.get("output_index"), sub, obj.get("summary_index", obj.get("content_index")))
+        key: object = ("thinking", obj.get("output_index"), sub, obj.get("summary_index", obj.get("content_index")))
         b.append("thinking", s(obj.get("delta")), key=key)
     elif t in ("response.function_call_arguments.delta", "response.custom_tool_call_input.delta",
                "response.mcp_call_arguments.delta", "response.code_interpreter_call_code.delta"):
@@ -93,7 +93,7 @@ def _item(b: Builder, oi: object, item: dict, done: bool) -> None:
     it = s(item.get("type"))
     item_id = s(item.get("id"))
     if it in _TOOL_ITEMS:
-        key = ("tool", oi if oi is not None else item_id)
+        key: tuple = ("tool", oi if oi is not None else item_id)
         b.tool(key, name=s(item.get("name")) or it, id=s(item.get("call_id")) or item_id, kind=_TOOL_ITEMS[it])
         if item_id:
             b.by_key.setdefault(("tool", item_id), b.by_key[key])

@@ -176,7 +176,7 @@ def read_ref_checked(
 
     warnings: list[str] = []
     compressed_size = 0
-    with _open(target, rel) as f:
+    with _open(target, str(rel)) as f:
         first = f.read(_READ_CHUNK)
         gz = comp_key in _GZIP
         if comp is None and first.startswith(_GZIP_MAGIC):

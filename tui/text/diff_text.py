@@ -129,7 +129,7 @@ def render(diff: SessionDiff) -> Iterator[str]:
         items = diff.of_kind(change)
         yield ""
         yield f"{title} ({len(items):,})" + (":" if items else "")
-        for delta in items:
-            yield op_line(delta, mark, path_width, what_width).rstrip()
+        for op_delta in items:
+            yield op_line(op_delta, mark, path_width, what_width).rstrip()
     yield ""
     yield f"unchanged ops: {diff.unchanged:,}"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -25,6 +24,7 @@ from tui.inputs.paths import safe_resolve
 from tui.inputs.stream.access import mask_token
 from tui.inputs.stream.event_stream import connect, is_otlp, listen
 from tui.model.document import SNAPSHOT, Document
+from tui.model import gc_pause
 from tui.model.fields import printable
 from tui.ui.idle_collect import IdleCollector
 from tui.ui.live_controller import LiveController
@@ -38,12 +38,6 @@ from tui.ui.textual_compat import CoveredScreensStayDark, app_is_exiting, drop_n
 
 if TYPE_CHECKING:
     from tui.inputs.watch import DirChanges
-
-# The collector's generations: a full collection scans every live widget, style and cache of the UI (some 30 ms
-# on 2 cores, more with the garbage of a closed screen); by default one follows every 10th middle-generation pass,
-# which opening a screen on a big session triggers several times. Every 100th keeps drill-downs under 100 ms.
-GC_THRESHOLDS = (700, 10, 100)
-
 
 @dataclass(frozen=True, slots=True)
 class Settings:
@@ -121,9 +115,9 @@ class MonitorApp(IdleCollector, CoveredScreensStayDark):
 
     # start-up ---------------------------------------------------------------------------------------------
     def on_mount(self) -> None:
-        gc.set_threshold(*GC_THRESHOLDS)
+        gc_pause.tune_for_ui()
         if self.initial_document is not None:
-            settle_heap()
+            gc_pause.freeze()  # the document loaded before the app: see gc_pause.paused_gc_then_frozen
         if self.demo_note:
             self.notify(self.demo_note, title="demo", timeout=8, markup=False)
         if self.initial_document is not None:
@@ -238,8 +232,8 @@ class MonitorApp(IdleCollector, CoveredScreensStayDark):
             if session is None:
                 self.notify("this live session has not sent its tree yet", severity="warning")
                 return
-            doc = Document(SNAPSHOT, path, root=session, shape="live")
-            self.push_screen(self.session_screen(doc, op_path, live_root=root))
+            live_doc = Document(SNAPSHOT, path, root=session, shape="live")
+            self.push_screen(self.session_screen(live_doc, op_path, live_root=root))
             return
         doc = self.load_document(path)  # frozen out of the collector's reach as it loads
         if doc is not None:
@@ -419,12 +413,3 @@ def post_watched_rows(browser: Screen, batch: DirChanges) -> None:
     changes = watched_rows(batch)
     if changes:
         browser.post_message(SessionFilesChanged(changes))
-
-
-def settle_heap() -> None:
-    """Move what exists now (a freshly loaded document: millions of parsed JSON containers, loaded with the
-    collector paused) out of the collector's reach. Otherwise each young-generation pass re-scans them as they
-    are promoted, stalling the first seconds of the UI. Parsed JSON is acyclic and our trees are released
-    explicitly (release_tree), so refcounting still frees them."""
-    gc.freeze()
-

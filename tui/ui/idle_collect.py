@@ -21,11 +21,11 @@ OTLP receiver runs: a listing or a session freezes its heap once, with little ga
 
 from __future__ import annotations
 
-import gc
 import time
 
 from typing import TYPE_CHECKING, Any
 
+from tui.model import gc_pause
 from tui.ui.textual_compat import release_style_memo
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ else:
 
 QUIET_SECONDS = 0.4  # no key, click or scroll for this long: the user is reading, not waiting
 REFREEZE_GROWTH = 1_000_000  # objects frozen since the last refreeze before frozen garbage is looked for
-REFREEZE_CHECK_SECONDS = 5.0  # how often the frozen count is looked at (gc.get_freeze_count: O(1))
+REFREEZE_CHECK_SECONDS = 5.0  # how often the frozen count is looked at (gc_pause.frozen_count: O(1))
 
 
 class IdleCollector(AppMixin):
@@ -49,7 +49,7 @@ class IdleCollector(AppMixin):
     _last_input = 0.0
     _collect_pending = False
     _refreeze_due = False
-    _frozen_after_refreeze = 0  # gc.get_freeze_count() after the last refreeze
+    _frozen_after_refreeze = 0  # gc_pause.frozen_count() after the last refreeze
 
     def note_input(self) -> None:
         self._last_input = time.monotonic()
@@ -68,22 +68,18 @@ class IdleCollector(AppMixin):
             return
         self._collect_pending = False
         release_style_memo()
-        if self._refreeze_due:
-            self._refreeze_due = False
-            gc.unfreeze()
-            gc.collect()
-            gc.freeze()
-            self._frozen_after_refreeze = gc.get_freeze_count()
-        else:
-            gc.collect()
+        refreeze, self._refreeze_due = self._refreeze_due, False
+        gc_pause.collect(refreeze=refreeze)
+        if refreeze:
+            self._frozen_after_refreeze = gc_pause.frozen_count()
 
     def watch_frozen_garbage(self) -> None:
         """Look at the frozen count every REFREEZE_CHECK_SECONDS (called once, on mount)."""
-        self._frozen_after_refreeze = gc.get_freeze_count()
+        self._frozen_after_refreeze = gc_pause.frozen_count()
         self.set_interval(REFREEZE_CHECK_SECONDS, self._check_frozen)
 
     def _check_frozen(self) -> None:
-        if not self._refreeze_due and gc.get_freeze_count() - self._frozen_after_refreeze >= REFREEZE_GROWTH:
+        if not self._refreeze_due and gc_pause.frozen_count() - self._frozen_after_refreeze >= REFREEZE_GROWTH:
             self._refreeze_due = True
             self.collect_when_idle()
 

@@ -12,7 +12,7 @@ screens. Building a big tree blocks this loop (the sockets wait in the kernel: n
 from __future__ import annotations
 
 import asyncio
-import gc
+from tui.model import gc_pause
 import threading
 import time
 from collections.abc import Callable, Coroutine
@@ -225,7 +225,7 @@ class LiveWorker:
             # The held spans, records and trees are long-lived: left to the collector, every full collection
             # walked them all (1-1.5 s stalls at 100,000 spans). Frozen, they are out of its reach; they hold
             # no cycles, so an evicted trace is still freed at once by reference counting.
-            gc.freeze()
+            gc_pause.freeze()
             self._otlp_frozen = taken
 
     def _notice_rejections(self) -> None:

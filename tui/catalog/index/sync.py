@@ -7,7 +7,6 @@ The stored rows come from the index's warm image when it is current (tui.catalog
 
 from __future__ import annotations
 
-import gc
 import os
 import sqlite3
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from tui.catalog.index.image import CTIME_NS, INODE, MTIME_NS, SIZE, models_tupl
 from tui.catalog.index.indexer import ROW_COLUMNS, FileKey
 from tui.catalog.index.store import Index, image_path, open_index
 from tui.catalog.session_row import AGENT_KINDS, RowKind, SessionRow
+from tui.model.gc_pause import paused_gc
 
 if TYPE_CHECKING:
     from tui.catalog.scan import Known, Roots
@@ -45,9 +45,8 @@ def warm_scan(sessions_dir: Path | str, index: Index, *, prune: bool = True,
     from tui.catalog.scan import scan  # (lazy: scan is this package's neighbour, see update_index)
 
     result = WarmResult()
-    collecting = gc.isenabled()
-    gc.disable()  # 100,000s of tuples made at once: collections would walk them all for nothing (scan freezes them)
-    try:
+    # 100,000s of tuples made at once: collections would walk them all for nothing (scan freezes them)
+    with paused_gc():
         hits: list[str] = []
         stored = image.load(index)
         rows: list[SessionRow] | None = None
@@ -64,9 +63,6 @@ def warm_scan(sessions_dir: Path | str, index: Index, *, prune: bool = True,
                 result.error = f"sessions index not read: {exc}"
                 return scan(sessions_dir, roots=roots), result
             rows = scan(sessions_dir, known=_known_stored(stored, hits), roots=roots)
-    finally:
-        if collecting:
-            gc.enable()
     result.filled = len(hits)
     if prune and len(hits) < len(stored):
         listed = {row.key for row in rows}

@@ -10,6 +10,7 @@ accounting entries (dump, stats, the live hub's flushes) goes through EntrySet.
 from __future__ import annotations
 
 from hashlib import blake2b
+from typing import TypeGuard
 
 from tui.model.document import AccountingSummary
 from tui.model.json_text import canonical
@@ -18,7 +19,7 @@ from tui.model.totals import llm_entry_usage
 _DIGEST = 16  # bytes of an entry's identity kept (a 128-bit hash: a collision is not a real risk)
 
 
-def looks_like_accounting(record: object) -> bool:
+def looks_like_accounting(record: object) -> TypeGuard[dict]:
     return isinstance(record, dict) and record.get("type") in ("llm", "tool") and "recordType" not in record
 
 
@@ -59,7 +60,7 @@ class EntrySet:
 def summarise_accounting(records: list[dict]) -> AccountingSummary:
     """Totals and counts of the distinct entries of `records` (a repeated entry counts once, in `duplicates`)."""
     out = AccountingSummary()
-    agents: set[tuple] = set()
+    agents: set[object] = set()  # a txnId, or ("origin", originTxnId)
     seen = EntrySet()
     for entry in records:
         if not seen.first(entry):
@@ -82,9 +83,11 @@ def summarise_accounting(records: list[dict]) -> AccountingSummary:
             out.other += 1
         if entry.get("status") == "failed":
             out.failed += 1
-        txn = entry.get("txnId"), entry.get("originTxnId")
-        if any(isinstance(v, str) and v for v in txn):
-            agents.add(txn[0] if isinstance(txn[0], str) and txn[0] else ("origin", txn[1]))
+        txn_id, origin = entry.get("txnId"), entry.get("originTxnId")
+        if isinstance(txn_id, str) and txn_id:
+            agents.add(txn_id)
+        elif isinstance(origin, str) and origin:
+            agents.add(("origin", origin))
     out.totals.agentsRun = len(agents)
     out.duplicates = seen.duplicates
     return out

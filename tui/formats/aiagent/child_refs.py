@@ -10,6 +10,7 @@ ever opened (LedgerBuilder.resolve).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 from tui.formats.aiagent.ledger import LedgerBuilder, child_ledger_path
 from tui.inputs.files import LoadError
@@ -28,7 +29,7 @@ def link_child_refs(root: Session, sessions_dir: Path | None) -> None:
         return
     builder = LedgerBuilder(sessions_dir)
     for op in pending:
-        ref = op.child_ref
+        ref = cast(dict, op.child_ref)  # (_ref_ops: the op's raw childSessionRef, a dict)
         ledger_path = child_ledger_path(ref)
         if not isinstance(ledger_path, str) or not ledger_path:
             continue  # names no session file: stored elsewhere

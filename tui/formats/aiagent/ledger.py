@@ -279,7 +279,8 @@ class LedgerBuilder:
         op.tokens_out = as_int(acc.get("tokensOut"))
         op.cache_read = as_int(acc.get("tokensCacheRead"))
         op.cache_write = as_int(acc.get("tokensCacheWrite"))
-        op.cost = float(acc.get("costUsd")) if isinstance(acc.get("costUsd"), (int, float)) else 0.0
+        cost = acc.get("costUsd")
+        op.cost = float(cost) if isinstance(cost, (int, float)) else 0.0
         for totals in self.open_totals:
             totals.tokensIn += op.tokens_in
             totals.tokensOut += op.tokens_out

@@ -104,11 +104,12 @@ def _session_events(node: dict, meta: dict, max_tree_events: int) -> list[tuple[
 
     progress(start, "agent_started")
     for turn in as_list(node.get("turns")):
-        if not isinstance(turn, dict) or ms(turn.get("startedAt")) is None:
+        started = ms(turn.get("startedAt")) if isinstance(turn, dict) else None
+        if started is None:
             continue
         final = any(isinstance(op, dict) and as_dict(op.get("attributes")).get("isFinalTurn") is True
                     for op in as_list(turn.get("ops")))
-        out.append((ms(turn["startedAt"]), _PRIO["turn_started"],
+        out.append((started, _PRIO["turn_started"],
                     {"type": "turn_started", "turn": turn.get("index"), "attempt": 1, "isRetry": False,
                      "isFinalTurn": final}))
     report = node.get("finalReport") if isinstance(node.get("finalReport"), dict) else None
@@ -174,15 +175,17 @@ def _turn_with_stubs(turn: object) -> object:
 
 def _own_times(node: dict) -> list[int]:
     """The instants of a session's own turns and ops (its sub-agents send trees of their own)."""
-    times = set()
+    times: set[int] = set()
     for key in ("turns", "steps"):
         for turn in as_list(node.get(key)):
-            if isinstance(turn, dict) and ms(turn.get("startedAt")) is not None:
-                times.add(ms(turn["startedAt"]))
+            at = ms(turn.get("startedAt")) if isinstance(turn, dict) else None
+            if at is not None:
+                times.add(at)
     for op in _own_ops(node):
         for field in ("startedAt", "endedAt"):
-            if ms(op.get(field)) is not None:
-                times.add(ms(op[field]))
+            at = ms(op.get(field))
+            if at is not None:
+                times.add(at)
     return sorted(times)
 
 
@@ -198,9 +201,8 @@ def _spread(times: list[int], n: int) -> list[int]:
 
 
 def _tool_report(op: dict) -> dict:
-    request = op.get("request") if isinstance(op.get("request"), dict) else {}
-    params = request.get("payload") if isinstance(request.get("payload"), dict) else {}
-    response = op.get("response") if isinstance(op.get("response"), dict) else {}
+    request, response = as_dict(op.get("request")), as_dict(op.get("response"))
+    params = as_dict(request.get("payload"))
     content = params.get("report_content")
     if not isinstance(content, str):
         content = response.get("payload")

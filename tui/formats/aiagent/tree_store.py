@@ -13,6 +13,7 @@ Trees handed to the store must not be mutated afterwards (parsed JSON and the li
 from __future__ import annotations
 
 from hashlib import blake2b
+from typing import cast
 
 from tui.model.json_text import canonical
 from tui.model.trampoline import drive
@@ -110,7 +111,7 @@ class TreeStore:
         blob = self.blobs[digest]
         if not blob.children:
             return blob.fields  # an op without a sub-agent, a turn without ops, a broken node: shared as is
-        out = dict(blob.fields)
+        out = dict(cast(dict, blob.fields))  # (a node with children: its fields are a dict)
         for key, value in blob.children.items():
             if isinstance(value, tuple):
                 items = []

@@ -20,21 +20,19 @@ Broken links (a parent that is not in the input, a cycle, a duplicate id) are re
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections import defaultdict
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import orjson
 
+from tui.formats.genkit.detect import is_candidate, looks_like_genkit, looks_like_genkit_dir, looks_like_snapshot
 from tui.inputs import json_load
-from tui.inputs.files import LoadError, open_regular, read_source
-from tui.model.fields import as_dict, as_int, as_list, as_ms, as_str, one_line, type_name
+from tui.inputs.files import LoadError, read_source
+from tui.model.fields import as_int, as_ms, as_str, one_line, type_name
 
 EVENTS = ("turnEnd", "toolIterationEnd", "invocationEnd")  # SnapshotEvent 0, 1, 2 (iota order)
 _EVENT_KEYS = {name.lower(): name for name in EVENTS}
-_SUFFIXES = (".json", ".json.gz")
 MAX_DIR_FILES = 100_000
 
 
@@ -147,78 +145,6 @@ class GenkitStore:
         return counts
 
 
-# --- detection ---------------------------------------------------------------------------------------------
-
-def looks_like_snapshot(value: object) -> bool:
-    return looks_like_design_snapshot(value) or looks_like_shipped_snapshot(value)
-
-
-def looks_like_design_snapshot(value: object) -> bool:
-    return (isinstance(value, dict) and "sessionId" in value and ("turnIndex" in value or "index" in value)
-            and ("state" in value or "event" in value or "parentId" in value))
-
-
-def looks_like_shipped_snapshot(value: object) -> bool:
-    """Go writes snapshotId and createdAt always (no omitempty), event and state too; a SessionFlowOutput has a
-    snapshotId and a state but no createdAt."""
-    return (isinstance(value, dict) and "snapshotId" in value and "createdAt" in value
-            and ("event" in value or "state" in value))
-
-
-def looks_like_genkit(value: object) -> bool:
-    if isinstance(value, list):
-        return any(looks_like_snapshot(item) for item in value[:5])
-    if isinstance(value, dict):
-        if looks_like_snapshot(value):
-            return True
-        inner = value.get("snapshots")
-        return isinstance(inner, list) and any(looks_like_snapshot(item) for item in inner[:5])
-    return False
-
-
-def looks_like_genkit_dir(path: Path | str, *, max_entries: int = 200, head_bytes: int = 8192,
-                          max_files: int = 3) -> bool:
-    """Cheap: the first few JSON file names in the directory, and the start of at most `max_files` of them."""
-    opened = 0
-    try:
-        with os.scandir(path) as it:
-            for n, entry in enumerate(it):
-                if n >= max_entries or opened >= max_files:
-                    return False
-                if _is_candidate(entry.name) and entry.is_file():
-                    opened += 1
-                    if _head_looks_like(entry.path, head_bytes):
-                        return True
-    except OSError:
-        return False
-    return False
-
-
-def _is_candidate(name: str) -> bool:
-    return name.endswith(_SUFFIXES) and ".tmp-" not in name and not name.startswith(".")
-
-
-def _head_looks_like(path: str, head_bytes: int) -> bool:
-    import zlib
-
-    try:
-        with open_regular(path) as fh:
-            head = fh.read(head_bytes)
-    except OSError:
-        return False
-    if head[:2] == b"\x1f\x8b":
-        try:
-            head = zlib.decompressobj(wbits=31).decompress(head, head_bytes)
-        except zlib.error:
-            return False
-    # Go writes id, parentId, sessionId, createdAt, then the state (maybe large), then index and turnIndex; the
-    # shipped shape: snapshotId, parentId, createdAt, event, then the state
-    if b'"opTree"' in head:
-        return False
-    return ((b'"sessionId"' in head and (b'"createdAt"' in head or b'"turnIndex"' in head))
-            or (b'"snapshotId"' in head and b'"createdAt"' in head))
-
-
 # --- reading -----------------------------------------------------------------------------------------------
 
 def from_value(value: object, *, shape: str = "") -> GenkitStore:
@@ -233,7 +159,7 @@ def load_dir(path: str, max_bytes: int) -> GenkitStore:
         raise LoadError(path, "is a directory without Genkit snapshot files (a Genkit snapshot directory opens as "
                               "PATH; to browse a sessions directory use --sessions-dir DIR)")
     try:
-        names = sorted(e.name for e in os.scandir(path) if _is_candidate(e.name) and e.is_file())
+        names = sorted(e.name for e in os.scandir(path) if is_candidate(e.name) and e.is_file())
     except OSError as exc:
         raise LoadError(path, f"cannot list the directory: {exc.strerror or exc}") from None
     if len(names) > MAX_DIR_FILES:
@@ -522,120 +448,6 @@ def _branch(root: Snapshot, origin: Snapshot | None, target: Snapshot | None = N
         if side:
             branch.branches[id(s)] = [_branch(c, s) for c in side]
     return branch
-
-
-# --- state helpers -----------------------------------------------------------------------------------------
-
-def messages(state: object) -> list:
-    return as_list(as_dict(state).get("messages"))
-
-
-def added_messages(before: list, after: list) -> list:
-    """The messages `after` holds beyond `before` (all of them when the history was rewritten). The session
-    runner writes each snapshot's id into the last message's `metadata.snapshotId` after saving it, so the next
-    snapshot holds that earlier message with one more metadata key: not a rewrite."""
-    if len(after) < len(before):
-        return after
-    for old, new in zip(before, after):
-        if old != new and _without_snapshot_id(old) != _without_snapshot_id(new):
-            return after
-    return after[len(before):]
-
-
-def _without_snapshot_id(message: object) -> object:
-    if not isinstance(message, dict) or not isinstance(message.get("metadata"), dict):
-        return message
-    meta = {k: v for k, v in message["metadata"].items() if k != "snapshotId"}
-    out = {k: v for k, v in message.items() if k != "metadata"}
-    if meta:
-        out["metadata"] = meta
-    return out
-
-
-def message_text(message: object) -> str:
-    """`role: text` of a Genkit ai.Message ({role, content: [{text}...]}), or of a plain {role, text} dict."""
-    if isinstance(message, str):
-        return message
-    m = as_dict(message)
-    role = as_str(m.get("role"))
-    content = m.get("content")
-    if isinstance(content, str):
-        text = content
-    else:
-        parts = [part_text(part) for part in as_list(content)]
-        text = " ".join(p for p in parts if p) or as_str(m.get("text"))
-    return f"{role}: {text}" if role else text
-
-
-ARGUMENTS_SHOWN = 200
-
-
-def part_text(part: object) -> str:
-    """One ai.Part as text: text, reasoning, a tool request with its input, a tool response with its output,
-    media, data, a resource, custom."""
-    p = as_dict(part)
-    if isinstance(p.get("text"), str):
-        return p["text"]
-    if isinstance(p.get("reasoning"), str):
-        return f"[reasoning] {p['reasoning']}"
-    request = p.get("toolRequest")
-    if isinstance(request, dict):
-        ref = as_str(request.get("ref"))
-        return (f"[tool request {as_str(request.get('name'))}{' #' + ref if ref else ''}"
-                f"{_json_tail(request.get('input'))}]")
-    response = p.get("toolResponse")
-    if isinstance(response, dict):
-        ref = as_str(response.get("ref"))
-        return (f"[tool response {as_str(response.get('name'))}{' #' + ref if ref else ''}"
-                f"{_json_tail(response.get('output'))}]")
-    media = p.get("media")
-    if isinstance(media, dict):
-        url = as_str(media.get("url"))
-        shown = url if not url.startswith("data:") else f"data URL, {len(url):,} chars"
-        return f"[media {as_str(media.get('contentType')) or '?'} {one_line(shown, 80)}]"
-    if "data" in p:
-        return f"[data{_json_tail(p.get('data'))}]"
-    if isinstance(p.get("resource"), dict):
-        return f"[resource {as_str(p['resource'].get('uri'))}]"
-    if "custom" in p:
-        return f"[custom{_json_tail(p.get('custom'))}]"
-    return ""
-
-
-def _json_tail(value: object) -> str:
-    if value is None:
-        return ""
-    try:
-        text = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
-    except TypeError:
-        text = repr(value)
-    return " " + one_line(text, ARGUMENTS_SHOWN)
-
-
-def state_changes(state: object, parent_state: object) -> list[str]:
-    """Top-level keys added, removed or changed since the parent snapshot; message counts when both have them."""
-    if not isinstance(state, dict) or not isinstance(parent_state, dict):
-        return [] if state == parent_state else ["state replaced"]
-    out = []
-    for key in state:
-        if key not in parent_state:
-            out.append(f"+{key}")
-        elif state[key] != parent_state[key]:
-            before, after = parent_state[key], state[key]
-            if isinstance(before, list) and isinstance(after, list) and len(after) != len(before):
-                out.append(f"{key} {len(before)}→{len(after)}")
-            else:
-                out.append(f"~{key}")
-    out.extend(f"-{key}" for key in parent_state if key not in state)
-    return out
-
-
-def content_address_matches(s: Snapshot) -> bool:
-    """The id is documented as SHA256 of the JSON state; Go's serialisation may differ in spacing or order."""
-    try:
-        return hashlib.sha256(orjson.dumps(s.state)).hexdigest() == s.id
-    except TypeError:
-        return False
 
 
 # --- dump --json -------------------------------------------------------------------------------------------

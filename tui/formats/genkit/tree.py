@@ -9,16 +9,16 @@ one input become the ops of a root "store" session, one sub-session each.
 
 from __future__ import annotations
 
+from typing import cast
+
 import orjson
 
 from tui.model.capture import Capture
 from tui.model.fields import one_line
 from tui.model.foreign import Fact, Facts, ForeignOp, ForeignSession, Section, session_facts
 from tui.model.format import fmt_duration
-from tui.formats.genkit.snapshot import (
-    Branch, GenkitSession, GenkitStore, Snapshot, added_messages, content_address_matches, message_text, messages,
-    state_changes,
-)
+from tui.formats.genkit.snapshot import Branch, GenkitSession, GenkitStore, Snapshot
+from tui.formats.genkit.state import added_messages, content_address_matches, message_text, messages, state_changes
 from tui.model.logs import LogEntry
 from tui.model.nodes import Op, Session, Turn
 
@@ -223,7 +223,7 @@ class GenkitView:
         info = getattr(session, "info", None)
         if isinstance(info, GenkitStore):
             return _store_facts(info)
-        branch = info.main if isinstance(info, GenkitSession) else info
+        branch = cast(Branch, info.main if isinstance(info, GenkitSession) else info)  # (a Genkit tree's)
         chains = [branch.chain, *(b.chain for b in branch.all_branches())]
         snaps = [x for chain in chains for x in chain]
         events: dict[str, int] = {}

@@ -8,7 +8,10 @@ of its own: a bash command (kind `tool`, failed when its exit code is not 0, its
 
 from __future__ import annotations
 
-from tui.formats.jules.snapshot import UNTYPED, Activity, Artifact, JulesSnapshot
+from typing import cast
+
+from tui.formats.jules.activity import UNTYPED, Activity, Artifact
+from tui.formats.jules.snapshot import JulesSnapshot
 from tui.model.capture import Capture
 from tui.model.fields import one_line
 from tui.model.foreign import Fact, Facts, ForeignOp, ForeignSession, Section, session_facts
@@ -184,7 +187,7 @@ class JulesView:
 
     def sections(self, node: object) -> list[Section]:
         if isinstance(node, ForeignSession):
-            out = _session_sections(node.info)
+            out = _session_sections(cast(JulesSnapshot, node.info))  # (a Jules tree's sessions hold one)
             out[0].fields[0:0] = [Fact("id", node.id)] + [f for f in session_facts(node)
                                                            if f.label in ("title", "error", "broken")]
             return out

@@ -155,25 +155,36 @@ def _parse_head(head: bytes) -> _Request | None:
 async def serve_http(addresses: list[str], port: int, on_batch, on_status: OnStatus, limits: _Limits,
                      token: str | None, allow_origins: tuple[str, ...], max_body: int) -> None:
     """Serve until cancelled; then connections are closed and the decoding threads let go."""
-    clients = _Clients(on_status)
-    throttle = AuthThrottle()
-    decoders = ThreadPoolExecutor(DECODERS, thread_name_prefix="otlp-http")
-    loop = asyncio.get_running_loop()
-    writers: set[asyncio.StreamWriter] = set()
+    await _HttpServer(on_batch, on_status, limits, token, allow_origins, max_body).serve(addresses, port)
 
-    def decode(signal: str, body: bytes | bytearray, encoding: str, gzipped: bool, key: object) -> int:
+
+class _HttpServer:
+    """One OTLP/HTTP receiver: its clients, its decoding threads, and how each request is answered."""
+
+    def __init__(self, on_batch, on_status: OnStatus, limits: _Limits, token: str | None,
+                 allow_origins: tuple[str, ...], max_body: int) -> None:
+        self.on_batch, self.limits, self.token = on_batch, limits, token
+        self.allow_origins, self.max_body = allow_origins, max_body
+        self.clients = _Clients(on_status)
+        self.throttle = AuthThrottle()
+        self.decoders = ThreadPoolExecutor(DECODERS, thread_name_prefix="otlp-http")
+        self.loop = asyncio.get_running_loop()
+        self.writers: set[asyncio.StreamWriter] = set()
+
+    def decode(self, signal: str, body: bytes | bytearray, encoding: str, gzipped: bool, key: object) -> int:
         """(A decoding thread.) Inflate, count the spans on the wire and charge them (otlp_items) before anything
         is decoded: _TooBig, TooManyItems, _OverBudget or the decoder's ValueError refuse it."""
-        data = inflate(body, max_body) if gzipped else body
+        data = inflate(body, self.max_body) if gzipped else body
         cost = request_cost(data, encoding) + (len(body) if gzipped else 0)
-        if not limits.budget.hold(key, cost):
+        if not self.limits.budget.hold(key, cost):
             raise _OverBudget(cost)
-        return on_batch(signal, data, encoding)
+        return self.on_batch(signal, data, encoding)
 
-    def refused(reason: str, who: str, detail: str) -> None:
-        limits.refused(reason, f"{who}: {detail}")
-        clients.report(f"refused {who} ({detail})")
+    def refused(self, reason: str, who: str, detail: str) -> None:
+        self.limits.refused(reason, f"{who}: {detail}")
+        self.clients.report(f"refused {who} ({detail})")
 
+    @staticmethod
     async def respond(writer: asyncio.StreamWriter, code: int, encoding: str, body: bytes | None = None, *,
                       close: bool = False, extra: str = "") -> None:
         if body is None:
@@ -184,13 +195,15 @@ async def serve_http(addresses: list[str], port: int, on_batch, on_status: OnSta
                       f"\r\n").encode("latin-1") + body)
         await writer.drain()
 
-    async def fail(writer, code: int, encoding: str, message: str, *, close: bool = False, extra: str = "") -> None:
-        await respond(writer, code, encoding, _status_body(code, message, encoding), close=close, extra=extra)
+    async def fail(self, writer, code: int, encoding: str, message: str, *, close: bool = False,
+                   extra: str = "") -> None:
+        await self.respond(writer, code, encoding, _status_body(code, message, encoding), close=close, extra=extra)
 
-    async def linger(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def linger(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         """After refusing a request whose body was not read: stop writing, and read (and drop) what the client
         is still sending for a moment, so that it gets to read the answer instead of a reset (HTTP clients send
         their whole body before they read)."""
+        loop = self.loop
         with contextlib.suppress(Exception):
             if writer.can_write_eof():
                 writer.write_eof()
@@ -202,9 +215,9 @@ async def serve_http(addresses: list[str], port: int, on_batch, on_status: OnSta
                     break
                 dropped += len(chunk)
 
-    async def read_body(reader: asyncio.StreamReader, request: _Request, key: object) -> bytes | int:
+    async def read_body(self, reader: asyncio.StreamReader, request: _Request, key: object) -> bytes | int:
         """The body, or the HTTP code that refuses it (the budget holds what is read)."""
-        headers = request.headers
+        headers, limits, max_body = request.headers, self.limits, self.max_body
         chunked = "chunked" in headers.get("transfer-encoding", "").lower()
         if not chunked:
             text = headers.get("content-length")
@@ -237,7 +250,7 @@ async def serve_http(addresses: list[str], port: int, on_batch, on_status: OnSta
                 return 400
         return 413  # more than MAX_CHUNKS chunks
 
-    async def one_request(reader, writer, who: str, address: str, key: object) -> bool | None:
+    async def one_request(self, reader, writer, who: str, address: str, key: object) -> bool | None:
         """Serve one request; False when the connection is to be closed, None when closed after a refusal of a
         request whose body was not read (linger)."""
         try:
@@ -245,147 +258,169 @@ async def serve_http(addresses: list[str], port: int, on_batch, on_status: OnSta
         except (asyncio.IncompleteReadError, asyncio.TimeoutError, ConnectionError):
             return False
         except asyncio.LimitOverrunError:
-            refused("oversized", who, f"request headers over {HEAD_LIMIT:,} bytes")
-            await fail(writer, 413, "proto", "request headers too large", close=True)
+            self.refused("oversized", who, f"request headers over {HEAD_LIMIT:,} bytes")
+            await self.fail(writer, 413, "proto", "request headers too large", close=True)
             return None  # (the rest of the head is still coming: linger, or the client reads a reset)
         request = _parse_head(head)
         if request is None:
-            refused("malformed otlp", who, "not an HTTP/1.1 request")
-            await fail(writer, 400, "proto", "not an HTTP/1.1 request", close=True)
+            self.refused("malformed otlp", who, "not an HTTP/1.1 request")
+            await self.fail(writer, 400, "proto", "not an HTTP/1.1 request", close=True)
             return None
-        headers = request.headers
+        accepted = await self.check(writer, request, who, address)
+        if not isinstance(accepted, tuple):
+            return accepted
+        return await self.deliver(reader, writer, request, who, key, *accepted)
+
+    async def check(self, writer, request: _Request, who: str, address: str) -> tuple | bool | None:
+        """Whatever can be refused before the body is read (endpoint, method, origin, token, types): the answer
+        is sent and one_request's outcome returned, else (signal, encoding, content coding, CORS headers)."""
+        headers, allow_origins = request.headers, self.allow_origins
         kind = headers.get("content-type", "").split(";", 1)[0].strip().lower()
         encoding = TYPES.get(kind, "proto")
         path = urlsplit(request.target).path
         signal = PATHS.get(path)
         has_body = "content-length" in headers and headers["content-length"] != "0" or "transfer-encoding" in headers
         if signal is None:
-            refused("malformed otlp", who, f"{request.method[:10]} {path[:100]}: no such OTLP endpoint")
-            await fail(writer, 404, encoding, f"no OTLP endpoint at {path[:100]}; use /v1/traces or /v1/logs",
-                       close=has_body)
+            self.refused("malformed otlp", who, f"{request.method[:10]} {path[:100]}: no such OTLP endpoint")
+            await self.fail(writer, 404, encoding, f"no OTLP endpoint at {path[:100]}; use /v1/traces or /v1/logs",
+                            close=has_body)
             return None if has_body else request.keep_alive
         origin = headers.get("origin")
         cors = cors_headers(origin, allow_origins)  # (on every answer to an allowed page, refusals included)
         if request.method == "OPTIONS" and cors and "access-control-request-method" in headers:
-            await respond(writer, 204, encoding, b"", close=has_body,
-                          extra=cors + preflight_headers(headers.get("access-control-request-headers", "")))
+            await self.respond(writer, 204, encoding, b"", close=has_body,
+                               extra=cors + preflight_headers(headers.get("access-control-request-headers", "")))
             return None if has_body else request.keep_alive
         if request.method != "POST":
-            refused("malformed otlp", who, f"{request.method[:10]} {path}: OTLP exports are POSTed")
-            await fail(writer, 405, encoding, "OTLP exports are POSTed", close=has_body,
-                       extra="Allow: POST, OPTIONS\r\n" if allow_origins else "Allow: POST\r\n")
+            self.refused("malformed otlp", who, f"{request.method[:10]} {path}: OTLP exports are POSTed")
+            await self.fail(writer, 405, encoding, "OTLP exports are POSTed", close=has_body,
+                            extra="Allow: POST, OPTIONS\r\n" if allow_origins else "Allow: POST\r\n")
             return None if has_body else request.keep_alive
         if not origin_allowed(origin, allow_origins):
             shown = repr(origin[:100]) if origin else ""
-            refused("origin refused", who, f"a web page ({shown}) not allowed by --allow-origin")
-            await fail(writer, 403, encoding, "web pages may not push telemetry unless the monitor runs with "
-                                              "--allow-origin ORIGIN", close=True)
+            self.refused("origin refused", who, f"a web page ({shown}) not allowed by --allow-origin")
+            await self.fail(writer, 403, encoding, "web pages may not push telemetry unless the monitor runs with "
+                                                   "--allow-origin ORIGIN", close=True)
             return None
-        if token is not None:
+        if self.token is not None:
             presented = presented_token(request.target, headers.get("authorization"))
-            ok = token_matches(presented, token)
+            ok = token_matches(presented, self.token)
             if not ok:  # a failure waits its penalty, one at a time per address; the right token never waits
-                async with throttle.turn(address):
-                    throttle.failed(address)
-                refused("auth refused", who, "wrong token" if presented is not None else "no token")
-                await fail(writer, 401, encoding, "a token is required: send Authorization: Bearer TOKEN",
-                           close=True, extra=cors + "WWW-Authenticate: Bearer\r\n")
+                async with self.throttle.turn(address):
+                    self.throttle.failed(address)
+                self.refused("auth refused", who, "wrong token" if presented is not None else "no token")
+                await self.fail(writer, 401, encoding, "a token is required: send Authorization: Bearer TOKEN",
+                                close=True, extra=cors + "WWW-Authenticate: Bearer\r\n")
                 return None
         if kind not in TYPES:
-            refused("malformed otlp", who, f"content type {kind[:60]!r}")
-            await fail(writer, 415, "proto", "send application/x-protobuf or application/json", close=True,
-                       extra=cors)
+            self.refused("malformed otlp", who, f"content type {kind[:60]!r}")
+            await self.fail(writer, 415, "proto", "send application/x-protobuf or application/json", close=True,
+                            extra=cors)
             return None
         coding = headers.get("content-encoding", "identity").strip().lower()
         if coding not in ("identity", "gzip", ""):
-            refused("malformed otlp", who, f"content encoding {coding[:60]!r}")
-            await fail(writer, 415, encoding, "send gzip or identity content encoding", close=True, extra=cors)
+            self.refused("malformed otlp", who, f"content encoding {coding[:60]!r}")
+            await self.fail(writer, 415, encoding, "send gzip or identity content encoding", close=True, extra=cors)
             return None
-        if headers.get("expect", "").lower() == "100-continue":
+        return signal, encoding, coding, cors
+
+    async def deliver(self, reader, writer, request: _Request, who: str, key: object, signal: str, encoding: str,
+                      coding: str, cors: str) -> bool | None:
+        """Read the body, decode it in a thread, answer: one_request's outcome."""
+        limits, max_body = self.limits, self.max_body
+        if request.headers.get("expect", "").lower() == "100-continue":
             writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
         try:
-            body = await asyncio.wait_for(read_body(reader, request, key), READ_SECONDS)
+            body = await asyncio.wait_for(self.read_body(reader, request, key), READ_SECONDS)
         except (asyncio.IncompleteReadError, asyncio.TimeoutError, ConnectionError, asyncio.LimitOverrunError):
             limits.budget.hold(key, 0)
-            refused("truncated", who, "the request body was cut short")
+            self.refused("truncated", who, "the request body was cut short")
             return False
         if isinstance(body, int):
             limits.budget.hold(key, 0)
-            if body == 413:
-                refused("oversized", who, f"a request body over {max_body:,} bytes or {MAX_CHUNKS:,} chunks")
-                await fail(writer, 413, encoding, f"request bodies are limited to {max_body:,} bytes "
-                                                  f"(and {MAX_CHUNKS:,} chunks)", close=True, extra=cors)
-            elif body == 503:
-                limits.over_budget(who, content_length(headers.get("content-length", "")) or 0)
-                await fail(writer, 503, encoding, "the monitor is holding too much; retry later", close=True,
-                           extra=cors + "Retry-After: 1\r\n")
-            else:
-                refused("malformed otlp", who, "a bad Content-Length or chunk" if body == 400 else "no length")
-                await fail(writer, body, encoding, "the request's length is missing or invalid", close=True,
-                           extra=cors)
+            await self.refuse_body(writer, body, request, who, encoding, cors)
             return None
         try:
-            await loop.run_in_executor(decoders, decode, signal, body, encoding, coding == "gzip", key)
+            await self.loop.run_in_executor(self.decoders, self.decode, signal, body, encoding, coding == "gzip", key)
         except (_TooBig, TooManyItems) as exc:
-            refused("oversized", who, str(exc)[:200] or f"a gzip body inflating past {max_body:,} bytes")
-            await fail(writer, 413, encoding, f"request bodies are limited to {max_body:,} bytes inflated and "
-                                              f"{MAX_REQUEST_ITEMS:,} spans or log records", close=True, extra=cors)
+            self.refused("oversized", who, str(exc)[:200] or f"a gzip body inflating past {max_body:,} bytes")
+            await self.fail(writer, 413, encoding, f"request bodies are limited to {max_body:,} bytes inflated and "
+                                                   f"{MAX_REQUEST_ITEMS:,} spans or log records", close=True,
+                            extra=cors)
             return False
         except _OverBudget as exc:
             limits.over_budget(who, exc.args[0])
-            await fail(writer, 503, encoding, "the monitor is holding too much; retry later", close=True,
-                       extra=cors + "Retry-After: 1\r\n")
+            await self.fail(writer, 503, encoding, "the monitor is holding too much; retry later", close=True,
+                            extra=cors + "Retry-After: 1\r\n")
             return False
         except Exception as exc:  # ValueError: not OTLP; anything else: a body the decoder could not take
             why = str(exc)[:200] if isinstance(exc, ValueError) else f"{type(exc).__name__}: {str(exc)[:200]}"
-            refused("malformed otlp", who, why)
-            await fail(writer, 400, encoding, f"not an OTLP {signal} export request: {why}", extra=cors)
+            self.refused("malformed otlp", who, why)
+            await self.fail(writer, 400, encoding, f"not an OTLP {signal} export request: {why}", extra=cors)
             return request.keep_alive
         finally:
             limits.budget.hold(key, 0)
-        await respond(writer, 200, encoding, close=not request.keep_alive, extra=cors)
+        await self.respond(writer, 200, encoding, close=not request.keep_alive, extra=cors)
         return request.keep_alive
 
-    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def refuse_body(self, writer, code: int, request: _Request, who: str, encoding: str, cors: str) -> None:
+        """The answer to a body read_body refused with `code` (413, 503, 400 or 411)."""
+        max_body = self.max_body
+        if code == 413:
+            self.refused("oversized", who, f"a request body over {max_body:,} bytes or {MAX_CHUNKS:,} chunks")
+            await self.fail(writer, 413, encoding, f"request bodies are limited to {max_body:,} bytes "
+                                                   f"(and {MAX_CHUNKS:,} chunks)", close=True, extra=cors)
+        elif code == 503:
+            self.limits.over_budget(who, content_length(request.headers.get("content-length", "")) or 0)
+            await self.fail(writer, 503, encoding, "the monitor is holding too much; retry later", close=True,
+                            extra=cors + "Retry-After: 1\r\n")
+        else:
+            self.refused("malformed otlp", who, "a bad Content-Length or chunk" if code == 400 else "no length")
+            await self.fail(writer, code, encoding, "the request's length is missing or invalid", close=True,
+                            extra=cors)
+
+    async def handler(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         peer = writer.get_extra_info("peername")
         address = str(peer[0]) if isinstance(peer, tuple) else "?"
         who = f"client {address}:{peer[1]}" if isinstance(peer, tuple) else "a client"
         key = object()
-        writers.add(writer)
-        clients.now += 1
+        self.writers.add(writer)
+        self.clients.now += 1
         try:
-            while (going := await one_request(reader, writer, who, address, key)):
+            while (going := await self.one_request(reader, writer, who, address, key)):
                 pass
             if going is None:
-                await linger(reader, writer)
+                await self.linger(reader, writer)
         except (ConnectionError, asyncio.IncompleteReadError):
             pass
         except asyncio.CancelledError:
             return
         finally:
-            clients.now -= 1
-            writers.discard(writer)
-            limits.budget.release(key)
-            limits.descriptors.leave()  # (admitted by _ReservedSocket.accept)
+            self.clients.now -= 1
+            self.writers.discard(writer)
+            self.limits.budget.release(key)
+            self.limits.descriptors.leave()  # (admitted by _ReservedSocket.accept)
             writer.close()
             with contextlib.suppress(Exception):
                 await writer.wait_closed()
 
-    sockets = tcp_listeners(addresses, port, limits, clients)
-    servers = []
-    try:
-        for sock in sockets:
-            servers.append(await asyncio.start_server(handler, sock=sock, limit=HEAD_LIMIT, backlog=BACKLOG))
-        bound = sockets[0].getsockname()
-        shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
-        clients.where = f"otlp+http://{shown}:{bound[1]} (OTLP/HTTP)"
-        clients.bound(clients.where)
-        await asyncio.Future()  # until cancelled
-    finally:
-        for server in servers:
-            server.close()
-        for writer in list(writers):
-            writer.transport.abort()
-        for sock in sockets:
-            sock.close()
-        decoders.shutdown(wait=False, cancel_futures=True)
+    async def serve(self, addresses: list[str], port: int) -> None:
+        clients = self.clients
+        sockets = tcp_listeners(addresses, port, self.limits, clients)
+        servers = []
+        try:
+            for sock in sockets:
+                servers.append(await asyncio.start_server(self.handler, sock=sock, limit=HEAD_LIMIT, backlog=BACKLOG))
+            bound = sockets[0].getsockname()
+            shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
+            clients.where = f"otlp+http://{shown}:{bound[1]} (OTLP/HTTP)"
+            clients.bound(clients.where)
+            await asyncio.Future()  # until cancelled
+        finally:
+            for server in servers:
+                server.close()
+            for writer in list(self.writers):
+                writer.transport.abort()
+            for sock in sockets:
+                sock.close()
+            self.decoders.shutdown(wait=False, cancel_futures=True)

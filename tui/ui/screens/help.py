@@ -44,7 +44,7 @@ def _rows(source: object) -> list[tuple[str, str]]:
 
 class HelpScreen(ModalScreen):
     CSS_PATH = "help.tcss"
-    BINDINGS = [Binding("escape,question_mark,q", "dismiss", "Close")]
+    BINDINGS = [Binding("escape,question_mark,q", "close", "Close")]
 
     def __init__(self, screen: Screen) -> None:
         super().__init__()
@@ -73,5 +73,5 @@ class HelpScreen(ModalScreen):
             yield Static(legend_table(), id="help-legend")
             yield Static(Text("escape or ? closes this", style="dim"))
 
-    def action_dismiss(self) -> None:
+    def action_close(self) -> None:  # (not action_dismiss: Screen's is async and takes a result)
         self.dismiss()

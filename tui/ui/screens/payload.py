@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import cast
 
 from rich.style import Style
 from rich.text import Text
@@ -181,8 +182,8 @@ class PayloadScreen(Screen):
     # --- showing -------------------------------------------------------------------------------------
 
     def _show(self) -> None:
-        c = self.capture
-        if c is None:
+        c, index = self.capture, self.index
+        if c is None or index is None:  # (one is None when the other is: see capture)
             self._mode = "message"
             lines = ["this op has no captured payloads"]
             if self._find_error:
@@ -200,13 +201,13 @@ class PayloadScreen(Screen):
             self._set_status(c.note or c.state, "error")
             self.body.set_lines(capture_message(c), wrap=True)
             return
-        entry = self._cache.get(self.index)
+        entry = self._cache.get(index)
         if entry is None:
             self._mode = "decoding"
             self._render_header()
             self._set_status(f"decoding… ({fmt_bytes(c.size)})" if c.size is not None else "decoding…", "")
             self.body.set_lines([f"decoding… {c.side} {c.source} payload"], wrap=True)
-            self._start_decode(self.index)
+            self._start_decode(index)
             return
         if entry.error:
             self._mode = "message"
@@ -257,11 +258,11 @@ class PayloadScreen(Screen):
             *((("  ", ("#" + printable(op.op_id), "dim")) if op.op_id else ())),
         )
         self.query_one("#payload-title", Static).update(title)
-        c = self.capture
-        if c is None:
+        c, index = self.capture, self.index
+        if c is None or index is None:  # (one is None when the other is: see capture)
             self.query_one("#payload-capture", Static).update(Text("no captures", style="dim"))
             return
-        entry = self._cache.get(self.index) if self.index is not None else None
+        entry = self._cache.get(index)
         size = entry.view.size if entry is not None and entry.view is not None else c.size
         fmt = c.format or (entry.view.kind if entry is not None and entry.view is not None else "?")
         name = capture_name(c)  # an sdk capture is ai-agent's own turn request / result
@@ -269,7 +270,7 @@ class PayloadScreen(Screen):
             (c.side, "bold green" if c.side == "response" else "bold yellow"), "  ",
             (c.source, "bold"), (f" ({name})" if name else "", "bold"), "  ", (fmt, "cyan"), "  ", fmt_bytes(size),
             ("  [ref]" if c.state == "ref" else ""), ("  [truncated]" if c.truncated else "", "red"),
-            (f"  capture {self.index + 1}/{len(self.captures)}", "dim"),
+            (f"  capture {index + 1}/{len(self.captures)}", "dim"),
         ]
         if entry is not None and entry.views and self._mode == "view":
             parts.append(("  wrap" if self.wraps(self.view_name) else "  nowrap", "dim"))  # before the list: narrow
@@ -361,7 +362,7 @@ class PayloadScreen(Screen):
             return
         partner, other = None, None
         if event.state == WorkerState.SUCCESS:
-            index, entry, partner, other = worker.result
+            index, entry, partner, other = cast(tuple, worker.result)  # (what _decode returned)
         else:
             index = int(worker.name.rsplit("-", 1)[1])
             entry = Decoded(error=f"decoder error: {worker.error}")
@@ -392,15 +393,15 @@ class PayloadScreen(Screen):
         self._show()
 
     def action_cycle_source(self) -> None:
-        c = self.capture
-        if c is None:
+        c, index = self.capture, self.index
+        if c is None or index is None:  # (one is None when the other is: see capture)
             self.notify("this op has no captured payloads", severity="warning")
             return
         on_side = [i for i, o in enumerate(self.captures) if o.side == c.side]
         if len(on_side) < 2:
             self.notify(f"only one {c.side} capture ({c.source})")
             return
-        self.index = on_side[(on_side.index(self.index) + 1) % len(on_side)]
+        self.index = on_side[(on_side.index(index) + 1) % len(on_side)]
         self._show()
 
     def _views(self) -> dict[str, Sequence[str]] | None:

@@ -21,7 +21,8 @@ from tui.model.fields import one_line
 from tui.model.format import fmt_duration
 from tui.model.nodes import Op, Session, Turn
 from tui.model.search import find_session_by_prefix
-from tui.model.waterfall import Row, Waterfall, fit, fmt_offset, node_key
+from tui.model.waterfall import Row, Waterfall, node_key
+from tui.model.waterfall_axis import fit, fmt_offset
 from tui.ui.live_controller import LiveController
 from tui.ui.messages import DocumentReloaded, LiveTreeBuilt
 from tui.ui.widgets.footer import Footer

@@ -21,7 +21,8 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from tui.model.format import fmt_duration
-from tui.model.waterfall import Row, Waterfall, Window, axis, bar_cells, fit, pan, ticks, zoom
+from tui.model.waterfall import Row, Waterfall
+from tui.model.waterfall_axis import Window, axis, bar_cells, fit, pan, ticks, zoom
 from tui.ui.widgets.line_search import LineSearch
 from tui.ui.widgets.motion import half_page, motion_bindings
 from tui.ui.widgets.node_labels import KIND_STYLE, KIND_TAG
@@ -89,7 +90,7 @@ class WaterfallView(LineSearch, ScrollView, can_focus=True):
         Binding("home", "first", "First row", show=False),
         Binding("end", "last", "Last row", show=False),
         Binding("enter", "open", "Fold/Go to op"),
-        Binding("space", "toggle", "Fold", show=False),
+        Binding("space", "fold", "Fold", show=False),
         Binding("right,plus,equals_sign", "zoom(0.5)", "Zoom in", key_display="+"),
         Binding("left,minus", "zoom(2.0)", "Zoom out", key_display="-"),
         Binding("h,shift+left", "pan(-1)", "Pan left", key_display="h", show=False),  # (80 columns: Back)
@@ -208,7 +209,7 @@ class WaterfallView(LineSearch, ScrollView, can_focus=True):
     def action_last(self) -> None:
         self.move_to(len(self.model.rows) - 1)
 
-    def action_toggle(self) -> None:
+    def action_fold(self) -> None:  # (not action_toggle: DOMNode's toggles an attribute)
         if self.row is not None and self.model.toggle(self.cursor):
             self._changed()
 
@@ -217,7 +218,7 @@ class WaterfallView(LineSearch, ScrollView, can_focus=True):
         if row is None:
             return
         if row.expandable:
-            self.action_toggle()
+            self.action_fold()
         else:
             self.post_message(self.Jump(row))
 
