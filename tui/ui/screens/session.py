@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 from contextlib import contextmanager
-from functools import partial
 
 from rich.text import Text
 from textual import on
@@ -453,7 +452,6 @@ class SessionScreen(Screen):
                 tree.reveal(current)
         self.set_status("errors only: failed ops, ops with ERR logs and broken nodes (e to show all)"
                         if errors_only else "")
-
 
     def action_log_level(self) -> None:
         level = self.query_one(LogPane).cycle_level()
