@@ -12,16 +12,16 @@ from helpers.corpus import build_corpus
 from helpers.corpusfix import world_readable_dir
 from helpers.ptyrun import run_in_pty
 
-# After 6 s (the browser has loaded the corpus): filter to the hostile session, open it, walk its tree and expand
-# a node, open a payload, go back; then filter to the file with the hostile name and press Enter (a notification
-# quotes the name); quit.
-KEYS = [
+# After 10 s (the browser has loaded the corpus, also with another test process on the second core): filter to the
+# hostile session, open it, walk its tree and expand a node, open a payload, go back; then filter to the file with
+# the hostile name and press Enter (a notification quotes the name); quit.
+KEYS = [(4.0 + t, key) for t, key in [
     (6.0, b"/"), (6.5, b"hostile-text"), (7.5, b"\r"), (8.5, b"\r"),
-    *((10.0 + 0.3 * i, key) for i, key in enumerate([b"j", b"j", b"l", b"j", b"j", b"j", b"j", b"p"])),
-    (14.0, b"v"), (14.5, b"\x1b"), (15.5, b"\x1b"),
-    (16.5, b"/"), (17.0, b"\x15"), (17.5, b"hostile-name"), (18.5, b"\r"), (19.5, b"\r"),
-    (21.0, b"q"),
-]
+    *((10.0 + 0.4 * i, key) for i, key in enumerate([b"j", b"j", b"l", b"j", b"j", b"j", b"j", b"p"])),
+    (14.5, b"v"), (15.0, b"\x1b"), (16.0, b"\x1b"),
+    (17.0, b"/"), (17.5, b"\x15"), (18.0, b"hostile-name"), (19.0, b"\r"), (20.0, b"\r"),
+    (21.5, b"q"),
+]]
 
 
 @pytest.fixture(scope="module")
