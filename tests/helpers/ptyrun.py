@@ -15,12 +15,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run_in_pty(args: list[str], keys: list[tuple[float | bytes, bytes]], *, cols: int = 160, rows: int = 48,
+def run_in_pty(args: list[str], keys: list[tuple], *, cols: int = 160, rows: int = 48,
                timeout: float = 60.0, env: dict[str, str] | None = None,
                signals: list[tuple[bytes, int]] = ()) -> tuple[bytes, int]:
     """(everything written to the terminal, exit status). `keys` are (seconds after start, bytes) to type, or
     (text, bytes): typed once the text has been written to the terminal (a busy machine may take longer than any
-    fixed delay to draw the first screen, and keys typed before it are lost);
+    fixed delay to draw the first screen, and keys typed before it are lost), or steps (text | None, seconds,
+    bytes), typed in order: once the text has been written since the step before was typed, and `seconds` more;
     `signals` are (text, signal number): the signal is sent once the text has been written to the terminal (in
     order); `env` adds to the child's environment."""
     pid, fd = pty.fork()
@@ -36,8 +37,10 @@ def run_in_pty(args: list[str], keys: list[tuple[float | bytes, bytes]], *, cols
             os._exit(127)
     out = bytearray()
     started = time.monotonic()
-    pending = sorted(key for key in keys if isinstance(key[0], (int, float)))
-    on_text = [key for key in keys if isinstance(key[0], bytes)]
+    pending = sorted(key for key in keys if len(key) == 2 and isinstance(key[0], (int, float)))
+    on_text = [key for key in keys if len(key) == 2 and isinstance(key[0], bytes)]
+    steps = [key for key in keys if len(key) == 3]
+    step_from, step_due = 0, None  # where the next step's text is looked for; when its key is due
     to_signal = list(signals)
     status = None
     try:
@@ -45,6 +48,11 @@ def run_in_pty(args: list[str], keys: list[tuple[float | bytes, bytes]], *, cols
             now = time.monotonic() - started
             while pending and pending[0][0] <= now:
                 os.write(fd, pending.pop(0)[1])
+            if steps and step_due is None and (steps[0][0] is None or steps[0][0] in out[step_from:]):
+                step_due = now + steps[0][1]
+            if steps and step_due is not None and now >= step_due:
+                os.write(fd, steps.pop(0)[2])
+                step_from, step_due = len(out), None
             ready, _, _ = select.select([fd], [], [], 0.05)
             if ready:
                 try:
