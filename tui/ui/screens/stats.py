@@ -1,5 +1,5 @@
 """The Stats screen (`t` in the browser): cost, tokens, sessions and failures across the sessions of the directory,
-per day (a bar per day, sparklines of the four series) and by agent, model and headend, with the most expensive,
+per day (a bar per day, sparklines of the four series) and by agent, model, headend and agent kind, with the most expensive,
 slowest and most failing sessions and the agents failing most, over a time range chosen with keys.
 
 Every number comes from SQL over the sessions index (tui.catalog.index.stats), queried in a thread worker: the
@@ -32,7 +32,7 @@ from tui.ui.widgets.motion import TableMotion
 RANGES = (("1", "1d", 86400.0), ("7", "7d", 7 * 86400.0), ("3", "30d", 30 * 86400.0), ("a", "all", None))
 RANGE_NAMES = tuple(name for _, name, _ in RANGES)
 DEFAULT_RANGE = "7d"
-GROUP_TABLES = ("agent", "model", "headend")
+GROUP_TABLES = ("agent", "model", "headend", "kind")  # kind: the agent kind (ai-agent, claude-code, ...)
 TOP_TABLES = (("expensive", "most expensive"), ("slowest", "slowest"), ("failing", "most failed ops"))
 KEY_WIDTH = 28  # a group's key column, when the screen is wide enough
 KEY_MIN = 12  # ... and at 80 columns (a day is 10 cells)
