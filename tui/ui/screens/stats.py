@@ -1,6 +1,6 @@
 """The Stats screen (`t` in the browser): cost, tokens, sessions and failures across the sessions of the directory,
-per day (a bar per day, sparklines of the four series) and by agent, model, headend and agent kind, with the most expensive,
-slowest and most failing sessions and the agents failing most, over a time range chosen with keys.
+per day (a bar per day, sparklines of the four series) and by agent, model, headend and agent kind, with the most
+expensive, slowest and most failing sessions and the agents failing most, over a time range chosen with keys.
 
 Every number comes from SQL over the sessions index (tui.catalog.index.stats), queried in a thread worker: the
 screen only draws the answer. Enter on a day or a group dismisses the screen with the browser filter that lists
