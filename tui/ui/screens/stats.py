@@ -280,8 +280,8 @@ class StatsScreen(Screen):
         """The browser filter listing the sessions of one day or group in the screen's time range."""
         if by == "day":
             return f"day:{key}" if key else self.range_term()
-        if by == "headend":  # the browser's rows do not know their headend: the time range only
-            return self.range_term()
+        if by == "headend" or (by == "kind" and key == "ai-agent"):  # the browser's rows do not know their headend,
+            return self.range_term()  # and ai-agent's kind there is snapshot or ledger: the time range only
         return " ".join(t for t in (filter_term(by, key), self.range_term()) if t)
 
     @on(DataTable.RowSelected)
