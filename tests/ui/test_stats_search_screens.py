@@ -204,3 +204,15 @@ async def test_at_80_columns_every_column_shows_and_the_bars_can_be_read(session
         assert days.columns["bar"].width >= 6
         top = screen.query_one("#stats-top-expensive", StatsTable)
         assert list(top.columns.values())[-1].width >= 20
+
+
+async def test_the_stats_screen_has_a_by_kind_table(sessions):
+    directory, _ = sessions
+    app = MonitorApp(sessions_dir=directory, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app.screen, timeout=30)
+        screen = await _stats(pilot, app)
+        assert "by kind" in str(screen.query_one("#title-stats-kind").render())
+        kinds = screen.query_one("#stats-kind", StatsTable)
+        assert [str(k.value).split("\x00")[2] for k in kinds.rows] == ["ai-agent"]
+        assert [g.sessions for g in screen.stats.by["kind"]] == [2]

@@ -1,4 +1,4 @@
-"""`aiagent-monitor stats [--since 7d] [--until ...] [--by day|agent|model|headend] [--json] [--sessions-dir D]`:
+"""`aiagent-monitor stats [--since 7d] [--until ...] [--by day|agent|model|headend|kind] [--json] [--sessions-dir D]`:
 cost, tokens, sessions and failures across sessions, answered from the sessions index. Never imports textual."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--since", metavar="WHEN", help="a span back from now (90m, 36h, 7d, 4w), a date (YYYY-MM-DD "
                    "[HH:MM], local time), today or yesterday; default: all time")
     p.add_argument("--until", metavar="WHEN", help="the end of the range (exclusive), same forms; default: now")
-    p.add_argument("--by", choices=("day", "agent", "model", "headend"), default="day",
+    p.add_argument("--by", choices=("day", "agent", "model", "headend", "kind"), default="day",
                    help="the table to print (default: day)")
     p.add_argument("--top", type=int, default=10, metavar="N", help="sessions in each top list (default 10)")
     p.add_argument("--json", action="store_true", help="print one JSON object with every grouping and top list")

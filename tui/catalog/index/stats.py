@@ -20,7 +20,7 @@ import sqlite3
 import time
 from dataclasses import asdict, dataclass, field
 
-BY = ("day", "agent", "model", "headend")
+BY = ("day", "agent", "model", "headend", "kind")
 TOP = 10
 MAX_DAYS = 1500  # a longer range is grouped by day with a GROUP BY (see by_day)
 
@@ -28,7 +28,10 @@ MAX_DAYS = 1500  # a longer range is grouped by day with a GROUP BY (see by_day)
 _COUNTED = "started_ms IS NOT NULL AND kind NOT IN ('child', 'live') AND broken = ''"
 _MAIN_MODEL = "CASE WHEN instr(models, char(10)) > 0 THEN substr(models, 1, instr(models, char(10)) - 1) ELSE models END"
 _DAY = "date(started_ms / 1000, 'unixepoch', 'localtime')"
-_KEYS = {"day": _DAY, "agent": "agent", "model": _MAIN_MODEL, "headend": "headend"}
+# The agent kind, as the browser's Kind column: ai-agent's own files (snapshot, ledger) are "ai-agent", the other
+# agents' rows carry their kind already ("claude-code", "codex", "jules", ...). No covering index: the GROUP BY sorts.
+_AGENT_KIND = "CASE WHEN kind IN ('snapshot', 'ledger') THEN 'ai-agent' ELSE kind END"
+_KEYS = {"day": _DAY, "agent": "agent", "model": _MAIN_MODEL, "headend": "headend", "kind": _AGENT_KIND}
 _AGGREGATES = ("count(*), sum(status = 'failed'), total(failed_ops), total(cost_usd), total(tokens_in), "
                "total(tokens_out), count(cost_usd), total(CASE WHEN cost_estimated THEN cost_usd END)")
 

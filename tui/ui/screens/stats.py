@@ -1,6 +1,6 @@
 """The Stats screen (`t` in the browser): cost, tokens, sessions and failures across the sessions of the directory,
-per day (a bar per day, sparklines of the four series) and by agent, model and headend, with the most expensive,
-slowest and most failing sessions and the agents failing most, over a time range chosen with keys.
+per day (a bar per day, sparklines of the four series) and by agent, model, headend and agent kind, with the most
+expensive, slowest and most failing sessions and the agents failing most, over a time range chosen with keys.
 
 Every number comes from SQL over the sessions index (tui.catalog.index.stats), queried in a thread worker: the
 screen only draws the answer. Enter on a day or a group dismisses the screen with the browser filter that lists
@@ -32,7 +32,7 @@ from tui.ui.widgets.motion import TableMotion
 RANGES = (("1", "1d", 86400.0), ("7", "7d", 7 * 86400.0), ("3", "30d", 30 * 86400.0), ("a", "all", None))
 RANGE_NAMES = tuple(name for _, name, _ in RANGES)
 DEFAULT_RANGE = "7d"
-GROUP_TABLES = ("agent", "model", "headend")
+GROUP_TABLES = ("agent", "model", "headend", "kind")  # kind: the agent kind (ai-agent, claude-code, ...)
 TOP_TABLES = (("expensive", "most expensive"), ("slowest", "slowest"), ("failing", "most failed ops"))
 KEY_WIDTH = 28  # a group's key column, when the screen is wide enough
 KEY_MIN = 12  # ... and at 80 columns (a day is 10 cells)
@@ -280,8 +280,8 @@ class StatsScreen(Screen):
         """The browser filter listing the sessions of one day or group in the screen's time range."""
         if by == "day":
             return f"day:{key}" if key else self.range_term()
-        if by == "headend":  # the browser's rows do not know their headend: the time range only
-            return self.range_term()
+        if by == "headend" or (by == "kind" and key == "ai-agent"):  # the browser's rows do not know their headend,
+            return self.range_term()  # and ai-agent's kind there is snapshot or ledger: the time range only
         return " ".join(t for t in (filter_term(by, key), self.range_term()) if t)
 
     @on(DataTable.RowSelected)
