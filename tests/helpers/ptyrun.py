@@ -21,7 +21,8 @@ def run_in_pty(args: list[str], keys: list[tuple], *, cols: int = 160, rows: int
     """(everything written to the terminal, exit status). `keys` are (seconds after start, bytes) to type, or
     (text, bytes): typed once the text has been written to the terminal (a busy machine may take longer than any
     fixed delay to draw the first screen, and keys typed before it are lost), or steps (text | None, seconds,
-    bytes), typed in order: once the text has been written since the step before was typed, and `seconds` more;
+    bytes), typed in order: once the text has been written since the last step with a text was typed (None: at
+    once), and `seconds` more;
     `signals` are (text, signal number): the signal is sent once the text has been written to the terminal (in
     order); `env` adds to the child's environment."""
     pid, fd = pty.fork()
@@ -31,6 +32,9 @@ def run_in_pty(args: list[str], keys: list[tuple], *, cols: int = 160, rows: int
             child_env = dict(os.environ, TERM="xterm-256color", COLORTERM="truecolor", PYTHONPATH=str(ROOT),
                              PYTHONDONTWRITEBYTECODE="1", **(env or {}))
             child_env.pop("TEXTUAL", None)
+            # (a COLUMNS/LINES left in this process's environment, e.g. by an app run headless before in the same
+            # test process, would win over the terminal's size: say the size here)
+            child_env.update(COLUMNS=str(cols), LINES=str(rows))
             os.chdir(ROOT)
             os.execve(sys.executable, [sys.executable, "-m", "tui", *args], child_env)
         finally:
@@ -51,8 +55,11 @@ def run_in_pty(args: list[str], keys: list[tuple], *, cols: int = 160, rows: int
             if steps and step_due is None and (steps[0][0] is None or steps[0][0] in out[step_from:]):
                 step_due = now + steps[0][1]
             if steps and step_due is not None and now >= step_due:
-                os.write(fd, steps.pop(0)[2])
-                step_from, step_due = len(out), None
+                text, _, key = steps.pop(0)
+                os.write(fd, key)
+                step_due = None
+                if text is not None:  # (the next text is looked for in what is written from now on)
+                    step_from = len(out)
             ready, _, _ = select.select([fd], [], [], 0.05)
             if ready:
                 try:

@@ -239,10 +239,12 @@ async def test_a_closed_drill_down_is_collected_once_input_is_quiet(tmp_path):
             await pilot.pause(QUIET_SECONDS / 4)
             if time.monotonic() - pressed < QUIET_SECONDS * 0.9:  # (a loaded machine may pause far longer)
                 assert not [t for t in full if t >= pressed]  # put off while keys come
-            for _ in range(200):  # then done once the user is quiet
+            # then done once the user is quiet (on a loaded machine the key may have been taken long before
+            # press() returned, so the quiet time may already have run: any full collection after it counts)
+            for _ in range(200):
                 await pilot.pause(0.05)
-                if [t for t in full if t - pressed >= QUIET_SECONDS * 0.5]:
+                if [t for t in full if t >= pressed]:
                     break
-            assert [t for t in full if t - pressed >= QUIET_SECONDS * 0.5]
+            assert [t for t in full if t >= pressed]
         finally:
             gc.callbacks.remove(record)
