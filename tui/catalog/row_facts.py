@@ -99,6 +99,12 @@ def row_name(name: str) -> str:
     return shown
 
 
+def row_project(project: str) -> str:
+    """A project as rows keep it (tui.model.agent_nodes.session_project made it safe already): one string however
+    many rows hold it (a few projects recur over 100,000s of rows)."""
+    return sys.intern(project) if project else ""
+
+
 def model_label(models: tuple[str, ...]) -> str:
     """The Model cell: the main model, and how many others (`claude-sonnet-4-5 +2`)."""
     if not models:

@@ -5,6 +5,8 @@
                           main one in the Model column)
     status:stale agent:research   one column each: status (as shown: running, stale, ok, failed, broken),
                           agent, id, title, kind
+    project:calendar      rows whose project (where an agent's session worked: its folder, or an id) contains
+                          "calendar" (the Stats screen's by-project table; ai-agent's files have none)
     day:2026-11-20        rows that started that local calendar day (the Stats screen's days)
     since:7d until:2026-11-20     rows that started in a time range: a span back from the filter's time (90m,
                           36h, 7d, 2w) or a local date (YYYY-MM-DD); `until` is exclusive
@@ -24,7 +26,7 @@ from tui.catalog.index.stats import day_bounds_ms, parse_when
 from tui.catalog.liveness import RUNNING, shown_status
 from tui.catalog.session_row import SessionRow, matches
 
-FIELDS = ("model", "status", "agent", "id", "title", "kind")
+FIELDS = ("model", "status", "agent", "id", "title", "kind", "project")
 TIME_FIELDS = ("day", "since", "until")
 PLACEHOLDER = "/ filter: text model: status: agent: kind: since:7d until: day: · Esc clears"  # (<= 76 cells)
 

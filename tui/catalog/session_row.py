@@ -20,12 +20,13 @@ from tui.inputs import json_load
 from tui.inputs.files import LoadError, document_limit, open_regular
 from tui.model.document import ACCOUNTING, GENKIT, JULES
 from tui.model.fields import one_line
+from tui.model.agent_nodes import session_project
 from tui.model.nodes import Session, release_tree, user_turns
 from tui.inputs.agent_roots import LOCATIONS
 from tui.model.session_facts import cost_estimated, cost_unknown, node_duration
 from tui.catalog.absurd import sane_row
 from tui.catalog.liveness import shown_status
-from tui.catalog.row_facts import TreeFacts, row_name, row_title, tree_facts
+from tui.catalog.row_facts import TreeFacts, row_name, row_project, row_title, tree_facts
 
 
 
@@ -59,7 +60,7 @@ ROOT_HEADENDS = frozenset({"cli", "api", "web", "embed", "slack"})
 CHILD_HEADENDS = frozenset({"sub-agent", "tool_output", "history_compaction"})
 _SUFFIXES = (".json.gz", ".jsonl", ".json", ".gz")
 SUMMARY_FIELDS = ("started_at", "agent", "title", "status", "duration_ms", "turns", "tokens", "cost", "mismatch",
-                  "models", "cost_estimated")
+                  "models", "cost_estimated", "project")
 
 
 @dataclass(slots=True)
@@ -89,6 +90,7 @@ class SessionRow:
     suspect: str = ""  # absurd numbers in the file, clamped (tui.catalog.absurd); "" when every number is sane
     ctime_ns: int = 0  # a file replaced with its size and mtime put back (cp -p, rsync -t) still changes this
     cost_estimated: bool = False  # the cost is the price table's estimate (an agent file records none)
+    project: str = ""  # the project the session worked in (tui.model.agent_nodes.session_project); "" unknown
 
     @property
     def started_or_mtime_ms(self) -> int:
@@ -272,6 +274,7 @@ def summarise_file_row(row: SessionRow, s: Session, facts: TreeFacts) -> None:
     index: `facts` gathered in its walk) with the same fields, totals and root turns."""
     _summarise(row, s, facts)
     row.agent = row_name(s.agent_id or s.call_path or "")  # a few agents over 100k rows
+    row.project = row_project(session_project(s))
     if misfiled(row.key, s.trace_id):  # the producer's handoff bug: said in the title, which the index keeps
         row.title = misfiled_title(s.trace_id, s.call_path or s.agent_id, row.title)
 

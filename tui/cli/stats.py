@@ -1,4 +1,5 @@
-"""`aiagent-monitor stats [--since 7d] [--until ...] [--by day|agent|model|headend|kind] [--json] [--sessions-dir D]`:
+"""`aiagent-monitor stats [--since 7d] [--until ...] [--by day|agent|model|headend|kind|project] [--json]
+[--sessions-dir D]`:
 cost, tokens, sessions and failures across sessions, answered from the sessions index. Never imports textual."""
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG,
         description="Cost, tokens, sessions and failures across the sessions of a directory, per day and by agent, "
-                    "model or headend, with the most expensive, slowest and most failing sessions. Answered from "
+                    "model, headend, agent kind or project, with the most expensive, slowest and most failing sessions. Answered from "
                     "the sessions index the monitor keeps in $XDG_CACHE_HOME/aiagent-monitor/ (run the monitor "
                     "once on the directory to build it). When accounting.jsonl sits in or beside the directory, "
                     "its cost is a second column.",
@@ -26,7 +27,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--since", metavar="WHEN", help="a span back from now (90m, 36h, 7d, 4w), a date (YYYY-MM-DD "
                    "[HH:MM], local time), today or yesterday; default: all time")
     p.add_argument("--until", metavar="WHEN", help="the end of the range (exclusive), same forms; default: now")
-    p.add_argument("--by", choices=("day", "agent", "model", "headend", "kind"), default="day",
+    p.add_argument("--by", choices=("day", "agent", "model", "headend", "kind", "project"), default="day",
                    help="the table to print (default: day)")
     p.add_argument("--top", type=int, default=10, metavar="N", help="sessions in each top list (default 10)")
     p.add_argument("--json", action="store_true", help="print one JSON object with every grouping and top list")

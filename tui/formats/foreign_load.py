@@ -76,7 +76,7 @@ def _gemini_log(records: list[dict], problems: list[str], path: str, depth: int)
     from tui.formats.gemini_cli.chat import read as read_chat, replay
 
     conversation, skipped = replay(records)
-    return read_chat(conversation, problems + skipped, _gemini_children(path, conversation, depth))
+    return read_chat(conversation, problems + skipped, _gemini_children(path, conversation, depth), path)
 
 
 def _gemini_children(path: str, conversation: dict, depth: int):
@@ -124,7 +124,7 @@ def from_value(fmt: str, value: object, path: str, sessions_dir: Path | None) ->
         if isinstance(value, dict) and not isinstance(value.get("messages"), list):  # a JSONL log's first line
             return from_records(fmt, [value], [], path, sessions_dir)
         conversation = value if isinstance(value, dict) else {}
-        node = read_chat(conversation, children=_gemini_children(path, conversation, 0))
+        node = read_chat(conversation, children=_gemini_children(path, conversation, 0), path=path)
         doc = Document(fmt, path, root=build_session(node), sessions_dir=sessions_dir, shape="gemini-cli-json")
         _agent_document(doc, node)
         return doc

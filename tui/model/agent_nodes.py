@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
+from tui.model.fields import one_line
 from tui.model.nodes import Op, Session, Turn
 
 if TYPE_CHECKING:
@@ -57,6 +58,32 @@ def project_agent_id(kind: str, cwd: str, fallback: str = "") -> str:
     so that the browser's Agent column and `stats --by agent` tell projects apart."""
     name = cwd.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1] or fallback
     return f"{kind}/{name}" if name else kind
+
+
+PROJECT_MAX = 160  # a project as a row and the index keep it (its end, where a path says most)
+
+
+def session_project(s: Session) -> str:
+    """The project a session worked in, as its reader decided from its own file and put in the root's
+    `attributes.project` (Claude Code: the lines' cwd, else the project folder; Codex: session_meta's cwd; Gemini
+    CLI: the projectHash, else its tmp folder; OpenCode: the project's worktree, else its projectID); "" for
+    ai-agent's files, which record none. On one line, control characters escaped, at most PROJECT_MAX
+    characters (a longer one keeps its end)."""
+    attributes = s.field("attributes")
+    value = attributes.get("project") if isinstance(attributes, dict) else None
+    return project_text(value) if isinstance(value, str) else ""
+
+
+def project_text(value: str) -> str:
+    """A project name made safe to show and to keep: one line, escaped, its end kept (project_label)."""
+    return project_label(one_line(value[-4 * PROJECT_MAX:].strip(), 4 * PROJECT_MAX), PROJECT_MAX)
+
+
+def project_label(project: str, width: int) -> str:
+    """A project (a path, mostly) in `width` cells: its end, which tells projects apart, after a "…"."""
+    if len(project) <= width:
+        return project
+    return "…" + project[-(width - 1):] if width > 1 else project[:width]
 
 
 def add_op_totals(s: Session, op: Op) -> None:

@@ -9,6 +9,7 @@ import math
 import time
 
 from tui.catalog.index.stats import Group, Stats, TopSession
+from tui.model.agent_nodes import project_label
 from tui.model.fields import one_line
 from tui.model.format import fmt_cost, fmt_duration, fmt_tokens
 
@@ -60,10 +61,14 @@ def daily(days: list[Group], get) -> list[float]:
     return values
 
 
-def _key(key: str, by: str) -> str:
+def group_key(key: str, by: str, width: int = KEY_WIDTH) -> str:
+    """A group's key in `width` cells, made safe (an index may hold anything): a project (a path, mostly) keeps its
+    end, which tells projects apart; a group without a key is "(none)" (a project: ai-agent's files record none)."""
     if not key:
         return "(none)" if by != "day" else "?"
-    return one_line(key, KEY_WIDTH)
+    if by == "project":
+        return project_label(one_line(key[-4 * width:], 4 * width), width)
+    return one_line(key, width)
 
 
 def _pct(rate: float) -> str:
@@ -78,7 +83,8 @@ def group_table(groups: list[Group], by: str, *, accounting: bool = False) -> li
     lines = [header]
     peak = max((g.cost_usd for g in groups), default=0.0)
     for g in groups:
-        line = (f"{_key(g.key, by):<{KEY_WIDTH}} {g.sessions:>8,} {f'{g.failures:,} {_pct(g.failure_rate)}':>10} "
+        failed = f"{g.failures:,} {_pct(g.failure_rate)}"
+        line = (f"{group_key(g.key, by):<{KEY_WIDTH}} {g.sessions:>8,} {failed:>10} "
                 f"{fmt_tokens(g.tokens_in):>10} {fmt_tokens(g.tokens_out):>8} {fmt_cost(g.cost_usd):>10}")
         if accounting:
             line += f" {fmt_cost(g.accounting_cost_usd or 0.0):>10}"
@@ -129,5 +135,6 @@ def render(stats: Stats, by: str, *, accounting: bool = False) -> list[str]:
     if stats.failing_agents:
         lines.extend(["", "agents failing most"])
         for g in stats.failing_agents:
-            lines.append(f"  {g.failures:>6,} of {g.sessions:<6,} {_pct(g.failure_rate):>5}  {_key(g.key, 'agent')}")
+            lines.append(f"  {g.failures:>6,} of {g.sessions:<6,} {_pct(g.failure_rate):>5}  "
+                         f"{group_key(g.key, 'agent')}")
     return lines

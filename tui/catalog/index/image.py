@@ -58,7 +58,7 @@ HEAD_MAX = 4096
 # SessionRow's fields after key and path: an image value holds exactly these, in this order
 VALUE_FIELDS = ("kind", "session_id", "mtime", "size", "loaded", "broken", "started_at", "agent", "title", "status",
                 "duration_ms", "turns", "tokens", "cost", "mismatch", "models", "events", "gaps", "mtime_ns", "inode",
-                "suspect", "ctime_ns", "cost_estimated")
+                "suspect", "ctime_ns", "cost_estimated", "project")
 SIZE, MTIME_NS, INODE, CTIME_NS = (VALUE_FIELDS.index(name) for name in ("size", "mtime_ns", "inode", "ctime_ns"))
 # What an image is made of: a change of SessionRow or of the values makes older images foreign
 FORMAT = ("aiagent-monitor warm image 3; msgpack; "
@@ -74,7 +74,7 @@ VALUE = tuple[
     Optional[Annotated[int, msgspec.Meta(ge=0, le=absurd.MAX_COUNT)]],
     Optional[Annotated[int, msgspec.Meta(ge=0, le=2 * absurd.MAX_TOKENS)]],
     Optional[Annotated[float, msgspec.Meta(ge=0, le=absurd.MAX_COST_USD)]], bool, tuple[_Text, ...], None, None, int,
-    _Count, _Text, int, bool]
+    _Count, _Text, int, bool, _Text]
 _HEAD = tuple[str, str, int, _Count]  # FORMAT, created, generation, body length
 _decode_body = msgspec.msgpack.Decoder(dict[str, VALUE]).decode
 _decode_head = msgspec.msgpack.Decoder(_HEAD).decode
@@ -87,7 +87,8 @@ MTIME_SQL = f"((mtime_ns - {_NSEC}) / 1000000000) + {_NSEC} * 1e-9"
 # The stored columns a value is made of (tokens: the sum SQLite makes, NULL when either is).
 STORED_COLUMNS = ("path", "kind", "session_id", MTIME_SQL, "size",
                   "broken", "started_ms", "agent", "title", "status", "duration_ms", "turns", "tokens_in + tokens_out",
-                  "cost_usd", "mismatch != 0", "models", "mtime_ns", "inode", "suspect", "ctime_ns", "cost_estimated")
+                  "cost_usd", "mismatch != 0", "models", "mtime_ns", "inode", "suspect", "ctime_ns", "cost_estimated",
+                  "project")
 
 # models_tuple's tuples by joined string (read directly by the warm start's per-row loops: a call per row costs)
 SHARED_MODELS: dict[str, tuple[str, ...]] = {}
@@ -108,10 +109,10 @@ def values(stored: list[tuple]) -> dict[str, tuple]:
     models_of = SHARED_MODELS.get
     out: dict[str, tuple] = {}
     for (path, kind, session_id, mtime, size, broken, started, agent, title, status, duration, turns, tokens, cost,
-         mismatch, models, mtime_ns, inode, suspect, ctime_ns, estimated) in stored:
+         mismatch, models, mtime_ns, inode, suspect, ctime_ns, estimated, project) in stored:
         out[path] = (kind, session_id, mtime, size, True, broken, started, agent, title, status, duration, turns,
                      tokens, cost, mismatch == 1, models_of(models) or models_tuple(models), None, None, mtime_ns,
-                     inode, suspect, ctime_ns, estimated == 1)
+                     inode, suspect, ctime_ns, estimated == 1, project)
     return out
 
 

@@ -34,7 +34,7 @@ CHUNK = 128  # files per pool task (~45 ms of work): 32 left the workers idle be
 # What the browser needs of a stored row (the warm start reads only these)
 ROW_COLUMNS = ("path", "size", "mtime_ns", "inode", "kind", "session_id", "agent", "title", "status", "started_ms",
                "duration_ms", "turns", "tokens_in", "tokens_out", "cost_usd", "models", "mismatch", "broken",
-               "ctime_ns", "suspect", "cost_estimated")
+               "ctime_ns", "suspect", "cost_estimated", "project")
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +101,8 @@ def index_file(path: str, kind: str) -> dict:
                      and row.status != "running" else None),
         "duration_ms": row.duration_ms, "turns": row.turns, **record, "cost_usd": row.cost,
         "models": "\n".join(row.models), "mismatch": int(row.mismatch), "broken": row.broken,
-        "suspect": suspect_text(reasons), "cost_estimated": int(row.cost_estimated), "indexed_at": time.time(),
+        "suspect": suspect_text(reasons), "cost_estimated": int(row.cost_estimated), "project": row.project,
+        "indexed_at": time.time(),
     }
 
 
@@ -123,7 +124,7 @@ def row_from_record(record, mtime: float | None = None) -> SessionRow:
         tokens=None if tokens_in is None or tokens_out is None else tokens_in + tokens_out, cost=record["cost_usd"],
         mismatch=bool(record["mismatch"]), models=tuple(models.split("\n")) if models else (),
         mtime_ns=record["mtime_ns"], inode=record["inode"], suspect=record["suspect"], ctime_ns=record["ctime_ns"],
-        cost_estimated=bool(record["cost_estimated"]))
+        cost_estimated=bool(record["cost_estimated"]), project=record["project"])
 
 
 def chunks(files: Iterable[FileKey], size: int = CHUNK) -> Iterator[list[FileKey]]:

@@ -17,8 +17,9 @@ from __future__ import annotations
 # 4: cost_estimated (other agents' files: a cost from the price table, tui.model.prices); 5: answers and results
 # (the answers' and tool results' text, searched: tui.catalog.index.row_extras bounds it); 6: the same tables, rows
 # that changed: a turn's answer (attributes.assistant.content) searched, Codex and OpenCode sub-agents' own files
-# kept as child rows (read inside their parents), OpenCode sessions
-SCHEMA_VERSION = 6
+# kept as child rows (read inside their parents), OpenCode sessions; 7: project (the project an agent's session worked
+# in, tui.model.agent_nodes.session_project: stats by project, the browser's project: filter)
+SCHEMA_VERSION = 7
 APPLICATION_ID = 0x41494D31  # "AIM1": PRAGMA application_id, so a foreign SQLite file is never taken for ours
 
 # raw: the comments below say '\n' (two characters), which must not become a line break inside a quote
@@ -55,6 +56,7 @@ CREATE TABLE IF NOT EXISTS sessions (
     broken TEXT NOT NULL DEFAULT '',     -- why the file cannot be shown; '' when fine
     suspect TEXT NOT NULL DEFAULT '',    -- absurd numbers in the file, clamped (tui.catalog.absurd); '' when sane
     cost_estimated INTEGER NOT NULL DEFAULT 0, -- cost_usd is the price table's estimate (tui.model.prices)
+    project TEXT NOT NULL DEFAULT '',    -- the project the session worked in ('' unknown: ai-agent's files)
     indexed_at REAL NOT NULL,
     -- searched only, and last: a row's other columns are read without walking these (often overflow pages)
     answers TEXT NOT NULL DEFAULT '',    -- the final report, LLM answers', sub-agents' reports' text (cut: row_extras)

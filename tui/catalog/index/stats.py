@@ -1,7 +1,8 @@
 """Stats across sessions, answered by SQL over the sessions index (tui.catalog.index.schema).
 
 What the `stats` command and the Stats screen show: cost, tokens, sessions and failures per day, by agent, by
-model and by headend, the most expensive, slowest and most failing sessions, and the agents that fail most, over a
+model, by headend, by agent kind and by project (the project an agent's session worked in; "" for ai-agent's
+files, which record none), the most expensive, slowest and most failing sessions, and the agents that fail most, over a
 time range. Every number is aggregated by SQLite (GROUP BY over an index range), never by loading rows into Python:
 a query over 300,000 sessions stays under 200 ms (tests/benchmarks, section `stats`).
 
@@ -20,7 +21,7 @@ import sqlite3
 import time
 from dataclasses import asdict, dataclass, field
 
-BY = ("day", "agent", "model", "headend", "kind")
+BY = ("day", "agent", "model", "headend", "kind", "project")
 TOP = 10
 MAX_DAYS = 1500  # a longer range is grouped by day with a GROUP BY (see by_day)
 
@@ -31,7 +32,8 @@ _DAY = "date(started_ms / 1000, 'unixepoch', 'localtime')"
 # The agent kind, as the browser's Kind column: ai-agent's own files (snapshot, ledger) are "ai-agent", the other
 # agents' rows carry their kind already ("claude-code", "codex", "jules", ...). No covering index: the GROUP BY sorts.
 _AGENT_KIND = "CASE WHEN kind IN ('snapshot', 'ledger') THEN 'ai-agent' ELSE kind END"
-_KEYS = {"day": _DAY, "agent": "agent", "model": _MAIN_MODEL, "headend": "headend", "kind": _AGENT_KIND}
+_KEYS = {"day": _DAY, "agent": "agent", "model": _MAIN_MODEL, "headend": "headend", "kind": _AGENT_KIND,
+         "project": "project"}
 _AGGREGATES = ("count(*), sum(status = 'failed'), total(failed_ops), total(cost_usd), total(tokens_in), "
                "total(tokens_out), count(cost_usd), total(CASE WHEN cost_estimated THEN cost_usd END)")
 
@@ -46,6 +48,7 @@ STATS_INDEXES = (
     f"CREATE INDEX IF NOT EXISTS sessions_by_agent ON sessions(agent, {_COVERED})",
     f"CREATE INDEX IF NOT EXISTS sessions_by_model ON sessions({_MAIN_MODEL}, {_COVERED})",
     f"CREATE INDEX IF NOT EXISTS sessions_by_headend ON sessions(headend, {_COVERED})",
+    f"CREATE INDEX IF NOT EXISTS sessions_by_project ON sessions(project, {_COVERED})",
     # the slowest and most failing sessions: read from the top of an index, not sorted out of every row
     "CREATE INDEX IF NOT EXISTS sessions_duration ON sessions(duration_ms)",
     "CREATE INDEX IF NOT EXISTS sessions_failed_ops ON sessions(failed_ops) WHERE failed_ops > 0",
@@ -92,7 +95,7 @@ def last(span_s: float | None, now_s: float | None = None) -> TimeRange:
 
 @dataclass(slots=True)
 class Group:
-    """The sessions of one day, agent, model or headend."""
+    """The sessions of one day, agent, model, headend, agent kind or project."""
 
     key: str
     sessions: int = 0

@@ -107,7 +107,7 @@ def _known_stored(stored: dict[str, tuple], hits: list[str]) -> Known:
         hit(key)
         return make(key, path, t[4], t[5], st.st_mtime, t[1], True, t[16], t[9], t[6], t[7], t[8], t[10], t[11],
                     t[12], t[13], t[15], models_of(t[14]) or models_tuple(t[14]), None, None, t[2], t[3], t[18],
-                    t[17], t[19])
+                    t[17], t[19], t[20])
 
     return known
 
@@ -134,7 +134,7 @@ def join_stored(index: Index, rows: list[SessionRow], stored, *, prune: bool = T
     try:
         for chunk in stored:
             for (path, size, mtime_ns, inode, kind, session_id, agent, title, status, started, duration, turns,
-                 tokens, cost, models, mismatch, broken, ctime_ns, suspect, estimated) in chunk:
+                 tokens, cost, models, mismatch, broken, ctime_ns, suspect, estimated, project) in chunk:
                 i = get(path)
                 if i is None:
                     gone.append(path)
@@ -146,7 +146,7 @@ def join_stored(index: Index, rows: list[SessionRow], stored, *, prune: bool = T
                 rows[i] = make(path, row.path, genkit if row.kind == genkit else kind, session_id, row.mtime, size,
                                True, broken, started, agent, title, status, duration, turns, tokens, cost,
                                mismatch, models_of(models) or models_tuple(models), None, None, mtime_ns, inode,
-                               suspect, ctime_ns, estimated)
+                               suspect, ctime_ns, estimated, project)
                 filled += 1
         result.filled = filled
         if prune and gone:

@@ -58,7 +58,8 @@ def build(data: bytes, path: str) -> AgentRead:
     lines = read_lines(data)
     stem = os.path.basename(path).removesuffix(".jsonl")
     root.id = root.trace_id = lines.session_id or stem
-    root.agent_id = project_agent_id(KIND, lines.cwd, os.path.basename(os.path.dirname(path)))
+    folder = os.path.basename(os.path.dirname(path))  # ~/.claude/projects/<slug>/: the project, when no cwd says
+    root.agent_id = project_agent_id(KIND, lines.cwd, folder)
     root.call_path = lines.cwd
     main = [e for e in lines.entries if e.get("isSidechain") is not True]
     side = [e for e in lines.entries if e.get("isSidechain") is True]
@@ -71,7 +72,8 @@ def build(data: bytes, path: str) -> AgentRead:
     if not root.title and lines.summaries:
         root.title = one_line(lines.summaries[-1], 200)
     root.problems = problems + root.problems
-    mark_agent_tree(root, KIND, estimated, version=lines.version, cwd=lines.cwd, progressLines=lines.progress)
+    mark_agent_tree(root, KIND, estimated, version=lines.version, cwd=lines.cwd, progressLines=lines.progress,
+                    project=lines.cwd or folder)
     shape = f"claude-code {lines.version}".strip()
     return AgentRead(root, root.problems, root.id, shape, lines)
 

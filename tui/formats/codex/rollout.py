@@ -190,6 +190,8 @@ def _session_meta(r: _Reader, payload: dict) -> None:
         value = meta.get(key)
         if isinstance(value, str) and value and name not in attributes:
             attributes[name] = value
+    if "cwd" in attributes:
+        attributes["project"] = attributes["cwd"]  # (the session's project: tui.model.agent_nodes.session_project)
     if isinstance(meta.get("model"), str):
         r.model = r.model or meta["model"]
     parent = parent_of(meta)

@@ -88,9 +88,21 @@ def replay(records: list[dict]) -> tuple[dict, list[str]]:
     return meta, problems
 
 
-def read(conversation: dict, problems: list[str] | None = None, children: Children | None = None) -> dict:
+def project_folder(path: str) -> str:
+    """The `<hash>` of `~/.gemini/tmp/<hash>/chats/<file>` (a sub-agent's `chats/<session>/<agent>.jsonl` too),
+    the project a file without projectHash belongs to; "" when the file is not in a chats folder."""
+    parts = path.replace("\\", "/").split("/")[:-1]
+    for i in range(len(parts) - 1, 0, -1):
+        if parts[i] == "chats":
+            return parts[i - 1]
+    return ""
+
+
+def read(conversation: dict, problems: list[str] | None = None, children: Children | None = None,
+         path: str = "") -> dict:
     """The SessionNode of a ConversationRecord (read from the JSON file, or replayed from the JSONL one);
-    `children`: the SessionNode of a sub-agent's chat by its agentId, or None when there is none."""
+    `children`: the SessionNode of a sub-agent's chat by its agentId, or None when there is none; `path`: the
+    file's (its project folder, when the record has no projectHash)."""
     sid = as_str(conversation.get("sessionId"))
     root = sn.root_node("gemini-cli", sid, as_str(conversation.get("summary")), conversation.get("startTime"),
                         conversation.get("lastUpdated"))
@@ -98,6 +110,9 @@ def read(conversation: dict, problems: list[str] | None = None, children: Childr
     for key in ("projectHash", "kind"):
         if isinstance(conversation.get(key), str):
             attributes[key] = conversation[key]
+    project = as_str(attributes.get("projectHash")) or project_folder(path)
+    if project:
+        attributes["project"] = project  # (tui.model.agent_nodes.session_project)
     all_problems = list(problems or [])
     turn: dict | None = None
     seen: set[str] = set()

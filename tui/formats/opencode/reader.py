@@ -25,7 +25,7 @@ import orjson
 from tui.formats import session_node as sn
 from tui.formats.agent_format import AgentFormat, AgentRead
 from tui.formats.aiagent.snapshot import build_session
-from tui.formats.opencode.storage import StoredMessage, child_session_file, read_json, read_session
+from tui.formats.opencode.storage import StoredMessage, child_session_file, project_of, read_json, read_session
 from tui.inputs import json_load
 from tui.model.agent_nodes import project_agent_id
 from tui.model.fields import as_dict, as_int, as_ms, as_num, as_str, one_line
@@ -66,8 +66,11 @@ def build(data: bytes, path: str) -> AgentRead:
     if not isinstance(info, dict):
         info = {"id": os.path.basename(path).removesuffix(".json")}
     node = session_tree(info, path, problems, 0)
-    root = build_session(node)
     attributes = node["attributes"]
+    project = project_of(info, path)
+    if project:
+        attributes["project"] = project  # (tui.model.agent_nodes.session_project)
+    root = build_session(node)
     root.problems.extend(attributes.get("problems") or [])
     root.head = {"attributes": attributes}
     shape = f"opencode {as_str(info.get('version'))}".strip()

@@ -56,6 +56,24 @@ def storage_root(session_file: str) -> Path | None:
     return path.parent.parent.parent
 
 
+def project_of(info: dict, session_file: str) -> str:
+    """The project a session belongs to: its project's `worktree` from `<root>/project/<projectID>.json` (the
+    folder it works in) when that file is there, else the `projectID` (a hash); `global` (sessions outside any
+    git repository, whose worktree is "/") stays `global`. A projectID that is not a plain file name is never
+    looked up."""
+    project_id = info.get("projectID")
+    if not isinstance(project_id, str) or not project_id:
+        return ""
+    root = storage_root(session_file)
+    if root is not None and project_id != "global" and _SAFE_ID.fullmatch(project_id):
+        file = root / "project" / f"{project_id}.json"
+        project = read_json(file, [], "project") if file.is_file() else None
+        worktree = project.get("worktree") if isinstance(project, dict) else None
+        if isinstance(worktree, str) and worktree.strip():
+            return worktree
+    return project_id
+
+
 def read_json(path: Path, problems: list[str], what: str) -> object:
     """A JSON file's value, or None (and a problem said) when it cannot be read or parsed."""
     try:

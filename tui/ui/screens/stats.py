@@ -1,6 +1,7 @@
 """The Stats screen (`t` in the browser): cost, tokens, sessions and failures across the sessions of the directory,
-per day (a bar per day, sparklines of the four series) and by agent, model, headend and agent kind, with the most
-expensive, slowest and most failing sessions and the agents failing most, over a time range chosen with keys.
+per day (a bar per day, sparklines of the four series) and by agent, model, headend, agent kind and project, with
+the most expensive, slowest and most failing sessions and the agents failing most, over a time range chosen with
+keys.
 
 Every number comes from SQL over the sessions index (tui.catalog.index.stats), queried in a thread worker: the
 screen only draws the answer. Enter on a day or a group dismisses the screen with the browser filter that lists
@@ -23,7 +24,7 @@ from textual.widgets import DataTable, Static
 from tui.catalog.index import stats as st
 from tui.model.fields import one_line, printable
 from tui.model.format import fmt_cost, fmt_duration, fmt_tokens, fmt_ts
-from tui.text.stats_text import bar, daily, sparkline
+from tui.text.stats_text import bar, daily, group_key, sparkline
 from tui.ui.messages import OpenSession
 from tui.ui.widgets.footer import Footer
 from tui.ui.widgets.motion import TableMotion
@@ -32,7 +33,7 @@ from tui.ui.widgets.motion import TableMotion
 RANGES = (("1", "1d", 86400.0), ("7", "7d", 7 * 86400.0), ("3", "30d", 30 * 86400.0), ("a", "all", None))
 RANGE_NAMES = tuple(name for _, name, _ in RANGES)
 DEFAULT_RANGE = "7d"
-GROUP_TABLES = ("agent", "model", "headend", "kind")  # kind: the agent kind (ai-agent, claude-code, ...)
+GROUP_TABLES = ("agent", "model", "headend", "kind", "project")  # kind: the agent kind (ai-agent, claude-code, ..)
 TOP_TABLES = (("expensive", "most expensive"), ("slowest", "slowest"), ("failing", "most failed ops"))
 KEY_WIDTH = 28  # a group's key column, when the screen is wide enough
 KEY_MIN = 12  # ... and at 80 columns (a day is 10 cells)
@@ -235,7 +236,7 @@ class StatsScreen(Screen):
 
     def _group_row(self, g: st.Group, by: str, peak: float, accounting: bool) -> list:
         key, bar_width = self._group_widths(accounting)
-        cells = [Text(one_line(g.key, key) or ("(none)" if by != "day" else "?")),
+        cells = [Text(group_key(g.key, by, key)),
                  Text(fmt_cost(g.cost_usd), justify="right"),
                  Text(f"{g.sessions:,}", justify="right"),
                  Text(f"{g.failures:,} {g.failure_rate * 100:.0f}%", justify="right",
