@@ -51,3 +51,12 @@ def test_unknown_prefixes_are_plain_words_and_the_placeholder_names_the_syntax()
     assert f.words == ("http://x", "model:") and f.terms == (("agent", "web"),)
     assert "model:" in PLACEHOLDER and "status:" in PLACEHOLDER and len(PLACEHOLDER) <= 76
     assert all(f"{name}:" in PLACEHOLDER for name in ("since", "until", "day", "kind"))  # issue 30, point 5
+
+
+def test_project_term_matches_the_rows_project():
+    f = RowFilter.parse("project:Calendar", now_s=NOW)
+    assert f.terms == (("project", "calendar"),) and not f.words
+    calendar, other, none = row("a"), row("b"), row("c")
+    calendar.project, other.project = "/home/dev/calendar", "/home/dev/shop"
+    assert f.matches(calendar) and not f.matches(other) and not f.matches(none)
+    assert RowFilter.parse("project:/home/dev project:shop", now_s=NOW).matches(other)
