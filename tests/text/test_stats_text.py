@@ -37,3 +37,16 @@ def test_daily_series_keeps_the_days_without_sessions():
     assert daily([Group("?", sessions=1)], lambda g: g.sessions) == [1.0]
     long = [Group("2020-01-01", sessions=1), Group("2026-01-01", sessions=3)]
     assert len(daily(long, lambda g: g.sessions)) == 120
+
+
+def test_a_project_key_from_the_index_keeps_its_end_and_stays_inert():
+    """An index written by something else may hold any project: the table shows its end (a path's end tells
+    projects apart), escaped, in the key column's cells; an empty one is "(none)" (ai-agent's sessions)."""
+    hostile = "\x1b[2J\x1b]0;x\x07/srv/" + "q" * 10_000 + "/app\u202e"
+    stats = Stats(TimeRange(), totals=Group("total", sessions=2, cost_usd=1.0),
+                  by={"day": [], "project": [Group(hostile, sessions=1, cost_usd=1.0), Group("", sessions=1)]})
+    lines = render(stats, "project")
+    table = lines[lines.index(next(line for line in lines if line.startswith("project"))):]
+    assert table[1].startswith("…") and "/app" in table[1].split()[0]
+    assert not any(ord(c) < 32 or c == "\u202e" for line in lines for c in line)
+    assert table[1].index(" ") == 28 and table[2].startswith("(none) ")
