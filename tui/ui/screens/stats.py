@@ -5,8 +5,8 @@ keys.
 
 Every number comes from SQL over the sessions index (tui.catalog.index.stats), queried in a thread worker: the
 screen only draws the answer. Enter on a day or a group dismisses the screen with the browser filter that lists
-those sessions (the browser applies it: `day:`, `agent:`, `model:` and `since:` terms, tui.catalog.row_filter);
-Enter on a top session opens it (OpenSession).
+those sessions (the browser applies it: `day:`, `agent:`, `model:`, `kind:`, `project:` and `since:` terms,
+tui.catalog.row_filter); Enter on a top session opens it (OpenSession).
 """
 
 from __future__ import annotations
