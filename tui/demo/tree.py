@@ -15,7 +15,7 @@ from tui.formats.aiagent.snapshot_totals import TOTALS_KEYS, compute_totals
 from .bodies import ToolCall
 from .catalog import (AGENTS, HOSTILE_STRINGS, INGRESS, LLM_ERR, ROOT_AGENTS, STATUSES, TITLES, TOOL_SCHEMA, TOOLS,
                       sentence, text)
-from .ops import (At, Gen, Sess, call_id, close, cost_for, final_report_op, llm_accounting, llm_op, log, new_op,
+from .ops import (At, Gen, Sess, call_id, close, cost_for, final_report_op, llm_accounting, llm_op, new_op, response,
                   system_op, tool_accounting, tool_op, tool_params, usage_for, uuid4)
 
 __all__ = ["DEFAULT_PROVIDERS", "TOTALS_KEYS", "compute_totals", "iter_ops", "iter_sessions", "last_activity",
@@ -352,8 +352,8 @@ def _agent_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str, name: str, pro
     req_json = orjson.dumps(params)
     op = new_op(g, "session", start, {"name": name, "provider": provider, "kind": "agent"},
                 request={"kind": "tool", "payload": params, "size": len(req_json)})
-    at = At(turn, sub, path, remote)
-    op["logs"].append(log(g, s, at, start, "VRB", "request", "tool", message, tool_kind="agent"))
+    at = At(g, s, op, turn, sub, path, remote, "tool", "agent")
+    at.log(start, "VRB", "request", message)
     return op, at, req_json
 
 
@@ -376,14 +376,13 @@ def session_op(g: Gen, s: Sess, cplan: Plan, *, turn: int, sub: int, path: str, 
     attrs["latency"] = latency = end - start
     if child.get("success"):
         result, status = report or "(empty report)", "ok"
-        op["logs"].append(log(g, s, at, end, "VRB", "response", "tool",
-                              f"<- {tname}: {len(result)} bytes in {latency} ms", tool_kind="agent"))
+        at.log(end, "VRB", "response", f"<- {tname}: {len(result)} bytes in {latency} ms")
     else:
         result, status = f"sub-agent {cname} failed: {child.get('error', 'unknown error')}", "failed"
         attrs["error"] = "subagent_failed"
-        op["logs"].append(log(g, s, at, end, "ERR", "response", "tool", result, tool_kind="agent"))
+        at.log(end, "ERR", "response", result)
     attrs["size"] = len(result)
-    op["response"] = {"payload": result, "size": len(result), "truncated": False}
+    op["response"] = response(result, len(result))
     op["accounting"].append(tool_accounting(s, end=end, latency=latency, status=status, server="subagent",
                                             command=tname, chars_in=len(req_json), chars_out=len(result),
                                             error=attrs.get("error")))
@@ -414,11 +413,11 @@ def tool_output_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str, source_to
     latency = end - start
     result = f"tool_output(handle={handle}, tool={source_tool}, mode={mode})\n\n{extracted}"
     op["attributes"].update(latency=latency, size=len(result))
-    op["response"] = {"payload": result, "size": len(result), "truncated": False}
+    op["response"] = response(result, len(result))
     op["accounting"].append(tool_accounting(s, end=end, latency=latency, status="ok", server="tool-output",
                                             command="tool_output", chars_in=len(req_json), chars_out=len(result)))
-    op["logs"].append(log(g, s, at, end, "VRB", "response", "tool",
-                          f"<- tool_output: {len(result)} bytes in {latency} ms ({mode})", tool_kind="agent"))
+    at.log(end, "VRB", "response", f"<- tool_output: {len(result)} bytes in {latency} ms ({mode})")
+
     return close(s, op, end, "ok")
 
 
@@ -441,7 +440,7 @@ def _chunked_tree(g: Gen, s: Sess, start: int, handle: str, n_chunks: int) -> tu
         step["ops"].append(new_op(
             g, "llm", t, {"provider": s.provider, "model": s.model, **extra, "latency": latency}, accounting=[acc],
             request={"kind": "llm", "payload": {"messages": 2, "bytes": msg_bytes}, "size": msg_bytes},
-            response={"payload": {"textPreview": outputs[-1]}, "size": len(outputs[-1]), "truncated": False},
+            response=response({"textPreview": outputs[-1]}, len(outputs[-1])),
             endedAt=t + latency, status="ok"))
         t += latency
     step["endedAt"] = t + 1
