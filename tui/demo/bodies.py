@@ -12,7 +12,9 @@ from typing import Any, Callable
 
 import orjson
 
-from .catalog import B36, rand_id, text
+from .catalog import B36, DATA, rand_id, text
+
+FINISH_REASONS: dict[str, dict[str, str]] = DATA["finish_reasons"]
 
 __all__ = ["Exchange", "ToolCall", "Usage", "binary_blob", "llm_exchange", "text"]
 
@@ -85,6 +87,11 @@ def _split_n(rng: random.Random, s: str, parts: int) -> list[str]:
 def _arg_pieces(rng: random.Random, tc: ToolCall) -> list[str]:
     args = orjson.dumps(tc.input).decode()
     return _split_n(rng, args, min(6, max(2, len(args) // 80 + 1)))
+
+
+def _finish(vocabulary: str, stop: str, default: str) -> str:
+    """Anthropic's ``stop_reason`` in another dialect's words (data.json's ``finish_reasons``)."""
+    return FINISH_REASONS[vocabulary].get(stop, default)
 
 
 def _http(first: str, headers: list[tuple[str, str]], body: bytes) -> bytes:
@@ -187,8 +194,6 @@ def _anthropic_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str
     return msg_id, body, headers, a.thinking, stream
 
 
-_OA_FINISH = {"tool_use": "tool_calls", "end_turn": "stop", "max_tokens": "length", "stop_sequence": "stop"}
-
 
 def _oa_usage(u: Usage) -> dict[str, Any]:
     return {"prompt_tokens": u.input, "completion_tokens": u.output, "total_tokens": u.input + u.output,
@@ -200,13 +205,13 @@ def _openai_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, b
     """OpenRouter streams ``delta.reasoning``; OpenAI's streams carry no reasoning text (nor does the SDK's view)."""
     reasoning = a.thinking if a.provider == "openrouter" else ""
     resp_id, fp = "chatcmpl-" + rand_id(rng, 29), "fp_" + rand_id(rng, 10, B36)
-    finish = _OA_FINISH.get(a.stop, "stop")
+    finish = _finish("openai", a.stop, "stop")
     head = {"id": resp_id, "object": "chat.completion.chunk", "created": a.created_s, "model": a.model,
             "system_fingerprint": fp}
     if stream:
         deltas: list[tuple[dict, str | None]] = [({"role": "assistant", "content": "", "refusal": None}, None)]
-        deltas += [({"reasoning": p}, None) for p in (_pieces(rng, reasoning, 40, 160) if reasoning else [])]
-        deltas += [({"content": p}, None) for p in (_pieces(rng, a.text_out, 20, 90) if a.text_out else [])]
+        deltas += [({"reasoning": p}, None) for p in _pieces(rng, reasoning, 40, 160)]
+        deltas += [({"content": p}, None) for p in _pieces(rng, a.text_out, 20, 90)]
         for i, tc in enumerate(a.calls):
             deltas.append(({"tool_calls": [{"index": i, "id": tc.id, "type": "function",
                                             "function": {"name": tc.name, "arguments": ""}}]}, None))
@@ -231,17 +236,15 @@ def _openai_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, b
     return resp_id, body, headers, "", stream
 
 
-_GEMINI_FINISH = {"max_tokens": "MAX_TOKENS"}
-
 
 def _gemini_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, bytes, list, str, bool]:
     """``candidates[0].content.parts[]`` one part a chunk (thoughts, text, whole functionCalls; a
     ``thoughtSignature`` on the first call after thinking); ``usageMetadata`` cumulative on every chunk."""
     sse = stream and rng.random() < 0.7
     resp_id = rand_id(rng, 22)
-    parts: list[dict[str, Any]] = [{"text": p, "thought": True} for p in
-                                   (_pieces(rng, a.thinking, 60, 220) if a.thinking else [])]
-    parts += [{"text": p} for p in (_pieces(rng, a.text_out, 24, 120) if a.text_out else [])]
+    parts: list[dict[str, Any]] = [{"text": p, "thought": True} for p in _pieces(rng, a.thinking, 60, 220)]
+
+    parts += [{"text": p} for p in _pieces(rng, a.text_out, 24, 120)]
     signature = rand_id(rng, 48) if a.thinking else ""
     for i, tc in enumerate(a.calls):
         parts.append({"functionCall": {"name": tc.name, "args": tc.input},
@@ -254,7 +257,7 @@ def _gemini_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, b
         out += max(1, len(part.get("text", "")) // 4)
         cand: dict[str, Any] = {"content": {"parts": [part], "role": "model"}, "index": 0}
         if last:
-            cand["finishReason"] = _GEMINI_FINISH.get(a.stop, "STOP")
+            cand["finishReason"] = _finish("gemini", a.stop, "STOP")
         shown = u.output if last else out
         meta = {"promptTokenCount": u.input, **({"candidatesTokenCount": shown} if shown else {}),
                 **({"cachedContentTokenCount": u.cache_read} if u.cache_read else {}),
@@ -282,8 +285,8 @@ def _ollama_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, b
     whole, their arguments an object. Non-stream: the whole message in the ``done`` object."""
     resp_id, latency = "ollama-" + rand_id(rng, 12), rng.randint(800, 9000)
     pieces: list[dict[str, Any]] = [{"role": "assistant", "content": "", "thinking": p}
-                                    for p in (_pieces(rng, a.thinking, 8, 40) if a.thinking else [])]
-    pieces += [{"role": "assistant", "content": p} for p in (_pieces(rng, a.text_out, 4, 24) if a.text_out else [])]
+                                    for p in _pieces(rng, a.thinking, 8, 40)]
+    pieces += [{"role": "assistant", "content": p} for p in _pieces(rng, a.text_out, 4, 24)]
     if a.calls:
         pieces.append({"role": "assistant", "content": "", "tool_calls": [
             {"function": {"name": tc.name, "arguments": tc.input}} for tc in a.calls]})
@@ -393,8 +396,6 @@ def request_body(rng: random.Random, dialect: str, *, model: str, system: str, u
     return d.body(model, system, msgs, defs, thinking, stream)
 
 
-_SDK_FINISH = {"tool_use": "tool-calls", "max_tokens": "length"}
-
 
 def sdk_response(*, resp_id: str, ts_iso: str, reasoning: str, a: _Answer) -> bytes:
     """The SDK's view of the response (AI SDK style ``content`` parts)."""
@@ -410,7 +411,7 @@ def sdk_response(*, resp_id: str, ts_iso: str, reasoning: str, a: _Answer) -> by
     meta = {"anthropic": {"cacheCreationInputTokens": u.cache_write, "stopSequence": None}} \
         if a.provider == "anthropic" else {a.provider: {"cachedPromptTokens": u.cache_read}}
     return orjson.dumps({"id": resp_id, "modelId": a.model, "timestamp": ts_iso,
-                         "finishReason": _SDK_FINISH.get(a.stop, "stop"), "usage": usage, "content": content,
+                         "finishReason": _finish("sdk", a.stop, "stop"), "usage": usage, "content": content,
                          "providerMetadata": meta})
 
 
