@@ -1,18 +1,15 @@
-"""LLM wire captures for every dialect the producer captures (Anthropic, OpenAI/OpenRouter, Gemini, Ollama).
-
-One writer for all; ``DIALECTS`` holds what differs, the answer writers how each streams. Seeded: same draws,
-same bytes."""
+"""LLM wire captures of every dialect the producer captures (Anthropic, OpenAI/OpenRouter, Gemini, Ollama): one
+writer, ``DIALECTS`` holds what differs and the answer writers how each streams. Same draws, same bytes."""
 
 from __future__ import annotations
 
 import random
-import time
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 import orjson
 
-from .catalog import B36, DATA, rand_id, text
+from .catalog import B36, DATA, iso, rand_id, text
 
 FINISH_REASONS: dict[str, dict[str, str]] = DATA["finish_reasons"]
 
@@ -276,10 +273,6 @@ def _gemini_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, b
     return resp_id, body, [("content-type", ctype)], a.thinking, sse
 
 
-def _ns_time(ms: int) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{(ms % 1000) * 1_000_000 + 123_456:09d}Z"
-
-
 def _ollama_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, bytes, list, str, bool]:
     """Message pieces with ``done: false``, then ``done: true`` with the counts and durations (ns); tool calls
     whole, their arguments an object. Non-stream: the whole message in the ``done`` object."""
@@ -293,9 +286,9 @@ def _ollama_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, b
     t, lines, ns = a.created_s * 1000, [], 1_000_000
     for piece in pieces:
         t += rng.randint(5, 60)
-        lines.append({"model": a.model, "created_at": _ns_time(t), "message": piece, "done": False})
+        lines.append({"model": a.model, "created_at": iso(t, 123_456), "message": piece, "done": False})
     prompt_ns = rng.randint(50, 900) * ns
-    done = {"model": a.model, "created_at": _ns_time(a.created_s * 1000 + latency),
+    done = {"model": a.model, "created_at": iso(a.created_s * 1000 + latency, 123_456),
             "message": {"role": "assistant", "content": ""}, "done": True,
             "done_reason": "length" if a.stop == "max_tokens" else "stop", "total_duration": latency * ns,
             "load_duration": rng.randint(5, 300) * ns, "prompt_eval_count": a.usage.input,

@@ -5,6 +5,8 @@ the hostile strings a terminal UI must show literally. Every function takes a se
 from __future__ import annotations
 
 import random
+import time
+import uuid
 from importlib.resources import files
 from typing import Any
 
@@ -29,6 +31,16 @@ _WORDS = DATA["words"].split()
 _corpus: list[str] = []  # built once: 60,000 words of seeded sentences
 B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 B36 = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def iso(ms: int, nanos: int | None = None) -> str:
+    """UTC ISO 8601 with milliseconds, or with nanoseconds (``nanos`` below the millisecond: Go's and Ollama's)."""
+    frac = f"{ms % 1000:03d}" if nanos is None else f"{(ms % 1000) * 1_000_000 + nanos:09d}"
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{frac}Z"
+
+
+def uuid4(rng: random.Random) -> str:
+    return str(uuid.UUID(int=rng.getrandbits(128), version=4))
 
 
 def _get_corpus() -> str:

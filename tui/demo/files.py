@@ -6,20 +6,15 @@ from __future__ import annotations
 
 import os
 import random
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
 import orjson
 
-from .catalog import HOSTILE_STRINGS
-from .ops import iso
-from .snapshots import Store, _op_refs, atomic_write, gz, touch, write_accounting, write_snapshot
-from .snapshots import externalize_payloads
+from .catalog import HOSTILE_STRINGS, iso, uuid4
+from .snapshots import Store, _op_refs, atomic_write, externalize_payloads, gz, touch, write_accounting, write_snapshot
 from .tree import BASE_MS, last_activity, make_tree
-
-__all__ = ["populate", "write_ledger"]
 
 _ZERO_ACC = {"tokensIn": 0, "tokensOut": 0, "tokensCacheRead": 0, "tokensCacheWrite": 0, "costUsd": 0.0}
 
@@ -46,11 +41,9 @@ def _drop_zero_cost(acc: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in acc.items() if k != "costUsd" or v}
 
 
-def _add_acc(total: dict[str, Any], acc: dict[str, Any] | None) -> None:
-    if acc:
-        for k in _ZERO_ACC:
-            total[k] += acc[k]
-        total["costUsd"] = round(total["costUsd"], 6)
+def _add_acc(total: dict[str, Any], acc: dict[str, Any]) -> None:
+    total.update({k: total[k] + acc[k] for k in _ZERO_ACC}, costUsd=round(total["costUsd"] + acc["costUsd"], 6))
+
 
 
 def _session_status(node: dict) -> str:
@@ -255,7 +248,7 @@ def populate(sessions_dir: str | os.PathLike, *, count: int = 12, seed: int = 0,
     orphan = sd / f"{orphan_tree['traceId']}.json.gz.tmp-123-456"
     orphan.write_bytes(blob[: len(blob) // 2])
     touch(orphan, last_activity(orphan_tree))
-    zero = sd / f"{uuid.UUID(int=random.Random(seed * 7919 + 1).getrandbits(128), version=4)}.json.gz"
+    zero = sd / f"{uuid4(random.Random(seed * 7919 + 1))}.json.gz"
     zero.write_bytes(b"")
     touch(zero, t + 120_000)
     acc = write_accounting(sd / "accounting.jsonl", finished)

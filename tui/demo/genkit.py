@@ -5,25 +5,16 @@ from __future__ import annotations
 
 import hashlib
 import random
-import uuid
-from datetime import datetime, timezone
 from pathlib import Path
 
 import orjson
 
-from .catalog import DATA
+from .catalog import DATA, iso, uuid4
 from .snapshots import atomic_write, gz
 
 TURN_END, TOOL_ITERATION_END, INVOCATION_END = 0, 1, 2
 EVENT_NAMES = ("turnEnd", "toolIterationEnd", "invocationEnd")
 QUESTIONS, RESTORED_QUESTIONS = DATA["genkit"]["questions"], DATA["genkit"]["restored_questions"]  # data.json
-
-
-def iso_nanos(ms: int, extra_ns: int = 0) -> str:
-    """Go's time.Time JSON: RFC 3339 with nanoseconds."""
-    dt = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
-    nanos = (ms % 1000) * 1_000_000 + extra_ns
-    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{nanos:09d}Z"
 
 
 def state_id(state: dict) -> str:
@@ -44,7 +35,7 @@ class _Recorder:
         self.t += self.rng.randint(300, 9_000)
         frozen = orjson.loads(orjson.dumps(state))
         snapshot = {"id": state_id(frozen), "sessionId": self.session_id,
-                    "createdAt": iso_nanos(self.t, self.rng.randint(0, 999_999)), "state": frozen,
+                    "createdAt": iso(self.t, self.rng.randint(0, 999_999)), "state": frozen,
                     "index": self.last["index"] + 1 if self.last else 0, "turnIndex": self.turn_index,
                     "event": EVENT_NAMES[event] if self.event_names else event}
         if self.last is not None:
@@ -119,10 +110,10 @@ class _ShippedRunner:
         if self.last is not None and not self.changed:
             return  # "Skip if state hasn't changed since the last snapshot"
         self.t += self.rng.randint(300, 9_000)
-        snap = {"snapshotId": str(uuid.UUID(int=self.rng.getrandbits(128), version=4))}
+        snap = {"snapshotId": uuid4(self.rng)}
         if self.last is not None:
             snap["parentId"] = self.last["snapshotId"]
-        snap.update({"createdAt": iso_nanos(self.t, self.rng.randint(0, 999_999)), "event": event,
+        snap.update({"createdAt": iso(self.t, self.rng.randint(0, 999_999)), "event": event,
                      "state": orjson.loads(orjson.dumps(state))})
         self.snapshots.append(snap)
         self.last = snap

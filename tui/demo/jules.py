@@ -1,7 +1,5 @@
-"""Jules `SessionSnapshot.toJSON()` files and REST activity pages, deterministic per seed.
-
-A coding session (plan, commands, patches, a user intervention, the end) with the derived views computed the SDK's
-way, independently of the monitor; the REST pages leave proto3 zero values out, as the API does."""
+"""Jules `SessionSnapshot.toJSON()` files and REST activity pages: a scripted coding session with the derived views
+computed the SDK's way (independently of the monitor); REST pages leave proto3 zero values out, as the API does."""
 
 from __future__ import annotations
 
@@ -10,8 +8,7 @@ from pathlib import Path
 
 import orjson
 
-from .catalog import DATA
-from .ops import iso
+from .catalog import DATA, iso
 from .snapshots import atomic_write, gz
 
 _J = DATA["jules"]  # the tasks and the session's script (commands, their output, diffs): data.json

@@ -1,14 +1,11 @@
-"""The ops of a generated session, as functions over the generator's state (``Gen``, one seeded rng for the whole
-tree) and the session being written (``Sess``): LLM ops with their captures, tool ops, turn 0's system ops, and
-the logs, accounting and usage they carry. The draw order of the rng is the file format's identity: the same seed
-gives the same bytes, so keep new draws after the existing ones."""
+"""The ops of a generated session, as functions over the generator's state (``Gen``: one seeded rng per tree) and the
+session being written (``Sess``). The rng's draw order is the format's identity (same seed, same bytes): keep new
+draws after the existing ones."""
 
 from __future__ import annotations
 
 import base64
 import random
-import time
-import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,17 +13,9 @@ import orjson
 
 from .bodies import Exchange, ToolCall, Usage, binary_blob, llm_exchange
 from .catalog import (B36, CHEAP, DATA, ERR_SLUGS, HOSTILE_STRINGS, MODELS, OPENROUTER_UPSTREAM, TITLES,
-                      TOOL_PARAMS, TOOLS, rand_id, text, tool_result)
+                      TOOL_PARAMS, TOOLS, iso, rand_id, text, tool_result)
 
 FULL_CAPTURE_BYTES = 400  # below it, payload_bytes also thins out how many LLM ops carry captures
-
-
-def iso(ms: int) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z"
-
-
-def uuid4(rng: random.Random) -> str:
-    return str(uuid.UUID(int=rng.getrandbits(128), version=4))
 
 
 def b36(n: int) -> str:

@@ -1,7 +1,6 @@
-"""``make_tree``: one seeded ai-agent ``opTree`` (SessionNode) shaped like real snapshot files, sub-agents
-included, and the walks over such a tree. A session is written turn by turn: turn 0's init, v2 steps (advisors,
-handoffs), user turns of LLM, tool, sub-agent and tool_output ops, the final report and the totals. Functions over
-the generator's state (``ops.Gen``); pure Python + orjson (never imports textual or rich)."""
+"""``make_tree``: one seeded ai-agent ``opTree`` shaped like real snapshots, sub-agents included, written turn by
+turn (turn 0's init, v2 steps, user turns of LLM, tool, sub-agent and tool_output ops, the final report, the totals);
+and the walks over such a tree. Pure Python + orjson (never imports textual or rich)."""
 
 from __future__ import annotations
 
@@ -14,9 +13,9 @@ from tui.formats.aiagent.snapshot_totals import TOTALS_KEYS, compute_totals
 
 from .bodies import ToolCall
 from .catalog import (AGENTS, HOSTILE_STRINGS, INGRESS, LLM_ERR, ROOT_AGENTS, STATUSES, TITLES, TOOL_SCHEMA, TOOLS,
-                      sentence, text)
+                      sentence, text, uuid4)
 from .ops import (At, Gen, Sess, call_id, close, cost_for, final_report_op, llm_accounting, llm_op, new_op, response,
-                  system_op, tool_accounting, tool_op, tool_params, usage_for, uuid4)
+                  system_op, tool_accounting, tool_op, tool_params, usage_for)
 
 __all__ = ["DEFAULT_PROVIDERS", "TOTALS_KEYS", "compute_totals", "iter_ops", "iter_sessions", "last_activity",
            "make_tree", "op_path_index"]
