@@ -125,28 +125,27 @@ def _snapshot(s: _Session, seed: int, title: str, prompt: str, state: str, inclu
 UNTYPED_DESCRIPTIONS = _J["untyped_descriptions"]
 
 
+#: the REST oneof fields of the activity types whose fields are copied as they are
+_REST_FIELDS = {"planApproved": ("planId",), "progressUpdated": ("title", "description"), "sessionFailed": ("reason",)}
+
+
 def rest_activity(activity: dict) -> dict:
+
     """An SDK-shaped activity as the REST API sends it: the type's fields under its oneof key, proto3 JSON (zero
     values, empty strings and empty lists left out), `output` for the command's stdout and stderr."""
-    kind = activity["type"]
-    out: dict = {"name": activity["name"], "id": activity["id"], "createTime": activity["createTime"]}
-    if activity.get("originator"):
+    kind, get = activity["type"], activity.get
+    out: dict = {k: activity[k] for k in ("name", "id", "createTime")}
+    if get("originator"):
         out["originator"] = activity["originator"]
-    if activity.get("description") and kind != "progressUpdated":
+    if get("description") and kind != "progressUpdated":
         out["description"] = activity["description"]
-    fields: dict = {}
+    fields: dict = {k: get(k, "") for k in _REST_FIELDS.get(kind, ())}
     if kind in ("userMessaged", "agentMessaged"):
-        fields[kind.replace("Messaged", "Message")] = activity.get("message", "")
+        fields[kind.replace("Messaged", "Message")] = get("message", "")
     elif kind == "planGenerated":  # a step's index 0 is a zero value too
         plan = activity["plan"]
         fields["plan"] = {**plan, "steps": [{k: v for k, v in step.items() if v not in (0, "")}
                                             for step in plan.get("steps", [])]}
-    elif kind == "planApproved":
-        fields["planId"] = activity.get("planId", "")
-    elif kind == "progressUpdated":
-        fields = {"title": activity.get("title", ""), "description": activity.get("description", "")}
-    elif kind == "sessionFailed":
-        fields["reason"] = activity.get("reason", "")
     out[kind] = {k: v for k, v in fields.items() if v not in ("", None, [], {})}
     artifacts = []
     for art in activity.get("artifacts", []):
