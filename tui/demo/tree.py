@@ -362,7 +362,8 @@ def session_op(g: Gen, s: Sess, cplan: Plan, *, turn: int, sub: int, path: str, 
     rng = g.rng
     op, at, req_json = _agent_op(g, s, turn=turn, sub=sub, path=path, name=tname, provider="agent", params=params,
                                  remote=f"agent:{cname}", message=f"-> {tname}: starting sub-agent")
-    start, attrs = op["startedAt"], op["attributes"]
+    start = op["startedAt"]
+
     ccp = f"{s.call_path}->{tname}->{cname}" if g.style == "arrow" else f"{s.call_path}:{cname}"
     child = session(g, cplan, agent=cname, call_path=ccp, parent_txn=s.txn, prompt=params["prompt"],
                     start=start + rng.randint(2, 20), prefix=path + ".")
@@ -372,19 +373,23 @@ def session_op(g: Gen, s: Sess, cplan: Plan, *, turn: int, sub: int, path: str, 
         s.t = max(s.t, start + 1)
         return op
     end = child["endedAt"] + rng.randint(2, 30)
-    attrs["latency"] = latency = end - start
     if child.get("success"):
-        result, status = report or "(empty report)", "ok"
-        at.log(end, "VRB", "response", f"<- {tname}: {len(result)} bytes in {latency} ms")
-    else:
-        result, status = f"sub-agent {cname} failed: {child.get('error', 'unknown error')}", "failed"
-        attrs["error"] = "subagent_failed"
-        at.log(end, "ERR", "response", result)
-    attrs["size"] = len(result)
+        return _agent_done(s, op, at, req_json, end, report or "(empty report)", "subagent")
+    return _agent_done(s, op, at, req_json, end, f"sub-agent {cname} failed: {child.get('error', 'unknown error')}",
+                       "subagent", failed=True)
+
+
+def _agent_done(s: Sess, op: dict[str, Any], at: At, req_json: bytes, end: int, result: str, server: str,
+                suffix: str = "", failed: bool = False) -> dict[str, Any]:
+    """A ``session`` op's end: its latency and size, the result, the tool accounting entry and the response log."""
+    attrs, latency, status = op["attributes"], end - op["startedAt"], "failed" if failed else "ok"
+    attrs.update(latency=latency, **({"error": "subagent_failed"} if failed else {}), size=len(result))
     op["response"] = response(result, len(result))
-    op["accounting"].append(tool_accounting(s, end=end, latency=latency, status=status, server="subagent",
-                                            command=tname, chars_in=len(req_json), chars_out=len(result),
+    op["accounting"].append(tool_accounting(s, end=end, latency=latency, status=status, server=server,
+                                            command=attrs["name"], chars_in=len(req_json), chars_out=len(result),
                                             error=attrs.get("error")))
+    at.log(end, "ERR" if failed else "VRB", "response",
+           result if failed else f"<- {attrs['name']}: {len(result)} bytes in {latency} ms{suffix}")
     return close(s, op, end, status)
 
 
@@ -408,16 +413,8 @@ def tool_output_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str, source_to
     else:
         child, extracted = _chunked_tree(g, s, start + rng.randint(1, 5), handle, n_chunks)
     op["childSession"] = child
-    end = child["endedAt"] + rng.randint(1, 10)
-    latency = end - start
     result = f"tool_output(handle={handle}, tool={source_tool}, mode={mode})\n\n{extracted}"
-    op["attributes"].update(latency=latency, size=len(result))
-    op["response"] = response(result, len(result))
-    op["accounting"].append(tool_accounting(s, end=end, latency=latency, status="ok", server="tool-output",
-                                            command="tool_output", chars_in=len(req_json), chars_out=len(result)))
-    at.log(end, "VRB", "response", f"<- tool_output: {len(result)} bytes in {latency} ms ({mode})")
-
-    return close(s, op, end, "ok")
+    return _agent_done(s, op, at, req_json, child["endedAt"] + rng.randint(1, 10), result, "tool-output", f" ({mode})")
 
 
 def _chunked_tree(g: Gen, s: Sess, start: int, handle: str, n_chunks: int) -> tuple[dict[str, Any], str]:
