@@ -4,7 +4,8 @@ writer, ``DIALECTS`` holds what differs and the answer writers how each streams.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, replace
+import re
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import orjson
@@ -93,42 +94,6 @@ def _finish(vocabulary: str, stop: str, default: str) -> str:
 
 def _http(first: str, headers: list[tuple[str, str]], body: bytes) -> bytes:
     return (first + "\r\n" + "".join(f"{k}: {v}\r\n" for k, v in headers) + "\r\n").encode() + body
-
-
-def _oa_def(t: dict) -> dict:
-    return {"type": "function", "function": {"name": t["name"], "description": t["description"],
-                                             "parameters": t["schema"]}}
-
-
-def _anthropic_body(model: str, system: str, msgs: list, defs: list, thinking: bool, stream: bool) -> dict:
-    body: dict[str, Any] = {"model": model, "max_tokens": 16384 if thinking else 8192,
-            "system": [{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
-            "messages": msgs, "tools": defs, "tool_choice": {"type": "auto"}, "stream": stream}
-    body.update({"thinking": {"type": "enabled", "budget_tokens": 4096}} if thinking else {"temperature": 0.2})
-    return body
-
-
-def _openai_body(model: str, system: str, msgs: list, defs: list, thinking: bool, stream: bool) -> dict:
-    body: dict[str, Any] = {"model": model, "messages": [{"role": "system", "content": system}, *msgs],
-                            "tools": defs, "tool_choice": "auto"}
-    body.update({"reasoning_effort": "medium", "max_completion_tokens": 16384} if thinking
-                else {"temperature": 0.2, "max_tokens": 8192})
-    body["stream"] = stream
-    return body | ({"stream_options": {"include_usage": True}} if stream else {})
-
-
-def _gemini_body(model: str, system: str, msgs: list, defs: list, thinking: bool, stream: bool) -> dict:
-    gen: dict[str, Any] = {"temperature": 0.2, "maxOutputTokens": 8192}
-    if thinking:
-        gen["thinkingConfig"] = {"includeThoughts": True, "thinkingBudget": 4096}
-    return {"contents": msgs, "systemInstruction": {"parts": [{"text": system}]},
-            "tools": [{"functionDeclarations": defs}], "generationConfig": gen}
-
-
-def _ollama_body(model: str, system: str, msgs: list, defs: list, thinking: bool, stream: bool) -> dict:
-    body: dict[str, Any] = {"model": model, "messages": [{"role": "system", "content": system}, *msgs],
-                            "tools": defs, "stream": stream, "options": {"temperature": 0.2, "num_ctx": 32768}}
-    return body | ({"think": True} if thinking else {})
 
 
 def _ev(name: str, obj: Any) -> bytes:
@@ -306,68 +271,37 @@ def _ollama_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, b
         a.thinking, False
 
 
-@dataclass(frozen=True)
-class Dialect:
-    """What differs per dialect: tool definitions, history messages, body, host, headers, path, answer writer."""
-
-    tool_def: Callable[[dict], dict]
-    per_tool: int  # JSON bytes around each tool description, for the body's byte budget
-    user: Callable[[str], dict]
-    assistant: Callable[[str, str, str], dict]
-    result: Callable[[str, str, str], dict]
-    body: Callable[..., dict]
-    host: str
-    headers: tuple[tuple[str, str], ...]
-    answer: Callable[[random.Random, _Answer, bool], tuple[str, bytes, list, str, bool]]
-    path: Callable[[str, bool, bool], str]  # (model, stream, sse)
+#: per dialect (data.json's ``dialects``, OpenRouter like OpenAI but for its host and path): the request's templates
+#: (tool definition, system, history messages, body, path), host and headers; ``if_<flag>``: [off, on] values
+DIALECTS: dict[str, dict[str, Any]] = {name: DATA["dialects"].get(d.get("like"), {}) | d
+                                       for name, d in DATA["dialects"].items()}
+ANSWERS: dict[str, Callable[[random.Random, _Answer, bool], tuple[str, bytes, list, str, bool]]] = {
+    "anthropic": _anthropic_answer, "openai": _openai_answer, "openrouter": _openai_answer, "gemini": _gemini_answer,
+    "ollama": _ollama_answer}
 
 
-_JSON = ("content-type", "application/json")
-DIALECTS: dict[str, Dialect] = {
-    "anthropic": Dialect(
-        lambda t: {"name": t["name"], "description": t["description"], "input_schema": t["schema"]}, 160,
-        lambda txt: {"role": "user", "content": txt},
-        lambda txt, name, cid: {"role": "assistant", "content": [
-            {"type": "text", "text": txt},
-            {"type": "tool_use", "id": f"toolu_01{cid}", "name": name, "input": {"q": txt[:40]}}]},
-        lambda txt, name, cid: {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": f"toolu_01{cid}", "content": txt}]},
-        _anthropic_body, "api.anthropic.com",
-        (_JSON, ("anthropic-version", "2023-06-01"), ("x-api-key", "[REDACTED]"), ("accept", "text/event-stream")),
-        _anthropic_answer, lambda model, stream, sse: "/v1/messages"),
-    "openai": Dialect(
-        _oa_def, 180, lambda txt: {"role": "user", "content": txt},
-        lambda txt, name, cid: {"role": "assistant", "content": txt, "tool_calls": [
-            {"id": f"call_{cid}", "type": "function",
-             "function": {"name": name, "arguments": orjson.dumps({"q": txt[:40]}).decode()}}]},
-        lambda txt, name, cid: {"role": "tool", "tool_call_id": f"call_{cid}", "content": txt},
-        _openai_body, "api.openai.com", (_JSON, ("authorization", "Bearer [REDACTED]")), _openai_answer,
-        lambda model, stream, sse: "/v1/chat/completions"),
-    "gemini": Dialect(
-        lambda t: {"name": t["name"], "description": t["description"], "parameters": t["schema"]}, 160,
-        lambda txt: {"role": "user", "parts": [{"text": txt}]},
-        lambda txt, name, cid: {"role": "model", "parts": [
-            {"text": txt}, {"functionCall": {"name": name, "args": {"q": txt[:40]}}}]},
-        lambda txt, name, cid: {"role": "user", "parts": [
-            {"functionResponse": {"name": name, "response": {"content": txt}}}]},
-        _gemini_body, "generativelanguage.googleapis.com", (_JSON, ("x-goog-api-key", "[REDACTED]")), _gemini_answer,
-        lambda model, stream, sse: f"/v1beta/models/{model}:{'streamGenerateContent' if stream else 'generateContent'}"
-                                   + ("?alt=sse" if sse else "")),
-    "ollama": Dialect(
-        _oa_def, 180, lambda txt: {"role": "user", "content": txt},
-        lambda txt, name, cid: {"role": "assistant", "content": txt,
-                                "tool_calls": [{"function": {"name": name, "arguments": {"q": txt[:40]}}}]},
-        lambda txt, name, cid: {"role": "tool", "content": txt, "tool_name": name},
-        _ollama_body, "localhost:11434", (_JSON,), _ollama_answer, lambda model, stream, sse: "/api/chat"),
-}
-DIALECTS["openrouter"] = replace(DIALECTS["openai"], host="openrouter.ai",
-                                 path=lambda model, stream, sse: "/api/v1/chat/completions")
+def fill(template: Any, values: dict[str, Any]) -> Any:
+    """A copy of a template with ``$name`` replaced by ``values[name]`` (a whole ``"$name"`` string by the value
+    itself, whatever its type); a key whose placeholder comes out ``None`` is left out."""
+    if isinstance(template, dict):
+        return {k: v for k, t in template.items() if (v := fill(t, values)) is not None or t is None}
+    if isinstance(template, list):
+        return [fill(t, values) for t in template]
+    if not isinstance(template, str) or "$" not in template:
+        return template
+    if template[0] == "$" and template[1:] in values:
+        return values[template[1:]]
+    return re.sub(r"\$(\w+)", lambda m: str(values[m.group(1)]), template)
+
+
+def flags(d: dict[str, Any], **on: bool) -> dict[str, Any]:
+    """The values of a dialect's ``if_<flag>`` tables for these flags."""
+    return {k: pair[on[flag]] for flag in on for k, pair in d.get(f"if_{flag}", {}).items()}
 
 
 def dialect_of(provider: str) -> str:
     """The wire dialect a provider speaks; other OpenAI-compatible servers than OpenRouter speak ``openai``."""
-    return {"anthropic": "anthropic", "google": "gemini", "ollama": "ollama", "openrouter": "openrouter"}.get(
-        provider, "openai")
+    return DATA["dialect_of"].get(provider, "openai")
 
 
 def request_body(rng: random.Random, dialect: str, *, model: str, system: str, user_prompt: str, tools: list[dict],
@@ -375,19 +309,23 @@ def request_body(rng: random.Random, dialect: str, *, model: str, system: str, u
     """A request body whose size comes out near ``target_bytes``: the history messages share what the system
     prompt, the user prompt and the tool definitions leave."""
     d = DIALECTS[dialect]
-    defs = [d.tool_def(t) for t in tools]
-    fixed = len(system) + sum(len(t["description"]) + d.per_tool for t in tools) + len(user_prompt) + 200
+    defs = [fill(d["tool_def"], t) for t in tools]
+    fixed = len(system) + sum(len(t["description"]) + d["per_tool"] for t in tools) + len(user_prompt) + 200
     per_msg = max(12, (target_bytes - fixed) // max(1, n_messages))
-    msgs, names, name, cid = [d.user(user_prompt)], [t["name"] for t in tools], "", ""
+    msgs = [fill(d["system"], {"system": system})] if "system" in d else []
+    msgs.append(fill(d["user"], {"txt": user_prompt}))
+    names, name, cid = [t["name"] for t in tools], "", ""
     for i in range(1, n_messages):
         if i % 2 == 1:
             name = names[rng.randrange(len(names))] if names else "web__search"
             cid = rand_id(rng, 22)
-            msgs.append(d.assistant(text(rng, max(8, per_msg // 3)), name, cid))
+            txt = text(rng, max(8, per_msg // 3))
+            args = {"txt": txt, "name": name, "cid": cid, "q": txt[:40], "args": orjson.dumps({"q": txt[:40]}).decode()}
+            msgs.append(fill(d["assistant"], args))
         else:
-            msgs.append(d.result(text(rng, per_msg), name, cid))
-    return d.body(model, system, msgs, defs, thinking, stream)
-
+            msgs.append(fill(d["result"], {"txt": text(rng, per_msg), "name": name, "cid": cid}))
+    values = {"model": model, "system": system, "messages": msgs, "defs": defs, "stream": stream}
+    return fill(d["body"], values | flags(d, thinking=thinking, stream=stream))
 
 
 def sdk_response(*, resp_id: str, ts_iso: str, reasoning: str, a: _Answer) -> bytes:
@@ -425,10 +363,10 @@ def llm_exchange(rng: random.Random, *, provider: str, model: str, system: str, 
                         target_bytes=target_bytes, thinking=bool(thinking), stream=stream)
     a = _Answer(model, thinking, text_out, tool_calls, stop_reason, usage, created_s, provider)
     d = DIALECTS[dialect]
-    resp_id, resp_body, resp_headers, reasoning, sse = d.answer(rng, a, stream)
+    resp_id, resp_body, resp_headers, reasoning, sse = ANSWERS[dialect](rng, a, stream)
     body_bytes = orjson.dumps(body)
-    path = d.path(model, stream, sse)
-    req_headers = [("host", d.host), *d.headers, ("user-agent", "ai-agent/1.0 (node)"),
+    path = fill(d["path"], {"model": model} | flags(d, stream=stream, sse=sse))
+    req_headers = [("host", d["host"]), *d["headers"], ("user-agent", "ai-agent/1.0 (node)"),
                    ("content-length", str(len(body_bytes)))]
     return Exchange(
         request_raw=_http(f"POST {path} HTTP/1.1", req_headers, body_bytes) if headers else body_bytes,
