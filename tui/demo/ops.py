@@ -242,7 +242,7 @@ def llm_request(g: Gen, s: Sess, c: LlmCall, usage: Usage, start: int, stop: str
     return {"kind": "llm", "payload": payload, "size": len(ex.request_raw)}, ex
 
 
-def llm_op(g: Gen, s: Sess, *, turn: int, pos: int, path: str | None, is_final: bool, tool_calls: list[ToolCall],
+def llm_op(g: Gen, s: Sess, *, turn: int, path: str | None, is_final: bool, tool_calls: list[ToolCall],
            running: bool = False, fail: tuple[str, str] | None = None, small: bool = False) -> dict[str, Any]:
     rng = g.rng
     start = s.t + g.gap()
@@ -355,7 +355,7 @@ def tool_params(g: Gen, name: str, s: Sess) -> dict[str, Any]:
     return make(g.rng, s) if make else {"query": text(g.rng, 30)}
 
 
-def tool_op(g: Gen, s: Sess, *, turn: int, pos: int, sub: int, path: str | None, name: str, params: dict[str, Any],
+def tool_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str | None, name: str, params: dict[str, Any],
             running: bool = False, report: str | None = None) -> dict[str, Any]:
     rng = g.rng
     provider, kind, _desc = TOOLS.get(name, ("mcp", "mcp", ""))

@@ -116,8 +116,8 @@ def _advisors(g: Gen, s: Sess, t0: dict[str, Any], init_end: int) -> list[dict[s
     s.thinking = False
     n_adv = g.rng.randint(1, 2)
     # ops in v2 steps are labelled S<step>-<op> (capital S), like the producer's getOpPath
-    adv_ops = [llm_op(g, s, turn=0, pos=i + 1, path=f"{s.prefix}S1-{i + 1}", is_final=False, tool_calls=[],
-                      small=True) for i in range(n_adv)]
+    adv_ops = [llm_op(g, s, turn=0, path=f"{s.prefix}S1-{i + 1}", is_final=False, tool_calls=[], small=True)
+               for i in range(n_adv)]
     s.provider, s.model, s.actual_model, s.prices, s.thinking = saved
     steps.append({"id": g.uid(adv_start), "index": 1, "kind": "advisors", "startedAt": adv_start, "endedAt": s.t + 1,
                   "attributes": {"advisors": ["cost-advisor", "scope-advisor"][:n_adv]}, "ops": adv_ops})
@@ -226,7 +226,7 @@ def _user_turn(g: Gen, s: Sess, index: int, specs: list[Any], mode: str, st: _Tu
     for r in _resolve(g, s, specs, st):  # each call's id is drawn right after the call: keep the rng's order
         resolved.append(r)
         calls.append(ToolCall(id=call_id(g, s), name=r[2], input=r[3]))
-    ops.append(llm_op(g, s, turn=index, pos=1, path=f"{s.prefix}{index}-1", is_final=mode in ("final", "failed"),
+    ops.append(llm_op(g, s, turn=index, path=f"{s.prefix}{index}-1", is_final=mode in ("final", "failed"),
                       tool_calls=calls, running=mode == "running" and not resolved,
                       fail=LLM_ERR[rng.randrange(len(LLM_ERR))] if mode == "failed" else None))
     sub = 0
@@ -240,7 +240,7 @@ def _user_turn(g: Gen, s: Sess, index: int, specs: list[Any], mode: str, st: _Tu
             ops.append(tool_output_op(g, s, turn=index, sub=sub, path=path, source_tool=extra[1], n_chunks=extra[0],
                                       params=params, mode=extra[2]))
         elif kind == "tool":
-            ops.append(tool_op(g, s, turn=index, pos=pos, sub=sub, path=path, name=name, params=params,
+            ops.append(tool_op(g, s, turn=index, sub=sub, path=path, name=name, params=params,
                                running=mode == "running" and i == len(resolved) - 1,
                                report=st.report_text if name == "agent__final_report" else None))
         else:
@@ -266,10 +266,10 @@ def _closing_steps(g: Gen, s: Sess, plan: Plan, steps: list[dict], turns: list[d
     s.t += g.gap()
     st_start, spath = s.t, f"{s.prefix}S{len(steps)}-1"
     if kind == "internal":
-        sop = tool_op(g, s, turn=last_index, pos=1, sub=0, path=spath, name="agent__task_status",
+        sop = tool_op(g, s, turn=last_index, sub=0, path=spath, name="agent__task_status",
                       params={"status": "completed", "done": "all", "pending": "", "now": "done"})
     else:
-        sop = llm_op(g, s, turn=last_index, pos=1, path=spath, is_final=False, tool_calls=[], small=True)
+        sop = llm_op(g, s, turn=last_index, path=spath, is_final=False, tool_calls=[], small=True)
     steps.append({"id": g.uid(st_start), "index": len(steps), "kind": kind, "startedAt": st_start,
                   "endedAt": s.t + 1, "attributes": {"reason": kind.replace("_", " ")}, "ops": [sop]})
     s.t += 2
