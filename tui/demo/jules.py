@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -22,14 +23,13 @@ class _Session:
         self.session_id = session_id
         self.activities: list[dict] = []
 
-    def add(self, kind: str, originator: str = "agent", artifacts: list | None = None, **fields) -> dict:
+    def add(self, kind: str, originator: str = "agent", artifacts: list | None = None, **fields: Any) -> None:
         self.t += self.rng.randint(4_000, 95_000)
         n = len(self.activities) + 1
-        activity = {"name": f"sessions/{self.session_id}/activities/a{n:03d}", "id": f"a{n:03d}",
-                    "createTime": iso(self.t), "originator": originator, "artifacts": artifacts or [], "type": kind}
-        activity.update(fields)
-        self.activities.append(activity)
-        return activity
+        self.activities.append({"name": f"sessions/{self.session_id}/activities/a{n:03d}", "id": f"a{n:03d}",
+                                "createTime": iso(self.t), "originator": originator, "artifacts": artifacts or [],
+                                "type": kind, **fields})
+
 
     def plan(self, titles: list[str]) -> None:
         steps = [{"id": f"s{i}", "title": title, "description": f"{title}.", "index": i}
