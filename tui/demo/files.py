@@ -105,8 +105,8 @@ def write_ledger(sessions_dir: str | os.PathLike, tree: dict, *, with_payloads: 
         for op in t.get("ops") or []:  # sub-agents write their own ledgers (even while this turn is still open)
             kids = led.kids_by_op[id(op)] = _children_of(led, op)
             for kid in kids:
-                write_ledger(sd, kid, with_payloads=with_payloads, store=store, parent=(led.origin, sid, op.get("opId")),
-                             fan_out_rate=fan_out_rate)
+                write_ledger(sd, kid, with_payloads=with_payloads, store=store, fan_out_rate=fan_out_rate,
+                             parent=(led.origin, sid, op.get("opId")))
         if "endedAt" not in t or (is_running and last):
             open_turn = t
             break
