@@ -4,13 +4,12 @@ writer, ``DIALECTS`` holds what differs and the answer writers how each streams.
 from __future__ import annotations
 
 import random
-import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
 import orjson
 
-from .catalog import B36, DATA, iso, rand_id, text
+from .catalog import B36, DATA, fill, iso, rand_id, text
 
 FINISH_REASONS: dict[str, dict[str, str]] = DATA["finish_reasons"]
 
@@ -278,20 +277,6 @@ DIALECTS: dict[str, dict[str, Any]] = {name: DATA["dialects"].get(d.get("like"),
 ANSWERS: dict[str, Callable[[random.Random, _Answer, bool], tuple[str, bytes, list, str, bool]]] = {
     "anthropic": _anthropic_answer, "openai": _openai_answer, "openrouter": _openai_answer, "gemini": _gemini_answer,
     "ollama": _ollama_answer}
-
-
-def fill(template: Any, values: dict[str, Any]) -> Any:
-    """A copy of a template with ``$name`` replaced by ``values[name]`` (a whole ``"$name"`` string by the value
-    itself, whatever its type); a key whose placeholder comes out ``None`` is left out."""
-    if isinstance(template, dict):
-        return {k: v for k, t in template.items() if (v := fill(t, values)) is not None or t is None}
-    if isinstance(template, list):
-        return [fill(t, values) for t in template]
-    if not isinstance(template, str) or "$" not in template:
-        return template
-    if template[0] == "$" and template[1:] in values:
-        return values[template[1:]]
-    return re.sub(r"\$(\w+)", lambda m: str(values[m.group(1)]), template)
 
 
 def flags(d: dict[str, Any], **on: bool) -> dict[str, Any]:

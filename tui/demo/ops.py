@@ -13,7 +13,7 @@ import orjson
 
 from .bodies import Exchange, ToolCall, Usage, binary_blob, llm_exchange
 from .catalog import (B36, CHEAP, DATA, ERR_SLUGS, HOSTILE_STRINGS, MODELS, OPENROUTER_UPSTREAM, TITLES,
-                      TOOL_PARAMS, TOOLS, iso, rand_id, text, tool_result)
+                      TOOL_PARAMS, TOOLS, fill, iso, rand_id, text, tool_result)
 
 FULL_CAPTURE_BYTES = 400  # below it, payload_bytes also thins out how many LLM ops carry captures
 
@@ -169,12 +169,11 @@ def cost_for(s: Sess, u: Usage) -> float:
 
 
 def tokens(s: Sess, u: Usage) -> dict[str, int]:
-    if s.provider == "anthropic":
-        return {"inputTokens": u.input, "outputTokens": u.output, "cacheReadInputTokens": u.cache_read,
-                "cacheWriteInputTokens": u.cache_write,
-                "totalTokens": u.input + u.output + u.cache_read + u.cache_write}
-    return {"inputTokens": u.input, "outputTokens": u.output, "cachedTokens": u.cache_read,
-            "totalTokens": u.input + u.output}
+    """The accounting's token counts in the provider's semantics (data.json's ``tokens``: Anthropic's or the rest's)."""
+    anthropic = s.provider == "anthropic"
+    total = u.input + u.output + (u.cache_read + u.cache_write if anthropic else 0)
+    return fill(DATA["tokens"]["anthropic" if anthropic else "other"], vars(u) | {"total": total})
+
 
 
 def llm_accounting(s: Sess, *, end: int, latency: int, status: str, cost: float, upstream: float, stop: str,
