@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from .catalog import DATA, iso
+from .catalog import DATA, fill, iso
 from .snapshots import atomic_write, gz
 
 _J = DATA["jules"]  # the tasks and the session's script (commands, their output, diffs): data.json
@@ -53,14 +53,13 @@ class _Session:
 
 def summary(activity: dict) -> str:
     """The SDK's generateSummary, written from the spec's table."""
-    kind, msg = activity["type"], activity.get("message") or ""
-    return {"planGenerated": lambda: f"Plan with {len(activity['plan']['steps'])} steps",
-            "planApproved": lambda: "Plan approved",
-            "progressUpdated": lambda: activity.get("title") or activity.get("description") or "Progress update",
-            "sessionCompleted": lambda: "Session completed",
-            "sessionFailed": lambda: f"Failed: {activity.get('reason')}",
-            "userMessaged": lambda: f"User: {msg[:100]}{'...' if len(msg) > 100 else ''}",
-            "agentMessaged": lambda: f"Agent: {msg[:100]}{'...' if len(msg) > 100 else ''}"}.get(kind, lambda: kind)()
+    kind, msg, get = activity["type"], activity.get("message") or "", activity.get
+    template = _J["summaries"].get(kind)  # data.json; another type's summary is its name
+    return kind if template is None else fill(template, {
+        "steps": len((get("plan") or {}).get("steps", [])), "reason": get("reason"),
+        "progress": get("title") or get("description") or "Progress update",
+        "msg": msg[:100] + ("..." if len(msg) > 100 else "")})
+
 
 
 def make_jules_snapshot(seed: int = 0, *, start_ms: int = 1_779_000_000_000, state: str = "completed",
