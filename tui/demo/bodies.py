@@ -11,9 +11,8 @@ import orjson
 
 from .catalog import B36, DATA, fill, iso, rand_id, text
 
-FINISH_REASONS: dict[str, dict[str, str]] = DATA["finish_reasons"]
-
 __all__ = ["Exchange", "ToolCall", "Usage", "binary_blob", "llm_exchange", "text"]
+
 
 def binary_blob(rng: random.Random, n: int = 48) -> bytes:
     """A few random bytes, e.g. a gzip-encoded body captured without decoding."""
@@ -88,7 +87,7 @@ def _arg_pieces(rng: random.Random, tc: ToolCall) -> list[str]:
 
 def _finish(vocabulary: str, stop: str, default: str) -> str:
     """Anthropic's ``stop_reason`` in another dialect's words (data.json's ``finish_reasons``)."""
-    return FINISH_REASONS[vocabulary].get(stop, default)
+    return DATA["finish_reasons"][vocabulary].get(stop, default)
 
 
 def _http(first: str, headers: list[tuple[str, str]], body: bytes) -> bytes:
