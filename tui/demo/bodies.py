@@ -1,20 +1,18 @@
-"""LLM wire captures for every dialect the producer captures (Anthropic, OpenAI/OpenRouter, Gemini, Ollama).
-
-One writer for all; ``DIALECTS`` holds what differs, the answer writers how each streams. Seeded: same draws,
-same bytes."""
+"""LLM wire captures of every dialect the producer captures (Anthropic, OpenAI/OpenRouter, Gemini, Ollama): one
+writer, ``DIALECTS`` holds what differs and the answer writers how each streams. Same draws, same bytes."""
 
 from __future__ import annotations
 
 import random
-import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import orjson
 
-from .catalog import B36, rand_id, text
+from .catalog import B36, DATA, fill, iso, rand_id, text
 
 __all__ = ["Exchange", "ToolCall", "Usage", "binary_blob", "llm_exchange", "text"]
+
 
 def binary_blob(rng: random.Random, n: int = 48) -> bytes:
     """A few random bytes, e.g. a gzip-encoded body captured without decoding."""
@@ -87,44 +85,13 @@ def _arg_pieces(rng: random.Random, tc: ToolCall) -> list[str]:
     return _split_n(rng, args, min(6, max(2, len(args) // 80 + 1)))
 
 
+def _finish(vocabulary: str, stop: str, default: str) -> str:
+    """Anthropic's ``stop_reason`` in another dialect's words (data.json's ``finish_reasons``)."""
+    return DATA["finish_reasons"][vocabulary].get(stop, default)
+
+
 def _http(first: str, headers: list[tuple[str, str]], body: bytes) -> bytes:
     return (first + "\r\n" + "".join(f"{k}: {v}\r\n" for k, v in headers) + "\r\n").encode() + body
-
-
-def _oa_def(t: dict) -> dict:
-    return {"type": "function", "function": {"name": t["name"], "description": t["description"],
-                                             "parameters": t["schema"]}}
-
-
-def _anthropic_body(model: str, system: str, msgs: list, defs: list, thinking: bool, stream: bool) -> dict:
-    body: dict[str, Any] = {"model": model, "max_tokens": 16384 if thinking else 8192,
-            "system": [{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
-            "messages": msgs, "tools": defs, "tool_choice": {"type": "auto"}, "stream": stream}
-    body.update({"thinking": {"type": "enabled", "budget_tokens": 4096}} if thinking else {"temperature": 0.2})
-    return body
-
-
-def _openai_body(model: str, system: str, msgs: list, defs: list, thinking: bool, stream: bool) -> dict:
-    body: dict[str, Any] = {"model": model, "messages": [{"role": "system", "content": system}, *msgs],
-                            "tools": defs, "tool_choice": "auto"}
-    body.update({"reasoning_effort": "medium", "max_completion_tokens": 16384} if thinking
-                else {"temperature": 0.2, "max_tokens": 8192})
-    body["stream"] = stream
-    return body | ({"stream_options": {"include_usage": True}} if stream else {})
-
-
-def _gemini_body(model: str, system: str, msgs: list, defs: list, thinking: bool, stream: bool) -> dict:
-    gen: dict[str, Any] = {"temperature": 0.2, "maxOutputTokens": 8192}
-    if thinking:
-        gen["thinkingConfig"] = {"includeThoughts": True, "thinkingBudget": 4096}
-    return {"contents": msgs, "systemInstruction": {"parts": [{"text": system}]},
-            "tools": [{"functionDeclarations": defs}], "generationConfig": gen}
-
-
-def _ollama_body(model: str, system: str, msgs: list, defs: list, thinking: bool, stream: bool) -> dict:
-    body: dict[str, Any] = {"model": model, "messages": [{"role": "system", "content": system}, *msgs],
-                            "tools": defs, "stream": stream, "options": {"temperature": 0.2, "num_ctx": 32768}}
-    return body | ({"think": True} if thinking else {})
 
 
 def _ev(name: str, obj: Any) -> bytes:
@@ -187,8 +154,6 @@ def _anthropic_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str
     return msg_id, body, headers, a.thinking, stream
 
 
-_OA_FINISH = {"tool_use": "tool_calls", "end_turn": "stop", "max_tokens": "length", "stop_sequence": "stop"}
-
 
 def _oa_usage(u: Usage) -> dict[str, Any]:
     return {"prompt_tokens": u.input, "completion_tokens": u.output, "total_tokens": u.input + u.output,
@@ -200,13 +165,13 @@ def _openai_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, b
     """OpenRouter streams ``delta.reasoning``; OpenAI's streams carry no reasoning text (nor does the SDK's view)."""
     reasoning = a.thinking if a.provider == "openrouter" else ""
     resp_id, fp = "chatcmpl-" + rand_id(rng, 29), "fp_" + rand_id(rng, 10, B36)
-    finish = _OA_FINISH.get(a.stop, "stop")
+    finish = _finish("openai", a.stop, "stop")
     head = {"id": resp_id, "object": "chat.completion.chunk", "created": a.created_s, "model": a.model,
             "system_fingerprint": fp}
     if stream:
         deltas: list[tuple[dict, str | None]] = [({"role": "assistant", "content": "", "refusal": None}, None)]
-        deltas += [({"reasoning": p}, None) for p in (_pieces(rng, reasoning, 40, 160) if reasoning else [])]
-        deltas += [({"content": p}, None) for p in (_pieces(rng, a.text_out, 20, 90) if a.text_out else [])]
+        deltas += [({"reasoning": p}, None) for p in _pieces(rng, reasoning, 40, 160)]
+        deltas += [({"content": p}, None) for p in _pieces(rng, a.text_out, 20, 90)]
         for i, tc in enumerate(a.calls):
             deltas.append(({"tool_calls": [{"index": i, "id": tc.id, "type": "function",
                                             "function": {"name": tc.name, "arguments": ""}}]}, None))
@@ -231,17 +196,15 @@ def _openai_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, b
     return resp_id, body, headers, "", stream
 
 
-_GEMINI_FINISH = {"max_tokens": "MAX_TOKENS"}
-
 
 def _gemini_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, bytes, list, str, bool]:
     """``candidates[0].content.parts[]`` one part a chunk (thoughts, text, whole functionCalls; a
     ``thoughtSignature`` on the first call after thinking); ``usageMetadata`` cumulative on every chunk."""
     sse = stream and rng.random() < 0.7
     resp_id = rand_id(rng, 22)
-    parts: list[dict[str, Any]] = [{"text": p, "thought": True} for p in
-                                   (_pieces(rng, a.thinking, 60, 220) if a.thinking else [])]
-    parts += [{"text": p} for p in (_pieces(rng, a.text_out, 24, 120) if a.text_out else [])]
+    parts: list[dict[str, Any]] = [{"text": p, "thought": True} for p in _pieces(rng, a.thinking, 60, 220)]
+
+    parts += [{"text": p} for p in _pieces(rng, a.text_out, 24, 120)]
     signature = rand_id(rng, 48) if a.thinking else ""
     for i, tc in enumerate(a.calls):
         parts.append({"functionCall": {"name": tc.name, "args": tc.input},
@@ -254,7 +217,7 @@ def _gemini_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, b
         out += max(1, len(part.get("text", "")) // 4)
         cand: dict[str, Any] = {"content": {"parts": [part], "role": "model"}, "index": 0}
         if last:
-            cand["finishReason"] = _GEMINI_FINISH.get(a.stop, "STOP")
+            cand["finishReason"] = _finish("gemini", a.stop, "STOP")
         shown = u.output if last else out
         meta = {"promptTokenCount": u.input, **({"candidatesTokenCount": shown} if shown else {}),
                 **({"cachedContentTokenCount": u.cache_read} if u.cache_read else {}),
@@ -273,26 +236,22 @@ def _gemini_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, b
     return resp_id, body, [("content-type", ctype)], a.thinking, sse
 
 
-def _ns_time(ms: int) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{(ms % 1000) * 1_000_000 + 123_456:09d}Z"
-
-
 def _ollama_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, bytes, list, str, bool]:
     """Message pieces with ``done: false``, then ``done: true`` with the counts and durations (ns); tool calls
     whole, their arguments an object. Non-stream: the whole message in the ``done`` object."""
     resp_id, latency = "ollama-" + rand_id(rng, 12), rng.randint(800, 9000)
     pieces: list[dict[str, Any]] = [{"role": "assistant", "content": "", "thinking": p}
-                                    for p in (_pieces(rng, a.thinking, 8, 40) if a.thinking else [])]
-    pieces += [{"role": "assistant", "content": p} for p in (_pieces(rng, a.text_out, 4, 24) if a.text_out else [])]
+                                    for p in _pieces(rng, a.thinking, 8, 40)]
+    pieces += [{"role": "assistant", "content": p} for p in _pieces(rng, a.text_out, 4, 24)]
     if a.calls:
         pieces.append({"role": "assistant", "content": "", "tool_calls": [
             {"function": {"name": tc.name, "arguments": tc.input}} for tc in a.calls]})
     t, lines, ns = a.created_s * 1000, [], 1_000_000
     for piece in pieces:
         t += rng.randint(5, 60)
-        lines.append({"model": a.model, "created_at": _ns_time(t), "message": piece, "done": False})
+        lines.append({"model": a.model, "created_at": iso(t, 123_456), "message": piece, "done": False})
     prompt_ns = rng.randint(50, 900) * ns
-    done = {"model": a.model, "created_at": _ns_time(a.created_s * 1000 + latency),
+    done = {"model": a.model, "created_at": iso(a.created_s * 1000 + latency, 123_456),
             "message": {"role": "assistant", "content": ""}, "done": True,
             "done_reason": "length" if a.stop == "max_tokens" else "stop", "total_duration": latency * ns,
             "load_duration": rng.randint(5, 300) * ns, "prompt_eval_count": a.usage.input,
@@ -310,68 +269,23 @@ def _ollama_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, b
         a.thinking, False
 
 
-@dataclass(frozen=True)
-class Dialect:
-    """What differs per dialect: tool definitions, history messages, body, host, headers, path, answer writer."""
-
-    tool_def: Callable[[dict], dict]
-    per_tool: int  # JSON bytes around each tool description, for the body's byte budget
-    user: Callable[[str], dict]
-    assistant: Callable[[str, str, str], dict]
-    result: Callable[[str, str, str], dict]
-    body: Callable[..., dict]
-    host: str
-    headers: tuple[tuple[str, str], ...]
-    answer: Callable[[random.Random, _Answer, bool], tuple[str, bytes, list, str, bool]]
-    path: Callable[[str, bool, bool], str]  # (model, stream, sse)
+#: per dialect (data.json's ``dialects``, OpenRouter like OpenAI but for its host and path): the request's templates
+#: (tool definition, system, history messages, body, path), host and headers; ``if_<flag>``: [off, on] values
+DIALECTS: dict[str, dict[str, Any]] = {name: DATA["dialects"].get(d.get("like"), {}) | d
+                                       for name, d in DATA["dialects"].items()}
+ANSWERS: dict[str, Callable[[random.Random, _Answer, bool], tuple[str, bytes, list, str, bool]]] = {
+    "anthropic": _anthropic_answer, "openai": _openai_answer, "openrouter": _openai_answer, "gemini": _gemini_answer,
+    "ollama": _ollama_answer}
 
 
-_JSON = ("content-type", "application/json")
-DIALECTS: dict[str, Dialect] = {
-    "anthropic": Dialect(
-        lambda t: {"name": t["name"], "description": t["description"], "input_schema": t["schema"]}, 160,
-        lambda txt: {"role": "user", "content": txt},
-        lambda txt, name, cid: {"role": "assistant", "content": [
-            {"type": "text", "text": txt},
-            {"type": "tool_use", "id": f"toolu_01{cid}", "name": name, "input": {"q": txt[:40]}}]},
-        lambda txt, name, cid: {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": f"toolu_01{cid}", "content": txt}]},
-        _anthropic_body, "api.anthropic.com",
-        (_JSON, ("anthropic-version", "2023-06-01"), ("x-api-key", "[REDACTED]"), ("accept", "text/event-stream")),
-        _anthropic_answer, lambda model, stream, sse: "/v1/messages"),
-    "openai": Dialect(
-        _oa_def, 180, lambda txt: {"role": "user", "content": txt},
-        lambda txt, name, cid: {"role": "assistant", "content": txt, "tool_calls": [
-            {"id": f"call_{cid}", "type": "function",
-             "function": {"name": name, "arguments": orjson.dumps({"q": txt[:40]}).decode()}}]},
-        lambda txt, name, cid: {"role": "tool", "tool_call_id": f"call_{cid}", "content": txt},
-        _openai_body, "api.openai.com", (_JSON, ("authorization", "Bearer [REDACTED]")), _openai_answer,
-        lambda model, stream, sse: "/v1/chat/completions"),
-    "gemini": Dialect(
-        lambda t: {"name": t["name"], "description": t["description"], "parameters": t["schema"]}, 160,
-        lambda txt: {"role": "user", "parts": [{"text": txt}]},
-        lambda txt, name, cid: {"role": "model", "parts": [
-            {"text": txt}, {"functionCall": {"name": name, "args": {"q": txt[:40]}}}]},
-        lambda txt, name, cid: {"role": "user", "parts": [
-            {"functionResponse": {"name": name, "response": {"content": txt}}}]},
-        _gemini_body, "generativelanguage.googleapis.com", (_JSON, ("x-goog-api-key", "[REDACTED]")), _gemini_answer,
-        lambda model, stream, sse: f"/v1beta/models/{model}:{'streamGenerateContent' if stream else 'generateContent'}"
-                                   + ("?alt=sse" if sse else "")),
-    "ollama": Dialect(
-        _oa_def, 180, lambda txt: {"role": "user", "content": txt},
-        lambda txt, name, cid: {"role": "assistant", "content": txt,
-                                "tool_calls": [{"function": {"name": name, "arguments": {"q": txt[:40]}}}]},
-        lambda txt, name, cid: {"role": "tool", "content": txt, "tool_name": name},
-        _ollama_body, "localhost:11434", (_JSON,), _ollama_answer, lambda model, stream, sse: "/api/chat"),
-}
-DIALECTS["openrouter"] = replace(DIALECTS["openai"], host="openrouter.ai",
-                                 path=lambda model, stream, sse: "/api/v1/chat/completions")
+def flags(d: dict[str, Any], **on: bool) -> dict[str, Any]:
+    """The values of a dialect's ``if_<flag>`` tables for these flags."""
+    return {k: pair[on[flag]] for flag in on for k, pair in d.get(f"if_{flag}", {}).items()}
 
 
 def dialect_of(provider: str) -> str:
     """The wire dialect a provider speaks; other OpenAI-compatible servers than OpenRouter speak ``openai``."""
-    return {"anthropic": "anthropic", "google": "gemini", "ollama": "ollama", "openrouter": "openrouter"}.get(
-        provider, "openai")
+    return DATA["dialect_of"].get(provider, "openai")
 
 
 def request_body(rng: random.Random, dialect: str, *, model: str, system: str, user_prompt: str, tools: list[dict],
@@ -379,21 +293,23 @@ def request_body(rng: random.Random, dialect: str, *, model: str, system: str, u
     """A request body whose size comes out near ``target_bytes``: the history messages share what the system
     prompt, the user prompt and the tool definitions leave."""
     d = DIALECTS[dialect]
-    defs = [d.tool_def(t) for t in tools]
-    fixed = len(system) + sum(len(t["description"]) + d.per_tool for t in tools) + len(user_prompt) + 200
+    defs = [fill(d["tool_def"], t) for t in tools]
+    fixed = len(system) + sum(len(t["description"]) + d["per_tool"] for t in tools) + len(user_prompt) + 200
     per_msg = max(12, (target_bytes - fixed) // max(1, n_messages))
-    msgs, names, name, cid = [d.user(user_prompt)], [t["name"] for t in tools], "", ""
+    msgs = [fill(d["system"], {"system": system})] if "system" in d else []
+    msgs.append(fill(d["user"], {"txt": user_prompt}))
+    names, name, cid = [t["name"] for t in tools], "", ""
     for i in range(1, n_messages):
         if i % 2 == 1:
             name = names[rng.randrange(len(names))] if names else "web__search"
             cid = rand_id(rng, 22)
-            msgs.append(d.assistant(text(rng, max(8, per_msg // 3)), name, cid))
+            txt = text(rng, max(8, per_msg // 3))
+            args = {"txt": txt, "name": name, "cid": cid, "q": txt[:40], "args": orjson.dumps({"q": txt[:40]}).decode()}
+            msgs.append(fill(d["assistant"], args))
         else:
-            msgs.append(d.result(text(rng, per_msg), name, cid))
-    return d.body(model, system, msgs, defs, thinking, stream)
-
-
-_SDK_FINISH = {"tool_use": "tool-calls", "max_tokens": "length"}
+            msgs.append(fill(d["result"], {"txt": text(rng, per_msg), "name": name, "cid": cid}))
+    values = {"model": model, "system": system, "messages": msgs, "defs": defs, "stream": stream}
+    return fill(d["body"], values | flags(d, thinking=thinking, stream=stream))
 
 
 def sdk_response(*, resp_id: str, ts_iso: str, reasoning: str, a: _Answer) -> bytes:
@@ -410,7 +326,7 @@ def sdk_response(*, resp_id: str, ts_iso: str, reasoning: str, a: _Answer) -> by
     meta = {"anthropic": {"cacheCreationInputTokens": u.cache_write, "stopSequence": None}} \
         if a.provider == "anthropic" else {a.provider: {"cachedPromptTokens": u.cache_read}}
     return orjson.dumps({"id": resp_id, "modelId": a.model, "timestamp": ts_iso,
-                         "finishReason": _SDK_FINISH.get(a.stop, "stop"), "usage": usage, "content": content,
+                         "finishReason": _finish("sdk", a.stop, "stop"), "usage": usage, "content": content,
                          "providerMetadata": meta})
 
 
@@ -431,10 +347,10 @@ def llm_exchange(rng: random.Random, *, provider: str, model: str, system: str, 
                         target_bytes=target_bytes, thinking=bool(thinking), stream=stream)
     a = _Answer(model, thinking, text_out, tool_calls, stop_reason, usage, created_s, provider)
     d = DIALECTS[dialect]
-    resp_id, resp_body, resp_headers, reasoning, sse = d.answer(rng, a, stream)
+    resp_id, resp_body, resp_headers, reasoning, sse = ANSWERS[dialect](rng, a, stream)
     body_bytes = orjson.dumps(body)
-    path = d.path(model, stream, sse)
-    req_headers = [("host", d.host), *d.headers, ("user-agent", "ai-agent/1.0 (node)"),
+    path = fill(d["path"], {"model": model} | flags(d, stream=stream, sse=sse))
+    req_headers = [("host", d["host"]), *d["headers"], ("user-agent", "ai-agent/1.0 (node)"),
                    ("content-length", str(len(body_bytes)))]
     return Exchange(
         request_raw=_http(f"POST {path} HTTP/1.1", req_headers, body_bytes) if headers else body_bytes,

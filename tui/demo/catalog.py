@@ -5,6 +5,9 @@ the hostile strings a terminal UI must show literally. Every function takes a se
 from __future__ import annotations
 
 import random
+import re
+import time
+import uuid
 from importlib.resources import files
 from typing import Any
 
@@ -29,6 +32,30 @@ _WORDS = DATA["words"].split()
 _corpus: list[str] = []  # built once: 60,000 words of seeded sentences
 B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 B36 = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def iso(ms: int, nanos: int | None = None) -> str:
+    """UTC ISO 8601 with milliseconds, or with nanoseconds (``nanos`` below the millisecond: Go's and Ollama's)."""
+    frac = f"{ms % 1000:03d}" if nanos is None else f"{(ms % 1000) * 1_000_000 + nanos:09d}"
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{frac}Z"
+
+
+def fill(template: Any, values: dict[str, Any]) -> Any:
+    """A copy of a template with ``$name`` replaced by ``values[name]`` (a whole ``"$name"`` string by the value
+    itself, whatever its type); a key whose placeholder comes out ``None`` is left out."""
+    if isinstance(template, dict):
+        return {k: v for k, t in template.items() if (v := fill(t, values)) is not None or t is None}
+    if isinstance(template, list):
+        return [fill(t, values) for t in template]
+    if not isinstance(template, str) or "$" not in template:
+        return template
+    if template[0] == "$" and template[1:] in values:
+        return values[template[1:]]
+    return re.sub(r"\$(\w+)", lambda m: str(values[m.group(1)]), template)
+
+
+def uuid4(rng: random.Random) -> str:
+    return str(uuid.UUID(int=rng.getrandbits(128), version=4))
 
 
 def _get_corpus() -> str:

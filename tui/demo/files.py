@@ -6,20 +6,15 @@ from __future__ import annotations
 
 import os
 import random
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
 import orjson
 
-from .catalog import HOSTILE_STRINGS
-from .ops import iso
-from .snapshots import Store, _op_refs, atomic_write, gz, touch, write_accounting, write_snapshot
-from .snapshots import externalize_payloads
+from .catalog import HOSTILE_STRINGS, iso, uuid4
+from .snapshots import Store, _op_refs, atomic_write, externalize_payloads, gz, touch, write_accounting, write_snapshot
 from .tree import BASE_MS, last_activity, make_tree
-
-__all__ = ["populate", "write_ledger"]
 
 _ZERO_ACC = {"tokensIn": 0, "tokensOut": 0, "tokensCacheRead": 0, "tokensCacheWrite": 0, "costUsd": 0.0}
 
@@ -46,26 +41,15 @@ def _drop_zero_cost(acc: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in acc.items() if k != "costUsd" or v}
 
 
-def _add_acc(total: dict[str, Any], acc: dict[str, Any] | None) -> None:
-    if acc:
-        for k in _ZERO_ACC:
-            total[k] += acc[k]
-        total["costUsd"] = round(total["costUsd"], 6)
+def _add_acc(total: dict[str, Any], acc: dict[str, Any]) -> None:
+    total.update({k: total[k] + acc[k] for k in _ZERO_ACC}, costUsd=round(total["costUsd"] + acc["costUsd"], 6))
+
 
 
 def _session_status(node: dict) -> str:
     if "endedAt" not in node or "success" not in node:
         return "running"
     return "ok" if node.get("success") else "failed"
-
-
-def write_ledger(sessions_dir: str | os.PathLike, tree: dict, *, with_payloads: bool = True, running: bool = False,
-                 partial_last_line: bool = False) -> Path:
-    """Write the v3 ledger of ``tree`` and its sub-agents (with payload files when ``with_payloads``), with the
-    quirks real ledgers have (fan-out, summary-only children, missing parent ids); return the root's path."""
-    sd = Path(sessions_dir)
-    return write_tree_ledger(sd, tree, with_payloads=with_payloads, running=running,
-                             partial_last_line=partial_last_line, store=Store(sd), parent=None)
 
 
 @dataclass
@@ -89,10 +73,14 @@ class _Ledger:
                                         "ts": iso(ts), "originId": self.origin, "sessionId": self.sid, **fields}))
 
 
-def write_tree_ledger(sd: Path, tree: dict, *, with_payloads: bool, running: bool, partial_last_line: bool,
-                      store: Store, parent: tuple[Any, Any, Any] | None, fan_out_rate: float = 0.25) -> Path:
-    """One session's ledger; ``parent``: ``(originId, parent sessionId, parent opId)`` of a sub-agent's."""
-    sid = tree.get("traceId") or tree.get("id")
+def write_ledger(sessions_dir: str | os.PathLike, tree: dict, *, with_payloads: bool = True, running: bool = False,
+                 partial_last_line: bool = False, store: Store | None = None,
+                 parent: tuple[Any, Any, Any] | None = None, fan_out_rate: float = 0.25) -> Path:
+    """Write the v3 ledger of ``tree`` and its sub-agents (with payload files when ``with_payloads``), with the
+    quirks real ledgers have (fan-out, summary-only children, missing parent ids); return its path. ``parent``:
+    ``(originId, parent sessionId, parent opId)`` of a sub-agent's."""
+    sd, sid = Path(sessions_dir), tree.get("traceId") or tree.get("id")
+    store = Store(sd) if store is None else store
     led = _Ledger(sd, tree, sid, parent[0] if parent else sid, store, with_payloads, fan_out_rate)
     is_running = running or "endedAt" not in tree
     lrng = random.Random(f"ledger/{sid}")  # ~3% of child ledgers lack parentSessionId, some lack parentOpId
@@ -117,8 +105,8 @@ def write_tree_ledger(sd: Path, tree: dict, *, with_payloads: bool, running: boo
         for op in t.get("ops") or []:  # sub-agents write their own ledgers (even while this turn is still open)
             kids = led.kids_by_op[id(op)] = _children_of(led, op)
             for kid in kids:
-                write_tree_ledger(sd, kid, with_payloads=with_payloads, running=False, partial_last_line=False,
-                                  store=store, parent=(led.origin, sid, op.get("opId")), fan_out_rate=fan_out_rate)
+                write_ledger(sd, kid, with_payloads=with_payloads, store=store, fan_out_rate=fan_out_rate,
+                             parent=(led.origin, sid, op.get("opId")))
         if "endedAt" not in t or (is_running and last):
             open_turn = t
             break
@@ -255,7 +243,7 @@ def populate(sessions_dir: str | os.PathLike, *, count: int = 12, seed: int = 0,
     orphan = sd / f"{orphan_tree['traceId']}.json.gz.tmp-123-456"
     orphan.write_bytes(blob[: len(blob) // 2])
     touch(orphan, last_activity(orphan_tree))
-    zero = sd / f"{uuid.UUID(int=random.Random(seed * 7919 + 1).getrandbits(128), version=4)}.json.gz"
+    zero = sd / f"{uuid4(random.Random(seed * 7919 + 1))}.json.gz"
     zero.write_bytes(b"")
     touch(zero, t + 120_000)
     acc = write_accounting(sd / "accounting.jsonl", finished)
@@ -265,7 +253,7 @@ def populate(sessions_dir: str | os.PathLike, *, count: int = 12, seed: int = 0,
 
 def _ledger_files(sd: Path, tree: dict, written: list[Path], **kw: Any) -> None:
     store = Store(sd)
-    write_tree_ledger(sd, tree, store=store, running=False, parent=None, **kw)
+    write_ledger(sd, tree, store=store, **kw)
     for p in [*store.paths, *store.ledgers]:
         touch(p, last_activity(tree))
         written.append(p)

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import hashlib
 import random
-import uuid
-from datetime import datetime, timezone
 from pathlib import Path
 
 import orjson
 
-from .catalog import DATA
+from .catalog import DATA, iso, uuid4
 from .snapshots import atomic_write, gz
 
 TURN_END, TOOL_ITERATION_END, INVOCATION_END = 0, 1, 2
@@ -19,59 +17,71 @@ EVENT_NAMES = ("turnEnd", "toolIterationEnd", "invocationEnd")
 QUESTIONS, RESTORED_QUESTIONS = DATA["genkit"]["questions"], DATA["genkit"]["restored_questions"]  # data.json
 
 
-def iso_nanos(ms: int, extra_ns: int = 0) -> str:
-    """Go's time.Time JSON: RFC 3339 with nanoseconds."""
-    dt = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
-    nanos = (ms % 1000) * 1_000_000 + extra_ns
-    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{nanos:09d}Z"
-
-
 def state_id(state: dict) -> str:
     return hashlib.sha256(orjson.dumps(state)).hexdigest()
 
 
-class _Recorder:
-    def __init__(self, rng: random.Random, session_id: str, start_ms: int, event_names: bool) -> None:
-        self.rng = rng
-        self.session_id = session_id
-        self.t = start_ms
-        self.event_names = event_names
+class _Runner:
+    """A session saving snapshots as it runs: the design's (content-addressed ids, indexed, orphaned after a restore)
+    or, ``shipped``, SessionRunner.maybeSnapshot's (UUIDs; saved only when the state changed since the last one, then
+    the last message of the live state tagged with the snapshot's id)."""
+
+    def __init__(self, rng: random.Random, start_ms: int, *, shipped: bool, session_id: str = "",
+                 event_names: bool = False) -> None:
+        self.rng, self.t, self.shipped, self.session_id = rng, start_ms, shipped, session_id
+        self.event_names = event_names or shipped
         self.snapshots: list[dict] = []
         self.last: dict | None = None  # Session.LastSnapshot
-        self.turn_index = 0
+        self.turn_index, self.changed = 0, False
 
-    def snap(self, state: dict, event: int) -> dict:
+    def snap(self, state: dict, event: int) -> None:
+        if self.shipped and self.last is not None and not self.changed:
+            return  # "Skip if state hasn't changed since the last snapshot"
         self.t += self.rng.randint(300, 9_000)
-        frozen = orjson.loads(orjson.dumps(state))
-        snapshot = {"id": state_id(frozen), "sessionId": self.session_id,
-                    "createdAt": iso_nanos(self.t, self.rng.randint(0, 999_999)), "state": frozen,
-                    "index": self.last["index"] + 1 if self.last else 0, "turnIndex": self.turn_index,
-                    "event": EVENT_NAMES[event] if self.event_names else event}
-        if self.last is not None:
-            snapshot["parentId"] = self.last["id"]
-        self.snapshots.append(snapshot)
-        self.last = snapshot
-        return snapshot
+        frozen, name = orjson.loads(orjson.dumps(state)), EVENT_NAMES[event] if self.event_names else event
+        if self.shipped:
+            snap = {"snapshotId": uuid4(self.rng), **({"parentId": self.last["snapshotId"]} if self.last else {}),
+                    "createdAt": iso(self.t, self.rng.randint(0, 999_999)), "event": name, "state": frozen}
+        else:
+            snap = {"id": state_id(frozen), "sessionId": self.session_id,
+                    "createdAt": iso(self.t, self.rng.randint(0, 999_999)), "state": frozen,
+                    "index": self.last["index"] + 1 if self.last else 0, "turnIndex": self.turn_index, "event": name,
+                    **({"parentId": self.last["id"]} if self.last else {})}
+        self.snapshots.append(snap)
+        self.last, self.changed = snap, False
+        if self.shipped and state.get("messages"):
+            state["messages"][-1].setdefault("metadata", {})["snapshotId"] = snap["snapshotId"]
+
+    def message(self, role: str, part: dict) -> dict:
+        """ai.Message as Go marshals it (content, metadata if any, role); the design's JSON says the role first."""
+        return {"content": [part], "role": role} if self.shipped else {"role": role, "content": [part]}
 
     def turn(self, state: dict, question: tuple) -> None:
         text, tool, answer = question
-        state["messages"].append({"role": "user", "content": [{"text": text}]})
+        messages = state.setdefault("messages", [])
+        messages.append(self.message("user", {"text": text}))
         if tool is not None:
             name, args, result = tool
-            state["messages"].append({"role": "model", "content": [{"toolRequest": {"name": name, "input": args}}]})
-            state["messages"].append({"role": "tool", "content": [{"toolResponse": {"name": name, "output": result}}]})
-            self.snap(state, TOOL_ITERATION_END)
-        state["messages"].append({"role": "model", "content": [{"text": answer}]})
+            ref = {"ref": f"call-{self.rng.randrange(16**6):06x}"} if self.shipped else {}
+            request = {"input": args, "name": name, **ref} if self.shipped else {"name": name, "input": args}
+            messages.append(self.message("model", {"toolRequest": request}))
+            messages.append(self.message("tool", {"toolResponse": {"name": name, "output": result, **ref}}))
+            if not self.shipped:
+                self.snap(state, TOOL_ITERATION_END)
+        messages.append(self.message("model", {"text": answer}))
+        self.changed = True
         self.snap(state, TURN_END)
         self.turn_index += 1
 
     def restore(self, snapshot: dict) -> dict:
-        """WithSnapshotID: orphan everything after it, continue from its state, turn and index."""
+        """WithSnapshotID (the design: what came after it is orphaned) or a new invocation with `snapshotId` in its
+        init (shipped): the state as saved, the snapshot as the last one."""
         for other in self.snapshots:
-            if other["index"] > snapshot["index"]:
+            if not self.shipped and other["index"] > snapshot["index"]:
                 other["orphaned"] = True
-        self.last = snapshot
-        self.turn_index = snapshot["turnIndex"] + 1
+        self.last, self.changed = snapshot, False
+        self.turn_index = snapshot.get("turnIndex", 0) + 1
+        self.t += 3_600_000 if self.shipped else 60_000
         return orjson.loads(orjson.dumps(snapshot["state"]))
 
 
@@ -81,95 +91,40 @@ def make_genkit_snapshots(seed: int = 0, *, session_id: str | None = None, start
     end of this turn index (None: no restore). `event_names`: write events as names instead of Go's integers."""
     rng = random.Random(seed)
     sid = session_id or f"chat-{rng.randrange(16**8):08x}"
-    rec = _Recorder(rng, sid, start_ms, event_names)
+    run = _Runner(rng, start_ms, shipped=False, session_id=sid, event_names=event_names)
     state: dict = {"messages": [], "invocations": 0}
     for q in range(turns):
-        rec.turn(state, QUESTIONS[(seed + q) % len(QUESTIONS)])
+        run.turn(state, QUESTIONS[(seed + q) % len(QUESTIONS)])
     state["invocations"] += 1
-    rec.snap(state, INVOCATION_END)
+    run.snap(state, INVOCATION_END)
     if restore_from is not None:
-        target = next(s for s in rec.snapshots
-                      if s["turnIndex"] == restore_from and s["event"] in (TURN_END, "turnEnd"))
-        state = rec.restore(target)
-        rec.t += 60_000
+        state = run.restore(next(s for s in run.snapshots if s["turnIndex"] == restore_from
+                                 and s["event"] in (TURN_END, "turnEnd")))
         for question in RESTORED_QUESTIONS:
-            rec.turn(state, question)
+            run.turn(state, question)
         state["invocations"] += 1
-        rec.snap(state, INVOCATION_END)
-    return rec.snapshots
-
-
-def _go_message(role: str, *parts: dict) -> dict:
-    """ai.Message as Go marshals it: content, metadata (omitempty), role."""
-    return {"content": list(parts), "role": role}
-
-
-class _ShippedRunner:
-    """SessionRunner.maybeSnapshot: save when the state changed since the last snapshot, then tag the last
-    message with the snapshot's id (in the live state, after the copy was saved)."""
-
-    def __init__(self, rng: random.Random, start_ms: int) -> None:
-        self.rng = rng
-        self.t = start_ms
-        self.snapshots: list[dict] = []
-        self.last: dict | None = None
-        self.changed = False
-
-    def snapshot(self, state: dict, event: str) -> None:
-        if self.last is not None and not self.changed:
-            return  # "Skip if state hasn't changed since the last snapshot"
-        self.t += self.rng.randint(300, 9_000)
-        snap = {"snapshotId": str(uuid.UUID(int=self.rng.getrandbits(128), version=4))}
-        if self.last is not None:
-            snap["parentId"] = self.last["snapshotId"]
-        snap.update({"createdAt": iso_nanos(self.t, self.rng.randint(0, 999_999)), "event": event,
-                     "state": orjson.loads(orjson.dumps(state))})
-        self.snapshots.append(snap)
-        self.last = snap
-        self.changed = False
-        if state.get("messages"):
-            state["messages"][-1].setdefault("metadata", {})["snapshotId"] = snap["snapshotId"]
-
-    def turn(self, state: dict, question: tuple) -> None:
-        text, tool, answer = question
-        state.setdefault("messages", []).append(_go_message("user", {"text": text}))
-        if tool is not None:
-            name, args, result = tool
-            ref = f"call-{self.rng.randrange(16**6):06x}"
-            state["messages"].append(_go_message("model", {"toolRequest": {"input": args, "name": name, "ref": ref}}))
-            state["messages"].append(_go_message("tool", {"toolResponse": {"name": name, "output": result,
-                                                                           "ref": ref}}))
-        state["messages"].append(_go_message("model", {"text": answer}))
-        self.changed = True
-        self.snapshot(state, "turnEnd")
-
-    def resume(self, snap: dict) -> dict:
-        """A new invocation with `snapshotId` in its init: the state as saved, the snapshot as the last one."""
-        self.last = snap
-        self.changed = False
-        self.t += 3_600_000
-        return orjson.loads(orjson.dumps(snap["state"]))
+        run.snap(state, INVOCATION_END)
+    return run.snapshots
 
 
 def make_genkit_shipped(seed: int = 0, *, start_ms: int = 1_779_000_000_000, turns: int = 3,
                         resume_from: int | None = 0) -> list[dict]:
     """Snapshots of one conversation in the shipped shape, in the order they were saved. `resume_from`: a second
     invocation resumes from the turn end of this turn (None: no second invocation)."""
-    rng = random.Random(seed)
-    runner = _ShippedRunner(rng, start_ms)
+    run = _Runner(random.Random(seed), start_ms, shipped=True)
     state: dict = {}
     for q in range(turns):
-        runner.turn(state, QUESTIONS[(seed + q) % len(QUESTIONS)])
+        run.turn(state, QUESTIONS[(seed + q) % len(QUESTIONS)])
     state["custom"] = {"topics": turns}  # the flow updates its custom state after the loop: an invocationEnd
-    runner.changed = True
-    runner.snapshot(state, "invocationEnd")
+    run.changed = True
+    run.snap(state, INVOCATION_END)
     if resume_from is not None:
-        turn_ends = [s for s in runner.snapshots if s["event"] == "turnEnd"]
-        state = runner.resume(turn_ends[min(resume_from, len(turn_ends) - 1)])
+        turn_ends = [s for s in run.snapshots if s["event"] == "turnEnd"]
+        state = run.restore(turn_ends[min(resume_from, len(turn_ends) - 1)])
         for question in RESTORED_QUESTIONS:
-            runner.turn(state, question)
-        runner.snapshot(state, "invocationEnd")  # unchanged since the last turn end: skipped, as the runner does
-    return runner.snapshots
+            run.turn(state, question)
+        run.snap(state, INVOCATION_END)  # unchanged since the last turn end: skipped, as the runner does
+    return run.snapshots
 
 
 def write_genkit_dir(directory: Path | str, snapshots: list[dict], *, gzip: bool = False,

@@ -1,17 +1,15 @@
-"""Jules `SessionSnapshot.toJSON()` files and REST activity pages, deterministic per seed.
-
-A coding session (plan, commands, patches, a user intervention, the end) with the derived views computed the SDK's
-way, independently of the monitor; the REST pages leave proto3 zero values out, as the API does."""
+"""Jules `SessionSnapshot.toJSON()` files and REST activity pages: a scripted coding session with the derived views
+computed the SDK's way (independently of the monitor); REST pages leave proto3 zero values out, as the API does."""
 
 from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import orjson
 
-from .catalog import DATA
-from .ops import iso
+from .catalog import DATA, fill, iso
 from .snapshots import atomic_write, gz
 
 _J = DATA["jules"]  # the tasks and the session's script (commands, their output, diffs): data.json
@@ -25,14 +23,13 @@ class _Session:
         self.session_id = session_id
         self.activities: list[dict] = []
 
-    def add(self, kind: str, originator: str = "agent", artifacts: list | None = None, **fields) -> dict:
+    def add(self, kind: str, originator: str = "agent", artifacts: list | None = None, **fields: Any) -> None:
         self.t += self.rng.randint(4_000, 95_000)
         n = len(self.activities) + 1
-        activity = {"name": f"sessions/{self.session_id}/activities/a{n:03d}", "id": f"a{n:03d}",
-                    "createTime": iso(self.t), "originator": originator, "artifacts": artifacts or [], "type": kind}
-        activity.update(fields)
-        self.activities.append(activity)
-        return activity
+        self.activities.append({"name": f"sessions/{self.session_id}/activities/a{n:03d}", "id": f"a{n:03d}",
+                                "createTime": iso(self.t), "originator": originator, "artifacts": artifacts or [],
+                                "type": kind, **fields})
+
 
     def plan(self, titles: list[str]) -> None:
         steps = [{"id": f"s{i}", "title": title, "description": f"{title}.", "index": i}
@@ -56,14 +53,13 @@ class _Session:
 
 def summary(activity: dict) -> str:
     """The SDK's generateSummary, written from the spec's table."""
-    kind, msg = activity["type"], activity.get("message") or ""
-    return {"planGenerated": lambda: f"Plan with {len(activity['plan']['steps'])} steps",
-            "planApproved": lambda: "Plan approved",
-            "progressUpdated": lambda: activity.get("title") or activity.get("description") or "Progress update",
-            "sessionCompleted": lambda: "Session completed",
-            "sessionFailed": lambda: f"Failed: {activity.get('reason')}",
-            "userMessaged": lambda: f"User: {msg[:100]}{'...' if len(msg) > 100 else ''}",
-            "agentMessaged": lambda: f"Agent: {msg[:100]}{'...' if len(msg) > 100 else ''}"}.get(kind, lambda: kind)()
+    kind, msg, get = activity["type"], activity.get("message") or "", activity.get
+    template = _J["summaries"].get(kind)  # data.json; another type's summary is its name
+    return kind if template is None else fill(template, {
+        "steps": len((get("plan") or {}).get("steps", [])), "reason": get("reason"),
+        "progress": get("title") or get("description") or "Progress update",
+        "msg": msg[:100] + ("..." if len(msg) > 100 else "")})
+
 
 
 def make_jules_snapshot(seed: int = 0, *, start_ms: int = 1_779_000_000_000, state: str = "completed",
@@ -128,28 +124,27 @@ def _snapshot(s: _Session, seed: int, title: str, prompt: str, state: str, inclu
 UNTYPED_DESCRIPTIONS = _J["untyped_descriptions"]
 
 
+#: the REST oneof fields of the activity types whose fields are copied as they are
+_REST_FIELDS = {"planApproved": ("planId",), "progressUpdated": ("title", "description"), "sessionFailed": ("reason",)}
+
+
 def rest_activity(activity: dict) -> dict:
+
     """An SDK-shaped activity as the REST API sends it: the type's fields under its oneof key, proto3 JSON (zero
     values, empty strings and empty lists left out), `output` for the command's stdout and stderr."""
-    kind = activity["type"]
-    out: dict = {"name": activity["name"], "id": activity["id"], "createTime": activity["createTime"]}
-    if activity.get("originator"):
+    kind, get = activity["type"], activity.get
+    out: dict = {k: activity[k] for k in ("name", "id", "createTime")}
+    if get("originator"):
         out["originator"] = activity["originator"]
-    if activity.get("description") and kind != "progressUpdated":
+    if get("description") and kind != "progressUpdated":
         out["description"] = activity["description"]
-    fields: dict = {}
+    fields: dict = {k: get(k, "") for k in _REST_FIELDS.get(kind, ())}
     if kind in ("userMessaged", "agentMessaged"):
-        fields[kind.replace("Messaged", "Message")] = activity.get("message", "")
+        fields[kind.replace("Messaged", "Message")] = get("message", "")
     elif kind == "planGenerated":  # a step's index 0 is a zero value too
         plan = activity["plan"]
         fields["plan"] = {**plan, "steps": [{k: v for k, v in step.items() if v not in (0, "")}
                                             for step in plan.get("steps", [])]}
-    elif kind == "planApproved":
-        fields["planId"] = activity.get("planId", "")
-    elif kind == "progressUpdated":
-        fields = {"title": activity.get("title", ""), "description": activity.get("description", "")}
-    elif kind == "sessionFailed":
-        fields["reason"] = activity.get("reason", "")
     out[kind] = {k: v for k, v in fields.items() if v not in ("", None, [], {})}
     artifacts = []
     for art in activity.get("artifacts", []):

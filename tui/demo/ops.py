@@ -1,32 +1,21 @@
-"""The ops of a generated session, as functions over the generator's state (``Gen``, one seeded rng for the whole
-tree) and the session being written (``Sess``): LLM ops with their captures, tool ops, turn 0's system ops, and
-the logs, accounting and usage they carry. The draw order of the rng is the file format's identity: the same seed
-gives the same bytes, so keep new draws after the existing ones."""
+"""The ops of a generated session, as functions over the generator's state (``Gen``: one seeded rng per tree) and the
+session being written (``Sess``). The rng's draw order is the format's identity (same seed, same bytes): keep new
+draws after the existing ones."""
 
 from __future__ import annotations
 
 import base64
 import random
-import time
-import uuid
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
 from .bodies import Exchange, ToolCall, Usage, binary_blob, llm_exchange
-from .catalog import (B36, CHEAP, ERR_SLUGS, HOSTILE_STRINGS, MODELS, OPENROUTER_UPSTREAM, TITLES, TOOL_PARAMS, TOOLS,
-                      rand_id, text, tool_result)
+from .catalog import (B36, CHEAP, DATA, ERR_SLUGS, HOSTILE_STRINGS, MODELS, OPENROUTER_UPSTREAM, TITLES,
+                      TOOL_PARAMS, TOOLS, fill, iso, rand_id, text, tool_result)
 
 FULL_CAPTURE_BYTES = 400  # below it, payload_bytes also thins out how many LLM ops carry captures
-
-
-def iso(ms: int) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z"
-
-
-def uuid4(rng: random.Random) -> str:
-    return str(uuid.UUID(int=rng.getrandbits(128), version=4))
 
 
 def b36(n: int) -> str:
@@ -107,32 +96,38 @@ class Sess:
 
 @dataclass
 class At:
-    """Where an op logs from: its turn, subturn, path label and remote identifier."""
+    """Where an op logs from (turn, subturn, path label, remote identifier, log type, tool kind): ``log`` adds to
+    its ``logs`` what every log entry of the op repeats."""
 
+    g: Gen
+    s: Sess
+    op: dict[str, Any]
     turn: int
     sub: int
     path: str | None
     remote: str
+    typ: str
+    tool_kind: str | None = None
 
-
-def log(g: Gen, s: Sess, at: At, ts: int, severity: str, direction: str, typ: str, message: str, *,
-        tool_kind: str | None = None, fatal: bool = False, details: dict[str, Any] | None = None,
-        remote: str | None = None) -> dict[str, Any]:
-    e: dict[str, Any] = {"timestamp": ts, "severity": severity, "turn": at.turn, "subturn": at.sub}
-    if at.path is not None:  # relative to the logging session's tree: a sub-agent's log says 1-1, not 1-5.1-1
-        e["path"] = at.path[len(s.prefix):] if s.prefix and at.path.startswith(s.prefix) else at.path
-    e.update({"direction": direction, "type": typ, **({"toolKind": tool_kind} if tool_kind is not None else {}),
-              "remoteIdentifier": remote or at.remote, "fatal": fatal, "message": g.hostile(message),
-              "agentId": s.agent, "callPath": s.call_path, "txnId": s.txn})
-    if s.parent_txn is not None:
-        e["parentTxnId"] = s.parent_txn
-    e["originTxnId"] = s.origin
-    if g.rng.random() < 0.08:
-        e.update({"agentPath": s.call_path, "turnPath": f"{at.turn}.{at.sub}", "max_turns": 100, "max_subturns": 20,
-                  "headendId": g.headend})
-    if details:
-        e["details"] = details
-    return e
+    def log(self, ts: int, severity: str, direction: str, message: str, *, fatal: bool = False,
+            details: dict[str, Any] | None = None, remote: str | None = None) -> None:
+        g, s = self.g, self.s
+        e: dict[str, Any] = {"timestamp": ts, "severity": severity, "turn": self.turn, "subturn": self.sub}
+        if self.path is not None:  # relative to the logging session's tree: a sub-agent's log says 1-1, not 1-5.1-1
+            e["path"] = self.path[len(s.prefix):] if s.prefix and self.path.startswith(s.prefix) else self.path
+        e.update({"direction": direction, "type": self.typ,
+                  **({"toolKind": self.tool_kind} if self.tool_kind is not None else {}),
+                  "remoteIdentifier": remote or self.remote, "fatal": fatal, "message": g.hostile(message),
+                  "agentId": s.agent, "callPath": s.call_path, "txnId": s.txn})
+        if s.parent_txn is not None:
+            e["parentTxnId"] = s.parent_txn
+        e["originTxnId"] = s.origin
+        if g.rng.random() < 0.08:
+            e.update({"agentPath": s.call_path, "turnPath": f"{self.turn}.{self.sub}", "max_turns": 100,
+                      "max_subturns": 20, "headendId": g.headend})
+        if details:
+            e["details"] = details
+        self.op["logs"].append(e)
 
 
 def new_op(g: Gen, kind: str, start: int, attrs: dict[str, Any], **more: Any) -> dict[str, Any]:
@@ -140,7 +135,12 @@ def new_op(g: Gen, kind: str, start: int, attrs: dict[str, Any], **more: Any) ->
             **more}
 
 
+def response(payload: Any, size: int, truncated: bool = False) -> dict[str, Any]:
+    return {"payload": payload, "size": size, "truncated": truncated}
+
+
 def close(s: Sess, op: dict[str, Any], end: int, status: str) -> dict[str, Any]:
+
     op["endedAt"], op["status"], s.t = end, status, end
     return op
 
@@ -169,12 +169,11 @@ def cost_for(s: Sess, u: Usage) -> float:
 
 
 def tokens(s: Sess, u: Usage) -> dict[str, int]:
-    if s.provider == "anthropic":
-        return {"inputTokens": u.input, "outputTokens": u.output, "cacheReadInputTokens": u.cache_read,
-                "cacheWriteInputTokens": u.cache_write,
-                "totalTokens": u.input + u.output + u.cache_read + u.cache_write}
-    return {"inputTokens": u.input, "outputTokens": u.output, "cachedTokens": u.cache_read,
-            "totalTokens": u.input + u.output}
+    """The accounting's token counts in the provider's semantics (data.json's ``tokens``: Anthropic's or the rest's)."""
+    anthropic = s.provider == "anthropic"
+    total = u.input + u.output + (u.cache_read + u.cache_write if anthropic else 0)
+    return fill(DATA["tokens"]["anthropic" if anthropic else "other"], vars(u) | {"total": total})
+
 
 
 def llm_accounting(s: Sess, *, end: int, latency: int, status: str, cost: float, upstream: float, stop: str,
@@ -242,7 +241,7 @@ def llm_request(g: Gen, s: Sess, c: LlmCall, usage: Usage, start: int, stop: str
     return {"kind": "llm", "payload": payload, "size": len(ex.request_raw)}, ex
 
 
-def llm_op(g: Gen, s: Sess, *, turn: int, pos: int, path: str | None, is_final: bool, tool_calls: list[ToolCall],
+def llm_op(g: Gen, s: Sess, *, turn: int, path: str | None, is_final: bool, tool_calls: list[ToolCall],
            running: bool = False, fail: tuple[str, str] | None = None, small: bool = False) -> dict[str, Any]:
     rng = g.rng
     start = s.t + g.gap()
@@ -250,7 +249,7 @@ def llm_op(g: Gen, s: Sess, *, turn: int, pos: int, path: str | None, is_final: 
     pb = g.pb // 3 if small else g.pb
     c = LlmCall(turn, is_final, int(pb * rng.uniform(0.6, 1.4)) if pb else 0, tool_calls)
     s.n_messages = min(25, 2 * turn - 1) if turn > 0 else 1
-    at = At(turn, 0, path, f"{s.provider}:{s.model}")
+    at = At(g, s, op, turn, 0, path, f"{s.provider}:{s.model}", "llm")
     hidden_reasoning = 0
     if s.thinking and not running and fail is None:
         if s.provider == "openai":
@@ -261,10 +260,8 @@ def llm_op(g: Gen, s: Sess, *, turn: int, pos: int, path: str | None, is_final: 
         c.text_out = text(rng, max(16, int(pb * rng.uniform(0.03, 0.12))) if pb else rng.randint(16, 80))
     latency = int(rng.lognormvariate(8.2, 0.7)) + 300
     if not running and rng.random() < 0.3:
-        op["logs"].append(log(g, s, at, start, "VRB", "request", "llm",
-                              f"LLM request: {s.n_messages} messages, {max(1, c.target // 1024)} KB, "
-                              f"tools={len(s.tools)}",
-                              details={"messages": s.n_messages, "bytes": c.target, "tools": len(s.tools)}))
+        at.log(start, "VRB", "request", f"LLM request: {s.n_messages} messages, {max(1, c.target // 1024)} KB, "
+               f"tools={len(s.tools)}", details={"messages": s.n_messages, "bytes": c.target, "tools": len(s.tools)})
     if running:  # in flight: no endedAt, no status, no accounting, no response yet
         op["request"] = llm_request(g, s, c, Usage(0, 0), start, "tool_use")[0]
         s.t = start + rng.randint(100, 5000)
@@ -283,12 +280,11 @@ def llm_op(g: Gen, s: Sess, *, turn: int, pos: int, path: str | None, is_final: 
     op["accounting"].append(llm_accounting(s, end=start + latency, latency=latency, status="ok", cost=cost,
                                            upstream=upstream, stop=stop, usage=usage, actual_provider=actual_provider))
     op["response"] = _llm_response(g, s, req, ex, c.text_out)
-    _llm_extras(g, s, op, at, c.thinking, start, latency)
-    op["logs"].append(log(g, s, at, start + latency, "VRB", "response", "llm",
-                          f"LLM response: stop={stop}, in={usage.input} out={usage.output} "
-                          f"cacheR={usage.cache_read} cacheW={usage.cache_write}, {latency} ms, ${cost:.4f}",
-                          details={"latency_ms": latency, "input_tokens": usage.input, "output_tokens": usage.output,
-                                   "cost_usd": cost, "stop_reason": stop}))
+    _llm_extras(g, op, at, c.thinking, start, latency)
+    at.log(start + latency, "VRB", "response", f"LLM response: stop={stop}, in={usage.input} out={usage.output} "
+           f"cacheR={usage.cache_read} cacheW={usage.cache_write}, {latency} ms, ${cost:.4f}",
+           details={"latency_ms": latency, "input_tokens": usage.input, "output_tokens": usage.output,
+                    "cost_usd": cost, "stop_reason": stop})
     op["attributes"]["latency"] = latency
     return close(s, op, start + latency, "ok")
 
@@ -302,18 +298,18 @@ def _failed_llm(g: Gen, s: Sess, op: dict, c: LlmCall, at: At, usage: Usage, lat
     raw = err_body = orjson.dumps({"type": "error", "error": {"type": slug, "message": msg}})
     if g.rng.random() < 0.15:  # headers only in captures made by other tools
         raw = f"HTTP/1.1 {status_line}\r\ncontent-type: application/json\r\n\r\n".encode() + err_body
-    op["response"] = {"payload": {"raw": g.capture(raw, "http", s.legacy_raw)}, "size": len(raw), "truncated": False}
+    op["response"] = response({"raw": g.capture(raw, "http", s.legacy_raw)}, len(raw))
     op["accounting"].append(llm_accounting(s, end=end, latency=latency, status="failed", cost=0, upstream=0,
                                            stop="error", usage=Usage(0, 0), actual_provider=s.provider, error=msg))
-    op["logs"].append(log(g, s, at, end, "ERR", "response", "llm", f"LLM request failed: {msg}", fatal=True,
-                          details={"error": slug, "latency_ms": latency}))
+    at.log(end, "ERR", "response", f"LLM request failed: {msg}", fatal=True,
+           details={"error": slug, "latency_ms": latency})
     op["attributes"].update(latency=latency, error=slug)
     return close(s, op, end, "failed")
 
 
 def _llm_response(g: Gen, s: Sess, req: dict, ex: Exchange | None, text_out: str) -> dict[str, Any]:
     if ex is None:
-        return {"payload": {"textPreview": text_out[:200]}, "size": len(text_out), "truncated": False}
+        return response({"textPreview": text_out[:200]}, len(text_out))
     rng, payload = g.rng, {}
     r = rng.random()
     if r < 0.005:
@@ -324,10 +320,10 @@ def _llm_response(g: Gen, s: Sess, req: dict, ex: Exchange | None, text_out: str
         payload["raw"] = g.capture(ex.response_raw, ex.response_format, s.legacy_raw)
     if "sdk" in req["payload"]:
         payload["sdk"] = g.capture(ex.sdk_response, "sdk", s.legacy_raw)
-    return {"payload": payload, "size": len(ex.response_raw), "truncated": False}
+    return response(payload, len(ex.response_raw))
 
 
-def _llm_extras(g: Gen, s: Sess, op: dict, at: At, thinking: str, start: int, latency: int) -> None:
+def _llm_extras(g: Gen, op: dict, at: At, thinking: str, start: int, latency: int) -> None:
     """Reasoning (whole or in timed chunks) and the odd thinking, first-token and warning logs."""
     rng = g.rng
     if thinking:
@@ -345,15 +341,12 @@ def _llm_extras(g: Gen, s: Sess, op: dict, at: At, thinking: str, start: int, la
             if rng.random() < 0.5:
                 op["reasoning"]["final"] = thinking
         if rng.random() < 0.3:
-            op["logs"].append(log(g, s, at, start + latency // 2, "THK", "response", "llm", thinking[:120]))
+            at.log(start + latency // 2, "THK", "response", thinking[:120])
     if rng.random() < 0.03:
-        op["logs"].append(log(g, s, at, start + latency // 4, "TRC", "response", "llm",
-                              f"stream: first token after {latency // 4} ms", details={"ttft_ms": latency // 4}))
+        at.log(start + latency // 4, "TRC", "response", f"stream: first token after {latency // 4} ms",
+               details={"ttft_ms": latency // 4})
     if rng.random() < 0.03:
-        op["logs"].append(log(g, s, at, start + latency // 3, "WRN", "response", "llm",
-                              rng.choice(("LLM response slow: no tokens for 30 s",
-                                          "retrying after 429 rate_limit_error (attempt 2/3)",
-                                          "context window 85% used; consider summarizing"))))
+        at.log(start + latency // 3, "WRN", "response", rng.choice(DATA["llm_warnings"]))
 
 
 def tool_params(g: Gen, name: str, s: Sess) -> dict[str, Any]:
@@ -361,18 +354,18 @@ def tool_params(g: Gen, name: str, s: Sess) -> dict[str, Any]:
     return make(g.rng, s) if make else {"query": text(g.rng, 30)}
 
 
-def tool_op(g: Gen, s: Sess, *, turn: int, pos: int, sub: int, path: str | None, name: str, params: dict[str, Any],
+def tool_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str | None, name: str, params: dict[str, Any],
             running: bool = False, report: str | None = None) -> dict[str, Any]:
     rng = g.rng
     provider, kind, _desc = TOOLS.get(name, ("mcp", "mcp", ""))
     start = s.t + g.gap()
     op = new_op(g, "tool", start, {"name": name, "provider": provider, "kind": kind})
-    attrs, at = op["attributes"], At(turn, sub, path, f"{kind}:{provider}:{name.split('__', 1)[-1]}")
+    attrs, at = op["attributes"], At(g, s, op, turn, sub, path, f"{kind}:{provider}:{name.split('__', 1)[-1]}",
+                                     "tool", kind)
     req_json = orjson.dumps(params)
     op["request"] = {"kind": "tool", "payload": params, "size": len(req_json)}
     if rng.random() < 0.2 or running:
-        op["logs"].append(log(g, s, at, start, "VRB", "request", "tool",
-                              f"-> {name}({req_json[:80].decode(errors='replace')})", tool_kind=kind))
+        at.log(start, "VRB", "request", f"-> {name}({req_json[:80].decode(errors='replace')})")
     if running:
         s.t = start + rng.randint(50, 3000)
         return op
@@ -397,22 +390,18 @@ def tool_op(g: Gen, s: Sess, *, turn: int, pos: int, sub: int, path: str | None,
     op["accounting"].append(tool_accounting(s, end=end, latency=latency, status="failed" if failed else "ok",
                                             server=provider, command=name, chars_in=len(req_json), chars_out=out_len,
                                             error=result if failed else None))
-    op["response"] = {"payload": result, "size": out_len, "truncated": truncated}
+    op["response"] = response(result, out_len, truncated)
     if failed:
-        op["logs"].append(log(g, s, at, end, "ERR", "response", "tool",
-                              f"{name} failed: {attrs['error']} after {latency} ms", tool_kind=kind,
-                              details={"error": attrs["error"], "latency_ms": latency}))
+        at.log(end, "ERR", "response", f"{name} failed: {attrs['error']} after {latency} ms",
+               details={"error": attrs["error"], "latency_ms": latency})
         return close(s, op, end, "failed")
-    op["logs"].append(log(g, s, at, end, "VRB", "response", "tool", f"<- {name}: {out_len} bytes in {latency} ms",
-                          tool_kind=kind,
-                          details={"latency_ms": latency, "bytes": out_len} if rng.random() < 0.3 else None))
+    at.log(end, "VRB", "response", f"<- {name}: {out_len} bytes in {latency} ms",
+           details={"latency_ms": latency, "bytes": out_len} if rng.random() < 0.3 else None)
     if truncated:
-        op["logs"].append(log(g, s, at, end, "WRN", "response", "tool",
-                              f"{name} response truncated to {out_len} bytes", tool_kind=kind))
+        at.log(end, "WRN", "response", f"{name} response truncated to {out_len} bytes")
     if name == "agent__final_report":
-        op["logs"].append(log(g, s, at, end, "FIN", "response", "tool",
-                              f"final report accepted ({params.get('report_format', 'markdown')}, "
-                              f"{len(report or '')} chars)", tool_kind=kind, remote="agent:final-report"))
+        at.log(end, "FIN", "response", f"final report accepted ({params.get('report_format', 'markdown')}, "
+               f"{len(report or '')} chars)", remote="agent:final-report")
     if name == "agent__task_status":
         s.status_text = params.get("now")
         if not s.title and rng.random() < 0.5:
@@ -425,20 +414,17 @@ def system_op(g: Gen, s: Sess, turn: int, path: str | None, label: str) -> dict[
     start = s.t + g.gap()
     end = start + g.rng.randint(2, 60)
     op = new_op(g, "system", start, {"label": label})
-    at = At(turn, 0, path, "agent:init")
+    at = At(g, s, op, turn, 0, path, "agent:init", "llm")
     if label == "init":
-        op["logs"].append(log(g, s, at, start, "INF", "request", "llm",
-                              f"session started: agent={s.agent}, model={s.provider}:{s.model}, "
-                              f"tools={len(s.tools)}, headend={g.headend}",
-                              details={"agent": s.agent, "tools": len(s.tools), "maxTurns": 100}))
-        op["logs"].append(log(g, s, at, start + 1, "VRB", "request", "llm",
-                              f"loaded {len(s.tools)} tools from "
-                              f"{len({t['name'].split('__')[0] for t in s.tools})} providers", remote="agent:tools"))
+        at.log(start, "INF", "request", f"session started: agent={s.agent}, model={s.provider}:{s.model}, "
+               f"tools={len(s.tools)}, headend={g.headend}",
+               details={"agent": s.agent, "tools": len(s.tools), "maxTurns": 100})
+        at.log(start + 1, "VRB", "request", f"loaded {len(s.tools)} tools from "
+               f"{len({t['name'].split('__')[0] for t in s.tools})} providers", remote="agent:tools")
         if g.rng.random() < 0.3:
-            op["logs"].append(log(g, s, at, end, "DBG", "request", "llm",
-                                  f"system prompt {len(s.system)} chars, user prompt {len(s.user)} chars"))
+            at.log(end, "DBG", "request", f"system prompt {len(s.system)} chars, user prompt {len(s.user)} chars")
     else:
-        op["logs"].append(log(g, s, at, start, "FIN", "response", "llm", "session finished", remote="agent:fin"))
+        at.log(start, "FIN", "response", "session finished", remote="agent:fin")
     return close(s, op, end, "ok")
 
 
@@ -453,6 +439,6 @@ def final_report_op(g: Gen, s: Sess, path: str, params: dict[str, Any], report: 
                           command="agent__final_report", chars_in=len(orjson.dumps(params)) if params else 0,
                           chars_out=len(report))
     op = new_op(g, "system", start, {"label": "final-report"}, accounting=[acc])
-    op["logs"].append(log(g, s, At(0, 0, path, "agent:final-report"), start + latency, "FIN", "response", "tool",
-                          f"final report accepted ({fmt}, {len(report)} chars)", tool_kind="agent"))
+    At(g, s, op, 0, 0, path, "agent:final-report", "tool", "agent").log(
+        start + latency, "FIN", "response", f"final report accepted ({fmt}, {len(report)} chars)")
     return close(s, op, start + latency, "ok")

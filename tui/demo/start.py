@@ -1,7 +1,5 @@
-"""The built-in demo: a temporary sessions directory with one session written live.
-
-`Demo.stop()` stops the writer before removing the directory (else its rename races the removal); it is
-idempotent and registered with atexit."""
+"""The built-in demo: a temporary sessions directory with one session written live. `Demo.stop()` (idempotent, at
+exit) stops the writer before removing the directory, else its rename races the removal."""
 
 from __future__ import annotations
 

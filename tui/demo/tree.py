@@ -1,7 +1,6 @@
-"""``make_tree``: one seeded ai-agent ``opTree`` (SessionNode) shaped like real snapshot files, sub-agents
-included, and the walks over such a tree. A session is written turn by turn: turn 0's init, v2 steps (advisors,
-handoffs), user turns of LLM, tool, sub-agent and tool_output ops, the final report and the totals. Functions over
-the generator's state (``ops.Gen``); pure Python + orjson (never imports textual or rich)."""
+"""``make_tree``: one seeded ai-agent ``opTree`` shaped like real snapshots, sub-agents included, written turn by
+turn (turn 0's init, v2 steps, user turns of LLM, tool, sub-agent and tool_output ops, the final report, the totals);
+and the walks over such a tree. Pure Python + orjson (never imports textual or rich)."""
 
 from __future__ import annotations
 
@@ -14,9 +13,9 @@ from tui.formats.aiagent.snapshot_totals import TOTALS_KEYS, compute_totals
 
 from .bodies import ToolCall
 from .catalog import (AGENTS, HOSTILE_STRINGS, INGRESS, LLM_ERR, ROOT_AGENTS, STATUSES, TITLES, TOOL_SCHEMA, TOOLS,
-                      sentence, text)
-from .ops import (At, Gen, Sess, call_id, close, cost_for, final_report_op, llm_accounting, llm_op, log, new_op,
-                  system_op, tool_accounting, tool_op, tool_params, usage_for, uuid4)
+                      sentence, text, uuid4)
+from .ops import (At, Gen, Sess, call_id, close, cost_for, final_report_op, llm_accounting, llm_op, new_op, response,
+                  system_op, tool_accounting, tool_op, tool_params, usage_for)
 
 __all__ = ["DEFAULT_PROVIDERS", "TOTALS_KEYS", "compute_totals", "iter_ops", "iter_sessions", "last_activity",
            "make_tree", "op_path_index"]
@@ -117,8 +116,8 @@ def _advisors(g: Gen, s: Sess, t0: dict[str, Any], init_end: int) -> list[dict[s
     s.thinking = False
     n_adv = g.rng.randint(1, 2)
     # ops in v2 steps are labelled S<step>-<op> (capital S), like the producer's getOpPath
-    adv_ops = [llm_op(g, s, turn=0, pos=i + 1, path=f"{s.prefix}S1-{i + 1}", is_final=False, tool_calls=[],
-                      small=True) for i in range(n_adv)]
+    adv_ops = [llm_op(g, s, turn=0, path=f"{s.prefix}S1-{i + 1}", is_final=False, tool_calls=[], small=True)
+               for i in range(n_adv)]
     s.provider, s.model, s.actual_model, s.prices, s.thinking = saved
     steps.append({"id": g.uid(adv_start), "index": 1, "kind": "advisors", "startedAt": adv_start, "endedAt": s.t + 1,
                   "attributes": {"advisors": ["cost-advisor", "scope-advisor"][:n_adv]}, "ops": adv_ops})
@@ -227,7 +226,7 @@ def _user_turn(g: Gen, s: Sess, index: int, specs: list[Any], mode: str, st: _Tu
     for r in _resolve(g, s, specs, st):  # each call's id is drawn right after the call: keep the rng's order
         resolved.append(r)
         calls.append(ToolCall(id=call_id(g, s), name=r[2], input=r[3]))
-    ops.append(llm_op(g, s, turn=index, pos=1, path=f"{s.prefix}{index}-1", is_final=mode in ("final", "failed"),
+    ops.append(llm_op(g, s, turn=index, path=f"{s.prefix}{index}-1", is_final=mode in ("final", "failed"),
                       tool_calls=calls, running=mode == "running" and not resolved,
                       fail=LLM_ERR[rng.randrange(len(LLM_ERR))] if mode == "failed" else None))
     sub = 0
@@ -241,7 +240,7 @@ def _user_turn(g: Gen, s: Sess, index: int, specs: list[Any], mode: str, st: _Tu
             ops.append(tool_output_op(g, s, turn=index, sub=sub, path=path, source_tool=extra[1], n_chunks=extra[0],
                                       params=params, mode=extra[2]))
         elif kind == "tool":
-            ops.append(tool_op(g, s, turn=index, pos=pos, sub=sub, path=path, name=name, params=params,
+            ops.append(tool_op(g, s, turn=index, sub=sub, path=path, name=name, params=params,
                                running=mode == "running" and i == len(resolved) - 1,
                                report=st.report_text if name == "agent__final_report" else None))
         else:
@@ -267,10 +266,10 @@ def _closing_steps(g: Gen, s: Sess, plan: Plan, steps: list[dict], turns: list[d
     s.t += g.gap()
     st_start, spath = s.t, f"{s.prefix}S{len(steps)}-1"
     if kind == "internal":
-        sop = tool_op(g, s, turn=last_index, pos=1, sub=0, path=spath, name="agent__task_status",
+        sop = tool_op(g, s, turn=last_index, sub=0, path=spath, name="agent__task_status",
                       params={"status": "completed", "done": "all", "pending": "", "now": "done"})
     else:
-        sop = llm_op(g, s, turn=last_index, pos=1, path=spath, is_final=False, tool_calls=[], small=True)
+        sop = llm_op(g, s, turn=last_index, path=spath, is_final=False, tool_calls=[], small=True)
     steps.append({"id": g.uid(st_start), "index": len(steps), "kind": kind, "startedAt": st_start,
                   "endedAt": s.t + 1, "attributes": {"reason": kind.replace("_", " ")}, "ops": [sop]})
     s.t += 2
@@ -352,8 +351,8 @@ def _agent_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str, name: str, pro
     req_json = orjson.dumps(params)
     op = new_op(g, "session", start, {"name": name, "provider": provider, "kind": "agent"},
                 request={"kind": "tool", "payload": params, "size": len(req_json)})
-    at = At(turn, sub, path, remote)
-    op["logs"].append(log(g, s, at, start, "VRB", "request", "tool", message, tool_kind="agent"))
+    at = At(g, s, op, turn, sub, path, remote, "tool", "agent")
+    at.log(start, "VRB", "request", message)
     return op, at, req_json
 
 
@@ -363,7 +362,8 @@ def session_op(g: Gen, s: Sess, cplan: Plan, *, turn: int, sub: int, path: str, 
     rng = g.rng
     op, at, req_json = _agent_op(g, s, turn=turn, sub=sub, path=path, name=tname, provider="agent", params=params,
                                  remote=f"agent:{cname}", message=f"-> {tname}: starting sub-agent")
-    start, attrs = op["startedAt"], op["attributes"]
+    start = op["startedAt"]
+
     ccp = f"{s.call_path}->{tname}->{cname}" if g.style == "arrow" else f"{s.call_path}:{cname}"
     child = session(g, cplan, agent=cname, call_path=ccp, parent_txn=s.txn, prompt=params["prompt"],
                     start=start + rng.randint(2, 20), prefix=path + ".")
@@ -373,20 +373,23 @@ def session_op(g: Gen, s: Sess, cplan: Plan, *, turn: int, sub: int, path: str, 
         s.t = max(s.t, start + 1)
         return op
     end = child["endedAt"] + rng.randint(2, 30)
-    attrs["latency"] = latency = end - start
     if child.get("success"):
-        result, status = report or "(empty report)", "ok"
-        op["logs"].append(log(g, s, at, end, "VRB", "response", "tool",
-                              f"<- {tname}: {len(result)} bytes in {latency} ms", tool_kind="agent"))
-    else:
-        result, status = f"sub-agent {cname} failed: {child.get('error', 'unknown error')}", "failed"
-        attrs["error"] = "subagent_failed"
-        op["logs"].append(log(g, s, at, end, "ERR", "response", "tool", result, tool_kind="agent"))
-    attrs["size"] = len(result)
-    op["response"] = {"payload": result, "size": len(result), "truncated": False}
-    op["accounting"].append(tool_accounting(s, end=end, latency=latency, status=status, server="subagent",
-                                            command=tname, chars_in=len(req_json), chars_out=len(result),
+        return _agent_done(s, op, at, req_json, end, report or "(empty report)", "subagent")
+    return _agent_done(s, op, at, req_json, end, f"sub-agent {cname} failed: {child.get('error', 'unknown error')}",
+                       "subagent", failed=True)
+
+
+def _agent_done(s: Sess, op: dict[str, Any], at: At, req_json: bytes, end: int, result: str, server: str,
+                suffix: str = "", failed: bool = False) -> dict[str, Any]:
+    """A ``session`` op's end: its latency and size, the result, the tool accounting entry and the response log."""
+    attrs, latency, status = op["attributes"], end - op["startedAt"], "failed" if failed else "ok"
+    attrs.update(latency=latency, **({"error": "subagent_failed"} if failed else {}), size=len(result))
+    op["response"] = response(result, len(result))
+    op["accounting"].append(tool_accounting(s, end=end, latency=latency, status=status, server=server,
+                                            command=attrs["name"], chars_in=len(req_json), chars_out=len(result),
                                             error=attrs.get("error")))
+    at.log(end, "ERR" if failed else "VRB", "response",
+           result if failed else f"<- {attrs['name']}: {len(result)} bytes in {latency} ms{suffix}")
     return close(s, op, end, status)
 
 
@@ -410,16 +413,8 @@ def tool_output_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str, source_to
     else:
         child, extracted = _chunked_tree(g, s, start + rng.randint(1, 5), handle, n_chunks)
     op["childSession"] = child
-    end = child["endedAt"] + rng.randint(1, 10)
-    latency = end - start
     result = f"tool_output(handle={handle}, tool={source_tool}, mode={mode})\n\n{extracted}"
-    op["attributes"].update(latency=latency, size=len(result))
-    op["response"] = {"payload": result, "size": len(result), "truncated": False}
-    op["accounting"].append(tool_accounting(s, end=end, latency=latency, status="ok", server="tool-output",
-                                            command="tool_output", chars_in=len(req_json), chars_out=len(result)))
-    op["logs"].append(log(g, s, at, end, "VRB", "response", "tool",
-                          f"<- tool_output: {len(result)} bytes in {latency} ms ({mode})", tool_kind="agent"))
-    return close(s, op, end, "ok")
+    return _agent_done(s, op, at, req_json, child["endedAt"] + rng.randint(1, 10), result, "tool-output", f" ({mode})")
 
 
 def _chunked_tree(g: Gen, s: Sess, start: int, handle: str, n_chunks: int) -> tuple[dict[str, Any], str]:
@@ -441,7 +436,7 @@ def _chunked_tree(g: Gen, s: Sess, start: int, handle: str, n_chunks: int) -> tu
         step["ops"].append(new_op(
             g, "llm", t, {"provider": s.provider, "model": s.model, **extra, "latency": latency}, accounting=[acc],
             request={"kind": "llm", "payload": {"messages": 2, "bytes": msg_bytes}, "size": msg_bytes},
-            response={"payload": {"textPreview": outputs[-1]}, "size": len(outputs[-1]), "truncated": False},
+            response=response({"textPreview": outputs[-1]}, len(outputs[-1])),
             endedAt=t + latency, status="ok"))
         t += latency
     step["endedAt"] = t + 1
