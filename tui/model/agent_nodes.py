@@ -57,15 +57,3 @@ def project_agent_id(kind: str, cwd: str, fallback: str = "") -> str:
     so that the browser's Agent column and `stats --by agent` tell projects apart."""
     name = cwd.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1] or fallback
     return f"{kind}/{name}" if name else kind
-
-
-def add_op_totals(s: Session, op: Op) -> None:
-    """Count an op's tokens and cost into its session's totals (the caller adds children's totals)."""
-    t = s.totals
-    t.tokensIn += op.tokens_in
-    t.tokensOut += op.tokens_out
-    t.tokensCacheRead += op.cache_read
-    t.tokensCacheWrite += op.cache_write
-    t.costUsd += op.cost
-    if op.kind == "tool":
-        t.toolsRun += 1
