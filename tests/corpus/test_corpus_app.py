@@ -13,6 +13,7 @@ from rich.text import Text
 from textual.widgets import DataTable, Static
 
 from helpers.corpusfix import assert_inert, case_names, corpus, other_user, small_cap  # noqa: F401 - fixtures
+from helpers.apphelpers import Notices, screen_lines
 from helpers.browserhelpers import settle
 from helpers.payloadhelpers import settled, status, visible
 from tui.formats.load import load
@@ -26,10 +27,6 @@ from tui.ui.widgets.log_pane import LogPane
 
 SIZE = (160, 48)
 BROKEN = case_names("broken")
-
-
-def notices(app) -> list[str]:
-    return [f"{n.title}: {n.message}" for n in app._notifications]
 
 
 def session_app(path) -> MonitorApp:
@@ -56,7 +53,8 @@ async def test_browser_lists_good_rows_and_marks_broken_ones_with_reasons(corpus
     directory, cases = corpus
     with other_user():
         app = MonitorApp(sessions_dir=directory, watch=False)
-        async with app.run_test(size=SIZE) as pilot:
+        notes = Notices()
+        async with app.run_test(size=SIZE, message_hook=notes) as pilot:
             screen = app.screen
             await settle(pilot, screen, timeout=60)
             table = screen.query_one(DataTable)
@@ -78,12 +76,12 @@ async def test_browser_lists_good_rows_and_marks_broken_ones_with_reasons(corpus
             await pilot.press("enter")
             await pilot.pause(0.2)
             assert isinstance(app.screen, BrowserScreen)
-            assert any("cannot open" in n and "not UTF-8 text" in n for n in notices(app)), notices(app)
+            assert any("cannot open" in n and "not UTF-8 text" in n for n in notes.lines()), notes.lines()
             hostile_key = next(r.key for r in screen.model.rows.values() if r.session_id.startswith("hostile-name"))
             table.move_cursor(row=table.get_row_index(hostile_key))
             await pilot.press("enter")
             await pilot.pause(0.2)
-            for notice in notices(app):
+            for notice in notes.lines():
                 assert_inert(notice, "notification")
             # everything else keeps working: every good, degraded, hostile and deep file opens
             for name, case in cases.items():
@@ -169,7 +167,8 @@ async def test_bad_captures_say_why_in_the_payload_viewer(corpus):
 async def test_bad_child_ledgers_show_on_their_ops(corpus):
     directory, cases = corpus
     app = session_app(directory / "session/bad-children.jsonl")
-    async with app.run_test(size=SIZE) as pilot:
+    notes = Notices()
+    async with app.run_test(size=SIZE, message_hook=notes) as pilot:
         screen = app.screen
         await pilot.pause()
         labels = {id(node.data): node.label.plain for node in all_tree_nodes(screen.tree)}
@@ -185,14 +184,15 @@ async def test_bad_child_ledgers_show_on_their_ops(corpus):
         screen.tree.reveal(find_op_by_path(screen.session, "1-1"))
         await pilot.press("enter")
         await pilot.pause()
-        assert any("stored elsewhere" in n for n in notices(app))
+        assert any("stored elsewhere" in n for n in notes.lines())
 
 
 @pytest.mark.parametrize("name", ["hostile-text.json.gz", "session/hostile-ledger.jsonl"])
 async def test_hostile_text_is_literal_everywhere_in_the_session_screen(corpus, name):
     directory, _ = corpus
     app = session_app(directory / name)
-    async with app.run_test(size=SIZE) as pilot:
+    notes = Notices()
+    async with app.run_test(size=SIZE, message_hook=notes) as pilot:
         screen = app.screen
         await pilot.pause(0.3)
         crumbs = screen.query_one("#crumbs", Static).render()
@@ -228,13 +228,8 @@ async def test_hostile_text_is_literal_everywhere_in_the_session_screen(corpus, 
         await pilot.press("enter")
         await pilot.pause()
         assert_inert(str(screen.query_one("#status").render()), "status line")
-        for notice in notices(app):
+        for notice in notes.lines():
             assert_inert(notice, "notification")
-
-
-def screen_lines(app) -> list[str]:
-    """The whole screen as composited, one string per terminal line: what would be written to the terminal."""
-    return ["".join(segment.text for segment in strip) for strip in app.screen._compositor.render_strips()]
 
 
 @pytest.mark.parametrize("name", ["hostile-text.json.gz", "session/hostile-ledger.jsonl"])

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 
-from helpers.apphelpers import top, wait_for
+from helpers.apphelpers import Notices, top, wait_for
 from helpers.corpus import ledger_op, op, put, record, session, snapshot_bytes, turn
 from tui.cli.main import app_parser
 from tui.cli.run import build_app
@@ -44,7 +44,8 @@ async def test_the_browser_follows_a_sessions_dir_deleted_and_made_again(tmp_pat
     sessions.mkdir()
     first = put(sessions / "first.json.gz", snapshot_bytes(session(turn(1, op("tool", "ls")), agent="a")), gz=True)
     app = MonitorApp(sessions_dir=sessions)
-    async with app.run_test(size=(160, 48)) as pilot:
+    notices = Notices()
+    async with app.run_test(size=(160, 48), message_hook=notices) as pilot:
         browser = app.screen
         assert isinstance(browser, BrowserScreen)
         assert await wait_for(pilot, lambda: len(browser.model.rows) == 1)
@@ -57,7 +58,7 @@ async def test_the_browser_follows_a_sessions_dir_deleted_and_made_again(tmp_pat
                      gz=True)
         assert await wait_for(pilot, lambda: str(second) in browser.model.rows and browser.model.rows[str(second)].loaded,
                               timeout=15), "the new file never showed: tailing stopped with the old directory"
-        notes = [n.message for n in app._notifications]
+        notes = notices.messages()
         assert any("was removed" in n for n in notes) and any("is back" in n for n in notes), notes
 
 

@@ -14,6 +14,7 @@ from tui.formats.aiagent.timeline import event_times, tree_at
 from tui.formats.load import load
 from tui.model.diff import ADDED
 from tui.text.summary import summarise
+from tui.ui import app_history
 from tui.ui.app import MonitorApp
 from tui.ui.screens.browser import BrowserScreen
 from tui.ui.screens.diff import DiffScreen
@@ -115,7 +116,7 @@ async def test_capital_d_compares_the_first_and_the_current_version(tmp_path):
         assert await wait_for(pilot, lambda: getattr(screen.tree.cursor_node.data, "path", None) == target.path)
 
 
-async def test_live_stream_versions(tmp_path):
+async def test_live_stream_versions(tmp_path, monkeypatch):
     doc = load(str(write_snapshot(tmp_path / "src", make_tree(33, ops=60, depth=2), version=2)))
     events = [event for _, event in replay_events(doc, max_tree_events=6)]
     app = MonitorApp(sessions_dir=tmp_path, listen_urls=[f"unix:{tmp_path / 's.sock'}"], watch=False)
@@ -127,10 +128,11 @@ async def test_live_stream_versions(tmp_path):
         app.open_path(f"live:{root}")
         await pilot.pause(0.3)
         screen = top(app)
-        for start, end in zip(trees, trees[1:]):
-            app.live._live_recorded_at.clear()  # don't wait out the once-a-second limit
-            await fed(app, pilot, [orjson.dumps(event) for event in events[start + 1: end + 1]])
-            await pilot.pause(0.2)
+        with monkeypatch.context() as patch:  # don't wait out the once-a-second limit
+            patch.setattr(app_history, "LIVE_HISTORY_SECONDS", 0.0)
+            for start, end in zip(trees, trees[1:]):
+                await fed(app, pilot, [orjson.dumps(event) for event in events[start + 1: end + 1]])
+                await pilot.pause(0.2)
         await fed(app, pilot, [orjson.dumps(event) for event in events[trees[-1] + 1:]])
         key = f"live:{root}"
         assert await wait_for(pilot, lambda: app.history.versions(key)[-1].summary.status == "ok")

@@ -8,12 +8,13 @@ from pathlib import Path
 
 import orjson
 
-from helpers.apphelpers import SIZE, fed, top, wait_for
+from helpers.apphelpers import SIZE, Notices, fed, top, wait_for
 from tui.formats.aiagent.live.facts import LiveFacts
 from tui.demo import make_tree, write_snapshot
 from tui.formats.aiagent.replay import replay_events, send_events
 from tui.formats.load import load
 from tui.model.search import find_op_by_path, walk_ops
+from tui.ui import app_history
 from tui.ui.app import MonitorApp
 from tui.ui.messages import DocumentReloaded, HistoryChanged, LiveTreeBuilt, StreamStateChanged
 from tui.ui.screens.export import ExportScreen
@@ -30,8 +31,8 @@ async def feed(app: MonitorApp, pilot, events) -> None:
     await fed(app, pilot, [orjson.dumps(event) for _, event in events])
 
 
-def errors(app: MonitorApp) -> list[str]:
-    return [str(n.message) for n in app._notifications if n.severity == "error"]
+def errors(notes: Notices) -> list[str]:
+    return notes.messages("error")
 
 
 async def open_live(app: MonitorApp, pilot, root: str) -> None:
@@ -71,7 +72,8 @@ async def test_export_of_a_changing_session_is_the_version_on_screen_whole(tmp_p
     app = MonitorApp(sessions_dir=tmp_path / "sessions", listen_urls=[f"unix:{tmp_path / 's.sock'}"], watch=False)
     target = tmp_path / "out" / "report.md"
     target.parent.mkdir()
-    async with app.run_test(size=SIZE) as pilot:
+    notes = Notices()
+    async with app.run_test(size=SIZE, message_hook=notes) as pilot:
         await feed(app, pilot, events[:300])
         await open_live(app, pilot, root)
         screen = top(app)
@@ -88,26 +90,28 @@ async def test_export_of_a_changing_session_is_the_version_on_screen_whole(tmp_p
         app.screen.query_one("#export-path").value = str(target)
         await pilot.press("enter")
         assert await wait_for(pilot, lambda: screen.last_export is not None, timeout=20), (
-            [str(n.message) for n in app._notifications], app.screen)
+            notes.messages(), app.screen)
         text = target.read_text()
         # on main the tree under the dialog was released by the next build: "Models | none", "(no turns)"
         assert "(no turns)" not in text and "| none" not in text
         assert all(model in text for model in models)
         assert f"{ops:,}" in text or str(ops) in text
-        assert not errors(app)
+        assert not errors(notes)
 
 
-async def test_a_live_update_while_an_older_version_is_shown_keeps_it(tmp_path):
+async def test_a_live_update_while_an_older_version_is_shown_keeps_it(tmp_path, monkeypatch):
     root, events = stream(tmp_path)
     app = MonitorApp(sessions_dir=tmp_path, listen_urls=[f"unix:{tmp_path / 's.sock'}"], watch=False)
-    async with app.run_test(size=SIZE) as pilot:
+    notes = Notices()
+    async with app.run_test(size=SIZE, message_hook=notes) as pilot:
         await feed(app, pilot, events[:200])
         await open_live(app, pilot, root)
         screen = top(app)
         key = screen.history_key
-        app.live._live_recorded_at.clear()  # don't wait out the once-a-second limit
-        await feed(app, pilot, events[200:300])
-        assert await wait_for(pilot, lambda: len(app.history.versions(key)) >= 2)
+        with monkeypatch.context() as patch:  # don't wait out the once-a-second limit
+            patch.setattr(app_history, "LIVE_HISTORY_SECONDS", 0.0)
+            await feed(app, pilot, events[200:300])
+            assert await wait_for(pilot, lambda: len(app.history.versions(key)) >= 2)
         await pilot.press("left_square_bracket")
         assert await wait_for(pilot, lambda: screen.viewing is not None)
         viewing, shown = screen.viewing, screen.session
@@ -115,7 +119,7 @@ async def test_a_live_update_while_an_older_version_is_shown_keeps_it(tmp_path):
             await feed(app, pilot, events[start:start + 50])
             await pilot.pause(0.05)
         await pilot.pause(0.3)
-        assert not errors(app), errors(app)
+        assert not errors(notes), errors(notes)
         assert screen.viewing is viewing and screen.session is shown and shown.turns
         assert screen.doc.root is app.live.build(root)  # the newest build waits behind it, for `]`
         for _ in range(len(app.history.versions(key))):
@@ -174,7 +178,7 @@ async def test_any_move_turns_follow_off_while_updates_arrive(tmp_path):
         assert "follow: off" in str(screen.query_one("#status").render())
 
 
-async def test_the_controller_tells_the_screens_by_message(tmp_path):
+async def test_the_controller_tells_the_screens_by_message(tmp_path, monkeypatch):
     """The flow as messages (run_test's message_hook sees every one delivered): a new build reaches the session
     screen and the waterfall over it (which no longer polls the screen under it), a new version is announced."""
     root, events = stream(tmp_path)
@@ -194,11 +198,12 @@ async def test_the_controller_tells_the_screens_by_message(tmp_path):
         waterfall = app.screen
         before = waterfall.session
         seen.clear()
-        app.live._live_recorded_at.clear()
-        await feed(app, pilot, events[200:300])
-        assert await wait_for(pilot, lambda: waterfall.session is not before)
-        assert waterfall.session is app.live.build(root) and screen.session is app.live.build(root)
-        assert await wait_for(pilot, lambda: "HistoryChanged" in seen)
+        with monkeypatch.context() as patch:  # don't wait out the once-a-second limit
+            patch.setattr(app_history, "LIVE_HISTORY_SECONDS", 0.0)
+            await feed(app, pilot, events[200:300])
+            assert await wait_for(pilot, lambda: waterfall.session is not before)
+            assert waterfall.session is app.live.build(root) and screen.session is app.live.build(root)
+            assert await wait_for(pilot, lambda: "HistoryChanged" in seen)
         assert "LiveTreeBuilt" in seen
 
 

@@ -7,12 +7,15 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable, Static
 
+import tui.catalog.resort_pace as resort_pace
 import tui.catalog.scan as directory_scan
+from tui.catalog.browser_model import BrowserModel
 from tui.catalog.session_row import row_from_entry
 from tui.ui.app import MonitorApp
 from tui.ui.screens.browser import BrowserScreen
 import tui.ui.screens.browser as browser
 
+from helpers.apphelpers import wait_for
 from helpers.browserhelpers import SIZE, cells, ids, settle
 from helpers.scanfixtures import (
     CHILD_LEDGER, EMPTY, GOOD_A, GOOD_B, NOT_JSON, ROOT_LEDGER, RUNNING, T0, TRUNCATED, make_sessions_dir,
@@ -235,7 +238,7 @@ async def test_a_fresh_listing_is_shown_newest_first_before_anything_loads(tmp_p
         sid = f"s{i:02d}"
         node = session_node(sid, "agent", "title", started=T0, duration=10)
         write_snapshot(folder, sid, node, T0 / 1000 + (i * 7919) % 30)  # mtimes in a shuffled order
-    monkeypatch.setattr(BrowserScreen, "_ensure_worker", lambda self: None)  # nothing gets loaded
+    monkeypatch.setattr(BrowserModel, "fill", lambda self, cancelled: None)  # nothing gets loaded
     app = MonitorApp(sessions_dir=folder)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
@@ -282,14 +285,17 @@ async def test_live_rows_arriving_in_a_flood_re_sort_the_list_at_most_once_a_sec
         screen = app.screen
         await settle(pilot, screen)
         sorts = []
-        original = screen._refresh_view
-        monkeypatch.setattr(screen, "_refresh_view", lambda *a, **k: (sorts.append(1), original(*a, **k)))
-        for n in range(10):  # ten batches within a second, each with a new session: one re-sort
+        original = screen.model.compute_view  # what each re-sort computes
+        monkeypatch.setattr(screen.model, "compute_view", lambda *a, **k: (sorts.append(1), original(*a, **k))[1])
+        # ten batches within the pace (LIVE_RESORT_S, made long here: the screen's ticks run between the batches on a
+        # loaded machine too), each with a new session: one re-sort
+        monkeypatch.setattr(resort_pace, "LIVE_RESORT_S", 60.0)
+        for n in range(10):
             screen.upsert_rows([live(n)])
-            screen._tick()
+            await pilot.pause(browser.FLUSH_S / 4)  # the screen's ticks run
         assert len(sorts) <= 1 and screen.model.view_stale
-        screen.pace.refreshed_at -= browser.LIVE_RESORT_S  # a second later
-        screen._tick()
+        screen.pace.refreshed_at -= resort_pace.LIVE_RESORT_S  # the pace later
+        assert await wait_for(pilot, lambda: not screen.model.view_stale)
         assert not screen.model.view_stale and [k for k in screen.table.shown if k.startswith(LIVE_PREFIX)][:3] == \
             [f"{LIVE_PREFIX}s9", f"{LIVE_PREFIX}s8", f"{LIVE_PREFIX}s7"]
         await pilot.pause()

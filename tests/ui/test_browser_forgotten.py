@@ -127,7 +127,8 @@ def test_the_keeper_drops_the_oldest_by_last_update_and_never_a_returned_or_file
 async def test_when_the_directory_comes_back_live_rows_stay_and_missing_files_go(tmp_path):
     """The watched directory came back (DirChanges.complete): rows of files no longer on disk go, live rows (no
     file: their key is LIVE_PREFIX + the session id) stay (before: every live row vanished until its next update)."""
-    from tui.inputs.watch import DirChanges
+    from tui.catalog.watched_rows import WatchedRows
+    from tui.ui.messages import SessionFilesChanged
 
     app = MonitorApp(sessions_dir=tmp_path, watch=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -144,7 +145,7 @@ async def test_when_the_directory_comes_back_live_rows_stay_and_missing_files_go
         await pilot.pause()
         assert live in browser.model.rows and gone in browser.model.rows
         Path(gone).unlink()
-        app._dir_changed(DirChanges(complete=True))
+        browser.post_message(SessionFilesChanged(WatchedRows(complete=True)))  # as the watcher's batch says it
         await pilot.pause()
         assert live in browser.model.rows and live in browser.model.live_keys
         assert gone not in browser.model.rows

@@ -10,7 +10,7 @@ import threading
 import time
 
 from helpers.corpus import session, snapshot_bytes, turn, op
-from helpers.apphelpers import wait_for
+from helpers.apphelpers import Notices, wait_for
 from helpers.browserhelpers import settle
 from tui.catalog.session_row import RowKind, fill_row, row_from_entry
 from tui.formats.load import load
@@ -98,14 +98,14 @@ async def test_open_session_keeps_its_tree_when_the_file_turns_to_garbage(tmp_pa
     path = tmp_path / "s.json.gz"
     path.write_bytes(good_bytes(5))
     app = MonitorApp(sessions_dir=tmp_path, document=load(str(path)))
-    async with app.run_test(size=SIZE) as pilot:
+    notes = Notices()
+    async with app.run_test(size=SIZE, message_hook=notes) as pilot:
         screen = app.screen
         assert isinstance(screen, SessionScreen)
         before = screen.session
         await asyncio.sleep(0.3)
         path.write_bytes(b"not gzip, not JSON: the producer crashed mid-write?")
-        assert await wait_for(pilot, lambda: any("changed but cannot be read now" in n.message
-                                                 for n in app._notifications))
+        assert await wait_for(pilot, lambda: any("changed but cannot be read now" in n for n in notes.messages()))
         assert app.screen is screen and screen.session is before and screen.session.counts.ops == 5
         path.write_bytes(good_bytes(9))  # the next good version replaces the tree
         assert await wait_for(pilot, lambda: screen.session.counts.ops == 9)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 import orjson
@@ -98,6 +98,20 @@ class SessionRow:
         return self.started_at if self.started_at is not None else int(self.mtime * 1000)
 
 
+# A row's fields after its key and path, in order: row_from_fields' `values` (the sessions index's warm image holds
+# exactly these tuples: tui.catalog.index.image), and the defaults of those a listing does not know yet
+ROW_FIELDS = tuple(field.name for field in fields(SessionRow))[2:]
+_UNFILLED = tuple(field.default for field in fields(SessionRow))[8:20]  # started_at ... gaps
+
+
+def row_from_fields(key: str, path: Path, values: tuple) -> SessionRow:
+    """The one place a row is made: `values` are its fields after key and path, in order (ROW_FIELDS).
+    Positional, because a warm start restores 100,000s of rows from the sessions index (its warm image's values are
+    these tuples as stored, tui.catalog.index.sync; its SQLite rows: tui.catalog.index.indexer.row_from_record);
+    a listing's rows come through row_from_entry."""
+    return SessionRow(key, path, *values)
+
+
 def session_id_from_name(name: str) -> str:
     for suffix in _SUFFIXES:
         if name.endswith(suffix) and len(name) > len(suffix):
@@ -108,10 +122,9 @@ def session_id_from_name(name: str) -> str:
 def row_from_entry(path: Path | str, mtime: float, size: int, kind: str, *, key: str | None = None,
                    session_id: str | None = None, loaded: bool = False, broken: str = "", mtime_ns: int = 0,
                    inode: int = 0, ctime_ns: int = 0) -> SessionRow:
-    """The one constructor of a row from what a listing knows (a directory entry, a watcher's stat, a live root):
-    nothing is opened. `key` defaults to the path, `session_id` to the file name without its suffix; an empty
-    file that is not `loaded` already is loaded at once, broken for being empty. (The sessions index restores its
-    stored rows whole: tui.catalog.index.indexer.row_from_record and its warm image.)"""
+    """A row from what a listing knows (a directory entry, a watcher's stat, a live root): nothing is opened.
+    `key` defaults to the path, `session_id` to the file name without its suffix; an empty file that is not
+    `loaded` already is loaded at once, broken for being empty. (A row the sessions index kept: row_from_fields.)"""
     if path is not None and not isinstance(path, Path):
         path = Path(path)
     if key is None:
@@ -120,8 +133,8 @@ def row_from_entry(path: Path | str, mtime: float, size: int, kind: str, *, key:
         session_id = session_id_from_name(os.path.basename(key))
     if size == 0 and not loaded:
         broken, loaded = EMPTY_REASON, True
-    return SessionRow(key, path, kind, session_id, mtime, size, loaded, broken, mtime_ns=mtime_ns, inode=inode,
-                      ctime_ns=ctime_ns)
+    return row_from_fields(key, path, (kind, session_id, mtime, size, loaded, broken, *_UNFILLED, mtime_ns, inode, "",
+                                       ctime_ns, False))
 
 
 # ----------------------------------------------------------------------------------------- the row's kind
@@ -137,6 +150,12 @@ def kind_of_path(path: Path, hint: str | None = None) -> str | None:
 
         return RowKind.GENKIT if looks_like_genkit_dir(path) else None
     return kind
+
+
+def kind_of_stored(listed: str, stored: str) -> str:
+    """The kind of a listed file filled from the sessions index: the stored one (what its content turned out to be,
+    kind_of_content), except for a Genkit snapshot directory, which only the listing knows as one."""
+    return listed if listed == RowKind.GENKIT else stored
 
 
 def not_a_session(row: SessionRow) -> bool:

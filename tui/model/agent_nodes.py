@@ -85,14 +85,3 @@ def project_label(project: str, width: int) -> str:
         return project
     return "…" + project[-(width - 1):] if width > 1 else project[:width]
 
-
-def add_op_totals(s: Session, op: Op) -> None:
-    """Count an op's tokens and cost into its session's totals (the caller adds children's totals)."""
-    t = s.totals
-    t.tokensIn += op.tokens_in
-    t.tokensOut += op.tokens_out
-    t.tokensCacheRead += op.cache_read
-    t.tokensCacheWrite += op.cache_write
-    t.costUsd += op.cost
-    if op.kind == "tool":
-        t.toolsRun += 1

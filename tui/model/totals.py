@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from tui.model.fields import as_int, as_num
 
@@ -11,6 +12,17 @@ _INF = float("inf")
 TOTAL_KEYS = ("tokensIn", "tokensOut", "tokensCacheRead", "tokensCacheWrite", "costUsd", "toolsRun", "agentsRun")
 # The producer compares these on endSession (agentsRun is not compared).
 COMPARED_KEYS = ("tokensIn", "tokensOut", "tokensCacheRead", "tokensCacheWrite", "costUsd", "toolsRun")
+
+
+class OpUsage(Protocol):
+    """What Totals.add_op reads of an op (tui.model.nodes.Op)."""
+
+    kind: str
+    tokens_in: int
+    tokens_out: int
+    cache_read: int
+    cache_write: int
+    cost: float
 
 
 @dataclass(slots=True)
@@ -31,6 +43,22 @@ class Totals:
         self.costUsd += other.costUsd
         self.toolsRun += other.toolsRun
         self.agentsRun += other.agentsRun
+
+    def add_usage(self, tokens_in: int, tokens_out: int, cache_read: int, cache_write: int, cost: float) -> None:
+        """One LLM call's tokens and cost (llm_usage's answer, or an op's counts): the one place usage is added up,
+        by the tree builders (add_op) and the readers of accounting entries (tui.formats.aiagent.accounting and
+        the facts reader), so that their sums agree to the last bit of the cost."""
+        self.tokensIn += tokens_in
+        self.tokensOut += tokens_out
+        self.tokensCacheRead += cache_read
+        self.tokensCacheWrite += cache_write
+        self.costUsd += cost
+
+    def add_op(self, op: OpUsage) -> None:
+        """An op's own tokens and cost, and a tool run for a tool op (its sub-agent's totals are added apart)."""
+        self.add_usage(op.tokens_in, op.tokens_out, op.cache_read, op.cache_write, op.cost)
+        if op.kind == "tool":
+            self.toolsRun += 1
 
     def as_dict(self) -> dict:
         out = {key: getattr(self, key) for key in TOTAL_KEYS}

@@ -12,6 +12,7 @@ import os
 import threading
 import time
 from pathlib import Path
+from contextlib import ExitStack
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -31,13 +32,14 @@ if TYPE_CHECKING:
     from textual.app import App
 
     from tui.formats.aiagent.live.facts import LiveFacts
+    from tui.ui.pin import Pin
 
 LIVE_HISTORY_SECONDS = 1.0
 COMPARING = "comparing…"  # the notice while two browser rows are compared (taken down once the diff shows)
 
 
 class HistoryRecorder:
-    """Mixed into the LiveController (which provides app, post, hold/let_go, build, facts, is_open, notify)."""
+    """Mixed into the LiveController (which provides app, post, pinned, build, facts, is_open, notify)."""
 
     app: App[Any] | None
     _live_builds: dict[str, Session]
@@ -46,8 +48,7 @@ class HistoryRecorder:
         def post(self, make: Any) -> None: ...
         def notify(self, message: str, **kwargs: Any) -> None: ...
         def is_open(self, key: str) -> bool: ...
-        def hold(self, root: Session | None) -> None: ...
-        def let_go(self, root: Session | None) -> None: ...
+        def pinned(self, root: Session | None) -> Pin: ...
         def build(self, root: str) -> Session | None: ...
         def facts(self, root: str) -> LiveFacts: ...
         def _call(self, callback: Any, *args: Any, **kwargs: Any) -> None: ...
@@ -201,35 +202,27 @@ class HistoryRecorder:
         self.notify(COMPARING, timeout=2)
         self.app.run_worker(lambda: self._diff_worker(a, b), thread=True, group="diff", exit_on_error=False)
 
-    def _held_build(self, root: str) -> Session | None:
-        """UI thread: a live root's build, kept whole (not released by the next tick) until let go."""
-        session = self.build(root)
-        self.hold(session)
-        return session
-
-    def _let_go_all(self, sessions: list[Session]) -> None:
-        for session in sessions:
-            self.let_go(session)
+    def _held_build(self, root: str) -> Pin:
+        """UI thread: a live root's build, kept whole (not released by the next tick) until the Pin is released."""
+        return self.pinned(self.build(root))
 
     def _diff_worker(self, a: str, b: str) -> None:
-        pinned: list[Session] = []
+        pinned = ExitStack()  # the live builds it reads: released on the UI thread once the diff is made
         try:
             self._diff(a, b, pinned)
         finally:
             if self.app is not None:  # the notice goes when the diff (or why there is none) is shown
                 self._call(drop_notifications, self.app, COMPARING, "")
-            if pinned:
-                self._call(self._let_go_all, pinned)
+            self._call(pinned.close)
 
-    def _diff(self, a: str, b: str, pinned: list[Session]) -> None:
+    def _diff(self, a: str, b: str, pinned: ExitStack) -> None:
         assert self.app is not None
         roots: list[Session] = []
         owned: list[Session] = []
         for path in (a, b):
             if path.startswith(LIVE_PREFIX):
-                session = self.app.call_from_thread(self._held_build, path[len(LIVE_PREFIX):])
-                if session is not None:
-                    pinned.append(session)
+                pin = self.app.call_from_thread(self._held_build, path[len(LIVE_PREFIX):])
+                session = pinned.enter_context(pin).root
                 if session is None:
                     self._call(self.notify, f"{path}: no tree yet", severity="warning", markup=False)
                     return

@@ -6,7 +6,7 @@ app; the app hands each `LiveRowsChanged` to `took` here, then posts the message
 `StreamStateChanged`, `LiveRootsForgotten`. The controller owns the tails of open ledgers, the reloads of changed
 files, the newest build of each live root and their release, and the recorded history (tui.ui.app_history).
 Screens get the controller at construction and ask it only for what they need (a live root's facts and clock,
-the history, a hold on a tree).
+the history, a Pin on a tree).
 
 Trees are released (tui.model.nodes.release_tree) as soon as nothing holds them: the controller holds the
 newest build of each live root; a screen holds the roots it shows; an export or a diff holds what it reads until
@@ -34,6 +34,7 @@ from tui.model.document import Document
 from tui.model.nodes import Session, release_tree
 from tui.ui.app_history import LIVE_PREFIX, HistoryRecorder
 from tui.ui.live_worker import LiveWorker
+from tui.ui.pin import Pin
 from tui.ui.messages import DocumentReloaded, LiveRootsForgotten, LiveRowsChanged
 
 if TYPE_CHECKING:
@@ -61,6 +62,7 @@ class LiveController(HistoryRecorder):
         self._reload_lock = threading.Lock()
         self._reload_errors: dict[Path, str] = {}  # the last failed reload of each open file, told once
         self._live_builds: dict[str, Session] = {}  # live root -> its newest build (held)
+        self._build_pins: dict[str, Pin] = {}  # live root -> the controller's hold on its newest build
         self._facts: dict[str, LiveFacts] = {}  # live root -> what its live panel shows, with that build
         self._holds: dict[int, list] = {}  # id(root) -> [root, holders]
         self._built: set[int] = set()  # ids of the held trees that are hub builds (their raw goes with them)
@@ -109,20 +111,20 @@ class LiveController(HistoryRecorder):
         return key in self._open
 
     # holding trees ------------------------------------------------------------------------------------------
-    def hold(self, root: Session | None) -> None:
-        """`root` is in use (shown, exported, compared): it is not released until let go as often."""
+    def pinned(self, root: Session | None) -> Pin:
+        """`root` is in use (shown, exported, compared) until the Pin is released: its `with` ends, or its holder
+        (a screen, on unmount) calls `release`. The last Pin of a tree to go releases the tree."""
         if root is None:
-            return
+            return Pin(None)
         entry = self._holds.get(id(root))
         if entry is None:
             self._holds[id(root)] = [root, 1]
         else:
             entry[1] += 1
+        return Pin(root, self._let_go)
 
-    def let_go(self, root: Session | None) -> None:
-        """One holder of `root` is done with it; the last one releases it."""
-        if root is None:
-            return
+    def _let_go(self, root: Session) -> None:
+        """One Pin of `root` was released; the last one releases the tree."""
         entry = self._holds.get(id(root))
         if entry is None:
             return
@@ -192,11 +194,15 @@ class LiveController(HistoryRecorder):
             if old is not session:
                 self._live_builds[root] = session
                 self._built.add(id(session))
-                self.hold(session)
-                self.let_go(old)
+                old_pin, self._build_pins[root] = self._build_pins.get(root), self.pinned(session)
+                if old_pin is not None:
+                    old_pin.release()
         for root in message.forgotten | message.merged:  # (the browser keeps forgotten rows, not merged ones)
             if not self.is_open(LIVE_PREFIX + root):
-                self.let_go(self._live_builds.pop(root, None))
+                self._live_builds.pop(root, None)
+                pin = self._build_pins.pop(root, None)
+                if pin is not None:
+                    pin.release()
                 self._facts.pop(root, None)
         if message.forgotten or message.merged:
             self.post(partial(LiveRootsForgotten, message.forgotten, message.merged))

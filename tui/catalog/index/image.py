@@ -1,7 +1,8 @@
 """The warm image of a sessions index: every stored row, ready to become a browser row, in one file beside the
 index (`sessions-<hash>.sqlite.warm`), so that a warm start loads one blob instead of querying 100,000s of rows.
 
-Each value is SessionRow's positional arguments after the key and the path (a row is `SessionRow(key, path, *value)`),
+Each value is a row's fields after the key and the path (a row is `row_from_fields(key, path, value)`, the one
+constructor of tui.catalog.session_row),
 laid out in the directory's listing order; msgspec decodes the whole image in one call (MessagePack: at 300,000
 rows 1.15 s of CPU, digest included, where reading the stored rows from SQLite takes 1.97 s; measured on 2 busy
 cores, issue 28).
@@ -48,17 +49,15 @@ import msgspec
 
 from tui.catalog import absurd
 from tui.catalog.index.store import Index, image_path
-from tui.catalog.session_row import SessionRow
+from tui.catalog.session_row import ROW_FIELDS, SessionRow
 from tui.inputs.files import open_regular
 
 MAGIC = b"AIMWARM\x02"
 DIGEST_SIZE = 16
 _LENGTHS = struct.Struct(f"<I{DIGEST_SIZE}s")  # the head's length, the keyed digest of head and body
 HEAD_MAX = 4096
-# SessionRow's fields after key and path: an image value holds exactly these, in this order
-VALUE_FIELDS = ("kind", "session_id", "mtime", "size", "loaded", "broken", "started_at", "agent", "title", "status",
-                "duration_ms", "turns", "tokens", "cost", "mismatch", "models", "events", "gaps", "mtime_ns", "inode",
-                "suspect", "ctime_ns", "cost_estimated", "project")
+# SessionRow's fields after key and path (row_from_fields' values): an image value holds exactly these, in this order
+VALUE_FIELDS = ROW_FIELDS
 SIZE, MTIME_NS, INODE, CTIME_NS = (VALUE_FIELDS.index(name) for name in ("size", "mtime_ns", "inode", "ctime_ns"))
 # What an image is made of: a change of SessionRow or of the values makes older images foreign
 FORMAT = ("aiagent-monitor warm image 3; msgpack; "
@@ -105,7 +104,7 @@ def models_tuple(joined: str) -> tuple[str, ...]:
 
 
 def values(stored: list[tuple]) -> dict[str, tuple]:
-    """{path: SessionRow arguments after key and path} of stored STORED_COLUMNS tuples."""
+    """{path: a row's fields after key and path (row_from_fields' values)} of stored STORED_COLUMNS tuples."""
     models_of = SHARED_MODELS.get
     out: dict[str, tuple] = {}
     for (path, kind, session_id, mtime, size, broken, started, agent, title, status, duration, turns, tokens, cost,

@@ -23,7 +23,7 @@ from typing import cast
 from tui.catalog.absurd import SUSPECT_HEAD, sane_record, suspect_text
 from tui.catalog.index.facts_fill import fill_from_facts
 from tui.catalog.index.row_extras import TEXT_KINDS, OpTally, empty_extras, headend_of, op_text, write_extras
-from tui.catalog.session_row import RowKind, SessionRow, fill_row, row_from_entry
+from tui.catalog.session_row import RowKind, SessionRow, fill_row, row_from_entry, row_from_fields
 from tui.inputs.agent_roots import content_stat
 from tui.inputs.files import not_regular_reason
 from tui.model.nodes import Session
@@ -115,16 +115,14 @@ def row_from_record(record, mtime: float | None = None) -> SessionRow:
     """A filled browser row from a stored one (a sqlite3.Row or a dict with ROW_COLUMNS)."""
     path = record["path"]
     tokens_in, tokens_out = record["tokens_in"], record["tokens_out"]
+    tokens = None if tokens_in is None or tokens_out is None else tokens_in + tokens_out
     models = record["models"]
-    return SessionRow(
-        key=path, path=Path(path), kind=record["kind"], session_id=record["session_id"],
-        mtime=record["mtime_ns"] / 1e9 if mtime is None else mtime, size=record["size"], loaded=True,
-        broken=record["broken"], started_at=record["started_ms"], agent=record["agent"], title=record["title"],
-        status=record["status"], duration_ms=record["duration_ms"], turns=record["turns"],
-        tokens=None if tokens_in is None or tokens_out is None else tokens_in + tokens_out, cost=record["cost_usd"],
-        mismatch=bool(record["mismatch"]), models=tuple(models.split("\n")) if models else (),
-        mtime_ns=record["mtime_ns"], inode=record["inode"], suspect=record["suspect"], ctime_ns=record["ctime_ns"],
-        cost_estimated=bool(record["cost_estimated"]), project=record["project"])
+    return row_from_fields(path, Path(path), (
+        record["kind"], record["session_id"], record["mtime_ns"] / 1e9 if mtime is None else mtime, record["size"],
+        True, record["broken"], record["started_ms"], record["agent"], record["title"], record["status"],
+        record["duration_ms"], record["turns"], tokens, record["cost_usd"], bool(record["mismatch"]),
+        tuple(models.split("\n")) if models else (), None, None,
+        record["mtime_ns"], record["inode"], record["suspect"], record["ctime_ns"], bool(record["cost_estimated"]), record["project"]))
 
 
 def chunks(files: Iterable[FileKey], size: int = CHUNK) -> Iterator[list[FileKey]]:

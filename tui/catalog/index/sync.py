@@ -17,7 +17,7 @@ from tui.catalog.index import image, indexer
 from tui.catalog.index.image import CTIME_NS, INODE, MTIME_NS, SIZE, models_tuple
 from tui.catalog.index.indexer import ROW_COLUMNS, FileKey
 from tui.catalog.index.store import Index, image_path, open_index
-from tui.catalog.session_row import AGENT_KINDS, RowKind, SessionRow
+from tui.catalog.session_row import AGENT_KINDS, RowKind, SessionRow, kind_of_stored, row_from_fields
 from tui.model.gc_pause import paused_gc
 
 if TYPE_CHECKING:
@@ -78,7 +78,7 @@ def _known(stored: dict[str, tuple], hits: list[str]) -> Known:
     """scan's `known` from the warm image's values: the filled row of a listed file whose (size, mtime_ns, inode)
     are the stored ones (its key goes to `hits`), built from the stored value in one call."""
     get = stored.get
-    make = SessionRow
+    make = row_from_fields
     hit = hits.append
 
     def known(key: str, path: Path, st) -> SessionRow | None:
@@ -87,7 +87,7 @@ def _known(stored: dict[str, tuple], hits: list[str]) -> Known:
                 or value[INODE] != st.st_ino or value[CTIME_NS] != st.st_ctime_ns:
             return None
         hit(key)
-        return make(key, path, *value)
+        return make(key, path, value)
 
     return known
 
@@ -96,7 +96,7 @@ def _known_stored(stored: dict[str, tuple], hits: list[str]) -> Known:
     """_known for the stored WARM_COLUMNS tuples read from SQLite (no current image): each row is built from its
     tuple at once (no intermediate value per row: at 100,000 rows, that pass cost ~0.2 s)."""
     get = stored.get
-    make = SessionRow
+    make = row_from_fields
     models_of = image.SHARED_MODELS.get
     hit = hits.append
 
@@ -105,9 +105,9 @@ def _known_stored(stored: dict[str, tuple], hits: list[str]) -> Known:
         if t is None or t[1] != st.st_size or t[2] != st.st_mtime_ns or t[3] != st.st_ino or t[17] != st.st_ctime_ns:
             return None
         hit(key)
-        return make(key, path, t[4], t[5], st.st_mtime, t[1], True, t[16], t[9], t[6], t[7], t[8], t[10], t[11],
-                    t[12], t[13], t[15], models_of(t[14]) or models_tuple(t[14]), None, None, t[2], t[3], t[18],
-                    t[17], t[19], t[20])
+        return make(key, path, (t[4], t[5], st.st_mtime, t[1], True, t[16], t[9], t[6], t[7], t[8], t[10], t[11],
+                                t[12], t[13], t[15], models_of(t[14]) or models_tuple(t[14]), None, None, t[2], t[3],
+                                t[18], t[17], t[19], t[20]))
 
     return known
 
@@ -127,8 +127,8 @@ def join_stored(index: Index, rows: list[SessionRow], stored, *, prune: bool = T
     by_key = {row.key: i for i, row in enumerate(rows)}
     gone: list[str] = []
     get = by_key.get
-    make = SessionRow
-    genkit = RowKind.GENKIT
+    make = row_from_fields
+    kind_of = kind_of_stored
     models_of = image.SHARED_MODELS.get
     filled = 0
     try:
@@ -143,10 +143,10 @@ def join_stored(index: Index, rows: list[SessionRow], stored, *, prune: bool = T
                 if row.loaded or row.size != size or row.mtime_ns != mtime_ns or row.inode != inode \
                         or row.ctime_ns != ctime_ns:
                     continue
-                rows[i] = make(path, row.path, genkit if row.kind == genkit else kind, session_id, row.mtime, size,
-                               True, broken, started, agent, title, status, duration, turns, tokens, cost,
-                               mismatch, models_of(models) or models_tuple(models), None, None, mtime_ns, inode,
-                               suspect, ctime_ns, estimated, project)
+                rows[i] = make(path, row.path, (kind_of(row.kind, kind), session_id, row.mtime, size, True, broken,
+                                                started, agent, title, status, duration, turns, tokens, cost, mismatch,
+                                                models_of(models) or models_tuple(models), None, None, mtime_ns,
+                                                inode, suspect, ctime_ns, estimated, project))
                 filled += 1
         result.filled = filled
         if prune and gone:

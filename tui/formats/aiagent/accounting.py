@@ -69,13 +69,7 @@ def summarise_accounting(records: list[dict]) -> AccountingSummary:
         kind = entry.get("type")
         if kind == "llm":
             out.llm += 1
-            tin, tout, cread, cwrite, cost = llm_entry_usage(entry)
-            t = out.totals
-            t.tokensIn += tin
-            t.tokensOut += tout
-            t.tokensCacheRead += cread
-            t.tokensCacheWrite += cwrite
-            t.costUsd += cost
+            out.totals.add_usage(*llm_entry_usage(entry))
         elif kind == "tool":
             out.tool += 1
             out.totals.toolsRun += 1

@@ -326,12 +326,7 @@ def _add_usage(totals, entries: list) -> None:
     """The LLM accounting entries' tokens and cost into the root's totals (tui.model.totals.llm_usage)."""
     for entry in entries:
         if entry.type == "llm":
-            tin, tout, cread, cwrite, cost = llm_usage(entry.tokens, entry.costUsd)
-            totals.tokensIn += tin
-            totals.tokensOut += tout
-            totals.tokensCacheRead += cread
-            totals.tokensCacheWrite += cwrite
-            totals.costUsd += cost
+            totals.add_usage(*llm_usage(entry.tokens, entry.costUsd))
 
 
 def _child_ops(child) -> list | None:

@@ -282,13 +282,7 @@ class LedgerBuilder:
         cost = acc.get("costUsd")
         op.cost = float(cost) if isinstance(cost, (int, float)) else 0.0
         for totals in self.open_totals:
-            totals.tokensIn += op.tokens_in
-            totals.tokensOut += op.tokens_out
-            totals.tokensCacheRead += op.cache_read
-            totals.tokensCacheWrite += op.cache_write
-            totals.costUsd += op.cost
-            if op.kind == "tool":
-                totals.toolsRun += 1
+            totals.add_op(op)
         return op
 
     def _child(self, s: Session, op: Op, ref: dict, chain: list[Session] | None = None):

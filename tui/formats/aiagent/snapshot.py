@@ -250,11 +250,7 @@ def _accounting(op: Op, entries: object, walk: _Walk) -> None:
         op.cache_write += cwrite
         op.cost += cost
         for totals in walk.open_totals:
-            totals.tokensIn += tin
-            totals.tokensOut += tout
-            totals.tokensCacheRead += cread
-            totals.tokensCacheWrite += cwrite
-            totals.costUsd += cost
+            totals.add_usage(tin, tout, cread, cwrite, cost)
 
 
 def _size(payload: object) -> int | None:

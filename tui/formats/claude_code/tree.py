@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tui.formats.claude_code.lines import Message, block_text, merge_assistant
-from tui.model.agent_nodes import AgentOp, AgentView, add_op_totals
+from tui.model.agent_nodes import AgentOp, AgentView
 from tui.model.fields import as_dict, as_int, as_ms, as_str, one_line
 from tui.model.nodes import Op, Session, Turn
 from tui.model.prices import estimate
@@ -253,7 +253,7 @@ def finish(s: Session, built: Built, first_ms: int | None, last_ms: int | None) 
             if op.status == "failed":
                 s.counts.failed += 1
                 s.counts.errors += 1
-            add_op_totals(s, op)
+            s.totals.add_op(op)  # (the child's totals below)
             if op.child is not None:
                 s.counts.add(op.child.counts)
                 s.totals.add(op.child.totals)

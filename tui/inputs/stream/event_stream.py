@@ -304,10 +304,10 @@ async def _listen_unix(path: str, on_frame: OnFrame, on_status: OnStatus, on_ove
         nonlocal count
         count += 1
         who = f"client #{count}"  # (admitted by _ReservedSocket.accept: it leaves below)
-        key = object()
+        charge = limits.budget.charge()  # given back below, however the client ends
 
         def hold(size: int) -> bool:
-            if limits.budget.hold(key, size):
+            if charge.set(size):
                 return True
             limits.over_budget(who, size)
             return False
@@ -325,7 +325,7 @@ async def _listen_unix(path: str, on_frame: OnFrame, on_status: OnStatus, on_ove
             return
         finally:
             clients.now -= 1
-            limits.budget.release(key)
+            charge.release()
             limits.descriptors.leave()
             if ended == "over memory budget":
                 writer.transport.abort()

@@ -26,9 +26,10 @@ FRAGMENT_OVERHEAD = 64  # what one held fragment costs beyond its bytes (a Pytho
 
 
 class MemoryBudget:
-    """Bytes held by each client (a key: any hashable), and their total; `hold` says whether a client may hold
-    `size` bytes now. Thread-safe: the OTLP/gRPC receiver's handlers run in threads (an uncontended lock costs
-    well under a microsecond)."""
+    """Bytes held by each client, and their total. A client's share is a Charge (`charge()`): it says whether the
+    client may hold `size` bytes now, and gives them back when its `with` ends (or `release`), once, whatever
+    raised. Thread-safe: the OTLP/gRPC receiver's handlers run in threads (an uncontended lock costs well under a
+    microsecond)."""
 
     def __init__(self, limit: int = MEMORY_BUDGET) -> None:
         self.limit = limit
@@ -36,7 +37,13 @@ class MemoryBudget:
         self._held: dict[object, int] = {}
         self._lock = threading.Lock()
 
-    def hold(self, client: object, size: int) -> bool:
+    def charge(self, size: int = 0) -> Charge:
+        """A new client's share, holding `size` bytes if the budget allows (its `ok` says)."""
+        charge = Charge(self)
+        charge.set(size)
+        return charge
+
+    def _hold(self, client: object, size: int) -> bool:
         """Record that `client` now holds `size` bytes (replacing what it held); False, recording nothing new,
         when that would take the total over the limit."""
         with self._lock:
@@ -50,9 +57,34 @@ class MemoryBudget:
                 self._held.pop(client, None)
             return True
 
-    def release(self, client: object) -> None:
+    def _release(self, client: object) -> None:
         with self._lock:
             self.total -= self._held.pop(client, 0)
+
+
+class Charge:
+    """What one client (a connection, a request) holds of a MemoryBudget: `set(size)` replaces it (False, holding
+    nothing new, when that would take the total over the limit). A context manager: its bytes go back to the budget
+    when the `with` ends; `release` does it where a callback ends the client (a protocol's connection_lost)."""
+
+    __slots__ = ("budget", "ok")
+
+    def __init__(self, budget: MemoryBudget) -> None:
+        self.budget = budget
+        self.ok = True  # whether the last `set` was allowed
+
+    def set(self, size: int) -> bool:
+        self.ok = self.budget._hold(self, size)
+        return self.ok
+
+    def release(self) -> None:
+        self.budget._release(self)
+
+    def __enter__(self) -> Charge:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
 
 
 def open_descriptors() -> int | None:

@@ -293,20 +293,18 @@ class GrpcReceiver:
         except ValueError as exc:
             self._report("malformed otlp", f"{who}: {exc}")
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"not an OTLP {signal} export request: {exc}")
-        key = object()
-        if not self.budget.hold(key, cost):
-            self._report("over memory budget", f"{who}: {cost:,} bytes (its body and its spans) would take the "
-                                               f"requests held over {self.budget.limit:,}")
-            context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "the monitor is holding too much; retry later")
-        try:
-            return self.on_batch(signal, body, "proto")
-        except Exception as exc:  # ValueError: not OTLP; anything else: a body the decoder could not take
-            why = str(exc)[:200] if isinstance(exc, ValueError) else f"{type(exc).__name__}: {str(exc)[:200]}"
-            self._report("malformed otlp", f"{who}: {why}")
-            context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"not an OTLP {signal} export request: {why}")
-            return 0  # (abort raises)
-        finally:
-            self.budget.release(key)
+        with self.budget.charge(cost) as charge:  # held while decoded, given back however it ends
+            if not charge.ok:
+                self._report("over memory budget", f"{who}: {cost:,} bytes (its body and its spans) would take the "
+                                                   f"requests held over {self.budget.limit:,}")
+                context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "the monitor is holding too much; retry later")
+            try:
+                return self.on_batch(signal, body, "proto")
+            except Exception as exc:  # ValueError: not OTLP; anything else: a body the decoder could not take
+                why = str(exc)[:200] if isinstance(exc, ValueError) else f"{type(exc).__name__}: {str(exc)[:200]}"
+                self._report("malformed otlp", f"{who}: {why}")
+                context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"not an OTLP {signal} export request: {why}")
+                return 0  # (abort raises)
 
     def _authorised(self, peer: str, context: grpc.ServicerContext) -> str:
         """Empty when the call carries the token; else why not: "no token", "wrong token", or "penalised" while the

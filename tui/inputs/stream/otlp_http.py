@@ -24,7 +24,7 @@ import orjson
 
 from tui.inputs.files import LoadError, gunzip, max_gzip_members
 from tui.inputs.stream.access import origin_allowed, presented_token, token_matches
-from tui.inputs.stream.limits import AuthThrottle
+from tui.inputs.stream.limits import AuthThrottle, Charge
 from tui.inputs.stream.otlp_items import MAX_REQUEST_ITEMS, TooManyItems, request_cost
 from tui.inputs.stream.listeners import BACKLOG, OnStatus, _Clients, _Limits, tcp_listeners
 
@@ -171,12 +171,12 @@ class _HttpServer:
         self.loop = asyncio.get_running_loop()
         self.writers: set[asyncio.StreamWriter] = set()
 
-    def decode(self, signal: str, body: bytes | bytearray, encoding: str, gzipped: bool, key: object) -> int:
+    def decode(self, signal: str, body: bytes | bytearray, encoding: str, gzipped: bool, charge: Charge) -> int:
         """(A decoding thread.) Inflate, count the spans on the wire and charge them (otlp_items) before anything
         is decoded: _TooBig, TooManyItems, _OverBudget or the decoder's ValueError refuse it."""
         data = inflate(body, self.max_body) if gzipped else body
         cost = request_cost(data, encoding) + (len(body) if gzipped else 0)
-        if not self.limits.budget.hold(key, cost):
+        if not charge.set(cost):
             raise _OverBudget(cost)
         return self.on_batch(signal, data, encoding)
 
@@ -215,9 +215,9 @@ class _HttpServer:
                     break
                 dropped += len(chunk)
 
-    async def read_body(self, reader: asyncio.StreamReader, request: _Request, key: object) -> bytes | int:
+    async def read_body(self, reader: asyncio.StreamReader, request: _Request, charge: Charge) -> bytes | int:
         """The body, or the HTTP code that refuses it (the budget holds what is read)."""
-        headers, limits, max_body = request.headers, self.limits, self.max_body
+        headers, max_body = request.headers, self.max_body
         chunked = "chunked" in headers.get("transfer-encoding", "").lower()
         if not chunked:
             text = headers.get("content-length")
@@ -228,7 +228,7 @@ class _HttpServer:
                 return 400
             if size > max_body:
                 return 413
-            if not limits.budget.hold(key, size):
+            if not charge.set(size):
                 return 503
             return await reader.readexactly(size)
         body = bytearray()  # (one buffer: a list of 1-byte chunks cost ~50 bytes of objects per body byte)
@@ -243,14 +243,14 @@ class _HttpServer:
                 return 400
             if len(body) + length > max_body:
                 return 413
-            if not limits.budget.hold(key, len(body) + length):
+            if not charge.set(len(body) + length):
                 return 503
             body += await reader.readexactly(length)
             if await reader.readexactly(2) != b"\r\n":
                 return 400
         return 413  # more than MAX_CHUNKS chunks
 
-    async def one_request(self, reader, writer, who: str, address: str, key: object) -> bool | None:
+    async def one_request(self, reader, writer, who: str, address: str, charge: Charge) -> bool | None:
         """Serve one request; False when the connection is to be closed, None when closed after a refusal of a
         request whose body was not read (linger)."""
         try:
@@ -269,7 +269,7 @@ class _HttpServer:
         accepted = await self.check(writer, request, who, address)
         if not isinstance(accepted, tuple):
             return accepted
-        return await self.deliver(reader, writer, request, who, key, *accepted)
+        return await self.deliver(reader, writer, request, who, charge, *accepted)
 
     async def check(self, writer, request: _Request, who: str, address: str) -> tuple | bool | None:
         """Whatever can be refused before the body is read (endpoint, method, origin, token, types): the answer
@@ -324,24 +324,25 @@ class _HttpServer:
             return None
         return signal, encoding, coding, cors
 
-    async def deliver(self, reader, writer, request: _Request, who: str, key: object, signal: str, encoding: str,
+    async def deliver(self, reader, writer, request: _Request, who: str, charge: Charge, signal: str, encoding: str,
                       coding: str, cors: str) -> bool | None:
         """Read the body, decode it in a thread, answer: one_request's outcome."""
         limits, max_body = self.limits, self.max_body
         if request.headers.get("expect", "").lower() == "100-continue":
             writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
         try:
-            body = await asyncio.wait_for(self.read_body(reader, request, key), READ_SECONDS)
+            body = await asyncio.wait_for(self.read_body(reader, request, charge), READ_SECONDS)
         except (asyncio.IncompleteReadError, asyncio.TimeoutError, ConnectionError, asyncio.LimitOverrunError):
-            limits.budget.hold(key, 0)
+            charge.set(0)
             self.refused("truncated", who, "the request body was cut short")
             return False
         if isinstance(body, int):
-            limits.budget.hold(key, 0)
+            charge.set(0)
             await self.refuse_body(writer, body, request, who, encoding, cors)
             return None
         try:
-            await self.loop.run_in_executor(self.decoders, self.decode, signal, body, encoding, coding == "gzip", key)
+            await self.loop.run_in_executor(self.decoders, self.decode, signal, body, encoding, coding == "gzip",
+                                            charge)
         except (_TooBig, TooManyItems) as exc:
             self.refused("oversized", who, str(exc)[:200] or f"a gzip body inflating past {max_body:,} bytes")
             await self.fail(writer, 413, encoding, f"request bodies are limited to {max_body:,} bytes inflated and "
@@ -359,7 +360,7 @@ class _HttpServer:
             await self.fail(writer, 400, encoding, f"not an OTLP {signal} export request: {why}", extra=cors)
             return request.keep_alive
         finally:
-            limits.budget.hold(key, 0)
+            charge.set(0)
         await self.respond(writer, 200, encoding, close=not request.keep_alive, extra=cors)
         return request.keep_alive
 
@@ -383,11 +384,11 @@ class _HttpServer:
         peer = writer.get_extra_info("peername")
         address = str(peer[0]) if isinstance(peer, tuple) else "?"
         who = f"client {address}:{peer[1]}" if isinstance(peer, tuple) else "a client"
-        key = object()
+        charge = self.limits.budget.charge()  # what its request bodies hold: given back below, however it ends
         self.writers.add(writer)
         self.clients.now += 1
         try:
-            while (going := await self.one_request(reader, writer, who, address, key)):
+            while (going := await self.one_request(reader, writer, who, address, charge)):
                 pass
             if going is None:
                 await self.linger(reader, writer)
@@ -398,7 +399,7 @@ class _HttpServer:
         finally:
             self.clients.now -= 1
             self.writers.discard(writer)
-            self.limits.budget.release(key)
+            charge.release()
             self.limits.descriptors.leave()  # (admitted by _ReservedSocket.accept)
             writer.close()
             with contextlib.suppress(Exception):

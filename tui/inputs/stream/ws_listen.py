@@ -24,7 +24,7 @@ from tui.inputs.stream.listeners import (
     tcp_listeners,
 )
 from tui.inputs.stream.access import origin_allowed, presented_token, token_matches
-from tui.inputs.stream.limits import FRAGMENT_OVERHEAD, AuthThrottle
+from tui.inputs.stream.limits import FRAGMENT_OVERHEAD, AuthThrottle, Charge
 
 
 def _oversized_from(exc: BaseException) -> int | None:
@@ -118,8 +118,10 @@ def _bounded_connection(limits: _Limits, clients: _Clients):
         refused = ""  # why the monitor cut this client off
         _admitted = False
         _assembling = 0
+        _charge: Charge | None = None  # what it holds of the budget: given back when the connection is lost
 
         def connection_made(self, transport) -> None:
+            self._charge = limits.budget.charge()
             super().connection_made(transport)
             self._admitted = True  # by _ReservedSocket.accept, which refuses past the descriptor reserve
 
@@ -148,17 +150,19 @@ def _bounded_connection(limits: _Limits, clients: _Clients):
             held = len(self.protocol.reader.buffer) + self._assembling
             queue = getattr(getattr(self.recv_messages, "frames", None), "queue", ())
             held += sum(len(frame.data) for frame in queue)
-            if limits.budget.hold(self, held):
+            charge = self._charge
+            if charge is None or charge.set(held):
                 return True
             self.refused = "disconnected: over memory budget"
-            limits.budget.release(self)
+            charge.release()
             limits.over_budget(f"client {_peer(self)}", held)
             self.transport.abort()
             return False
 
         def connection_lost(self, exc) -> None:
             super().connection_lost(exc)
-            limits.budget.release(self)
+            if self._charge is not None:
+                self._charge.release()
             if self._admitted:
                 self._admitted = False
                 limits.descriptors.leave()

@@ -3,17 +3,37 @@ model and forwards keys (issue 29: a thin view)."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
+from textual.app import App
+from textual.message import Message
+
+from tui.catalog.browser_model import BrowserModel
 from tui.model.fields import printable
 from tui.ui.clipboard import copy_notice
 from tui.ui.messages import CompareSessions, OpenSession
 from tui.ui.screens.browser_details import file_path
+from tui.ui.screens.browser_table import SessionTable
 
-BrowserScreen = Any  # (tui.ui.screens.browser.BrowserScreen: named, not imported, as it imports this module)
+
+class BrowserView(Protocol):
+    """What the actions read and call on the browser (tui.ui.screens.browser.BrowserScreen, which imports this
+    module): its model, its table, and the screen's own notify, post_message and app."""
+
+    model: BrowserModel
+
+    @property
+    def table(self) -> SessionTable: ...
+    @property
+    def app(self) -> App[Any]: ...
+    @property
+    def notify(self) -> Callable[..., None]: ...
+    @property
+    def post_message(self) -> Callable[[Message], bool]: ...
 
 
-def copy_path(screen: BrowserScreen) -> None:
+def copy_path(screen: BrowserView) -> None:
     """`y`: the highlighted session's file path to the clipboard (OSC 52), for a shell command."""
     key = screen.table.cursor_key()
     path = file_path(screen.model.rows.get(key) if key is not None else None)
@@ -25,7 +45,7 @@ def copy_path(screen: BrowserScreen) -> None:
     screen.notify(copy_notice(f"copied the path {path}"), markup=False)
 
 
-def diff_marked(screen: BrowserScreen) -> None:
+def diff_marked(screen: BrowserView) -> None:
     """`d`: compare the marked session with the highlighted one."""
     key = screen.table.cursor_key()
     rows = screen.model.rows
@@ -36,7 +56,7 @@ def diff_marked(screen: BrowserScreen) -> None:
     screen.post_message(CompareSessions(str(rows[marked].path), str(rows[key].path)))
 
 
-def open_row(screen: BrowserScreen, key: str) -> None:
+def open_row(screen: BrowserView, key: str) -> None:
     """Enter: open the row's session, or say why it cannot be opened."""
     row = screen.model.rows.get(key)
     if row is None:

@@ -4,7 +4,7 @@ newer live build taken in, the live panel's text, and `x` (export).
 A screen shows one session (the root or a drilled-in sub-agent) of one live root or file; every screen of that
 session takes each newer version itself, by the sub-agent's path prefix, so a drilled-in sub-agent follows the
 stream like its root. While an older version is on screen (tui.ui.screens.session_history) the newest is only
-noted. The trees on screen are held (LiveController.hold): a build that no screen, export or diff holds any more
+noted. The trees on screen are pinned (LiveController.pinned): a build that no screen, export or diff holds any more
 is released at once. A SessionScreen owns one LiveFeed (by composition); the messages arrive at the screen.
 """
 
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
     from tui.model.document import Document
     from tui.ui.live_controller import LiveController
+    from tui.ui.pin import Pin
     from tui.ui.screens.session_history import VersionHistory
 
 
@@ -56,7 +57,7 @@ class LiveFeed:
     def __init__(self, screen: LiveHost, key: str | None) -> None:
         self.screen = screen
         self.key = key  # the session's history key: its updates are posted to the screen while it is open
-        self.held: dict[int, Session] = {}  # the trees the screen shows, held from release (LiveController)
+        self.held: dict[int, Pin] = {}  # the trees the screen shows, pinned from release (LiveController)
         self.gone = False  # unmounted: a message still queued must not hold trees again
         self.last_export: str | None = None  # the file the last `x` wrote
         self.sync_holds()
@@ -66,13 +67,11 @@ class LiveFeed:
         """Hold what is on screen (and the newest document behind it), let go of what no longer is."""
         screen = self.screen
         shown = {id(root): root for root in (screen.doc.root, screen.session.breadcrumb()[0]) if root is not None}
-        for key, root in shown.items():
-            if key not in self.held:
-                screen.live.hold(root)
-        for key, root in self.held.items():
-            if key not in shown:
-                screen.live.let_go(root)
-        self.held = shown
+        old = self.held
+        held = {key: old.pop(key) if key in old else screen.live.pinned(root) for key, root in shown.items()}
+        for pin in old.values():  # what is no longer shown
+            pin.release()
+        self.held = held
 
     def takes_tree(self, root: str, session: Session) -> bool:
         """A new build of a live root: this screen's, and still the newest one."""
@@ -123,8 +122,8 @@ class LiveFeed:
         updates and history stop once no other screen shows it."""
         self.gone = True
         held, self.held = self.held, {}
-        for root in held.values():
-            self.screen.live.let_go(root)
+        for pin in held.values():
+            pin.release()
         key, self.key = self.key, None
         self.screen.live.closed(key)
 
@@ -136,21 +135,20 @@ class LiveFeed:
 
         screen = self.screen
         session = screen.session
-        root = session.breadcrumb()[0]
-        screen.live.hold(root)
+        pin = screen.live.pinned(session.breadcrumb()[0])
 
         def chosen(choice: tuple | None) -> None:
             if choice is None:
-                screen.live.let_go(root)
+                pin.release()
                 return
             fmt, path, *overwrite = choice
-            screen.run_worker(lambda: self._write_export(session, root, fmt, path, bool(overwrite and overwrite[0])),
+            screen.run_worker(lambda: self._write_export(session, pin, fmt, path, bool(overwrite and overwrite[0])),
                               thread=True, group="export", exit_on_error=False)
 
         screen.app.push_screen(ExportScreen(session, sessions_dir=screen.live.sessions_dir,
                                             live_root=screen.live_root, file_key=self.key), chosen)
 
-    def _write_export(self, session: Session, root: Session, fmt: str, path: str, overwrite: bool = False) -> None:
+    def _write_export(self, session: Session, pin: Pin, fmt: str, path: str, overwrite: bool = False) -> None:
         """In a thread: render and write; the result is said on the UI thread."""
         from pathlib import Path
 
@@ -161,9 +159,9 @@ class LiveFeed:
             data = render(session, fmt, source=doc.path, source_format=doc.format)
             written = write_atomic(Path(path), data, overwrite=overwrite, sessions_dirs=(live.sessions_dir,))
         except Exception as exc:  # a full disk or a bad directory must not take the screen down
-            self._from_thread(self._export_done, root, "", f"export failed: {exc}")
+            self._from_thread(self._export_done, pin, "", f"export failed: {exc}")
             return
-        self._from_thread(self._export_done, root, str(written.resolve()), f"({len(data):,} bytes)")
+        self._from_thread(self._export_done, pin, str(written.resolve()), f"({len(data):,} bytes)")
 
     def _from_thread(self, callback: Callable[..., None], *args: object) -> None:
         try:
@@ -171,8 +169,8 @@ class LiveFeed:
         except RuntimeError:
             pass  # the app is shutting down
 
-    def _export_done(self, root: Session, path: str, note: str) -> None:
-        self.screen.live.let_go(root)
+    def _export_done(self, pin: Pin, path: str, note: str) -> None:
+        pin.release()
         if not path:
             self.screen.notify(note, title="export", severity="error", markup=False, timeout=10)
             return

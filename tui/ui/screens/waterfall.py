@@ -67,7 +67,7 @@ class WaterfallScreen(Screen):
         self.key = key if live_root is None else None  # the resolved file it follows, or None
         self.follows = origin.viewing is None  # opened on an older version: it stays there
         self.session: Session = origin.session
-        self._held: Session | None = None
+        self._pin = self.live.pinned(None)
         self._hold(self.session)
         self.model = Waterfall(self.session, now_ms=self._now())
         self._select = select
@@ -75,14 +75,12 @@ class WaterfallScreen(Screen):
     def _hold(self, session: Session) -> None:
         """Hold the tree the rows point into (a newer build must not empty it under them)."""
         root = session.breadcrumb()[0]
-        if root is not self._held:
-            self.live.hold(root)
-            self.live.let_go(self._held)
-            self._held = root
+        if root is not self._pin.root:
+            pin, self._pin = self._pin, self.live.pinned(root)
+            pin.release()
 
     def on_unmount(self) -> None:
-        held, self._held = self._held, None
-        self.live.let_go(held)
+        self._pin.release()
 
     def _now(self) -> int | None:
         return self.origin.tree.clock() if self.session.running else None
