@@ -201,7 +201,8 @@ class ClaudeCodeView:
         if not isinstance(info, OpInfo):
             return []
         if info.message is not None:
-            history = info.history if info.history is not None else [("user", c) for c in info.request or []]
+            asked = info.request if isinstance(info.request, list) else []
+            history = info.history if info.history is not None else [("user", c) for c in asked]
             return call_captures(info.message, history, info.context if info.history is not None
                                  else (0, len(history)))
         out = []
