@@ -128,3 +128,56 @@ def test_opencode_call_parts_error_result_and_usage():
     answer = conv.messages[-1]
     assert answer.response is not None and answer.response.usage["cache_read_input_tokens"] == 2000
     assert answer.parts[0].text.startswith("Fixed: isLeap")
+
+
+def _rollout_line(kind: str, payload: dict) -> str:
+    return json.dumps({"timestamp": "2026-02-23T19:40:00.000Z", "type": kind, "payload": payload})
+
+
+def test_codex_huge_output_cut_unknown_item_shown_and_compaction_starts_over(tmp_path):
+    def count(n: int) -> str:
+        usage = {"input_tokens": 100 * n, "cached_input_tokens": 0, "output_tokens": 10 * n, "total_tokens": 110 * n}
+        return _rollout_line("event_msg", {"type": "token_count", "info": {"total_token_usage": usage}})
+
+    lines = [
+        _rollout_line("session_meta", {"id": "s1", "model_provider": "openai", "base_instructions": {"text": "be brief"}}),
+        _rollout_line("event_msg", {"type": "user_message", "message": "read the log"}),
+        _rollout_line("response_item", {"type": "message", "role": "user",
+                                        "content": [{"type": "input_text", "text": "read the log"}]}),
+        _rollout_line("response_item", {"type": "function_call", "name": "shell", "call_id": "c1",
+                                        "arguments": json.dumps({"command": ["cat", "big.log"]})}),
+        count(1),
+        _rollout_line("response_item", {"type": "function_call_output", "call_id": "c1", "output": "x" * 3_000_000}),
+        _rollout_line("response_item", {"type": "brand_new_item", "what": "no Codex writes this yet"}),
+        _rollout_line("response_item", {"type": "message", "role": "assistant",
+                                        "content": [{"type": "output_text", "text": "it is big"}]}),
+        count(2),
+        _rollout_line("compacted", {"message": "the log was big"}),
+        _rollout_line("response_item", {"type": "message", "role": "assistant",
+                                        "content": [{"type": "output_text", "text": "after"}]}),
+        count(3),
+    ]
+    path = tmp_path / "rollout-2026-02-23T19-40-00-s1.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    conv, _ = _conversation(path, "1-3")
+    assert conv.messages[0].role == "system" and conv.messages[0].parts[0].text == "be brief"
+    result = next(p for m in conv.messages for p in m.parts if p.kind == "tool_result")
+    assert "cut at 200,000 of 3,000,000 characters" in result.text and len(result.text) < 250_000
+    assert any(p.kind == "other" and "brand_new_item" in p.text for m in conv.messages for p in m.parts)
+    after, _ = _conversation(path, "1-5")  # (1-4: the compaction's system op)
+    assert [p.kind for m in after.messages if m.role != "system" for p in m.parts][0] == "compaction"
+    assert all(p.kind != "tool_result" for m in after.messages for p in m.parts)
+
+
+def test_every_call_of_the_hostile_agent_files_opens(tmp_path):
+    from helpers.agentfixtures import codex_hostile, gemini_jsonl
+
+    for path in (codex_hostile(tmp_path), gemini_jsonl(tmp_path)):
+        calls = [op for op in load(str(path)).root.all_ops() if op.kind == "llm"]
+        assert calls
+        for op in calls:
+            captures = op_captures(op)
+            request, _ = decode_with_notes(captures[0], None)
+            response, _ = decode_with_notes(captures[1], None)
+            conv = conversation_of(request, response)
+            assert conv is not None and conversation_lines(conv).lines
