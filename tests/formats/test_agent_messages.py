@@ -116,7 +116,8 @@ def test_gemini_call_contents_tool_results_and_usage():
     assert ("tool", ["tool_result"] * 9) in shape and conv.messages[-2].role == "tool"
     assert [m.parts[0].text for m in conv.messages if m.role == "user"][-1] == "create hello.md file"
     answer = conv.messages[-1]
-    assert answer.response is not None and answer.response.usage["promptTokenCount"] == 11122  # (cached included, as Gemini counts)
+    # (the prompt count includes the cached tokens, as Gemini counts them)
+    assert answer.response is not None and answer.response.usage["promptTokenCount"] == 11122
 
 
 def test_opencode_call_parts_error_result_and_usage():
@@ -140,7 +141,8 @@ def test_codex_huge_output_cut_unknown_item_shown_and_compaction_starts_over(tmp
         return _rollout_line("event_msg", {"type": "token_count", "info": {"total_token_usage": usage}})
 
     lines = [
-        _rollout_line("session_meta", {"id": "s1", "model_provider": "openai", "base_instructions": {"text": "be brief"}}),
+        _rollout_line("session_meta", {"id": "s1", "model_provider": "openai",
+                                       "base_instructions": {"text": "be brief"}}),
         _rollout_line("event_msg", {"type": "user_message", "message": "read the log"}),
         _rollout_line("response_item", {"type": "message", "role": "user",
                                         "content": [{"type": "input_text", "text": "read the log"}]}),

@@ -225,7 +225,8 @@ def _opencode_user(parts: list) -> list:
         if kind == "text" and not p.get("ignored"):
             blocks.append({"type": "text", "text": cut(as_str(p.get("text")))})
         elif kind == "file":
-            blocks.append({"type": "text", "text": f"[file: {as_str(p.get('filename')) or as_str(p.get('url'))[:200]}]"})
+            name = as_str(p.get("filename")) or as_str(p.get("url"))[:200]
+            blocks.append({"type": "text", "text": f"[file: {name}]"})
         elif kind == "compaction":
             blocks.append({"type": "compaction", "content": "[the conversation before was compacted]"})
         elif kind not in ("step-start", "step-finish", "snapshot", "patch"):
