@@ -159,7 +159,9 @@ def test_messages_view_shows_the_exchange_of_an_assistant_message():
     op = [o for o in root.all_ops() if o.kind == "llm"][1]
     caps = {c.side: decode_capture(c) for c in op_captures(op)}
     conv = conversation_of(caps["request"], caps["response"])
-    assert conv is not None and [m.role for m in conv.messages] == ["user", "assistant"]
+    # the call after the compaction is sent its summary, then the prompt (issue 31: the conversation as sent)
+    assert conv is not None and [m.role for m in conv.messages] == ["user", "user", "assistant"]
+    assert conv.messages[0].parts[0].kind == "compaction"
     text = "\n".join(conversation_lines(conv).lines)
     assert "Now run the tests" in text and "tool call Bash" in text and "make test" in text
 

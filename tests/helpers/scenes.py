@@ -147,6 +147,37 @@ async def genkit_branch(pilot) -> None:
     await pilot.pause(0.4)
 
 
+CLAUDE_CODE_CALL = "3-4"  # a call of tests/fixtures/claude-code/real/tool_heavy.jsonl: thinking, two tool calls
+
+
+def claude_code_app() -> MonitorApp:
+    """A real Claude Code session (tests/fixtures/claude-code/real/tool_heavy.jsonl, copied: it has ended, so no
+    wall clock shows)."""
+    target = BASE / "claude-code"
+    if target.exists():
+        shutil.rmtree(target)
+    target.mkdir(parents=True)
+    path = Path(shutil.copy(Path(__file__).parents[1] / "fixtures" / "claude-code" / "real" / "tool_heavy.jsonl",
+                            target / "tool_heavy.jsonl"))
+    return MonitorApp(sessions_dir=target, document=load(str(path)), watch=False)
+
+
+async def open_claude_code_call(pilot) -> None:
+    """The payload viewer on a Claude Code call, decoded (its messages view)."""
+    from tui.model.search import find_op_by_path
+
+    await pilot.pause()
+    screen = pilot.app.screen
+    screen.tree.reveal(find_op_by_path(screen.session, CLAUDE_CODE_CALL))
+    await pilot.pause()
+    await pilot.press("enter")
+    for _ in range(100):
+        await pilot.pause(0.05)
+        if getattr(pilot.app.screen, "mode", "") == "view":
+            break
+    await pilot.pause(0.2)
+
+
 def history_stages() -> list[dict]:
     """The session of session_file() as it grew: four earlier stages, then the file itself."""
     from tui.formats.aiagent.timeline import event_times, tree_at

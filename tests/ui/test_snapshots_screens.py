@@ -31,6 +31,7 @@ SCENES = {
                          [], [BIG]),
     "jules_session": (scenes.jules_app, scenes.jules_failed_command, [], [SMALL]),
     "genkit_session": (scenes.genkit_app, scenes.genkit_branch, [], [SMALL]),
+    "claude_code_messages": (scenes.claude_code_app, scenes.open_claude_code_call, [], [BIG, SMALL]),
 }
 CASES = [pytest.param(name, size, id=f"{name}-{size[0]}x{size[1]}")
          for name, (_, _, _, sizes) in SCENES.items() for size in sizes]

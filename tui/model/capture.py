@@ -23,3 +23,6 @@ class Capture:
     truncated: bool = False
     size: int | None = None
     encoding: str = "base64"  # "base64" | "text": how `value` becomes bytes (state "inline" only)
+    # a request body rebuilt from an agent's own session file (state "plain"): the dialect it is written in, said
+    # rather than guessed from a shape that can be too thin to tell (a first call holds one user text)
+    dialect: str = ""

@@ -151,7 +151,10 @@ def decode_capture(c: Capture, sessions_dir=None) -> DecodedView:
     hint = c.format
     if c.state == "plain":
         hint = "text" if isinstance(c.plain, str) else "json"
-    return decode_bytes(data, hint, sdk_side(c))
+    view = decode_bytes(data, hint, sdk_side(c))
+    if c.dialect and view.request is not None and isinstance(c.plain, dict):
+        view.request = request_info(c.plain, dialect=c.dialect)
+    return view
 
 
 def placeholder_note(data: bytes) -> str:

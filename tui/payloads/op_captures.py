@@ -18,6 +18,7 @@ from typing import cast
 from tui.inputs import json_load
 from tui.model.nodes import Op
 from tui.payloads import Reassembled, ToolCall, aiagent_turn
+from tui.payloads.agent_exchange import exchange_captures, tool_note
 from tui.payloads.captures import Capture, captures_from_payload_refs, find_captures
 from tui.payloads.decode import (
     DecodedView, PayloadError, decode_bytes, decode_capture, placeholder_note, sdk_side,
@@ -48,7 +49,20 @@ def op_captures(op: Op) -> list[Capture]:
         return captures_from_payload_refs(op.payload_refs)
     if op.raw is None:
         return []
-    return find_captures(op.raw)
+    exchanged = exchange_captures(op)  # a model call of another agent's session file (Codex, Gemini CLI, OpenCode)
+    if exchanged is not None:
+        return exchanged
+    captures = find_captures(op.raw)
+    return tool_note(op, captures) if op.kind == "tool" and op.status == "failed" and _agent_file(op) else captures
+
+
+def _agent_file(op: Op) -> bool:
+    """The op is in a session read from another agent's own file (its root says which agent)."""
+    s = op.turn.session
+    while s.parent_op is not None:
+        s = s.parent_op.turn.session
+    attributes = s.field("attributes")
+    return isinstance(attributes, dict) and "agentKind" in attributes
 
 
 def usable(c: Capture) -> bool:

@@ -237,9 +237,10 @@ def request_dialect(body: dict, path: str = "") -> str:
     return best
 
 
-def request_info(body: object, path: str = "") -> RequestInfo | None:
+def request_info(body: object, path: str = "", dialect: str = "") -> RequestInfo | None:
     """What a request body is, or None when it is no LLM request (no messages, contents, input or prompt).
-    `path`: the captured HTTP request line or URL, when there is one."""
+    `path`: the captured HTTP request line or URL, when there is one; `dialect`: the one its writer says it is in
+    (a body rebuilt from an agent's session file)."""
     if not isinstance(body, dict):
         return None
     model = s(body.get("model"))
@@ -252,7 +253,7 @@ def request_info(body: object, path: str = "") -> RequestInfo | None:
                 (isinstance(body.get("prompt"), str) and bool(model)))
     if not carriers:
         return None
-    dialect = request_dialect(body, path)
+    dialect = dialect or request_dialect(body, path)
     if dialect == _NOT_LLM:
         return None
     if dialect == "gemini":

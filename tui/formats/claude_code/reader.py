@@ -15,6 +15,7 @@ from pathlib import Path
 import orjson
 
 from tui.formats.agent_format import AgentFormat, AgentRead
+from tui.formats.claude_code.exchange import call_captures
 from tui.formats.claude_code.lines import block_text, read_lines
 from tui.formats.claude_code.tree import Builder, OpInfo, adopt, finish
 from tui.inputs import json_load
@@ -202,21 +203,18 @@ class ClaudeCodeView:
         if not isinstance(info, OpInfo):
             return []
         if info.message is not None:
-            m = info.message
             asked = info.request if isinstance(info.request, list) else []
-            request = {"model": m.model, "messages": [{"role": "user", "content": c} for c in asked]}
-            response = {"id": as_str(as_dict(m.line.get("message")).get("id")), "type": "message",
-                        "role": "assistant", "model": m.model, "content": m.blocks, "stop_reason": m.stop_reason or None,
-                        "usage": m.usage}
-            return [Capture("request", "payload", "json", "plain", plain=request,
-                            note="the user content since the previous answer (the file keeps no full request)"),
-                    Capture("response", "payload", "json", "plain", plain=response)]
+            history = info.history if info.history is not None else [("user", c) for c in asked]
+            return call_captures(info.message, history, info.context if info.history is not None
+                                 else (0, len(history)))
         out = []
         if info.request is not None:
             out.append(Capture("request", "payload", "json", "plain", plain=info.request, note="tool input"))
         if info.response is not None:
+            failed = op.status == "failed" and op.kind != "system"
             out.append(Capture("response", "payload", "text" if isinstance(info.response, str) else "json",
-                               "plain", plain=info.response, note="tool result"))
+                               "plain", plain=info.response,
+                               note="tool result: an error (is_error)" if failed else "tool result"))
         return out
 
     def op_text(self, op: Op) -> str:

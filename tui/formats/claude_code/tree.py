@@ -33,6 +33,11 @@ class OpInfo:
     agent_id: str = ""  # a Task / Agent call: the sub-agent's id (2.x: its file's name)
     prompt: str = ""  # a Task / Agent call: the prompt it gave the sub-agent
     subagent_type: str = ""
+    # an assistant message: the conversation it was asked with is history[context[0]:context[1]] (history: its
+    # chain's user contents and assistant Messages in order, shared by every call; built into a request only when
+    # the payload viewer opens the op: tui.formats.claude_code.exchange)
+    history: list | None = None
+    context: tuple[int, int] = (0, 0)
 
 
 @dataclass(slots=True)
@@ -56,6 +61,8 @@ class Builder:
         self.previous_ms: int | None = None
         self.prompt_turns = 0
         self.since_answer: list = []  # user content since the last assistant message (an llm op's request)
+        self.history: list = []  # ("user", content) / ("assistant", Message) in order: what each call was sent
+        self.context_start = 0  # where the model's context starts (after the last compaction)
 
     def run(self, entries: list[dict]) -> Built:
         for line in entries:
@@ -111,6 +118,8 @@ class Builder:
         ts = as_ms(line.get("timestamp"))
         content = as_dict(line.get("message")).get("content")
         if line.get("isCompactSummary"):
+            self.context_start = len(self.history)  # the summary is what the model sees from here on
+            self.history.append(("summary", content))
             op = self._op("system", "compaction", ts, OpInfo(response=block_text(content)))
             op.label = "conversation summarised (compaction)"
             op.ended_at = ts
@@ -118,6 +127,7 @@ class Builder:
             return
         results = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"] \
             if isinstance(content, list) else []
+        self.history.append(("user", content))
         for block in results:
             self._result(block, line, ts)
         if results or line.get("isMeta"):
@@ -164,7 +174,10 @@ class Builder:
         ts = as_ms(line.get("timestamp"))
         m, new = merge_assistant(self.messages, line, self.previous_ms)
         if new:
-            op = self._op("llm", m.model or "assistant", m.started_ms, OpInfo(request=self.since_answer, message=m))
+            op = self._op("llm", m.model or "assistant", m.started_ms, OpInfo(
+                request=self.since_answer, message=m, history=self.history,
+                context=(self.context_start, len(self.history))))
+            self.history.append(("assistant", m))
             op.provider = "anthropic"
             self.msg_ops[m.key] = op
             self.since_answer = []
@@ -202,6 +215,7 @@ class Builder:
         ts = as_ms(line.get("timestamp"))
         subtype = as_str(line.get("subtype"))
         if subtype == "compact_boundary":
+            self.context_start = len(self.history)
             meta = as_dict(line.get("compactMetadata"))
             op = self._op("system", "compaction", ts, OpInfo(request=meta, response=as_str(line.get("content"))))
             pre = as_int(meta.get("preTokens"))

@@ -108,6 +108,11 @@ class _Reader:
         self.last_ts: object = None
         self.unknown: dict[str, int] = {}
         self.problems: list[str] = []
+        # the conversation items since the last call (prompts, context, tool outputs): the next call's `exchange`
+        # input (tui.payloads.agent_exchange builds its request from them when the op is opened)
+        self.pending: list = []
+        self.reset = False  # a compaction: the next call's context starts over
+        self.instructions = ""  # session_meta's instructions: the first call's
 
     def op_id(self) -> str:
         self.ops += 1
@@ -133,7 +138,22 @@ class _Reader:
         if self.llm is None:
             turn = self.current_turn(ts)
             self.llm = sn.add_op(turn, sn.llm_op(self.op_id(), ts, self.provider, self.model))
+            exchange: dict = {"source": "codex", "input": self.pending, "output": []}
+            if self.reset:
+                exchange["reset"] = True
+            if self.instructions:
+                exchange["instructions"] = self.instructions
+            self.llm["exchange"] = exchange
+            self.pending, self.reset, self.instructions = [], False, ""
         return self.llm
+
+    def said(self, item: dict, ts: object) -> None:
+        """An item of the conversation: what a call answered joins it, the rest is the next call's input."""
+        kind = as_str(item.get("type"))
+        if kind in ("reasoning", *_TOOL_ITEMS) or (kind == "message" and item.get("role") == "assistant"):
+            self.current_llm(ts)["exchange"]["output"].append(item)
+        elif kind not in ("ghost_snapshot",):
+            self.pending.append(item)
 
 
 def read(records: list[dict], problems: list[str] | None = None, children: SubAgents | None = None) -> dict:
@@ -166,6 +186,7 @@ def read(records: list[dict], problems: list[str] | None = None, children: SubAg
         elif kind == "compacted":
             turn = r.current_turn(ts)
             r.close_llm()
+            _compacted(r, payload)
             sn.add_op(turn, sn.system_op(r.op_id(), ts, "compaction", as_str(payload.get("message"))))
         elif kind not in _SILENT_LINES:
             r.unknown[str(kind)] = r.unknown.get(str(kind), 0) + 1
@@ -178,12 +199,22 @@ def read(records: list[dict], problems: list[str] | None = None, children: SubAg
     return sn.finish(r.root)
 
 
+def _compacted(r: _Reader, payload: dict) -> None:
+    """The next call's context: the history the compaction left (`replacement_history`), else its summary."""
+    history = payload.get("replacement_history")
+    summary = {"type": "message", "role": "user",
+               "content": [{"type": "compaction", "content": as_str(payload.get("message"))}]}
+    r.pending = list(history) if isinstance(history, list) else [summary]
+    r.reset = True
+
+
 def _session_meta(r: _Reader, payload: dict) -> None:
     meta = as_dict(payload.get("meta")) or payload  # (a newer SessionMetaLine nests it beside `git`)
     if not r.root["id"]:
         sid = as_str(meta.get("id"))
         r.root["id"] = r.root["traceId"] = sid
     r.provider = as_str(meta.get("model_provider")) or r.provider
+    r.instructions = as_str(meta.get("instructions")) or as_str(as_dict(meta.get("base_instructions")).get("text"))
     attributes = r.root["attributes"]
     for key, name in (("cwd", "cwd"), ("cli_version", "cliVersion"), ("originator", "originator"),
                       ("source", "source")):
@@ -201,6 +232,7 @@ def _session_meta(r: _Reader, payload: dict) -> None:
 
 def _response_item(r: _Reader, item: dict, ts: object) -> None:
     kind = item.get("type")
+    r.said(item, ts)
     if kind == "message":
         if item.get("role") == "assistant":
             sn.set_answer(r.current_llm(ts), _content_text(item.get("content")))

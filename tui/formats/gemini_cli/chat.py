@@ -116,6 +116,7 @@ def read(conversation: dict, problems: list[str] | None = None, children: Childr
     all_problems = list(problems or [])
     turn: dict | None = None
     seen: set[str] = set()
+    pending: list = []  # the messages since the last model call: the next call's `exchange` input
     for position, message in enumerate(as_list(conversation.get("messages"))):
         if not isinstance(message, dict):
             all_problems.append(f"message {position + 1} is not an object: skipped")
@@ -126,6 +127,8 @@ def read(conversation: dict, problems: list[str] | None = None, children: Childr
         seen.add(mid)
         kind = message.get("type")
         ts = message.get("timestamp")
+        if kind != "gemini":
+            pending.append(message)
         if kind == "user":
             text = _text(message.get("content"))
             turn = sn.turn_node(len(root["turns"]) + 1, ts, text)
@@ -137,7 +140,9 @@ def read(conversation: dict, problems: list[str] | None = None, children: Childr
             turn = sn.turn_node(1, ts, "")
             root["turns"].append(turn)
         if kind == "gemini":
-            _model_call(turn, message, mid, ts, children)
+            _model_call(turn, message, mid, ts, children)["exchange"] = {"source": "gemini-cli", "input": pending,
+                                                                         "output": [message]}
+            pending = []
         elif kind in ("info", "warning", "error"):
             text = _text(message.get("content"))
             sn.add_op(turn, sn.system_op(mid, ts, str(kind), text, error=(text or "error") if kind == "error" else ""))
@@ -149,7 +154,7 @@ def read(conversation: dict, problems: list[str] | None = None, children: Childr
     return sn.finish(root)
 
 
-def _model_call(turn: dict, message: dict, mid: str, ts: object, children: Children | None) -> None:
+def _model_call(turn: dict, message: dict, mid: str, ts: object, children: Children | None) -> dict:
     model = as_str(message.get("model"))
     thoughts = as_list(message.get("thoughts"))
     # the request went out when the turn's previous step ended (the prompt, or the last tool result); the message
@@ -175,6 +180,7 @@ def _model_call(turn: dict, message: dict, mid: str, ts: object, children: Child
     sn.extend(turn, op)  # (the next call of the turn starts when this one ended)
     for position, call in enumerate(as_list(message.get("toolCalls"))):
         _tool_call(turn, as_dict(call), f"{mid}-tool-{position + 1}", ts, children)
+    return op
 
 
 def _tool_call(turn: dict, call: dict, op_id: str, ts: object, children: Children | None) -> None:

@@ -117,6 +117,7 @@ class _Builder:
         self.running = False
         self.last_ms: int | None = None
         self.unknown: dict[str, int] = {}
+        self.pending: list = []  # the messages since the last call (prompts): the next call's `exchange` input
 
     def seen(self, *times: object) -> None:
         for value in times:
@@ -158,6 +159,7 @@ class _Builder:
         files = [as_str(p.get("filename")) or as_str(p.get("url"))[:200] for p in m.parts if p.get("type") == "file"]
         if files:
             prompt += ("\n" if prompt else "") + "\n".join(f"[file: {f}]" for f in files)
+        self.pending.append({"role": "user", "parts": m.parts})
         self.turn = sn.turn_node(len(self.root["turns"]) + 1, ts, prompt)
         self.root["turns"].append(self.turn)
         if not self.root["sessionTitle"] and prompt:
@@ -170,7 +172,7 @@ class _Builder:
     def assistant(self, m: StoredMessage, when: dict) -> None:
         info = m.info
         turn = self.current_turn(when.get("created"))
-        call = _Call(turn, info, as_ms(when.get("created")))
+        call = _Call(turn, info, as_ms(when.get("created")), self.pending)
         for part in m.parts:
             kind = as_str(part.get("type"))
             if kind == "step-start":
@@ -241,8 +243,9 @@ class _Call:
     and cost. Times: OpenCode stamps text, reasoning and tool parts, not steps: a call starts when the previous one
     ended (or the message was created) and ends at its last stamped part (or when a tool it asked for started)."""
 
-    def __init__(self, turn: dict, info: dict, created: int | None) -> None:
+    def __init__(self, turn: dict, info: dict, created: int | None, pending: list) -> None:
         self.turn, self.info = turn, info
+        self.pending = pending  # the builder's: what the conversation said since the last call
         self.provider = as_str(info.get("providerID"))
         self.model = as_str(info.get("modelID"))
         self.cursor = created
@@ -256,6 +259,9 @@ class _Call:
         index = sum(1 for op in self.turn["ops"] if op.get("kind") == "llm") + 1
         self.op = sn.add_op(self.turn, sn.llm_op(op_id or f"{self.turn['id']}-call-{index}", self.cursor,
                                                  self.provider, self.model))
+        self.op["exchange"] = {"source": "opencode", "input": list(self.pending),
+                               "output": [{"role": "assistant", "parts": []}]}
+        self.pending.clear()
         self.last = self.op
         return self.op
 
@@ -265,8 +271,16 @@ class _Call:
             self.op["endedAt"] = ms
             self.cursor = ms
 
+    def said(self, op: dict | None, part: dict) -> None:
+        """A part of the call that wrote it (its exchange output), else of the conversation the next call is sent."""
+        if op is not None and "exchange" in op:
+            op["exchange"]["output"][0]["parts"].append(part)
+        else:
+            self.pending.append({"role": "assistant", "parts": [part]})
+
     def content(self, part: dict, kind: str) -> None:
         op = self.op or self.open()
+        self.said(op, part)
         times = as_dict(part.get("time"))
         text = as_str(part.get("text"))
         if kind == "text":
@@ -278,6 +292,7 @@ class _Call:
     def ask(self, part: dict) -> None:
         """A tool part: the call that asked for it ended when the tool began; the next call starts once the tool
         has ended."""
+        self.said(self.op or self.last, part)
         times = as_dict(as_dict(part.get("state")).get("time"))
         start, end = as_ms(times.get("start")), as_ms(times.get("end"))
         if self.op is not None and start is not None and (self.op["startedAt"] is None or
