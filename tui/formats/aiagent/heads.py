@@ -214,12 +214,18 @@ class Locator:
         return Locator(None, self, key, turn, position)
 
     def node(self) -> Raw:
+        """Found from the nearest ancestor already found, downwards: a session 150 levels deep whose bytes are
+        wanted first (a screen opened on it before its parents) takes no frame per level."""
         if self.raw is None:
-            if self.parent is None:
-                self.raw = _decode_tree_of(self.data or b"{}").opTree
-            else:
-                op = self.parent.op(self.key, self.turn, self.position)
-                self.raw = _decode_child_of(op).childSession
+            chain, top = [], self
+            while top.raw is None and top.parent is not None:
+                chain.append(top)
+                top = top.parent
+            if top.raw is None:
+                top.raw = _decode_tree_of(top.data or b"{}").opTree
+            for where in reversed(chain):
+                op = where.parent.op(where.key, where.turn, where.position)
+                where.raw = _decode_child_of(op).childSession
         return self.raw
 
     def op(self, key: str, turn: int, position: int) -> Raw:
