@@ -4,6 +4,7 @@ same shape (a folder per package, each with its conftest.py, shared helpers in t
 importing another, no sys.path edits)."""
 
 import ast
+import functools
 import os
 import re
 import subprocess
@@ -164,17 +165,30 @@ def textual_privates_of(names: list[str]) -> set[str]:
         if not inspect.isclass(obj):
             continue
         for cls in obj.__mro__:
-            if not cls.__module__.startswith("textual"):
-                continue
-            found |= {n for n in vars(cls) if n.startswith("_") and not n.endswith("__")}
-            tree = ast.parse(Path(inspect.getsourcefile(cls)).read_text())
-            body = next((n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == cls.__name__), None)
-            for node in ast.walk(body) if body is not None else ():
-                if (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
-                        and isinstance(node.value, ast.Name) and node.value.id == "self"
-                        and node.attr.startswith("_") and not node.attr.endswith("__")):
-                    found.add(node.attr)
+            if cls.__module__.startswith("textual"):
+                found |= _class_privates(cls)
     return found
+
+
+@functools.cache
+def _class_privates(cls: type) -> frozenset[str]:
+    """One Textual class's own private names (kept: every module of tui/ asks again for App, Widget, Screen...)."""
+    import inspect
+
+    found = {n for n in vars(cls) if n.startswith("_") and not n.endswith("__")}
+    tree = _parsed(inspect.getsourcefile(cls))
+    body = next((n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == cls.__name__), None)
+    for node in ast.walk(body) if body is not None else ():
+        if (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
+                and isinstance(node.value, ast.Name) and node.value.id == "self"
+                and node.attr.startswith("_") and not node.attr.endswith("__")):
+            found.add(node.attr)
+    return frozenset(found)
+
+
+@functools.cache
+def _parsed(source_file: str | None) -> ast.Module:
+    return ast.parse(Path(source_file or "").read_text())
 
 
 def private_textual_uses(path: Path) -> list[str]:
