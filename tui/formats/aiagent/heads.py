@@ -216,17 +216,19 @@ class Locator:
     def node(self) -> Raw:
         """Found from the nearest ancestor already found, downwards: a session 150 levels deep whose bytes are
         wanted first (a screen opened on it before its parents) takes no frame per level."""
-        if self.raw is None:
-            chain, top = [], self
-            while top.raw is None and top.parent is not None:
-                chain.append(top)
-                top = top.parent
-            if top.raw is None:
-                top.raw = _decode_tree_of(top.data or b"{}").opTree
-            for where in reversed(chain):
-                op = where.parent.op(where.key, where.turn, where.position)
-                where.raw = _decode_child_of(op).childSession
-        return self.raw
+        if self.raw is not None:
+            return self.raw
+        chain, above = [], self
+        while above.raw is None and above.parent is not None:
+            chain.append(above)
+            above = above.parent
+        raw = above.raw
+        if raw is None:
+            raw = above.raw = _decode_tree_of(above.data or b"{}").opTree
+        for where in reversed(chain):
+            raw = where.raw = _decode_child_of(above.op(where.key, where.turn, where.position)).childSession
+            above = where
+        return raw
 
     def op(self, key: str, turn: int, position: int) -> Raw:
         if self.ops is None:
