@@ -194,10 +194,13 @@ def _parsed(source_file: str | None) -> ast.Module:
 def private_textual_uses(path: Path) -> list[str]:
     """Where a module reaches into Textual's private API: a private Textual module imported, the `__watchers`
     store named, or a private name of a Textual class it imports read, set or overridden."""
-    tree = ast.parse(path.read_text())
+    source = path.read_text()
+    if "textual" not in source and "__watchers" not in source:
+        return []  # (nothing below can be found in it: no Textual import, no `__watchers`)
+    nodes = list(ast.walk(ast.parse(source)))  # (walked three times)
     imported: list[str] = []
     uses: list[str] = []
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "textual":
             if any(part.startswith("_") for part in node.module.split(".")):
                 uses.append(f"line {node.lineno}: imports {node.module}")
@@ -209,11 +212,11 @@ def private_textual_uses(path: Path) -> list[str]:
             uses.append(f"line {node.lineno}: names __watchers")
     private = textual_privates_of(imported)  # of anything the module may hold (a TreeNode, an App)
     by_name = {name.rpartition(".")[2]: name for name in imported}
-    bases = [by_name[b.id] for n in ast.walk(tree) if isinstance(n, ast.ClassDef)
+    bases = [by_name[b.id] for n in nodes if isinstance(n, ast.ClassDef)
              for b in (base.value if isinstance(base, ast.Subscript) else base for base in n.bases)  # Tree[Node]
              if isinstance(b, ast.Name) and b.id in by_name]
     inherited = textual_privates_of(bases)  # what `self` holds: our own `self._cache` is not LRUCache's
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Attribute):
             on_self = isinstance(node.value, ast.Name) and node.value.id == "self"
             if node.attr in (inherited if on_self else private):
