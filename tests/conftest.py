@@ -7,6 +7,20 @@ import os
 
 import pytest
 
+from helpers.scenelock import uses_scenes
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    """Groups for `--dist loadgroup` (the README's command): each file is one group, as `--dist loadfile` makes it
+    (its module-scoped fixtures built once, on one worker), except the files that use the scenes, one group
+    together: they take turns with the scenes (tests/ui/conftest.py), so that on two workers one waited for the
+    other. Without loadgroup the marks change nothing."""
+    for item in items:
+        module = getattr(item, "module", None)
+        group = "scenes" if module is not None and uses_scenes(module) else item.nodeid.split("::")[0]
+        item.add_marker(pytest.mark.xdist_group(group))
+
 
 @pytest.fixture(autouse=True, scope="session")
 def _cache_out_of_the_users_home(tmp_path_factory):

@@ -4,6 +4,7 @@ same shape (a folder per package, each with its conftest.py, shared helpers in t
 importing another, no sys.path edits)."""
 
 import ast
+import functools
 import os
 import re
 import subprocess
@@ -161,26 +162,42 @@ def textual_privates_of(names: list[str]) -> set[str]:
         if not inspect.isclass(obj):
             continue
         for cls in obj.__mro__:
-            if not cls.__module__.startswith("textual"):
-                continue
-            found |= {n for n in vars(cls) if n.startswith("_") and not n.endswith("__")}
-            tree = ast.parse(Path(inspect.getsourcefile(cls)).read_text())
-            body = next((n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == cls.__name__), None)
-            for node in ast.walk(body) if body is not None else ():
-                if (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
-                        and isinstance(node.value, ast.Name) and node.value.id == "self"
-                        and node.attr.startswith("_") and not node.attr.endswith("__")):
-                    found.add(node.attr)
+            if cls.__module__.startswith("textual"):
+                found |= _class_privates(cls)
     return found
+
+
+@functools.cache
+def _class_privates(cls: type) -> frozenset[str]:
+    """One Textual class's own private names (kept: every module of tui/ asks again for App, Widget, Screen...)."""
+    import inspect
+
+    found = {n for n in vars(cls) if n.startswith("_") and not n.endswith("__")}
+    tree = _parsed(inspect.getsourcefile(cls))
+    body = next((n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == cls.__name__), None)
+    for node in ast.walk(body) if body is not None else ():
+        if (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
+                and isinstance(node.value, ast.Name) and node.value.id == "self"
+                and node.attr.startswith("_") and not node.attr.endswith("__")):
+            found.add(node.attr)
+    return frozenset(found)
+
+
+@functools.cache
+def _parsed(source_file: str | None) -> ast.Module:
+    return ast.parse(Path(source_file or "").read_text())
 
 
 def private_textual_uses(path: Path) -> list[str]:
     """Where a module reaches into Textual's private API: a private Textual module imported, the `__watchers`
     store named, or a private name of a Textual class it imports read, set or overridden."""
-    tree = ast.parse(path.read_text())
+    source = path.read_text()
+    if "textual" not in source and "__watchers" not in source:
+        return []  # (nothing below can be found in it: no Textual import, no `__watchers`)
+    nodes = list(ast.walk(ast.parse(source)))  # (walked three times)
     imported: list[str] = []
     uses: list[str] = []
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "textual":
             if any(part.startswith("_") for part in node.module.split(".")):
                 uses.append(f"line {node.lineno}: imports {node.module}")
@@ -192,11 +209,11 @@ def private_textual_uses(path: Path) -> list[str]:
             uses.append(f"line {node.lineno}: names __watchers")
     private = textual_privates_of(imported)  # of anything the module may hold (a TreeNode, an App)
     by_name = {name.rpartition(".")[2]: name for name in imported}
-    bases = [by_name[b.id] for n in ast.walk(tree) if isinstance(n, ast.ClassDef)
+    bases = [by_name[b.id] for n in nodes if isinstance(n, ast.ClassDef)
              for b in (base.value if isinstance(base, ast.Subscript) else base for base in n.bases)  # Tree[Node]
              if isinstance(b, ast.Name) and b.id in by_name]
     inherited = textual_privates_of(bases)  # what `self` holds: our own `self._cache` is not LRUCache's
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Attribute):
             on_self = isinstance(node.value, ast.Name) and node.value.id == "self"
             if node.attr in (inherited if on_self else private):

@@ -5,13 +5,12 @@ sessions index's facts reader), `dump --json`, `export --format json`, the Markd
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import orjson
 import pytest
 
+from helpers.cli_inproc import run_main
 from tui.catalog.index.indexer import index_file
 from tui.catalog.session_row import RowKind, fill_row, row_from_entry
 from tui.formats.aiagent.live.hub import LiveHub
@@ -24,7 +23,8 @@ SNAPSHOTS = sorted(REAL.glob("*/sessions/*.json.gz"))
 
 
 def cli(*args: str) -> bytes:
-    result = subprocess.run([sys.executable, "-m", "tui", *args], capture_output=True, timeout=60)
+    """The command in this process (tests/helpers/cli_inproc.py; tests/cli/test_cli_*.py run each in a subprocess)."""
+    result = run_main(*args)
     assert result.returncode == 0, result.stderr
     return result.stdout
 

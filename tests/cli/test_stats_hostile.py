@@ -1,7 +1,7 @@
 """`stats` and the sessions index against hostile data (issue 28, items 6, 12, 14): one file with absurd numbers
 (2^63 tokens, costs summing to inf, a start in year 9999, a negative cost, 10^300 tokens) among ordinary ones, a
 cache filesystem that fills up while the index is written, a damaged index file. Real files, a real tmpfs (or a
-real file-size limit), the real command in a subprocess."""
+real file-size limit), the real command in a subprocess (in this process for the 30 runs of the absurd numbers)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from helpers.absurdfixtures import ABSURD, absurd_sessions
+from helpers.cli_inproc import run_main
 from tui.catalog.index.store import index_path
 from tui.demo import make_tree, write_snapshot
 
@@ -28,6 +29,11 @@ def stats(sessions: Path, cache: Path, *args: str, preexec=None):
     env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
     return subprocess.run([sys.executable, "-m", "tui", "stats", "--sessions-dir", str(sessions), *args],
                           capture_output=True, timeout=120, env=env, preexec_fn=preexec)
+
+
+def stats_here(sessions: Path, cache: Path, *args: str):
+    """`stats` run in this process (tests/helpers/cli_inproc.py): the absurd-numbers test runs it 30 times."""
+    return run_main("stats", "--sessions-dir", str(sessions), *args, env={"XDG_CACHE_HOME": str(cache)})
 
 
 def index_rows(sessions: Path, cache: Path) -> int:
@@ -50,7 +56,7 @@ def test_absurd_numbers_in_one_file_keep_the_index_and_every_stats_form(tmp_path
     sessions, cache = tmp_path / "sessions", tmp_path / "cache"
     absurd = absurd_sessions(sessions, what)
     for form in FORMS:
-        result = stats(sessions, cache, *form)
+        result = stats_here(sessions, cache, *form)
         out, err = result.stdout.decode(), result.stderr.decode()
         assert result.returncode == 0 and "Traceback" not in err, (form, err)
         assert not re.search(r"\d{19,}", out), (form, out[:2000])  # no 300-digit (nor 2^63) number printed

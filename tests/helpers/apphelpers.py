@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from tui.demo import make_tree, write_snapshot
@@ -71,13 +72,28 @@ async def fed(app: MonitorApp, pilot, frames, timeout: float = 30.0) -> None:
 
 
 async def live_settled(app: MonitorApp, pilot, timeout: float = 10.0) -> None:
-    """Wait until the OTLP sink has handed everything to the hub and a live batch made after that was taken by the
-    app (its rows in the browser). A batch is posted only when something changed: when the one with these changes
-    was taken before the sink was seen idle, the wait for the next ends after a second."""
-    sink = app.live.worker.otlp_sink
+    """Wait until the OTLP sink has handed everything to the hub and the app took whatever the hub had: a batch
+    taken after that, or (when the batch with these changes went before the sink was seen idle) a hub with no
+    change left and no batch in flight over a whole tick (a batch being built is then posted, or seen)."""
+    from tui.ui.live_worker import LIVE_APPLY_SECONDS
+
+    worker = app.live.worker
+    sink = worker.otlp_sink
     assert await wait_for(pilot, lambda: sink is None or sink.pending == 0, timeout=timeout)
     taken = app.live.batches_taken
-    await wait_for(pilot, lambda: app.live.batches_taken > taken, timeout=1.0)
+
+    def nothing_left() -> bool:
+        return not worker.hub.has_changes and worker.taken.is_set()
+
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while loop.time() < deadline and app.live.batches_taken == taken:
+        if nothing_left():
+            await pilot.pause(LIVE_APPLY_SECONDS * 1.5)
+            if nothing_left() and app.live.batches_taken == taken:
+                break
+        else:
+            await pilot.pause(0.02)
     await pilot.pause()
 
 

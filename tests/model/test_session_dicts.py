@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import sys
+
 from helpers.builders import op, session, turn
 
 from tui.formats.aiagent.snapshot import build_session
 from tui.model.session_dicts import export_session, session_node
 
-DEPTH = 3000  # far past Python's recursion limit: the converters walk sub-agents from a stack
+DEPTH = 1200  # past Python's default recursion limit (pinned to it below): the converters walk sub-agents from a
+# stack. (3000 levels took 11 s, export_session's time growing faster than its depth, for nothing more checked.)
 
 
 def _chain(depth: int) -> dict:
@@ -27,10 +30,15 @@ def _export_deepest(tree: dict) -> tuple[int, dict]:
 def test_session_node_and_export_reach_the_deepest_sub_agent():
     # replay's converter was recursive: a RecursionError past some 500 levels
     root = build_session(_chain(DEPTH))
-    node = session_node(root)
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)  # (Python's default, whatever raised it in this process)
+    try:
+        node = session_node(root)
+        exported = export_session(root)
+    finally:
+        sys.setrecursionlimit(before)
     depth, last = _node_deepest(node)
     assert depth == DEPTH and last["agentId"] == f"a{DEPTH}" and last["turns"][0]["ops"][0]["opId"] == "leaf"
-    exported = export_session(root)
     depth, last = _export_deepest(exported)
     assert depth == DEPTH and last["agentId"] == f"a{DEPTH}" and last["depth"] == DEPTH - 1
 

@@ -2,6 +2,8 @@
 
 import pytest
 
+from helpers.scenelock import uses_scenes
+
 
 @pytest.fixture(autouse=True)
 def _cache_in_tmp(tmp_path_factory, monkeypatch):
@@ -9,17 +11,12 @@ def _cache_in_tmp(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
 
 
-def _uses_scenes(module) -> bool:
-    return any(getattr(v, "__name__", None) == "helpers.scenes" or getattr(v, "__module__", None) == "helpers.scenes"
-               for v in vars(module).values())
-
-
 @pytest.fixture(autouse=True)
 def _scenes_one_at_a_time(request):
     """The scenes (tests/helpers/scenes.py) are written at fixed paths, as those paths are on screen in the
     snapshots: tests run in parallel processes (pytest-xdist) take turns with them, or one rewrites a scene while
     another's app reads it."""
-    if not _uses_scenes(request.module):
+    if not uses_scenes(request.module):
         yield
         return
     import fcntl

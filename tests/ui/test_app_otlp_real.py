@@ -50,7 +50,6 @@ async def _feed(pilot, app: MonitorApp, send, bound: str, batches) -> list[str]:
         await asyncio.to_thread(send, bound, [batch])
         assert app.live.worker.otlp_sink is not None
         await live_settled(app, pilot)
-        await pilot.pause(0.3)  # (a live tick: the rows reach the browser)
         await settle(pilot, screen)
         seen.append(_summary(screen))
     return seen

@@ -195,7 +195,7 @@ async def test_drilling_down_and_back_leaves_nothing_behind(tmp_path):
         root_screen = top(app)
         sub_agent = next(op for op in walk_ops(root_screen.session) if op.kind == "session")
         counts = []
-        for _ in range(6):
+        for _ in range(4):  # (each round's full collection and heap walk costs ~1 s in a long test process)
             assert root_screen.tree.reveal(sub_agent)
             await pilot.pause()
             await pilot.press("enter")
@@ -205,7 +205,7 @@ async def test_drilling_down_and_back_leaves_nothing_behind(tmp_path):
             await pilot.pause(0.1)
             gc.collect()
             counts.append(sum(isinstance(o, FooterKey) for o in gc.get_objects()))
-        assert counts[-1] <= counts[1], counts  # was +28 widgets a round trip
+        assert counts[-1] <= counts[1], counts  # was +28 widgets a round trip: +56 from round 2 to 4
 
 
 async def test_a_closed_drill_down_is_collected_once_input_is_quiet(tmp_path):

@@ -214,13 +214,21 @@ class Locator:
         return Locator(None, self, key, turn, position)
 
     def node(self) -> Raw:
-        if self.raw is None:
-            if self.parent is None:
-                self.raw = _decode_tree_of(self.data or b"{}").opTree
-            else:
-                op = self.parent.op(self.key, self.turn, self.position)
-                self.raw = _decode_child_of(op).childSession
-        return self.raw
+        """Found from the nearest ancestor already found, downwards: a session 150 levels deep whose bytes are
+        wanted first (a screen opened on it before its parents) takes no frame per level."""
+        if self.raw is not None:
+            return self.raw
+        chain, above = [], self
+        while above.raw is None and above.parent is not None:
+            chain.append(above)
+            above = above.parent
+        raw = above.raw
+        if raw is None:
+            raw = above.raw = _decode_tree_of(above.data or b"{}").opTree
+        for where in reversed(chain):
+            raw = where.raw = _decode_child_of(above.op(where.key, where.turn, where.position)).childSession
+            above = where
+        return raw
 
     def op(self, key: str, turn: int, position: int) -> Raw:
         if self.ops is None:
