@@ -17,9 +17,20 @@ TESTS = ROOT / "tests"
 UI = (ROOT / "tui" / "ui", ROOT / "tui" / "cli" / "run.py")
 
 
+def nodes_of(path: Path) -> tuple[ast.AST, ...]:
+    """Every node of a module, in ast.walk's order: parsed and walked once per file, because five checks below
+    walk the same ~470 files (parsing them again in each took most of this file's time)."""
+    return _nodes_of(str(path), path.stat().st_mtime_ns)
+
+
+@functools.cache
+def _nodes_of(path: str, mtime_ns: int) -> tuple[ast.AST, ...]:
+    return tuple(ast.walk(ast.parse(Path(path).read_text())))
+
+
 def imported_modules(path: Path) -> list[str]:
     names = []
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in nodes_of(path):
         if isinstance(node, ast.Import):
             names += [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
@@ -73,7 +84,7 @@ def test_no_test_edits_sys_path():
     for path in TESTS.rglob("*.py"):
         if TESTS / "benchmarks" in path.parents:
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in nodes_of(path):
             if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute)
                     and node.value.attr == "path" and isinstance(node.value.value, ast.Name)
                     and node.value.value.id == "sys" and node.attr in ("insert", "append", "extend", "remove")):
@@ -101,7 +112,7 @@ def private_reads_of_apps_and_screens(path: Path) -> list[str]:
     """`x._name` (not a dunder) where `x` is what tests call an app or a screen: a private attribute of the app
     or a screen, read, set or called (`setattr(screen, "_x", ...)` too)."""
     found = []
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in nodes_of(path):
         if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.endswith("__"):
             if APP_OR_SCREEN.search(app_or_screen_name(node.value)):
                 found.append(f"line {node.lineno}: {ast.unparse(node)}")
@@ -163,17 +174,19 @@ def textual_privates_of(names: list[str]) -> set[str]:
             continue
         for cls in obj.__mro__:
             if cls.__module__.startswith("textual"):
-                found |= _class_privates(cls)
+                found |= privates_set_by_textual_class(cls)
     return found
 
 
 @functools.cache
-def _class_privates(cls: type) -> frozenset[str]:
-    """One Textual class's own private names (kept: every module of tui/ asks again for App, Widget, Screen...)."""
+def privates_set_by_textual_class(cls: type) -> frozenset[str]:
+    """One Textual class's private names: its class attributes and the `self._x = ...` its own body sets.
+    Cached (and the source parsed once per file) because every module of tui/ that imports App or Screen asks
+    for the same classes: parsing textual/app.py again for each took most of this file's 28 s."""
     import inspect
 
     found = {n for n in vars(cls) if n.startswith("_") and not n.endswith("__")}
-    tree = _parsed(inspect.getsourcefile(cls))
+    tree = parsed_source(inspect.getsourcefile(cls))
     body = next((n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == cls.__name__), None)
     for node in ast.walk(body) if body is not None else ():
         if (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
@@ -184,20 +197,17 @@ def _class_privates(cls: type) -> frozenset[str]:
 
 
 @functools.cache
-def _parsed(source_file: str | None) -> ast.Module:
-    return ast.parse(Path(source_file or "").read_text())
+def parsed_source(path: str | None) -> ast.Module:
+    return ast.parse(Path(path).read_text()) if path else ast.Module(body=[], type_ignores=[])
 
 
 def private_textual_uses(path: Path) -> list[str]:
     """Where a module reaches into Textual's private API: a private Textual module imported, the `__watchers`
     store named, or a private name of a Textual class it imports read, set or overridden."""
-    source = path.read_text()
-    if "textual" not in source and "__watchers" not in source:
-        return []  # (nothing below can be found in it: no Textual import, no `__watchers`)
-    nodes = list(ast.walk(ast.parse(source)))  # (walked three times)
+    tree = nodes_of(path)
     imported: list[str] = []
     uses: list[str] = []
-    for node in nodes:
+    for node in tree:
         if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "textual":
             if any(part.startswith("_") for part in node.module.split(".")):
                 uses.append(f"line {node.lineno}: imports {node.module}")
@@ -209,11 +219,11 @@ def private_textual_uses(path: Path) -> list[str]:
             uses.append(f"line {node.lineno}: names __watchers")
     private = textual_privates_of(imported)  # of anything the module may hold (a TreeNode, an App)
     by_name = {name.rpartition(".")[2]: name for name in imported}
-    bases = [by_name[b.id] for n in nodes if isinstance(n, ast.ClassDef)
+    bases = [by_name[b.id] for n in tree if isinstance(n, ast.ClassDef)
              for b in (base.value if isinstance(base, ast.Subscript) else base for base in n.bases)  # Tree[Node]
              if isinstance(b, ast.Name) and b.id in by_name]
     inherited = textual_privates_of(bases)  # what `self` holds: our own `self._cache` is not LRUCache's
-    for node in nodes:
+    for node in tree:
         if isinstance(node, ast.Attribute):
             on_self = isinstance(node.value, ast.Name) and node.value.id == "self"
             if node.attr in (inherited if on_self else private):

@@ -18,8 +18,15 @@ BASE = Path("/tmp/aiagent-monitor-scenes")
 START_MS = 1_779_000_000_000  # a fixed date (2026-05-17)
 
 
+_BUILT: set[Path] = set()  # the folders this process wrote: a second scene reuses them (no scene writes there)
+
+
 def sessions_dir() -> Path:
+    """The browser scenes' folder, written once per process (~1 s each time: populate, then a load of every file
+    to drop the running ones); rebuilt when it went missing, e.g. removed by another process."""
     target = BASE / "sessions"
+    if target in _BUILT and target.is_dir():
+        return target
     if target.exists():
         shutil.rmtree(target)
     populate(target, count=10, seed=5, start_ms=START_MS)
@@ -35,6 +42,7 @@ def sessions_dir() -> Path:
                 path.unlink()
         except Exception:
             continue
+    _BUILT.add(target)
     return target
 
 

@@ -241,7 +241,7 @@ async def test_a_big_tree_resent_many_times_keeps_memory_bounded(tmp_path):
     sid = tree["traceId"]
     app = MonitorApp(sessions_dir=tmp_path, listen_urls=[f"unix:{tmp_path / 'm.sock'}"], watch=False)
     frames = [orjson.dumps({"type": "op_tree", "tree": {**tree, "sessionTitle": f"v{i}"},
-                            "meta": {"sessionId": sid, "sequence": i + 1}}) for i in range(14)]
+                            "meta": {"sessionId": sid, "sequence": i + 1}}) for i in range(9)]  # 14 before issue 29
     tracemalloc.start()
     try:
         one_parse = tracemalloc.get_traced_memory()[0]
@@ -258,8 +258,8 @@ async def test_a_big_tree_resent_many_times_keeps_memory_bounded(tmp_path):
                     await pilot.press("down", "enter", "down", "down")  # some of the tree expanded on screen
                 await pilot.pause(0.02)
                 used.append(tracemalloc.get_traced_memory()[0])
-            assert app.screen.session.title == "v13" or app.screen.session.breadcrumb()[0].title == "v13"
+            assert app.screen.session.title == "v8" or app.screen.session.breadcrumb()[0].title == "v8"
     finally:
         tracemalloc.stop()
     growth = used[-1] - used[3]
-    assert growth < 3 * one_parse, (growth, one_parse)  # was: one more parse and build kept per resend
+    assert growth < 3 * one_parse, (growth, one_parse)  # was: one more parse and build kept per resend (5 here)

@@ -4,6 +4,8 @@ leaves it there, `o` from the waterfall selects the op of the tree on screen, an
 
 from __future__ import annotations
 
+import functools
+import tempfile
 from pathlib import Path
 
 import orjson
@@ -22,9 +24,16 @@ from tui.ui.screens.waterfall import WaterfallScreen
 
 
 def stream(tmp_path, seed: int = 21):
-    """A finished session with sub-agents, as the (timestamp, event) pairs of the stream that made it."""
-    doc = load(str(write_snapshot(tmp_path / "src", make_tree(seed, ops=120, depth=2, fanout=2), version=2)))
-    return doc.root.trace_id, replay_events(doc, max_tree_events=40)
+    """A finished session with sub-agents, as the (timestamp, event) pairs of the stream that made it (made once
+    per process: every test only reads them, serialising each event it sends)."""
+    return _stream(seed)
+
+
+@functools.cache
+def _stream(seed: int):
+    with tempfile.TemporaryDirectory() as folder:
+        doc = load(str(write_snapshot(Path(folder), make_tree(seed, ops=120, depth=2, fanout=2), version=2)))
+        return doc.root.trace_id, tuple(replay_events(doc, max_tree_events=40))
 
 
 async def feed(app: MonitorApp, pilot, events) -> None:

@@ -3,7 +3,7 @@ the model filter, the marked row, the sort arrow, live rows with an Events colum
 
 from __future__ import annotations
 
-from helpers.apphelpers import fed
+from helpers.apphelpers import fed, wait_for
 
 import os
 import time
@@ -166,8 +166,7 @@ async def test_a_running_row_turns_stale_while_on_screen(models_dir):
         await settle(pilot, screen)
         assert cells_by_column(screen, "s-live")["status"] == "● running"
         screen.stale_after_s = 11  # its file changed 10 s ago: in a second or two it has been silent too long
-        await pilot.pause(2.5)
-        assert cells_by_column(screen, "s-live")["status"] == "○ stale"
+        assert await wait_for(pilot, lambda: cells_by_column(screen, "s-live")["status"] == "○ stale", timeout=5)
         assert "2 stale" in summary(screen)
 
 
