@@ -33,7 +33,7 @@ class LiveSession:
     duplicates: int = 0
     reordered: int = 0  # arrived after a higher sequence number of the same session (and applied in place)
     tree_sequence: int | None = None  # the sequence number of the tree held
-    tree_frame: bytes | str | None = None  # a newer tree, still unparsed (see LAZY_TREE_BYTES)
+    tree_frame: bytes | str | None = None  # a newer tree, still unparsed (frames.tree_frame_meta)
     tree_frame_sequence: int | None = None  # ... and its sequence number (given back if it fails to parse)
     status_sequence: int | None = None  # ... and of the event that set the status line
     status_event: tuple[str, dict] | None = None  # (kind, event) the status line is written from when read
