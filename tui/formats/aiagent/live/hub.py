@@ -181,7 +181,8 @@ class LiveHub:
         kind = event.get("type")
         if kind.__class__ is not str or kind not in KNOWN_EVENTS:
             if kind == "bridge":
-                return self._bridge_report(event)
+                self._bridge_report(event)
+                return None
             return self.reject("unknown type", f"unknown event type {short_repr(kind)}")
         meta = event.get("meta")
         if meta.__class__ is not dict:
@@ -203,6 +204,7 @@ class LiveHub:
         if live is None:
             live = self.sessions[session_id] = LiveSession(session_id)
         ends = live.seen.ends
+        late: bool | None
         if sequence is not None and ends and sequence == ends[-1] + 1:
             ends[-1] = sequence  # the next one in order (SeenSequences.add): no gap, not late
             late = False
@@ -269,7 +271,7 @@ class LiveHub:
     def has_changes(self) -> bool:
         return bool(self._changed or self._forgotten or self._merged)
 
-    def _bridge_report(self, event: dict) -> None:  # (returns None: not a session's event)
+    def _bridge_report(self, event: dict) -> None:
         """{"type": "bridge", "dropped": N}: a bridge (tui/bridge) dropped N events since its last report, its
         buffer full while the monitor was away. Counted over every bridge; not a session's event."""
         dropped = event.get("dropped")
