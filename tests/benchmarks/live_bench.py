@@ -28,6 +28,33 @@ def throughput(path: Path, port: int, runs: int) -> dict[str, dict]:
     return out
 
 
+MIXED_EVENTS, MIXED_SESSIONS = 200_000, 1_000
+
+
+def fast(path: Path, port: int) -> dict[str, dict]:
+    """live_fast_sender.py (lines encoded before it connects, never the bound) into --listen unix:, the UI up: the
+    mixed small-event load, and the replay's very lines."""
+    url = urls(port)["unix"]
+    return {"mixed": run_json([PY, str(HERE / "live_run.py"), "fast", url, "mixed", str(MIXED_EVENTS),
+                               str(MIXED_SESSIONS)], timeout=900),
+            "replay": run_json([PY, str(HERE / "live_run.py"), "fast", url, "replay", str(path)], timeout=900)}
+
+
+def fast_rows(results: dict[str, dict], ops: int) -> list[Row]:
+    out = []
+    for shape, r in results.items():
+        lost = r["sent"] - r["received"] - r.get("malformed", 0)
+        what = (f"{MIXED_EVENTS:,} small events over {MIXED_SESSIONS:,} sessions" if shape == "mixed"
+                else f"{ops:,}-op session's replay lines")
+        rate = r["events_per_s"] or 0
+        out.append(Row("Live", "pre-encoded sender → --listen unix: (UI up)", what, f"{rate:,.0f} events/s",
+                       f"{r['received']:,} of {r['sent']:,} events, {r['bytes'] / 1e6:,.0f} MB in "
+                       f"{fmt_s(r['seconds'])}; lost {lost:,}, gaps {r['gaps']:,}, malformed {r['malformed']:,}",
+                       target="≥ 50,000/s, none lost", holds=rate >= 50_000 and lost == 0 and r["gaps"] == 0,
+                       data=r))
+    return out
+
+
 def keys(rate: int, seconds: float, port: int) -> dict:
     return run_json([PY, str(HERE / "live_run.py"), "keys", urls(port)["unix"], str(rate), str(seconds)],
                     timeout=seconds + 300)

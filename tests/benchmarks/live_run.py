@@ -1,6 +1,8 @@
 """Child process of the "Live" section: the app (headless) listening on a socket while a sender pushes events.
 
     python tests/benchmarks/live_run.py throughput URL FILE   # `replay FILE --to URL --speed 0`
+    python tests/benchmarks/live_run.py fast URL SHAPE ARGS   # live_fast_sender.py: lines encoded beforehand
+                                                              # (SHAPE mixed N SESSIONS, or replay FILE)
     python tests/benchmarks/live_run.py keys URL RATE SECONDS  # live_sender.py at RATE events/s, keys pressed
     python tests/benchmarks/live_run.py scale URL SHAPE N      # live_scale_sender.py (N sessions, or N
                                                                # accounting events in reverse order), keys
@@ -62,6 +64,8 @@ async def main(mode: str, url: str, args: list[str]) -> dict:
         real_url = next(t for t in app.stream_status.values() if t.startswith("listening on")).split(" ", 2)[2]
         if mode == "throughput":
             cmd = [sys.executable, "-m", "tui", "replay", args[0], "--to", real_url, "--speed", "0"]
+        elif mode == "fast":
+            cmd = [sys.executable, str(HERE / "live_fast_sender.py"), real_url, *args]
         elif mode == "scale":
             cmd = [sys.executable, str(HERE / "live_scale_sender.py"), real_url, args[0], args[1]]
         else:
@@ -102,7 +106,7 @@ async def main(mode: str, url: str, args: list[str]) -> dict:
         sender_seconds = float(text[6]) if mode == "throughput" else float(text[1])
         sent_at = time.perf_counter()
         deadline = time.perf_counter() + 60
-        while app.live.tally.events + app.live.tally.malformed < sent and time.perf_counter() < deadline:
+        while app.live.tally.frames < sent and time.perf_counter() < deadline:
             await asyncio.sleep(0.05)
         await pilot.pause(0.6)  # the last batch reaches the screen
         lag.stop()
@@ -112,7 +116,8 @@ async def main(mode: str, url: str, args: list[str]) -> dict:
         elapsed = (counts["last"] or 0) - (counts["first"] or 0)
         out.update({
             "sent": sent, "sender_seconds": sender_seconds, "received": tally.events, "frames": counts["frames"],
-            "bytes": counts["bytes"], "seconds": elapsed, "malformed": tally.malformed, "gaps": facts.gaps,
+            "bytes": counts["bytes"], "seconds": elapsed, "malformed": tally.malformed, "gaps": tally.gaps,
+            "rejected": tally.rejected,
             "root_events": facts.events, "sessions": tally.sessions,
             "events_per_s": tally.events / elapsed if elapsed > 0 else None,
             "stall_s": lag.worst(), "stalls_over_100ms": sum(1 for _, v in lag.samples if v > 0.1),

@@ -163,6 +163,10 @@ def main(argv: list[str] | None = None) -> int:
             kl = live_bench.keys(p["key_rate"], p["key_seconds"], args.port)
             report["sections"]["live"] = {"throughput": tp, "keys": kl}
             rows += live_bench.rows(tp, p["live_ops"], kl, p["live_ops"] >= 20_000)
+            step("live: the pre-encoded sender (mixed small events, the replay's lines)")
+            fa = live_bench.fast(files[p["live_ops"]], args.port)
+            report["sections"]["live"]["fast"] = fa
+            rows += live_bench.fast_rows(fa, p["live_ops"])
             step(f"live: {p['live_sessions']:,} distinct sessions, then as many accounting events in reverse order")
             sc = [live_bench.scale(shape, p["live_sessions"], args.port) for shape in live_bench.SHAPES]
             report["sections"]["live"]["scale"] = sc

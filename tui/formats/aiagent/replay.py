@@ -212,6 +212,12 @@ def _tool_report(op: dict) -> dict:
 # sending ----------------------------------------------------------------------------------------------------
 
 
+def encoded_events(events: Iterable[tuple[int, dict]]):
+    """Each event's line as sent (JSON bytes, no newline), in order."""
+    for _, event in events:
+        yield dumps(event)
+
+
 # What a monitor may send back to a replay: nothing but control frames. A peer announcing a bigger message (2^62
 # bytes) is cut off at once instead of piling it up in memory.
 MAX_INCOMING = 64 * 1024

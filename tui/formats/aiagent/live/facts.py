@@ -37,6 +37,7 @@ class LiveTally:
     sessions: int = 0
     roots: int = 0
     rejections: str = ""  # "malformed JSON ×3, duplicate ×1" (LiveHub.rejection_summary)
+    gaps: int = 0  # sequence numbers missing over every session (events lost, or still on their way)
 
     @property
     def frames(self) -> int:

@@ -24,21 +24,21 @@ import orjson
 
 from tui.formats.aiagent.live.facts import LiveFacts, LiveTally, facts_of, live_clock
 from tui.formats.aiagent.live.frames import (
-    BROKEN, KNOWN_EVENTS, NOT_MALFORMED, REJECTIONS, STATUS_EVENTS, TREE_EVENTS, add_pending, drop_pending_before, event_time, loads_without_bom, short_repr, status_text,
-    tree_frame_meta, tree_of,
+    BROKEN, KNOWN_EVENTS, NOT_MALFORMED, REJECTIONS, TREE_EVENTS, drop_pending_before,
+    event_time, loads_without_bom, short_repr, take, tree_frame_meta, tree_of,
 )
 from tui.formats.aiagent.live.merge import attach_child, merged_tree
 from tui.formats.aiagent.live.session import LiveSession
 from tui.formats.aiagent.snapshot import build_session
 from tui.inputs import json_load
 from tui.inputs.stream.limits import MAX_FRAME_BYTES
-from tui.model.fields import as_dict, as_list, as_str, type_name
+from tui.model.fields import as_str, type_name
 from tui.model.gc_pause import paused_gc
 from tui.model.nodes import Session
 
-# Tree frames at least this big are parsed only when their tree is shown: a producer sends a session's whole tree
-# again and again, and most are replaced by a newer one before the screen (a few times a second) needs them.
-LAZY_TREE_BYTES = 64 * 1024
+_clock = time.time
+_loads = orjson.loads
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,16 +95,27 @@ class LiveHub:
         if len(frame) > MAX_FRAME_BYTES:
             self.refuse_oversized(len(frame))
             return None
-        meta = tree_frame_meta(frame) if len(frame) >= LAZY_TREE_BYTES else None
+        meta = tree_frame_meta(frame)
         if meta is not None:  # an op_tree frame kept as it came: counted and ordered now, parsed when shown (it
             return self.apply({"type": "op_tree", "meta": meta}, now, deferred=frame)  # may be replaced before)
         try:
-            event = json_load.loads(frame)
+            event = _loads(frame)  # (orjson itself: json_load's lone-surrogate repair only once that failed)
+        except orjson.JSONDecodeError:
+            event = self._repaired(frame)
+            if event is BROKEN:
+                return None
+        return self.apply(event, now)
+
+    def _repaired(self, frame: bytes | str) -> object:
+        """A frame orjson refused: with its lone surrogates repaired (tui.inputs.json_load), else without a byte
+        order mark; BROKEN (counted as malformed) when neither parses."""
+        try:
+            return json_load.loads(frame)
         except orjson.JSONDecodeError as exc:
             event = loads_without_bom(frame)
             if event is BROKEN:
-                return self.reject("malformed JSON", exc.args[0] if exc.args else str(exc))
-        return self.apply(event, now)
+                self.reject("malformed JSON", exc.args[0] if exc.args else str(exc))
+            return event
 
     def _tree(self, live: LiveSession) -> dict | None:
         """The newest tree of a session, parsing a deferred frame first (a broken one counts as malformed)."""
@@ -159,35 +170,54 @@ class LiveHub:
         return None
 
     def apply(self, event: object, now: float | None = None, deferred: bytes | str | None = None) -> str | None:
-        """One parsed event; `deferred`: the unparsed frame of a tree event whose meta alone was read."""
-        now = time.time() if now is None else now
-        if not isinstance(event, dict):
-            return self.reject("not an object", f"event is {type_name(event)}, expected an object")
+        """One parsed event; `deferred`: the unparsed frame of a tree event whose meta alone was read.
+
+        Written for speed (the "Live" benchmark's mixed load: every event of every session goes through here):
+        exact-class checks, the next sequence number in order taken without a call, a session's names read
+        again only when they differ from its last event's."""
+        if event.__class__ is not dict:
+            if not isinstance(event, dict):
+                return self.reject("not an object", f"event is {type_name(event)}, expected an object")
         kind = event.get("type")
-        if kind == "bridge":
-            self._bridge_report(event)
-            return None
-        if not isinstance(kind, str) or kind not in KNOWN_EVENTS:
+        if kind.__class__ is not str or kind not in KNOWN_EVENTS:
+            if kind == "bridge":
+                self._bridge_report(event)
+                return None
             return self.reject("unknown type", f"unknown event type {short_repr(kind)}")
-        meta = as_dict(event.get("meta"))
-        tree = tree_of(event) if kind in TREE_EVENTS else None
-        if kind in TREE_EVENTS and tree is None and deferred is None:
-            return self.reject("no tree", f"{kind} event without a tree object")
-        session_id = as_str(meta.get("sessionId")) or (as_str(tree.get("traceId")) if tree else "")
-        if not session_id:
-            return self.reject("no session id", f"{kind} event without meta.sessionId")
+        meta = event.get("meta")
+        if meta.__class__ is not dict:
+            meta = {}
+        tree = None
+        if kind in TREE_EVENTS:
+            tree = tree_of(event)
+            if tree is None and deferred is None:
+                return self.reject("no tree", f"{kind} event without a tree object")
+        session_id = meta.get("sessionId")
+        if session_id.__class__ is not str or not session_id:
+            session_id = as_str(session_id) or (as_str(tree.get("traceId")) if tree else "")
+            if not session_id:
+                return self.reject("no session id", f"{kind} event without meta.sessionId")
         sequence = meta.get("sequence")
-        if not isinstance(sequence, int) or isinstance(sequence, bool):
+        if sequence.__class__ is not int:  # (bool is not int here)
             sequence = None
         live = self.sessions.get(session_id)
         if live is None:
             live = self.sessions[session_id] = LiveSession(session_id)
-        late = self._sequence(live, sequence)
-        if late is None:
-            return self.reject("duplicate", f"{short_repr(session_id)} sequence {sequence} again")
-        if self._meta(live, meta):
-            self._place(live)
-        live.updated = now
+        ends = live.seen.ends
+        late: bool | None
+        if sequence is not None and ends and sequence == ends[-1] + 1:
+            ends[-1] = sequence  # the next one in order (SeenSequences.add): no gap, not late
+            late = False
+        else:
+            late = self._sequence(live, sequence)
+            if late is None:
+                return self.reject("duplicate", f"{short_repr(session_id)} sequence {sequence} again")
+        names = (meta.get("originId"), meta.get("parentId"), meta.get("agentId"), meta.get("callPath"))
+        if names != live.names:  # (a session's events mostly repeat the same names)
+            live.names = names
+            if self._meta(live, meta):
+                self._place(live)
+        live.updated = now = _clock() if now is None else now
         live.events += 1
         stamp = event_time(kind, event, tree)
         if stamp > live.last_ts:
@@ -195,15 +225,18 @@ class LiveHub:
         if stamp and (not live.first_ts or stamp < live.first_ts):
             live.first_ts = stamp
         self.events += 1
-        self._take(live, kind, event, tree, sequence, late, deferred)
-        return self._touched(session_id)
+        take(live, kind, event, tree, sequence, late, deferred)
+        root = self._root.get(session_id, session_id)  # (_touched)
+        self._changed.add(root)
+        self._built.pop(root, None)
+        return root
 
     def _sequence(self, live: LiveSession, sequence: int | None) -> bool | None:
         """Note an event's sequence number: whether it came late (after a higher one), None for a duplicate."""
         if sequence is None:
             return False
         highest = live.seen.highest
-        if sequence in live.seen and sequence == live.tree_frame_sequence and live.tree_frame is not None:
+        if sequence == live.tree_frame_sequence and live.tree_frame is not None and sequence in live.seen:
             self._settle_frame(live)  # a resend of a tree still unparsed: the first one may be broken
         missing, resets = live.seen.missing, live.seen.resets
         if not live.seen.add(sequence):
@@ -216,47 +249,6 @@ class LiveHub:
             live.reordered += 1
             self.reordered += 1
         return late
-
-    @staticmethod
-    def _take(live: LiveSession, kind: str, event: dict, tree: dict | None, sequence: int | None, late: bool,
-              deferred: bytes | str | None) -> None:
-        """What an accepted event brings to its session, by kind."""
-        if kind in TREE_EVENTS:
-            newest = max((n for n in (live.tree_sequence, live.tree_frame_sequence) if n is not None), default=None)
-            if not (late and newest is not None and sequence is not None and sequence < newest):
-                # (an older tree than the one held has nothing the newer one lacks)
-                if deferred is not None:
-                    live.tree_frame, live.tree_frame_sequence = deferred, sequence
-                    # Pending logs and accounting are dropped once this frame parses (_settle_frame).
-                else:
-                    live.tree, live.tree_frame, live.tree_frame_sequence = tree, None, None
-                    live.tree_sequence = sequence
-                    drop_pending_before(live, sequence)
-        elif kind in ("log", "accounting"):
-            entry = event.get("entry")
-            in_tree = sequence is not None and live.tree_sequence is not None and sequence < live.tree_sequence
-            if isinstance(entry, dict) and not in_tree:  # a late entry the tree held already contains
-                if kind == "log":
-                    if add_pending(live.pending_logs, sequence, entry):
-                        live.dropped_logs += 1
-                elif add_pending(live.pending_accounting, sequence, entry):
-                    live.dropped_accounting += 1
-        elif kind in ("output", "thinking"):
-            text = event.get("text")
-            if isinstance(text, str):
-                (live.output_text if kind == "output" else live.thinking_text).add(text, sequence)
-        elif kind == "accounting_flush":
-            # A flush holds the session's whole tree, sub-agents included, and may come again: each entry once.
-            for entry in as_list(as_dict(event.get("payload")).get("entries")):
-                live.flushed.first(entry)
-        elif kind in ("final_report", "handoff"):
-            report = event.get("report")
-            live.final_report = report if isinstance(report, dict) else {"content": report}
-        older_status = late and live.status_sequence is not None and sequence is not None \
-            and sequence < live.status_sequence
-        if kind in STATUS_EVENTS and not older_status:
-            live.status_line = status_text(kind, event, live)
-            live.status_sequence = sequence
 
     def _touched(self, session_id: str) -> str:
         """A session changed: its root is redrawn at the next take_changes, its cached build goes."""
@@ -316,6 +308,7 @@ class LiveHub:
             live = self.sessions[session_id] = LiveSession(session_id)
         live.otlp_tree = tree
         live.otlp_records = records  # spans and log records behind it (the Events column)
+        live.names = ()  # (the stream's next event takes its names again)
         if self._meta(live, meta):
             self._place(live)
         live.updated = now
@@ -439,7 +432,7 @@ class LiveHub:
 
     def tally(self) -> LiveTally:
         return LiveTally(self.events, sum(self.rejected.values()), self.malformed, len(self.sessions),
-                         self.root_count, self.rejection_summary())
+                         self.root_count, self.rejection_summary(), self.gaps)
 
     def facts(self, root: str) -> LiveFacts:
         """What a live view shows of a root besides its tree, taken now (the view reads it on another thread)."""

@@ -38,6 +38,9 @@ class SeenSequences:
     def add(self, n: int) -> bool:
         """Record n; False when it had been seen already."""
         starts, ends = self.starts, self.ends
+        if ends and n == ends[-1] + 1:  # the next one in order: most events
+            ends[-1] = n
+            return True
         if not starts:
             starts.append(n)
             ends.append(n)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from tui.formats.aiagent.accounting import EntrySet
 from tui.formats.aiagent.live.order import OrderedText, SeenSequences
+from tui.formats.aiagent.live.status import status_text
 
 MAX_PENDING_LOGS = 5000  # logs kept per session between two trees; older ones are dropped from view
 MAX_PENDING_ACCOUNTING = 10_000  # ... and accounting entries
@@ -23,6 +24,7 @@ class LiveSession:
     parent_id: str = ""
     agent_id: str = ""
     call_path: str = ""
+    names: tuple = ()  # (originId, parentId, agentId, callPath) of the last event's meta, as they came
     tree: dict | None = None
     otlp_tree: dict | None = None  # assembled from OTLP spans (tui.formats.otlp): shown only while `tree` is None
     otlp_records: int = 0  # OTLP spans and log records behind otlp_tree (counted with `events` in the Events column)
@@ -31,10 +33,11 @@ class LiveSession:
     duplicates: int = 0
     reordered: int = 0  # arrived after a higher sequence number of the same session (and applied in place)
     tree_sequence: int | None = None  # the sequence number of the tree held
-    tree_frame: bytes | str | None = None  # a newer tree, still unparsed (see LAZY_TREE_BYTES)
+    tree_frame: bytes | str | None = None  # a newer tree, still unparsed (frames.tree_frame_meta)
     tree_frame_sequence: int | None = None  # ... and its sequence number (given back if it fails to parse)
-    status_sequence: int | None = None  # ... and of the event that set status_line
-    status_line: str = ""
+    status_sequence: int | None = None  # ... and of the event that set the status line
+    status_event: tuple[str, dict] | None = None  # (kind, event) the status line is written from when read
+    status_text: str | None = ""  # ... and that line once written (None: not yet)
     output_text: OrderedText = field(default_factory=lambda: OrderedText(MAX_TEXT))
     thinking_text: OrderedText = field(default_factory=lambda: OrderedText(MAX_TEXT))
     final_report: dict | None = None
@@ -47,6 +50,16 @@ class LiveSession:
     last_ts: int = 0  # newest timestamp seen in this session's events (ms), and when it arrived (wall, s)
     last_wall: float = 0.0
     first_ts: int = 0
+
+    @property
+    def status_line(self) -> str:
+        if self.status_text is None and self.status_event is not None:
+            self.status_text = status_text(*self.status_event, len(self.flushed))
+        return self.status_text or ""
+
+    def set_status(self, kind: str, event: dict) -> None:
+        """The newest status-bearing event: its line is written when read (most are replaced unread)."""
+        self.status_event, self.status_text = (kind, event), None
 
     @property
     def gaps(self) -> int:
