@@ -36,5 +36,6 @@ def test_codex_and_gemini_roots_are_discovered_listed_and_read(tmp_path):
     codex_row, gemini_row = by_kind["codex"], by_kind["gemini-cli"]
     assert codex_row.title.startswith("what is current repository about")
     assert codex_row.tokens == 7_926 and codex_row.turns == 1
-    assert codex_row.cost is None and gemini_row.cost is None  # the files record no cost: unknown, not $0.0000
+    # the files record no cost: estimated from the price table, and marked so
+    assert codex_row.cost and codex_row.cost_estimated and gemini_row.cost and gemini_row.cost_estimated
     assert gemini_row.turns == 5

@@ -20,7 +20,7 @@ def test_codex_dump_json():
     assert out["format"] == "codex-session"
     assert out["totals"]["tokensIn"] + out["totals"]["tokensCacheRead"] == 298_373
     assert out["counts"]["llm"] == 6 and out["counts"]["tool"] == 5 and out["facts"]["userTurns"] == 1
-    assert out["facts"]["costUsd"] is None  # not recorded: unknown, never $0
+    assert out["facts"]["costUsd"] == 0.1617 and out["facts"]["costEstimated"] is True  # not recorded: estimated
 
 
 def test_gemini_dump_json_and_text():

@@ -32,6 +32,18 @@ def test_codex_real_mcp_session_tokens_are_the_growth_of_the_running_total():
     assert doc.root.field("attributes")["agentKind"] == "codex"
     assert doc.root.head == {"attributes": doc.root.field("attributes")}
     assert doc.root.head["attributes"]["costRecorded"] is False
+    # no cost in the file: estimated from the price table (gpt-5.3-codex: $1.75 input, $0.175 cached, $14 output
+    # per million), marked as an estimate
+    facts = session_facts(doc.root).as_dict()
+    assert not cost_unknown(doc.root) and facts["costEstimated"] is True
+    assert facts["costUsd"] == round((59_525 * 1.75 + 238_848 * 0.175 + 1_123 * 14.0) / 1e6, 4)
+
+
+def test_an_agent_call_of_a_model_without_a_price_is_not_estimated(tmp_path):
+    """A model the price table does not know gives no estimate: unknown, never $0, and the session says why."""
+    path = tmp_path / CODEX_SHORT.name
+    path.write_bytes(CODEX_SHORT.read_bytes().replace(b"gpt-5.3-codex", b"made-up-model-9"))
+    doc = load(str(path))
     assert cost_unknown(doc.root) and session_facts(doc.root).as_dict()["costUsd"] is None
 
 

@@ -8,7 +8,8 @@ never as $0; an estimate from a price table may fill it in later), with `agentKi
 
 from __future__ import annotations
 
-from tui.model.fields import as_ms
+from tui.model.fields import as_dict, as_int, as_list, as_ms
+from tui.model.prices import estimate
 
 MAX_TEXT = 2_000_000  # a tool output or message kept whole up to this many characters, then cut with a note
 
@@ -52,11 +53,41 @@ def extend(turn: dict, node: dict) -> None:
 
 def finish(root: dict) -> dict:
     """Every turn ends at its last op's end (ops learn their end after they were added: an output, a token
-    count, a rewritten message)."""
+    count, a rewritten message); the calls' costs are estimated (price_calls)."""
     for turn in root["turns"]:
         for op in turn["ops"]:
             extend(turn, op)
+    price_calls(root)
     return root
+
+
+def price_calls(root: dict) -> None:
+    """Each llm call's cost from the price table (tui.model.prices), as Claude Code's reader does: the file
+    records none. The root is then marked `costEstimated` (shown `~$`), and no longer `costUnknown`; a model the
+    table does not know gives no estimate (its calls count nothing, and the session says so), never a made-up
+    $0. A sub-agent read on its own was priced already: its estimate makes the parent's an estimate too."""
+    attributes = root["attributes"]
+    priced, unpriced = False, set()
+    for turn in as_list(root.get("turns")):
+        for op in as_list(as_dict(turn).get("ops")):
+            op = as_dict(op)
+            child = as_dict(op.get("childSession"))
+            priced = priced or as_dict(child.get("attributes")).get("costEstimated") is True
+            for entry in as_list(op.get("accounting")):
+                if not isinstance(entry, dict) or entry.get("type") != "llm" or "costUsd" in entry:
+                    continue
+                tokens, model = as_dict(entry.get("tokens")), str(entry.get("model") or "")
+                cost = estimate(model, as_int(tokens.get("inputTokens")), as_int(tokens.get("outputTokens")),
+                                as_int(tokens.get("cacheReadInputTokens")), as_int(tokens.get("cacheWriteInputTokens")))
+                if cost is None:
+                    unpriced.add(model or "(no model)")
+                else:
+                    entry["costUsd"], priced = cost, True
+    if priced:
+        attributes.update(costEstimated=True, costUnknown=False)
+    if priced and unpriced:
+        problems = attributes.setdefault("problems", [])
+        problems.extend(f"no price known for model {m[:80]}: its cost is not estimated" for m in sorted(unpriced))
 
 
 def llm_op(op_id: str, started: object, provider: str, model: str) -> dict:

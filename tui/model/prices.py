@@ -13,7 +13,9 @@ import json
 import os
 from dataclasses import dataclass
 
-PRICES_DATE = "2026-02-05"  # Anthropic's published API prices on that day (claude-opus-4-6's release)
+# When each vendor's rows were last checked against its public price page (standard tier, prompts up to 200k
+# tokens: Gemini's and Claude's dearer long-prompt tier is not modelled, so a longer prompt is underestimated)
+PRICES_DATE = {"anthropic": "2026-02-05", "openai": "2026-05-05", "google": "2026-02-19"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +43,30 @@ PRICES: dict[str, Price] = {
     "claude-haiku-4-5": Price(1.0, 5.0, 1.25, 0.10),
     "claude-3-5-haiku": Price(0.80, 4.0, 1.0, 0.08),
     "claude-3-haiku": Price(0.25, 1.25, 0.30, 0.03),
-    # OpenAI (Codex CLI) and Google (Gemini CLI): added by their readers' helpers
+    # OpenAI (Codex CLI; OpenCode records its own): no charge for a cache write, so it costs what input does
+    "gpt-5.5": Price(5.0, 30.0, 5.0, 0.50),
+    "gpt-5.4-mini": Price(0.75, 4.50, 0.75, 0.075),
+    "gpt-5.4": Price(2.50, 15.0, 2.50, 0.25),
+    "gpt-5.3": Price(1.75, 14.0, 1.75, 0.175),  # gpt-5.3-codex
+    "gpt-5.2": Price(1.75, 14.0, 1.75, 0.175),  # gpt-5.2, gpt-5.2-codex
+    "gpt-5-mini": Price(0.25, 2.0, 0.25, 0.025),
+    "gpt-5-nano": Price(0.05, 0.40, 0.05, 0.005),
+    "gpt-5": Price(1.25, 10.0, 1.25, 0.125),  # gpt-5, gpt-5-codex, gpt-5.1, gpt-5.1-codex(-max)
+    "gpt-4.1-mini": Price(0.40, 1.60, 0.40, 0.10),
+    "gpt-4.1-nano": Price(0.10, 0.40, 0.10, 0.025),
+    "gpt-4.1": Price(2.0, 8.0, 2.0, 0.50),
+    "gpt-4o-mini": Price(0.15, 0.60, 0.15, 0.075),
+    "gpt-4o": Price(2.50, 10.0, 2.50, 1.25),
+    "o4-mini": Price(1.10, 4.40, 1.10, 0.275),
+    "o3": Price(2.0, 8.0, 2.0, 0.50),
+    # Google (Gemini CLI): thoughts are billed as output (the reader counts them there)
+    "gemini-3-pro": Price(2.0, 12.0, 2.0, 0.20),
+    "gemini-3-flash": Price(0.50, 3.0, 0.50, 0.05),
+    "gemini-2.5-pro": Price(1.25, 10.0, 1.25, 0.125),
+    "gemini-2.5-flash-lite": Price(0.10, 0.40, 0.10, 0.01),
+    "gemini-2.5-flash": Price(0.30, 2.50, 0.30, 0.03),
+    "gemini-2.0-flash-lite": Price(0.075, 0.30, 0.075, 0.075),
+    "gemini-2.0-flash": Price(0.10, 0.40, 0.10, 0.025),
 }
 
 
