@@ -8,6 +8,7 @@ terminal, the interpreter's exit."""
 
 from __future__ import annotations
 
+import gc
 import io
 import os
 import sys
@@ -28,7 +29,8 @@ def _stream() -> io.TextIOWrapper:
 
 def run_main(*args: str, env: dict[str, str] | None = None) -> Ran:
     """`python -m tui ARGS` in this process; `env` adds to the environment for the run. What the command sets for
-    the whole process (the document size limit of --max-bytes) is put back afterwards. An exception the command
+    the whole process (the document size limit of --max-bytes; the garbage collector, which a one-shot command
+    turns off for good: tui.model.gc_pause.off_for_good) is put back afterwards. An exception the command
     lets out is raised here (a subprocess would print its traceback and exit 1)."""
     from tui.cli.main import main
     from tui.inputs.files import document_limit, set_document_limit
@@ -36,6 +38,7 @@ def run_main(*args: str, env: dict[str, str] | None = None) -> Ran:
     out, err = _stream(), _stream()
     saved_env = {name: os.environ.get(name) for name in env or {}}
     saved_streams, limit = (sys.stdout, sys.stderr), document_limit()
+    collector = gc.isenabled(), gc.get_threshold()
     os.environ.update(env or {})
     sys.stdout, sys.stderr = out, err
     try:
@@ -48,6 +51,8 @@ def run_main(*args: str, env: dict[str, str] | None = None) -> Ran:
     finally:
         sys.stdout, sys.stderr = saved_streams
         set_document_limit(limit)
+        gc.set_threshold(*collector[1])
+        (gc.enable if collector[0] else gc.disable)()
         for name, value in saved_env.items():
             if value is None:
                 os.environ.pop(name, None)
