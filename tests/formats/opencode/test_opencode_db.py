@@ -34,7 +34,8 @@ def test_the_newest_session_opens_with_its_tokens_cost_tools_and_sub_agent(tmp_p
     doc = load(str(database_copy(tmp_path)))  # no session named: the newest that is not a sub-agent's
     s = doc.root
     assert s.id == MAIN and s.title == "Fix the failing date test" and s.agent_id == "opencode/calendar"
-    assert s.totals.tokensIn == 3900 and s.totals.tokensOut == 460 and s.totals.costUsd == 0.0391
+    assert s.totals.tokensIn == 3900 and s.totals.tokensOut == 460
+    assert s.totals.costUsd == pytest.approx(0.0391)
     assert [op.name for op in _ops(s) if op.kind in ("tool", "session")] == ["read", "bash", "task"]
     child = _ops(s)[5].child
     assert child is not None and child.id == CHILD and [op.name for op in _ops(child) if op.kind == "tool"] == ["grep"]
@@ -63,7 +64,7 @@ HOSTILE = {
                         " WHERE id LIKE '%TeXtPaRt00002'",
                         "UPDATE session SET title = CAST(x'eda080' AS TEXT)"),
     "numbers and nulls for ids and data": ("UPDATE part SET id = 7, data = 12 WHERE id LIKE '%aPaRt000000000004'",
-                                           "UPDATE message SET data = NULL WHERE id LIKE '%AsSiStAnT0001'"),
+                                           "UPDATE message SET data = x'' WHERE id LIKE '%AsSiStAnT0001'"),
     "an absurd child id": ("UPDATE part SET data = json_set(data, '$.state.metadata.sessionId', '" + MAIN + "') "
                            "WHERE data LIKE '%\"task\"%'",),
 }
@@ -85,24 +86,24 @@ def test_a_value_over_the_limit_is_not_read(tmp_path, monkeypatch):
 
     monkeypatch.setattr(database, "FILE_MAX_BYTES", 200)
     doc = load(f"{database_copy(tmp_path)}#{MAIN}")
-    assert any("over 0 MiB" in p or "not read" in p for p in doc.problems) and doc.root.id == MAIN
+    assert any("over 200 bytes: not read" in p for p in doc.problems) and doc.root.id == MAIN
 
 
-@pytest.mark.parametrize("how", ["no part table", "no columns", "not sqlite", "empty", "truncated"])
-def test_a_database_that_is_not_opencodes_is_a_load_error(tmp_path, how):
+@pytest.mark.parametrize("how", ["no part table", "no columns", "truncated"])
+def test_a_database_that_is_not_opencodes_is_a_load_error_saying_so(tmp_path, how):
     db = database_copy(tmp_path)
     if how == "no part table":
         _change(db, "DROP TABLE part")
     elif how == "no columns":
         _change(db, "ALTER TABLE message DROP COLUMN data")
-    elif how == "not sqlite":
-        db.write_bytes(b"SQLite format 2\x00" + b"\x00" * 4000)
-    elif how == "empty":
-        db.write_bytes(b"")
     else:
         db.write_bytes(db.read_bytes()[:5000])
-    with pytest.raises(LoadError):
+    with pytest.raises(LoadError, match="OpenCode database"):
         load(str(db))
+    for content in (b"SQLite format 2\x00" + b"\x00" * 4000, b""):  # not SQLite: read as any file, refused
+        db.write_bytes(content)
+        with pytest.raises(LoadError):
+            load(str(db))
 
 
 def test_a_live_database_is_read_with_its_wal_and_nothing_is_written_beside_it(tmp_path):
@@ -131,10 +132,8 @@ def test_a_locked_database_in_rollback_mode_never_hangs_or_crashes(tmp_path):
     holder.execute("BEGIN EXCLUSIVE")
     holder.execute("UPDATE session SET title = 'half written'")
     try:
-        doc = load(f"{db}#{RUNNING}")
-        assert doc.root.id == RUNNING
-    except LoadError:
-        pass  # (said in one line: fine too)
+        doc = load(f"{db}#{RUNNING}")  # (immutable: the lock is not waited for; what is on disk is read)
+        assert doc.root.id == RUNNING and [t.prompts["user"] for t in doc.root.turns] == ["Upgrade the build to bun 1.3"]
     finally:
         holder.rollback()
         holder.close()

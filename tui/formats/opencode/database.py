@@ -19,9 +19,10 @@ tui.formats.opencode.reader builds it the one way. A session is named `<db file>
 
 Read-only and never written beside: the file is opened only when it is a regular file starting with SQLite's magic;
 with `mode=ro` when OpenCode has it open (its `-wal` and `-shm` files are there: the WAL's newest rows are read),
-else `immutable=1` (a read-only connection would create those files next to the database). Rows are bounded per
-session and `data` per value; a bad row (text where an id is, JSON that is not an object, invalid UTF-8) is a
-problem, a missing table or column or a database that cannot be read is a LoadError, never a crash.
+else `immutable=1` (a read-only connection would create those files next to the database; OpenCode closing
+at that very instant is the one race left). Rows are bounded per session and `data` per value; a bad row (text
+where an id is, JSON that is not an object, invalid UTF-8) is a problem, a missing table or column or a database
+that cannot be read is a LoadError, never a crash.
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ import re
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from urllib.parse import quote
 
 import orjson
@@ -42,7 +42,6 @@ from tui.inputs.files import LoadError, open_regular
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 PARTS_MAX = 200_000  # parts of one session read at most (each message's at most FILES_MAX)
-SESSIONS_MAX = 100_000  # sessions listed at most
 _SAFE_ID = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")
 # session columns -> the Info's fields (time_* into `time`)
 _SESSION_FIELDS = {"id": "id", "project_id": "projectID", "parent_id": "parentID", "slug": "slug",
@@ -101,23 +100,16 @@ class OpenCodeDb:
     def _columns(self, table: str) -> set[str]:
         return {_text(row[1]) for row in self.conn.execute(f"PRAGMA table_info({table})")}
 
-    def _rows(self, sql: str, args: tuple = ()) -> list[tuple]:
+    def rows(self, sql: str, args: tuple = ()) -> list[tuple]:
         try:
             return self.conn.execute(sql, args).fetchall()
         except sqlite3.Error as exc:
             self.problems.append(f"the database could not be read ({str(exc)[:120]})")
             return []
 
-    def sessions(self) -> list[dict]:
-        """Every session's Info, newest update first (a listing: bounded)."""
-        cols = [c for c in (*_SESSION_FIELDS, *_SESSION_TIMES) if c in self.columns["session"]]
-        order = "time_updated DESC, id DESC" if "time_updated" in cols else "id DESC"
-        rows = self._rows(f"SELECT {', '.join(cols)} FROM session ORDER BY {order} LIMIT ?", (SESSIONS_MAX,))
-        return [info for info in (self._info(cols, row) for row in rows) if info is not None]
-
     def session_info(self, sid: str) -> dict | None:
         cols = [c for c in (*_SESSION_FIELDS, *_SESSION_TIMES) if c in self.columns["session"]]
-        rows = self._rows(f"SELECT {', '.join(cols)} FROM session WHERE id = ? LIMIT 1", (sid,))
+        rows = self.rows(f"SELECT {', '.join(cols)} FROM session WHERE id = ? LIMIT 1", (sid,))
         return self._info(cols, rows[0]) if rows else None
 
     def _info(self, cols: list[str], row: tuple) -> dict | None:
@@ -142,7 +134,7 @@ class OpenCodeDb:
         if not isinstance(project_id, str) or not project_id:
             return ""
         if project_id != "global" and {"id", "worktree"} <= self.columns["project"]:
-            rows = self._rows("SELECT worktree FROM project WHERE id = ? LIMIT 1", (project_id,))
+            rows = self.rows("SELECT worktree FROM project WHERE id = ? LIMIT 1", (project_id,))
             worktree = _text(rows[0][0]) if rows else ""
             if worktree.strip():
                 return worktree
@@ -159,7 +151,7 @@ class OpenCodeDb:
         return stored
 
     def _read_messages(self, stored: StoredSession, sid: str) -> None:
-        rows = self._rows("SELECT id, CASE WHEN length(CAST(data AS BLOB)) > ? THEN NULL ELSE data END FROM message "
+        rows = self.rows("SELECT id, CASE WHEN length(CAST(data AS BLOB)) > ? THEN NULL ELSE data END FROM message "
                           "WHERE session_id = ? ORDER BY id LIMIT ?", (FILE_MAX_BYTES, sid, FILES_MAX + 1))
         if len(rows) > FILES_MAX:
             self.problems.append(f"session {sid}: over {FILES_MAX:,} messages, only the first {FILES_MAX:,} read")
@@ -170,7 +162,7 @@ class OpenCodeDb:
             message = StoredMessage(_text(mid), {**value, "id": _text(mid), "sessionID": sid} if value else {})
             stored.messages.append(message)
             by_id.setdefault(message.message_id, message)
-        parts = self._rows("SELECT message_id, id, CASE WHEN length(CAST(data AS BLOB)) > ? THEN NULL ELSE data END "
+        parts = self.rows("SELECT message_id, id, CASE WHEN length(CAST(data AS BLOB)) > ? THEN NULL ELSE data END "
                            "FROM part WHERE session_id = ? ORDER BY message_id, id LIMIT ?",
                            (FILE_MAX_BYTES, sid, PARTS_MAX + 1))
         if len(parts) > PARTS_MAX:
@@ -190,7 +182,7 @@ class OpenCodeDb:
         object)."""
         name = _text(row_id)[:80]
         if data is None:
-            self.problems.append(f"{what} {name}: no data, or over {FILE_MAX_BYTES // (1024 * 1024)} MiB: not read")
+            self.problems.append(f"{what} {name}: no data, or over {FILE_MAX_BYTES:,} bytes: not read")
             return {}
         raw = data if isinstance(data, bytes) else _text(data).encode("utf-8", "surrogatepass")
         try:
@@ -227,17 +219,13 @@ def open_db(path: str) -> Iterator[OpenCodeDb]:
 
 
 def newest_root(db: OpenCodeDb) -> str:
-    """The session opened when none is named: the newest one that is not a sub-agent's (else the newest)."""
-    infos = db.sessions()
-    root = next((i for i in infos if not i.get("parentID")), None) or (infos[0] if infos else None)
-    return root["id"] if root is not None else ""
-
-
-def default_path() -> Path:
-    """Where OpenCode keeps its database: `$OPENCODE_DB` (absolute, or below the data folder), else
-    `$XDG_DATA_HOME/opencode/opencode.db` (`~/.local/share/...` without it)."""
-    data = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "opencode"
-    named = os.environ.get("OPENCODE_DB", "")
-    if named and named != ":memory:":
-        return Path(named) if os.path.isabs(named) else data / named
-    return data / "opencode.db"
+    """The session opened when none is named: the newest update that is not a sub-agent's (else the newest); ""
+    when there is none."""
+    columns = db.columns["session"]
+    order = "ORDER BY time_updated DESC, id DESC" if "time_updated" in columns else "ORDER BY id DESC"
+    queries = [f"SELECT id FROM session WHERE parent_id IS NULL {order} LIMIT 1"] if "parent_id" in columns else []
+    for sql in (*queries, f"SELECT id FROM session {order} LIMIT 1"):
+        rows = db.rows(sql)
+        if rows and _SAFE_ID.fullmatch(_text(rows[0][0])):
+            return _text(rows[0][0])
+    return ""
