@@ -169,13 +169,10 @@ class OpenCodeDb:
             self.problems.append(f"session {sid}: over {PARTS_MAX:,} parts, only the first {PARTS_MAX:,} read")
             del parts[PARTS_MAX:]
         for mid, pid, data in parts:
-            message = by_id.get(_text(mid))
+            owner = by_id.get(_text(mid))
             value = self._data(data, "part", pid)
-            if message is None or not value:
-                continue
-            if len(message.parts) >= FILES_MAX:
-                continue
-            message.parts.append({**value, "id": _text(pid), "sessionID": sid, "messageID": message.message_id})
+            if owner is not None and value and len(owner.parts) < FILES_MAX:
+                owner.parts.append({**value, "id": _text(pid), "sessionID": sid, "messageID": owner.message_id})
 
     def _data(self, data: object, what: str, row_id: object) -> dict:
         """A `data` value as an object ({} and a problem said when it is absent, too big, not JSON, not an
