@@ -30,6 +30,20 @@ def test_a_database_session_dumps_as_its_json_storage_does(tmp_path, sid):
     assert from_db.root.agent_id == from_json.root.agent_id and from_db.problems == from_json.problems
 
 
+def test_dump_json_of_a_database_session_is_the_json_storages(tmp_path):
+    from helpers.cli_inproc import run_main
+
+    db = database_copy(tmp_path / "db")
+    storage = migrated_storage(tmp_path / "json")
+    from_db = run_main("dump", "--json", f"{db}#{MAIN}")
+    from_json = run_main("dump", "--json", str(session_file(storage, MAIN)))
+    assert from_db.returncode == from_json.returncode == 0 and from_db.stdout == from_json.stdout
+    assert b'"costUsd":0.0391' in from_db.stdout and b'"agentsRun":2' in from_db.stdout
+    assert run_main("dump", "--json", str(db)).stdout == from_db.stdout  # no session named: the newest root one
+    missing = run_main("dump", "--json", f"{db}#ses_nothere")
+    assert missing.returncode == 2 and b"no session 'ses_nothere'" in missing.stderr
+
+
 def test_the_newest_session_opens_with_its_tokens_cost_tools_and_sub_agent(tmp_path):
     doc = load(str(database_copy(tmp_path)))  # no session named: the newest that is not a sub-agent's
     s = doc.root
