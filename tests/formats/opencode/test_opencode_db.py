@@ -151,3 +151,26 @@ def test_a_locked_database_in_rollback_mode_never_hangs_or_crashes(tmp_path):
     finally:
         holder.rollback()
         holder.close()
+
+
+def test_the_browser_lists_each_database_session_and_the_index_reads_it(tmp_path, monkeypatch):
+    from tui.catalog.index.indexer import index_file
+    from tui.catalog.scan import scan
+    from tui.catalog.session_row import fill_row
+    from tui.inputs.agent_roots import discovered_roots
+
+    db = database_copy(tmp_path)  # no JSON storage beside it: today's OpenCode user
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.delenv("AIAGENT_MONITOR_DISCOVER", raising=False)
+    roots = tuple(discovered_roots(tmp_path / "nohome"))
+    assert [(loc.kind, path) for loc, path in roots] == [("opencode", db.parent / "storage")]
+    rows = {row.session_id: fill_row(row) for row in scan(tmp_path / "none", roots=roots)}
+    assert sorted(rows) == sorted([MAIN, RUNNING, OLD])  # (the sub-agent's session: read within its parent's)
+    main = rows[MAIN]
+    assert main.kind == "opencode" and main.key == f"{db}#{MAIN}" and not main.broken
+    assert main.title == "Fix the failing date test" and main.tokens == 3900 + 460
+    assert main.cost == pytest.approx(0.0391) and rows[RUNNING].status == "running"
+    record = index_file(main.key, "opencode")
+    assert record["title"] == main.title and record["errors"] == "Error: bun: command not found"  # (its failed op)
+    assert record["mtime_ns"] == db.stat().st_mtime_ns
+    assert record["size"] == db.stat().st_size

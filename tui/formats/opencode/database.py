@@ -226,3 +226,22 @@ def newest_root(db: OpenCodeDb) -> str:
         if rows and _SAFE_ID.fullmatch(_text(rows[0][0])):
             return _text(rows[0][0])
     return ""
+
+
+SESSIONS_LISTED = 100_000  # a database's sessions listed at most
+
+
+def listed_sessions(db_file: str) -> list[str]:
+    """The ids of the sessions the browser lists, one row each: those that are not a sub-agent's of a session in
+    the same database (a sub-agent's is read below its parent's task call). [] when it cannot be read."""
+    if not is_database(db_file):
+        return []
+    try:
+        with open_db(db_file) as db:
+            where = ("WHERE parent_id IS NULL OR parent_id NOT IN (SELECT id FROM session)"
+                     if "parent_id" in db.columns["session"] else "")
+            rows = db.rows(f"SELECT id FROM session {where} LIMIT ?", (SESSIONS_LISTED,))
+    except LoadError:
+        return []
+    ids = (_text(row[0]) for row in rows)
+    return [sid for sid in ids if _SAFE_ID.fullmatch(sid)]
