@@ -173,4 +173,4 @@ def test_the_browser_lists_each_database_session_and_the_index_reads_it(tmp_path
     record = index_file(main.key, "opencode")
     assert record["title"] == main.title and record["errors"] == "Error: bun: command not found"  # (its failed op)
     assert record["mtime_ns"] == db.stat().st_mtime_ns
-    assert record["size"] == db.stat().st_size
+    assert record["size"] == db.stat().st_size and record["session_id"] == MAIN
