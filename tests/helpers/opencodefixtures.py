@@ -24,3 +24,27 @@ def storage_tree(tmp: Path) -> Path:
 
 def session_file(root: Path, sid: str) -> Path:
     return next(root.glob(f"session/*/{sid}.json"))
+
+
+DATABASE = FIXTURES.parent / "opencode.db"  # written from FIXTURES by tests/fixtures/opencode/make_db.py
+# what OpenCode's JSON-to-SQLite migration leaves out (make_db.py does the same): the files that are not valid JSON,
+# and the part of a message whose own file is not
+NOT_MIGRATED = ("message/ses_5f1e2d3c4001Qw8ErT6yUiOpAs/msg_a1000000202aCuTmEsSaGe0001.json",
+                "part/msg_a1000000202aCuTmEsSaGe0001/prt_a1000000203aOrPhAnTeXt001.json",
+                "part/msg_a1000000005aAsSiStAnT0001/prt_a1000000115aPaRt000000000015.json")
+
+
+def database_copy(tmp: Path) -> Path:
+    """`<tmp>/data/opencode/opencode.db`, a copy of the fixture database (a test may change it)."""
+    target = tmp / "data" / "opencode" / "opencode.db"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(DATABASE, target)
+    return target
+
+
+def migrated_storage(tmp: Path) -> Path:
+    """storage_tree() without the files OpenCode's migration skips: what the database holds, as JSON files."""
+    root = storage_tree(tmp)
+    for name in NOT_MIGRATED:
+        (root / name).unlink()
+    return root

@@ -126,3 +126,27 @@ async def test_an_opened_opencode_session_follows_its_message_files(tmp_path):
         message_file.write_text(json.dumps(message, indent=2))
         assert await wait_for(pilot, lambda: top(app).session.status == "ok")
         assert top(app).session.totals.tokensOut == 5
+
+
+async def test_the_sessions_of_opencode_db_list_and_open(tmp_path):
+    """Today's OpenCode keeps its sessions in `opencode.db` (no JSON storage): one row a session, opened by Enter."""
+    from helpers.opencodefixtures import database_copy
+
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    db = database_copy(tmp_path)
+    app = MonitorApp(sessions_dir=sessions, agent_roots=((OPENCODE, db.parent / "storage"),), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await settle(pilot, screen)
+        assert sorted(i.removeprefix("opencode ") for i in ids(screen)) == sorted([MAIN, RUNNING, OLD])
+        row = cells_by_column(screen, MAIN)
+        assert row["kind"] == "OpenCode" and row["cost"].strip() == "$0.0391"
+        screen.set_filter("kind:opencode failing")
+        await pilot.pause(0.3)
+        table = screen.query_one(DataTable)
+        table.focus()
+        table.move_cursor(row=0)
+        await pilot.press("enter")
+        await pilot.pause(0.5)
+        assert app.screen is not screen and getattr(app.screen, "session").title == "Fix the failing date test"

@@ -13,7 +13,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tui.formats.genkit.snapshot import looks_like_genkit_dir
-from tui.inputs.agent_roots import AgentLocation, ContentStat, content_stat, location_of_root, session_files
+from tui.formats.opencode.database import listed_sessions, session_key
+from tui.inputs.agent_roots import (OPENCODE, OPENCODE_DB, AgentLocation, ContentStat, content_stat, location_of_root,
+                                    session_files)
 from tui.inputs.files import NOT_REGULAR, not_regular_reason
 from tui.model.gc_pause import paused_gc_then_frozen
 from tui.catalog.session_row import RowKind, SessionRow, not_a_session, row_from_entry, session_id_from_name
@@ -79,6 +81,25 @@ def agent_rows(loc: AgentLocation, root: Path, known: Known | None = None) -> li
         rows.append(row_from_entry(path, st.st_mtime, st.st_size, loc.kind, key=entry.path,
                                    session_id=session_id_from_name(entry.name), mtime_ns=st.st_mtime_ns,
                                    inode=st.st_ino, ctime_ns=st.st_ctime_ns))
+    if loc is OPENCODE:
+        rows.extend(_database_rows(loc, root.parent / OPENCODE_DB, known))
+    return rows
+
+
+def _database_rows(loc: AgentLocation, db: Path, known: Known | None) -> list[SessionRow]:
+    """One row per session of OpenCode's database beside its storage root, keyed `<db>#<session id>` (loaded by
+    tui.formats.opencode.database); each row's stamp is the database's (its `-wal`'s while OpenCode writes)."""
+    try:
+        st = content_stat(loc.kind, f"{db}#", os.stat(db))
+    except OSError:
+        return []
+    rows: list[SessionRow] = []
+    for sid in listed_sessions(str(db)):
+        key = session_key(str(db), sid)
+        path = Path(key)
+        filled = known(key, path, st) if known is not None else None
+        rows.append(filled or row_from_entry(path, st.st_mtime, st.st_size, loc.kind, key=key, session_id=sid,
+                                             mtime_ns=st.st_mtime_ns, inode=st.st_ino, ctime_ns=st.st_ctime_ns))
     return rows
 
 

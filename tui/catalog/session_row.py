@@ -113,6 +113,9 @@ def row_from_fields(key: str, path: Path, values: tuple) -> SessionRow:
 
 
 def session_id_from_name(name: str) -> str:
+    base, sep, sid = name.rpartition("#")
+    if sep and base.endswith(".db"):  # a session of a database (OpenCode's `opencode.db#<session id>`)
+        return sid
     for suffix in _SUFFIXES:
         if name.endswith(suffix) and len(name) > len(suffix):
             return name[: -len(suffix)]

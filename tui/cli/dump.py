@@ -13,7 +13,8 @@ from tui.cli.load import PROG, add_max_bytes, add_sessions_dir, load_or_fail, st
 def dump_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=f"{PROG} dump", description="Print a session tree as text, or its summary as JSON.")
     p.add_argument("path", help="a snapshot (.json.gz/.json), a v3 ledger (.jsonl), accounting.jsonl, a Jules snapshot, "
-                   "Genkit snapshots (a JSON array or a directory), or - for stdin")
+                   "Genkit snapshots (a JSON array or a directory), another agent's session file, an OpenCode "
+                   "opencode.db (its newest session, or opencode.db#<session id>), or - for stdin")
     p.add_argument("--json", action="store_true", help="print one JSON object: format, root, totals, counts, maxDepth")
     add_sessions_dir(p)
     p.add_argument("--depth", type=int, metavar="N", help="text mode: do not expand sub-agents deeper than N")

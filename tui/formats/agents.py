@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui.formats.agent_format import AgentFormat
+from tui.formats.agent_format import AgentFormat, AgentRead
 from tui.model.document import CODEX, GEMINI_CLI, Document
 
 SNIFF_BYTES = 64 * 1024
@@ -75,7 +75,17 @@ def kind_of_format(format_id: str) -> str | None:
 
 
 def document(fmt: AgentFormat, data: bytes | bytearray, path: str, sessions_dir: Path | None) -> Document:
-    read = fmt.build(bytes(data), path)
+    return _document(fmt, fmt.build(bytes(data), path), path, sessions_dir)
+
+
+def database_document(db_file: str, session_id: str, path: str, sessions_dir: Path | None) -> Document:
+    """A session of an OpenCode database (`opencode.db`, or `opencode.db#<session id>`: tui.formats.load)."""
+    from tui.formats.opencode.reader import FORMAT, build_db
+
+    return _document(FORMAT, build_db(db_file, session_id), path, sessions_dir)
+
+
+def _document(fmt: AgentFormat, read: AgentRead, path: str, sessions_dir: Path | None) -> Document:
     doc = Document(fmt.format_id, path, root=read.root, sessions_dir=sessions_dir, shape=read.shape or fmt.kind)
     doc.session_id = read.session_id
     doc.problems = list(read.problems)

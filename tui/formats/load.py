@@ -37,6 +37,13 @@ def load_frozen(path: str, sessions_dir: str | Path | None = None, *, data: byte
 
 def _load(path: str, sessions_dir: str | Path | None, max_bytes: int | None,
           data: bytes | bytearray | None = None) -> Document:
+    from tui.formats.opencode.database import database_path
+
+    database = database_path(path)  # an OpenCode database, or one of its sessions (`opencode.db#ses_...`)
+    if database is not None:
+        from tui.formats.agents import database_document
+
+        return database_document(*database, path, Path(sessions_dir) if sessions_dir is not None else None)
     if data is None and path != "-" and os.path.isdir(path):
         from tui.formats.foreign_load import load_dir
 

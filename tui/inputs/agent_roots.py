@@ -100,7 +100,14 @@ def _opencode_session(root: Path, sid: str, depth: int) -> Path | None:
 
 def _opencode_content(session_file: Path) -> int | None:
     """The newest mtime of a session's message files (and of their folder): OpenCode rewrites a message when a step
-    finishes and when it completes, never the session's Info file."""
+    finishes and when it completes, never the session's Info file. A session of its database (`opencode.db#<id>`):
+    the database's `-wal` file, where a running OpenCode writes (every session of the database shares it)."""
+    base, sep, _ = session_file.name.rpartition("#")
+    if sep and base.endswith(".db"):
+        try:
+            return (session_file.parent / f"{base}-wal").stat().st_mtime_ns
+        except OSError:
+            return None
     folder = session_file.parent.parent.parent / "message" / session_file.name.removesuffix(".json")
     try:
         newest = folder.stat().st_mtime_ns
@@ -192,6 +199,7 @@ GEMINI_CLI = AgentLocation("gemini-cli", "Gemini CLI", ".gemini/tmp", ("*", "cha
 OPENCODE = AgentLocation("opencode", "OpenCode", ".local/share/opencode/storage", ("session", "*", "ses*.json"),
                          _opencode_owner, env_root="XDG_DATA_HOME", env_suffix="opencode/storage", tag="opencode",
                          tail=("opencode", "storage"), content_mtime_ns=_opencode_content)
+OPENCODE_DB = "opencode.db"  # beside the storage root: current OpenCode's SQLite store (its sessions listed too)
 LOCATIONS: list[AgentLocation] = [CLAUDE_CODE, CODEX, GEMINI_CLI, OPENCODE]
 
 
@@ -206,7 +214,7 @@ def discovered_roots(home: Path | None = None) -> list[tuple[AgentLocation, Path
     out = []
     for loc in LOCATIONS:
         root = loc.default_root(home)
-        if root.is_dir():
+        if root.is_dir() or (loc is OPENCODE and (root.parent / OPENCODE_DB).is_file()):
             out.append((loc, root))
     return out
 

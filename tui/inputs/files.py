@@ -89,6 +89,18 @@ def open_regular(path: str | os.PathLike, *, follow_symlinks: bool = True):
         raise
 
 
+def source_stat(path: str) -> os.stat_result:
+    """os.stat(path), or for a session of a database named `<file>.db#<session id>` (an OpenCode `opencode.db`:
+    tui.formats.opencode.database), that of the database file: the listing and the sessions index key its rows so."""
+    try:
+        return os.stat(path)
+    except FileNotFoundError:
+        base, sep, _ = path.rpartition("#")
+        if not sep or not base.endswith(".db"):
+            raise
+        return os.stat(base)
+
+
 class LoadError(Exception):
     """A document that cannot be read at all; str() is one clear line naming the file and the reason."""
 

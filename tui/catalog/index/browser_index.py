@@ -27,6 +27,7 @@ from tui.catalog.index import image, schema
 from tui.catalog.index.sync import FILE_KINDS, to_index, warm_scan
 from tui.catalog.scan import Roots, scan
 from tui.catalog.session_row import SessionRow, fill_row
+from tui.inputs.files import source_stat
 
 POOL_MIN = 200  # fewer files than this are read in the fill thread (starting worker processes costs ~1 s)
 WRITE_EVERY = 256  # rows written to the index per transaction, at least (in the thread's own fill)
@@ -115,7 +116,7 @@ class BrowserIndex:
         rows: list[SessionRow] = []
         for record in stored:
             try:
-                st = os.stat(record["path"])
+                st = source_stat(record["path"])
             except OSError:
                 continue  # gone: the listing drops its index row
             if (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) != (record["size"], record["mtime_ns"],

@@ -25,7 +25,7 @@ from tui.catalog.index.facts_fill import fill_from_facts
 from tui.catalog.index.row_extras import TEXT_KINDS, OpTally, empty_extras, headend_of, op_text, write_extras
 from tui.catalog.session_row import RowKind, SessionRow, fill_row, row_from_entry, row_from_fields
 from tui.inputs.agent_roots import content_stat
-from tui.inputs.files import not_regular_reason
+from tui.inputs.files import not_regular_reason, source_stat
 from tui.model.nodes import Session
 from tui.model.search import walk_ops
 
@@ -65,7 +65,7 @@ def index_file(path: str, kind: str) -> dict:
     The key (size, mtime_ns, inode) is taken before reading: a file rewritten meanwhile is read again next time."""
     not_regular = ""
     try:
-        info = content_stat(kind, path, os.stat(path))  # (an OpenCode session: its messages' newest change)
+        info = content_stat(kind, path, source_stat(path))  # (an OpenCode session: its messages' newest change)
         size, mtime_ns, inode, mtime, ctime_ns = (info.st_size, info.st_mtime_ns, info.st_ino, info.st_mtime,
                                                   info.st_ctime_ns)
         not_regular = not_regular_reason(info.st_mode)  # a FIFO has size 0: it is not an empty file

@@ -25,8 +25,10 @@ import orjson
 from tui.formats import session_node as sn
 from tui.formats.agent_format import AgentFormat, AgentRead
 from tui.formats.aiagent.snapshot import build_session
+from tui.formats.opencode.database import OpenCodeDb, newest_root, open_db, session_key
 from tui.formats.opencode.storage import StoredMessage, child_session_file, project_of, read_json, read_session
 from tui.inputs import json_load
+from tui.inputs.files import LoadError
 from tui.model.agent_nodes import project_agent_id
 from tui.model.fields import as_dict, as_int, as_ms, as_num, as_str, one_line
 
@@ -65,9 +67,24 @@ def build(data: bytes, path: str) -> AgentRead:
         problems.append(f"the session file is not valid JSON ({str(exc)[:120]}), maybe cut while written")
     if not isinstance(info, dict):
         info = {"id": os.path.basename(path).removesuffix(".json")}
-    node = session_tree(info, path, problems, 0)
+    return _read(session_tree(info, path, problems, 0), info, project_of(info, path))
+
+
+def build_db(db_file: str, session_id: str = "") -> AgentRead:
+    """Session `session_id` of an OpenCode database (tui.formats.opencode.database), by default its newest one that
+    is not a sub-agent's: the same tree as from the JSON storage. LoadError when the database cannot be read."""
+    with open_db(db_file) as db:
+        sid = session_id or newest_root(db)
+        info = db.session_info(sid) if sid else None
+        if info is None:
+            raise LoadError(db_file, f"no session {sid!r} in this OpenCode database" if session_id
+                            else "no session in this OpenCode database")
+        node = session_tree(info, session_key(db_file, sid), list(db.problems), 0, db)
+        return _read(node, info, db.project_of(info))
+
+
+def _read(node: dict, info: dict, project: str) -> AgentRead:
     attributes = node["attributes"]
-    project = project_of(info, path)
     if project:
         attributes["project"] = project  # (tui.model.agent_nodes.session_project)
     root = build_session(node)
@@ -80,9 +97,10 @@ def build(data: bytes, path: str) -> AgentRead:
 FORMAT = AgentFormat(FORMAT_ID, KIND, "OpenCode", sniff, build)
 
 
-def session_tree(info: dict, path: str, problems: list[str], depth: int) -> dict:
-    """The SessionNode of one OpenCode session (and, below its task calls, its sub-agents' sessions)."""
-    stored = read_session(info, path)
+def session_tree(info: dict, path: str, problems: list[str], depth: int, db: OpenCodeDb | None = None) -> dict:
+    """The SessionNode of one OpenCode session (and, below its task calls, its sub-agents' sessions), from its
+    JSON storage, or from the database `db` when given (`path` is then `<db file>#<session id>`)."""
+    stored = db.read_session(info) if db is not None else read_session(info, path)
     sid = as_str(info.get("id")) or os.path.basename(path).removesuffix(".json")
     when = as_dict(info.get("time"))
     root = sn.root_node(KIND, sid, as_str(info.get("title")), when.get("created"), when.get("updated"))
@@ -94,7 +112,7 @@ def session_tree(info: dict, path: str, problems: list[str], depth: int) -> dict
     for key in ("projectID", "directory", "version", "parentID", "slug"):
         if isinstance(info.get(key), str):
             attributes[key] = info[key]
-    builder = _Builder(root, path, depth)
+    builder = _Builder(root, path, depth, db)
     for message in stored.messages:
         builder.message(message)
     all_problems = problems + stored.problems + builder.problems
@@ -110,8 +128,8 @@ def session_tree(info: dict, path: str, problems: list[str], depth: int) -> dict
 class _Builder:
     """Messages in id order into turns and ops."""
 
-    def __init__(self, root: dict, path: str, depth: int) -> None:
-        self.root, self.path, self.depth = root, path, depth
+    def __init__(self, root: dict, path: str, depth: int, db: OpenCodeDb | None) -> None:
+        self.root, self.path, self.depth, self.db = root, path, depth, db
         self.turn: dict | None = None
         self.problems: list[str] = []
         self.running = False
@@ -225,15 +243,19 @@ class _Builder:
     def child(self, child_id: str, name: str) -> dict | None:
         if self.depth >= MAX_CHILD_DEPTH:
             return None
-        file = child_session_file(self.path, child_id)
-        if file is None:
-            return None
         problems: list[str] = []
-        info = read_json(file, problems, "sub-agent session")
+        if self.db is not None:  # (a sub-agent's session is in the same database)
+            info: object = self.db.session_info(child_id)
+            path = session_key(self.db.path, child_id)
+        else:
+            file = child_session_file(self.path, child_id)
+            if file is None:
+                return None
+            info, path = read_json(file, problems, "sub-agent session"), str(file)
         if not isinstance(info, dict):
             self.problems.extend(problems)
             return None
-        node = session_tree(info, str(file), problems, self.depth + 1)
+        node = session_tree(info, path, problems, self.depth + 1, self.db)
         node["callPath"] = f"{KIND}->{name}"
         return node
 
