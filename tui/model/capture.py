@@ -10,6 +10,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
+EXCHANGE_TEXT_CHARS = 200_000  # a text of an exchange rebuilt from an agent's session file, kept up to this
+
+
+def cut_exchange_text(text: str) -> str:
+    """A tool result or message text of a rebuilt exchange (tui.payloads.agent_exchange, Claude Code's
+    tui.formats.claude_code.exchange): a huge one is cut, and says where and of how much."""
+    if len(text) <= EXCHANGE_TEXT_CHARS:
+        return text
+    return text[:EXCHANGE_TEXT_CHARS] + f"\n… (cut at {EXCHANGE_TEXT_CHARS:,} of {len(text):,} characters)"
+
+
 @dataclass(slots=True)
 class Capture:
     side: str  # "request" | "response"

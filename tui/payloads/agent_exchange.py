@@ -14,20 +14,15 @@ RESULT_CHARS are cut and say so; an item of a kind nobody knows is kept and show
 
 from __future__ import annotations
 
+from tui.model.capture import EXCHANGE_TEXT_CHARS as RESULT_CHARS
 from tui.model.capture import Capture
+from tui.model.capture import cut_exchange_text as cut
 from tui.model.fields import as_dict, as_int, as_list, as_str
 from tui.model.nodes import Op
 
 __all__ = ["RESULT_CHARS", "exchange_captures", "tool_note"]
 
-RESULT_CHARS = 200_000
 REQUEST_NOTE = "rebuilt from the session file: the conversation the model was sent"
-
-
-def cut(text: str) -> str:
-    if len(text) <= RESULT_CHARS:
-        return text
-    return text[:RESULT_CHARS] + f"\n… (cut at {RESULT_CHARS:,} of {len(text):,} characters)"
 
 
 def _exchange(op: Op) -> dict | None:

@@ -10,17 +10,12 @@ a thinking block whose text is gone (only its signature is stored) is shown as r
 from __future__ import annotations
 
 from tui.formats.claude_code.lines import Message
+from tui.model.capture import EXCHANGE_TEXT_CHARS as RESULT_CHARS
 from tui.model.capture import Capture
+from tui.model.capture import cut_exchange_text as _cut
 from tui.model.fields import as_dict, as_str
 
-RESULT_CHARS = 200_000
 REQUEST_NOTE = "rebuilt from the session file: the conversation the model was sent (the file keeps no system prompt)"
-
-
-def _cut(text: str) -> str:
-    if len(text) <= RESULT_CHARS:
-        return text
-    return text[:RESULT_CHARS] + f"\n… (cut at {RESULT_CHARS:,} of {len(text):,} characters)"
 
 
 def _block(block: object) -> object:
