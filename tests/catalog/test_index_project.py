@@ -9,9 +9,8 @@ import sqlite3
 from dataclasses import astuple
 from pathlib import Path
 
-import orjson
 
-from helpers.projectfixtures import FIXTURES, PROJECTS, agents_home
+from helpers.projectfixtures import PROJECTS, agents_home, claude_session_with_cwd
 from tui.catalog.index import schema, stats as st
 from tui.catalog.index.indexer import index_file, row_from_record
 from tui.catalog.index.store import image_path, open_index
@@ -66,17 +65,8 @@ def test_an_index_of_before_the_project_column_is_rebuilt_with_it(tmp_path, monk
 
 
 def test_a_hostile_project_is_stored_escaped_and_cut(tmp_path):
-    folder = tmp_path / ".claude" / "projects" / "-x"
-    folder.mkdir(parents=True)
     hostile = "\x1b[2J\x1b]52;c;ZXZpbA==\x07/srv/\u202e" + "p" * 10_000 + "/end\r\n"
-    lines = []
-    for raw in (FIXTURES / "claude-code" / "real" / "short.jsonl").read_bytes().splitlines():
-        value = orjson.loads(raw)
-        if "cwd" in value:
-            value["cwd"] = hostile
-        lines.append(orjson.dumps(value))
-    path = folder / "s.jsonl"
-    path.write_bytes(b"\n".join(lines) + b"\n")
+    path = claude_session_with_cwd(tmp_path, hostile)
     record = index_file(str(path), "claude-code")
     assert not record["broken"]
     project = record["project"]

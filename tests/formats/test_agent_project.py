@@ -12,6 +12,7 @@ from pathlib import Path
 import orjson
 
 from helpers import searchtextfixtures as fx
+from helpers.projectfixtures import claude_session_with_cwd
 from tui.catalog.session_row import RowKind, fill_row, row_from_entry
 from tui.formats.load import load
 from tui.model.agent_nodes import PROJECT_MAX, session_project
@@ -86,17 +87,8 @@ def test_aiagent_sessions_have_no_project(tmp_path):
 
 
 def test_a_hostile_project_is_escaped_and_cut(tmp_path):
-    folder = tmp_path / ".claude" / "projects" / "-x"
-    folder.mkdir(parents=True)
     hostile = "\x1b]0;pwned\x07\x1b[31m/home/\u202eevil\n" + "d" * 10_000 + "/tail-of-path"
-    lines = []
-    for raw in (FIXTURES / "claude-code" / "real" / "short.jsonl").read_bytes().splitlines():
-        value = orjson.loads(raw)
-        if "cwd" in value:
-            value["cwd"] = hostile
-        lines.append(orjson.dumps(value))
-    path = folder / "s.jsonl"
-    path.write_bytes(b"\n".join(lines) + b"\n")
+    path = claude_session_with_cwd(tmp_path, hostile)
     for shown in (project(path), row_project(path, "claude-code")):
         assert len(shown) <= PROJECT_MAX
         assert shown.endswith("/tail-of-path")  # (a path's end tells projects apart)

@@ -8,6 +8,8 @@ import os
 import shutil
 from pathlib import Path
 
+import orjson
+
 from helpers import searchtextfixtures as fx
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
@@ -34,3 +36,19 @@ def agents_home(base: Path) -> dict[str, str]:
     sessions = fx.aiagent_dir(base)
     return {**os.environ, "HOME": str(home), "XDG_DATA_HOME": str(home / ".local" / "share"),
             "AI_AGENT_SESSIONS_DIR": str(sessions), "AIAGENT_MONITOR_DISCOVER": "1"}
+
+
+def claude_session_with_cwd(tmp_path: Path, cwd: str) -> Path:
+    """The real short Claude Code session in a project folder of its own, every `cwd` in it replaced by `cwd`
+    (a hostile one, for the tests of what a project may show and be stored as)."""
+    folder = tmp_path / ".claude" / "projects" / "-x"
+    folder.mkdir(parents=True)
+    lines = []
+    for raw in (FIXTURES / "claude-code" / "real" / "short.jsonl").read_bytes().splitlines():
+        value = orjson.loads(raw)
+        if "cwd" in value:
+            value["cwd"] = cwd
+        lines.append(orjson.dumps(value))
+    path = folder / "s.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    return path
