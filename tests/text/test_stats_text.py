@@ -50,3 +50,18 @@ def test_a_project_key_from_the_index_keeps_its_end_and_stays_inert():
     assert table[1].startswith("…") and "/app" in table[1].split()[0]
     assert not any(ord(c) < 32 or c == "\u202e" for line in lines for c in line)
     assert table[1].index(" ") == 28 and table[2].startswith("(none) ")
+
+
+def test_a_group_with_no_priced_session_shows_its_cost_as_unknown():
+    """A model the price table does not know gives a session no cost: a group of only such sessions is "-" in the
+    table (it used to read $0.0000, as if free), while a group with a recorded cost of 0 stays $0.0000."""
+    stats = Stats(TimeRange(), totals=Group("total", sessions=3, cost_usd=0.5, costed=2),
+                  by={"day": [], "model": [Group("known", sessions=1, cost_usd=0.5, costed=1),
+                                           Group("free", sessions=1, cost_usd=0.0, costed=1),
+                                           Group("mystery-model", sessions=1)]})
+    lines = render(stats, "model")
+    rows = {line.split()[0]: line.split() for line in lines if line.split() and line.split()[0] in
+            ("known", "free", "mystery-model")}
+    assert "$0.5000" in rows["known"]
+    assert "$0.0000" in rows["free"]
+    assert "-" in rows["mystery-model"] and "$0.0000" not in rows["mystery-model"]

@@ -36,6 +36,12 @@ def fmt_cost(usd: float) -> str:
     return f"${usd:.4f}"
 
 
+def fmt_known_cost(usd: float, known: int) -> str:
+    """A sum of costs, or "-" when none of the summed sessions had one (a group of unpriced sessions is unknown,
+    not free: $0.0000 there read as "cost nothing")."""
+    return fmt_cost(usd) if known else "-"
+
+
 def fmt_ts(ms: int | None, *, date: bool = True) -> str:
     if ms is None:
         return "-"

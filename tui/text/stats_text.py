@@ -11,7 +11,7 @@ import time
 from tui.catalog.index.stats import Group, Stats, TopSession
 from tui.model.agent_nodes import project_label
 from tui.model.fields import one_line
-from tui.model.format import fmt_cost, fmt_duration, fmt_tokens
+from tui.model.format import fmt_cost, fmt_duration, fmt_known_cost, fmt_tokens
 
 SPARKS = "▁▂▃▄▅▆▇█"
 BAR_WIDTH = 24
@@ -85,7 +85,7 @@ def group_table(groups: list[Group], by: str, *, accounting: bool = False) -> li
     for g in groups:
         failed = f"{g.failures:,} {_pct(g.failure_rate)}"
         line = (f"{group_key(g.key, by):<{KEY_WIDTH}} {g.sessions:>8,} {failed:>10} "
-                f"{fmt_tokens(g.tokens_in):>10} {fmt_tokens(g.tokens_out):>8} {fmt_cost(g.cost_usd):>10}")
+                f"{fmt_tokens(g.tokens_in):>10} {fmt_tokens(g.tokens_out):>8} {fmt_known_cost(g.cost_usd, g.costed):>10}")
         if accounting:
             line += f" {fmt_cost(g.accounting_cost_usd or 0.0):>10}"
         lines.append(line + " " + bar(g.cost_usd, peak))

@@ -23,7 +23,7 @@ from textual.widgets import DataTable, Static
 
 from tui.catalog.index import stats as st
 from tui.model.fields import one_line, printable
-from tui.model.format import fmt_cost, fmt_duration, fmt_tokens, fmt_ts
+from tui.model.format import fmt_cost, fmt_duration, fmt_known_cost, fmt_tokens, fmt_ts
 from tui.text.stats_text import bar, daily, group_key, sparkline
 from tui.ui.messages import OpenSession
 from tui.ui.widgets.footer import Footer
@@ -237,7 +237,7 @@ class StatsScreen(Screen):
     def _group_row(self, g: st.Group, by: str, peak: float, accounting: bool) -> list:
         key, bar_width = self._group_widths(accounting)
         cells = [Text(group_key(g.key, by, key)),
-                 Text(fmt_cost(g.cost_usd), justify="right"),
+                 Text(fmt_known_cost(g.cost_usd, g.costed), justify="right"),
                  Text(f"{g.sessions:,}", justify="right"),
                  Text(f"{g.failures:,} {g.failure_rate * 100:.0f}%", justify="right",
                       style="red" if g.failures else ""),
