@@ -4,10 +4,40 @@ the real app started in a terminal by a test) never lands in the user's cache.""
 from __future__ import annotations
 
 import os
+import shutil
+import sys
+import tempfile
 
 import pytest
 
 from helpers.scenelock import uses_scenes
+
+
+def _bytecode_in_a_private_cache() -> str | None:
+    """Compiled bytecode kept in one private temporary directory for the whole run (the pytest process, its
+    workers, and every `python -m tui` a test starts), never in the checkout. With PYTHONDONTWRITEBYTECODE set (as
+    on the CI's machines) each of the ~300 programs the suite starts compiled the app anew (~0.4 s each) and each
+    worker re-rewrote every test module: ~10% of the suite's time. The directory is made once, by the first
+    process, and handed down through the environment (mkdtemp: private, not a name another user can plant)."""
+    made = None
+    cache = os.environ.get("AIAGENT_MONITOR_TEST_PYCACHE")
+    if not cache or not os.path.isdir(cache):
+        cache = made = tempfile.mkdtemp(prefix="aiagent-monitor-pyc-")
+        os.environ["AIAGENT_MONITOR_TEST_PYCACHE"] = cache
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = cache
+    sys.dont_write_bytecode = False
+    sys.pycache_prefix = cache
+    return made
+
+
+_PYCACHE_MADE_HERE = _bytecode_in_a_private_cache()
+
+
+def pytest_unconfigure(config):
+    """The process that made the bytecode cache (pytest's main process) removes it when the run ends."""
+    if _PYCACHE_MADE_HERE:
+        shutil.rmtree(_PYCACHE_MADE_HERE, ignore_errors=True)
 
 
 @pytest.hookimpl(tryfirst=True)
