@@ -11,8 +11,6 @@ import orjson
 
 from .catalog import B36, DATA, fill, iso, rand_id, text
 
-__all__ = ["Exchange", "ToolCall", "Usage", "binary_blob", "llm_exchange", "text"]
-
 
 def binary_blob(rng: random.Random, n: int = 48) -> bytes:
     """A few random bytes, e.g. a gzip-encoded body captured without decoding."""
@@ -46,7 +44,6 @@ class Exchange:
     sdk_request: bytes
     sdk_response: bytes
     messages: int
-    request_body_bytes: int
 
 
 @dataclass
@@ -324,4 +321,4 @@ def llm_exchange(rng: random.Random, *, provider: str, model: str, system: str, 
         response_raw=_http("HTTP/1.1 200 OK", resp_headers, resp_body) if headers else resp_body,
         response_format="sse" if sse else "http", sdk_request=body_bytes,
         sdk_response=sdk_response(resp_id=resp_id, ts_iso=ts_iso, reasoning=reasoning, a=a),
-        messages=len(body.get("messages") or body.get("contents") or []), request_body_bytes=len(body_bytes))
+        messages=len(body.get("messages") or body.get("contents") or []))

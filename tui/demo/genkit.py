@@ -10,7 +10,7 @@ from pathlib import Path
 import orjson
 
 from .catalog import DATA, iso, uuid4
-from .snapshots import atomic_write, gz
+from .snapshots import atomic_write
 
 TURN_END, TOOL_ITERATION_END, INVOCATION_END = 0, 1, 2
 EVENT_NAMES = ("turnEnd", "toolIterationEnd", "invocationEnd")
@@ -22,9 +22,8 @@ def state_id(state: dict) -> str:
 
 
 class _Runner:
-    """A session saving snapshots as it runs: the design's (content-addressed ids, indexed, orphaned after a restore)
-    or, ``shipped``, SessionRunner.maybeSnapshot's (UUIDs; saved only when the state changed since the last one, then
-    the last message of the live state tagged with the snapshot's id)."""
+    """A session saving snapshots as it runs: the design's (content-addressed, indexed, orphaned after a restore) or,
+    ``shipped``, maybeSnapshot's (UUIDs; only when the state changed; the live state's last message tagged)."""
 
     def __init__(self, rng: random.Random, start_ms: int, *, shipped: bool, session_id: str = "",
                  event_names: bool = False) -> None:
@@ -134,12 +133,10 @@ def write_genkit_dir(directory: Path | str, snapshots: list[dict], *, gzip: bool
     for snap in snapshots:
         data = orjson.dumps(snap, option=orjson.OPT_INDENT_2)
         name = snap.get("id") or snap.get("snapshotId")  # the design's content address, or the shipped UUID
-        atomic_write(target / f"{name}.json{'.gz' if gzip else ''}", gz(data) if gzip else data)
+        atomic_write(target / f"{name}.json{'.gz' if gzip else ''}", data, gzip)
     if session_data:
-        last: dict[str, dict] = {}
-        for snap in snapshots:
-            if not snap.get("orphaned") and "sessionId" in snap:  # the shipped shape has no session data file
-                last[snap["sessionId"]] = snap
+        last = {snap["sessionId"]: snap for snap in snapshots  # the shipped shape has no session data file
+                if not snap.get("orphaned") and "sessionId" in snap}
         for sid, snap in last.items():
             session = {"id": sid, "state": snap["state"], "lastSnapshot": snap, "turnIndex": snap["turnIndex"] + 1}
             atomic_write(target / f"session-{sid}.json", orjson.dumps(session))
@@ -148,7 +145,4 @@ def write_genkit_dir(directory: Path | str, snapshots: list[dict], *, gzip: bool
 
 def write_genkit_array(path: Path | str, snapshots: list[dict], *, gzip: bool = False) -> Path:
     """`ListSnapshots(ctx, sessionID, true)` saved as one JSON array."""
-    p = Path(path)
-    data = orjson.dumps(snapshots, option=orjson.OPT_INDENT_2)
-    atomic_write(p, gz(data) if gzip else data)
-    return p
+    return atomic_write(Path(path), orjson.dumps(snapshots, option=orjson.OPT_INDENT_2), gzip)

@@ -4,13 +4,14 @@ computed the SDK's way (independently of the monitor); REST pages leave proto3 z
 from __future__ import annotations
 
 import random
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from .catalog import DATA, fill, iso
-from .snapshots import atomic_write, gz
+from .snapshots import atomic_write
 
 _J = DATA["jules"]  # the tasks and the session's script (commands, their output, diffs): data.json
 REPOS, TASKS = _J["repos"], _J["tasks"]
@@ -29,7 +30,6 @@ class _Session:
         self.activities.append({"name": f"sessions/{self.session_id}/activities/a{n:03d}", "id": f"a{n:03d}",
                                 "createTime": iso(self.t), "originator": originator, "artifacts": artifacts or [],
                                 "type": kind, **fields})
-
 
     def plan(self, titles: list[str]) -> None:
         steps = [{"id": f"s{i}", "title": title, "description": f"{title}.", "index": i}
@@ -59,7 +59,6 @@ def summary(activity: dict) -> str:
         "steps": len((get("plan") or {}).get("steps", [])), "reason": get("reason"),
         "progress": get("title") or get("description") or "Progress update",
         "msg": msg[:100] + ("..." if len(msg) > 100 else "")})
-
 
 
 def make_jules_snapshot(seed: int = 0, *, start_ms: int = 1_779_000_000_000, state: str = "completed",
@@ -100,22 +99,18 @@ def _snapshot(s: _Session, seed: int, title: str, prompt: str, state: str, inclu
             for art in a["artifacts"]:
                 if art.get("type") == "bashOutput" and art.get("exitCode") == 0:
                     del art["exitCode"]  # proto3 left it out; the SDK copied undefined
-    counts: dict[str, int] = {}
-    for a in activities:
-        counts[a["type"]] = counts.get(a["type"], 0) + 1
-    failed = [a for a in activities  # the SDK's computeInsights: exitCode !== 0 (undefined too)
-              if any(x.get("type") == "bashOutput" and x.get("exitCode") != 0 for x in a["artifacts"])]
-    snap = {"id": session_id, "state": state, "url": f"https://jules.google.com/session/{session_id}",
-            "createdAt": iso(created), "updatedAt": iso(updated), "durationMs": updated - created,
-            "prompt": f"{prompt} (repo {REPOS[seed % len(REPOS)]})", "title": title, "activities": activities,
-            "activityCounts": counts,
-            "timeline": [{"time": a["createTime"], "type": a["type"], "summary": summary(a)} for a in activities],
-            "insights": {"completionAttempts": counts.get("sessionCompleted", 0),
-                         "planRegenerations": counts.get("planGenerated", 0),
-                         "userInterventions": counts.get("userMessaged", 0), "failedCommandCount": len(failed)}}
+    counts = dict(Counter(a["type"] for a in activities))
+    failed = sum(any(x.get("type") == "bashOutput" and x.get("exitCode") != 0 for x in a["artifacts"])
+                 for a in activities)  # the SDK's computeInsights: exitCode !== 0 (undefined too)
+    repo = REPOS[seed % len(REPOS)]
+    snap = fill(_J["snapshot"], {
+        "id": session_id, "state": state, "created": iso(created), "updated": iso(updated), "prompt": prompt,
+        "duration": updated - created, "repo": repo, "title": title, "activities": activities, "counts": counts,
+        "timeline": [{"time": a["createTime"], "type": a["type"], "summary": summary(a)} for a in activities],
+        "completions": counts.get("sessionCompleted", 0), "plans": counts.get("planGenerated", 0),
+        "interventions": counts.get("userMessaged", 0), "failed": failed})
     if state == "completed":
-        snap["pr"] = {"url": f"https://github.com/{REPOS[seed % len(REPOS)]}/pull/{rng.randint(100, 999)}",
-                      "title": title, "description": "Rounds totals to cents after the discount and after tax."}
+        snap["pr"] = fill(_J["pr"], {"repo": repo, "pr": rng.randint(100, 999), "title": title})
     if not include_activities:
         del snap["activities"]
     return snap
@@ -129,7 +124,6 @@ _REST_FIELDS = {"planApproved": ("planId",), "progressUpdated": ("title", "descr
 
 
 def rest_activity(activity: dict) -> dict:
-
     """An SDK-shaped activity as the REST API sends it: the type's fields under its oneof key, proto3 JSON (zero
     values, empty strings and empty lists left out), `output` for the command's stdout and stderr."""
     kind, get = activity["type"], activity.get
@@ -185,6 +179,5 @@ def make_jules_activities_page(seed: int = 0, *, start_ms: int = 1_779_000_000_0
 def write_jules(directory: Path | str, snap: dict, *, gzip: bool = False, name: str | None = None) -> Path:
     """`<dir>/jules-<id>.json` (or `.json.gz`), written atomically like the other generators' files."""
     data = orjson.dumps(snap, option=orjson.OPT_INDENT_2)
-    path = Path(directory) / (name or f"jules-{snap.get('id', 'session')}.json{'.gz' if gzip else ''}")
-    atomic_write(path, gz(data) if gzip else data)
-    return path
+    return atomic_write(Path(directory) / (name or f"jules-{snap.get('id', 'session')}.json{'.gz' if gzip else ''}"),
+                        data, gzip)

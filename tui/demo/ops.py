@@ -1,6 +1,5 @@
 """The ops of a generated session, as functions over the generator's state (``Gen``: one seeded rng per tree) and the
-session being written (``Sess``). The rng's draw order is the format's identity (same seed, same bytes): keep new
-draws after the existing ones."""
+session being written (``Sess``). Same seed, same bytes: keep new rng draws after the existing ones."""
 
 from __future__ import annotations
 
@@ -140,7 +139,6 @@ def response(payload: Any, size: int, truncated: bool = False) -> dict[str, Any]
 
 
 def close(s: Sess, op: dict[str, Any], end: int, status: str) -> dict[str, Any]:
-
     op["endedAt"], op["status"], s.t = end, status, end
     return op
 
@@ -175,31 +173,14 @@ def tokens(s: Sess, u: Usage) -> dict[str, int]:
     return fill(DATA["tokens"]["anthropic" if anthropic else "other"], vars(u) | {"total": total})
 
 
-
-def llm_accounting(s: Sess, *, end: int, latency: int, status: str, cost: float, upstream: float, stop: str,
-                   usage: Usage, actual_provider: str, error: str | None = None, origin: bool = True) -> dict:
-    acc = {"type": "llm", "timestamp": end, "status": status, "latency": latency, "provider": s.provider,
-           "model": s.model, "actualProvider": actual_provider, "actualModel": s.actual_model, "costUsd": cost,
-           **({"upstreamInferenceCostUsd": upstream} if origin else {}), "stopReason": stop,
-           "tokens": tokens(s, usage), **({"error": error} if error is not None else {}), "agentId": s.agent,
-           "callPath": s.call_path, "txnId": s.txn}
-    if origin:
-        acc["originTxnId"] = s.origin
-        acc |= {"parentTxnId": s.parent_txn} if s.parent_txn else {}
-    return acc
-
-
-def tool_accounting(s: Sess, *, end: int, latency: int, status: str, server: str, command: str, chars_in: int,
-                    chars_out: int, error: Any = None) -> dict[str, Any]:
-    """One ``tool`` AccountingEntry (every tool call has one: MCP/REST tools, sub-agents, tool_output)."""
-    acc: dict[str, Any] = {"type": "tool", "timestamp": end, "status": status, "latency": latency, "mcpServer": server,
-                           "command": command, "charactersIn": chars_in, "charactersOut": chars_out,
-                           "agentId": s.agent, "callPath": s.call_path, "txnId": s.txn, "originTxnId": s.origin}
-    if s.parent_txn:
-        acc["parentTxnId"] = s.parent_txn
-    if error is not None:
-        acc["error"] = error
-    return acc
+def accounting(s: Sess, kind: str, *, origin: bool = True, usage: Usage | None = None, **v: Any) -> dict[str, Any]:
+    """An ``llm`` or ``tool`` AccountingEntry (data.json's ``accounting``; a value left None leaves its key out)."""
+    who = {"agent": s.agent, "call_path": s.call_path, "txn": s.txn, "origin": s.origin if origin else None,
+           "parent": (s.parent_txn or None) if origin else None, "error": None}
+    if usage is not None:
+        who |= {"provider": s.provider, "model": s.model, "actual_model": s.actual_model, "tokens": tokens(s, usage)}
+        v["upstream"] = v["upstream"] if origin else None
+    return fill(DATA["accounting"][kind], who | v)
 
 
 def call_id(g: Gen, s: Sess) -> str:
@@ -232,7 +213,7 @@ def llm_request(g: Gen, s: Sess, c: LlmCall, usage: Usage, start: int, stop: str
                       n_messages=s.n_messages, target_bytes=c.target, thinking=c.thinking, text_out=c.text_out,
                       tool_calls=c.calls, stop_reason=stop, usage=usage, created_s=start // 1000, ts_iso=iso(start),
                       headers=rng.random() < 0.15, stream=rng.random() < 0.92)
-    payload.update(messages=ex.messages, bytes=ex.request_body_bytes)
+    payload.update(messages=ex.messages, bytes=len(ex.sdk_request))
     r = rng.random()
     legacy = s.legacy_raw or (g.version >= 2 and r < 0.02)
     payload["raw"] = g.unavailable("http", legacy) if r > 0.995 else g.capture(ex.request_raw, "http", legacy)
@@ -277,7 +258,7 @@ def llm_op(g: Gen, s: Sess, *, turn: int, path: str | None, is_final: bool, tool
     if s.provider == "openrouter":
         ups = OPENROUTER_UPSTREAM.get(s.model, ("OpenRouter",))
         actual_provider, upstream = ups[rng.randrange(len(ups))], round(cost * 0.95, 8)
-    op["accounting"].append(llm_accounting(s, end=start + latency, latency=latency, status="ok", cost=cost,
+    op["accounting"].append(accounting(s, "llm", end=start + latency, latency=latency, status="ok", cost=cost,
                                            upstream=upstream, stop=stop, usage=usage, actual_provider=actual_provider))
     op["response"] = _llm_response(g, s, req, ex, c.text_out)
     _llm_extras(g, op, at, c.thinking, start, latency)
@@ -299,7 +280,7 @@ def _failed_llm(g: Gen, s: Sess, op: dict, c: LlmCall, at: At, usage: Usage, lat
     if g.rng.random() < 0.15:  # headers only in captures made by other tools
         raw = f"HTTP/1.1 {status_line}\r\ncontent-type: application/json\r\n\r\n".encode() + err_body
     op["response"] = response({"raw": g.capture(raw, "http", s.legacy_raw)}, len(raw))
-    op["accounting"].append(llm_accounting(s, end=end, latency=latency, status="failed", cost=0, upstream=0,
+    op["accounting"].append(accounting(s, "llm", end=end, latency=latency, status="failed", cost=0, upstream=0,
                                            stop="error", usage=Usage(0, 0), actual_provider=s.provider, error=msg))
     at.log(end, "ERR", "response", f"LLM request failed: {msg}", fatal=True,
            details={"error": slug, "latency_ms": latency})
@@ -387,7 +368,7 @@ def tool_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str | None, name: str
             result = g.hostile(result)
     out_len = len(result) if isinstance(result, str) else len(orjson.dumps(result))
     attrs.update(latency=latency, size=out_len)
-    op["accounting"].append(tool_accounting(s, end=end, latency=latency, status="failed" if failed else "ok",
+    op["accounting"].append(accounting(s, "tool", end=end, latency=latency, status="failed" if failed else "ok",
                                             server=provider, command=name, chars_in=len(req_json), chars_out=out_len,
                                             error=result if failed else None))
     op["response"] = response(result, out_len, truncated)
@@ -435,7 +416,7 @@ def final_report_op(g: Gen, s: Sess, path: str, params: dict[str, Any], report: 
     start = s.t + g.gap()
     latency = g.rng.randint(1, 12)
     fmt = "sub-agent" if sub_agent else params.get("report_format", "markdown")
-    acc = tool_accounting(s, end=start + latency, latency=latency, status="ok", server="agent",
+    acc = accounting(s, "tool", end=start + latency, latency=latency, status="ok", server="agent",
                           command="agent__final_report", chars_in=len(orjson.dumps(params)) if params else 0,
                           chars_out=len(report))
     op = new_op(g, "system", start, {"label": "final-report"}, accounting=[acc])

@@ -17,8 +17,6 @@ import orjson
 
 from .tree import iter_sessions, last_activity
 
-__all__ = ["externalize_payloads", "snapshot_document", "write_accounting", "write_snapshot"]
-
 LEVEL = 6  # node's zlib default, what the producer uses
 
 
@@ -26,12 +24,12 @@ def gz(data: bytes, level: int = LEVEL) -> bytes:
     return _gzip.compress(data, compresslevel=level, mtime=0)
 
 
-def atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes, gzip: bool = False, level: int = LEVEL) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}-{int(time.time() * 1000)}")
-    with open(tmp, "wb") as f:
-        f.write(data)
+    tmp.write_bytes(gz(data, level) if gzip else data)
     os.replace(tmp, path)
+    return path
 
 
 def touch(path: Path, ms: int) -> None:
@@ -39,7 +37,8 @@ def touch(path: Path, ms: int) -> None:
 
 
 def snapshot_document(tree: dict, *, version: int = 2, reason: str = "final", shape: str = "file") -> dict:
-    """The JSON document of a snapshot file (see ``write_snapshot``)."""
+    """A snapshot file's document. Shape ``file``: v1 ``{version, reason, opTree}``, v2 adds ids and timestamp;
+    ``envelope``: ``{reason, sessionId, originId, timestamp, snapshot: {version, opTree}}``; ``bare``: the tree."""
     sid, ts = tree.get("traceId") or tree.get("id"), last_activity(tree)
     if shape == "bare":
         return tree
@@ -57,15 +56,11 @@ def snapshot_document(tree: dict, *, version: int = 2, reason: str = "final", sh
 def write_snapshot(dir: str | os.PathLike, tree: dict, *, version: int = 2, reason: str = "final",
                    shape: str = "file", gzip: bool = True, name: str | None = None,
                    compresslevel: int = LEVEL) -> Path:
-    """Write one snapshot file and return its path. Shape ``file``: version 1 ``{version, reason, opTree}`` or
-    version 2 (adds sessionId, originId, originTxnId, parentId, parentTxnId, timestamp); ``envelope``: ``{reason,
-    sessionId, originId, timestamp, snapshot: {version, opTree}}``; ``bare``: the SessionNode itself. Default name
+    """Write one snapshot file (its shapes: ``snapshot_document``) and return its path. Default name
     ``<traceId>.json.gz`` (``.json`` without gzip)."""
     name = name or f"{tree.get('traceId') or tree.get('id')}.json" + (".gz" if gzip else "")
     data = orjson.dumps(snapshot_document(tree, version=version, reason=reason, shape=shape))
-    path = Path(dir) / name
-    atomic_write(path, gz(data, compresslevel) if gzip else data)
-    return path
+    return atomic_write(Path(dir) / name, data, gzip, compresslevel)
 
 
 def _accounting_entries(node: dict) -> Iterator[dict[str, Any]]:
@@ -82,9 +77,8 @@ def _accounting_entries(node: dict) -> Iterator[dict[str, Any]]:
 
 def write_accounting(path: str | os.PathLike, trees: Iterable[dict]) -> Path:
     """``accounting.jsonl``: one AccountingEntry per line (all llm + tool entries, sub-agents included)."""
-    p = Path(path)
-    atomic_write(p, b"".join(orjson.dumps(e) + b"\n" for tree in trees for e in _accounting_entries(tree)))
-    return p
+    entries = (e for tree in trees for e in _accounting_entries(tree))
+    return atomic_write(Path(path), b"".join(orjson.dumps(e) + b"\n" for e in entries))
 
 
 def _decode_capture(v: Any) -> tuple[bytes | None, str | None]:

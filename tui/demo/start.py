@@ -27,21 +27,16 @@ class Demo:
         self.base = base
         self.sessions = base / "sessions"
         self.writer: LiveWriter | None = None
-        self._thread: threading.Thread | None = None
+        self.thread: threading.Thread | None = None
         self._lock = threading.Lock()
         atexit.register(self.stop)
-
-    def start_writer(self, seed: int) -> None:
-        self.writer = LiveWriter(self.sessions, seed=seed)
-        self._thread = threading.Thread(target=self.writer.run, name="demo-live-writer", daemon=True)
-        self._thread.start()
 
     def stop(self) -> None:
         with self._lock:
             if self.writer is not None:
                 self.writer.stop.set()
-            if self._thread is not None and self._thread is not threading.current_thread():
-                self._thread.join(JOIN_SECONDS)
+            if self.thread is not None and self.thread is not threading.current_thread():
+                self.thread.join(JOIN_SECONDS)
             shutil.rmtree(self.base, ignore_errors=True)
 
 
@@ -52,7 +47,9 @@ def start_demo(*, live: bool = True, count: int = 12, seed: int = 7) -> Demo:
         populate(demo.sessions, count=count, seed=seed, start_ms=now - 20 * 3600 * 1000)
         add_other_formats(demo.sessions, seed=seed, start_ms=now - 3 * 3600 * 1000)
         if live:
-            demo.start_writer(seed)
+            demo.writer = LiveWriter(demo.sessions, seed=seed)
+            demo.thread = threading.Thread(target=demo.writer.run, name="demo-live-writer", daemon=True)
+            demo.thread.start()
     except BaseException:  # (a signal while the files are written: nothing is left behind)
         demo.stop()
         raise

@@ -1,6 +1,5 @@
 """``make_tree``: one seeded ai-agent ``opTree`` shaped like real snapshots, sub-agents included, written turn by
-turn (turn 0's init, v2 steps, user turns of LLM, tool, sub-agent and tool_output ops, the final report, the totals);
-and the walks over such a tree. Pure Python + orjson (never imports textual or rich)."""
+turn (turn 0's init, v2 steps, user turns, the final report, the totals); and the walks over such a tree."""
 
 from __future__ import annotations
 
@@ -12,13 +11,10 @@ import orjson
 from tui.formats.aiagent.snapshot_totals import TOTALS_KEYS, compute_totals
 
 from .bodies import ToolCall
-from .catalog import (AGENTS, HOSTILE_STRINGS, INGRESS, LLM_ERR, ROOT_AGENTS, STATUSES, TITLES, TOOL_SCHEMA, TOOLS,
-                      sentence, text, uuid4)
-from .ops import (At, Gen, Sess, call_id, close, cost_for, final_report_op, llm_accounting, llm_op, new_op, response,
-                  system_op, tool_accounting, tool_op, tool_params, usage_for)
-
-__all__ = ["DEFAULT_PROVIDERS", "TOTALS_KEYS", "compute_totals", "iter_ops", "iter_sessions", "last_activity",
-           "make_tree", "op_path_index"]
+from .catalog import (AGENTS, DATA, HOSTILE_STRINGS, INGRESS, LLM_ERR, ROOT_AGENTS, STATUSES, TITLES, TOOL_SCHEMA,
+                      TOOLS, fill, sentence, text, uuid4)
+from .ops import (At, Gen, Sess, accounting, call_id, close, cost_for, final_report_op, llm_op, new_op, response,
+                  system_op, tool_op, tool_params, usage_for)
 
 #: Each session draws its provider from this tuple (repeats weigh): Anthropic and OpenAI most, Gemini and Ollama too.
 DEFAULT_PROVIDERS = ("anthropic", "anthropic", "openai", "openai", "google", "ollama")
@@ -335,13 +331,11 @@ def _finish(g: Gen, s: Sess, plan: Plan, node: dict[str, Any], steps: list | Non
                 if rng.random() < 0.8 else {"format": "json", "content_json": {
                     "summary": st.report_text[:200], "confidence": round(rng.random(), 2)}, "ts": node["endedAt"]}
     if g.version >= 2 and plan.level == 0 and rng.random() < 0.3:
-        node["pluginMetas"] = {"netdata-docs": {"version": "0.3.1", "enabled": True, "meta": {"sources": 3}},
-                               "cost-guard": {"version": "1.0.0", "enabled": True}}
+        node["pluginMetas"] = fill(DATA["plugin_metas"], {})  # a copy
     node["totals"] = compute_totals(node)
     if g.version >= 2 and plan.level == 0 and rng.random() < 0.3:
-        node["totals"].update({"turnsUsed": len(turns) - 1, "turnsFailed": 1 if plan.failed else 0,
-                               "toolsInvalid": 0, "finalFailed": 0, "toolsFixed": rng.randint(0, 2),
-                               "finalFixed": 0, "finalForced": 0})
+        node["totals"].update(fill(DATA["v2_totals"], {"used": len(turns) - 1, "failed": 1 if plan.failed else 0,
+                                                       "fixed": rng.randint(0, 2)}))
 
 
 def _agent_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str, name: str, provider: str, params: dict,
@@ -385,7 +379,7 @@ def _agent_done(s: Sess, op: dict[str, Any], at: At, req_json: bytes, end: int, 
     attrs, latency, status = op["attributes"], end - op["startedAt"], "failed" if failed else "ok"
     attrs.update(latency=latency, **({"error": "subagent_failed"} if failed else {}), size=len(result))
     op["response"] = response(result, len(result))
-    op["accounting"].append(tool_accounting(s, end=end, latency=latency, status=status, server=server,
+    op["accounting"].append(accounting(s, "tool", end=end, latency=latency, status=status, server=server,
                                             command=attrs["name"], chars_in=len(req_json), chars_out=len(result),
                                             error=attrs.get("error")))
     at.log(end, "ERR" if failed else "VRB", "response",
@@ -431,7 +425,7 @@ def _chunked_tree(g: Gen, s: Sess, start: int, handle: str, n_chunks: int) -> tu
         cost = cost_for(s, usage)
         outputs.append(text(rng, rng.randint(60, 400)))
         msg_bytes = rng.randint(4000, 60000) if "chunk" in extra else sum(len(o) for o in outputs) + 900
-        acc = llm_accounting(s, end=t + latency, latency=latency, status="ok", cost=cost, upstream=cost,
+        acc = accounting(s, "llm", end=t + latency, latency=latency, status="ok", cost=cost, upstream=cost,
                              stop="end_turn", usage=usage, actual_provider=s.provider, origin=False)
         step["ops"].append(new_op(
             g, "llm", t, {"provider": s.provider, "model": s.model, **extra, "latency": latency}, accounting=[acc],
