@@ -4,7 +4,7 @@ writer, ``DIALECTS`` holds what differs and the answer writers how each streams.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import orjson
@@ -47,17 +47,19 @@ class Exchange:
 
 
 @dataclass
-class _Answer:
-    """What the model says, for the answer writers (``stop`` in Anthropic's vocabulary, mapped per dialect)."""
+class Reply:
+    """One LLM call: its request's size target and what the model says (``stop`` in Anthropic's words)."""
 
-    model: str
-    thinking: str
-    text_out: str
+    is_final: bool
+    target: int
     calls: list[ToolCall]
-    stop: str
-    usage: Usage
-    created_s: int
-    provider: str
+    thinking: str = ""
+    text_out: str = ""
+    model: str = ""
+    provider: str = ""
+    stop: str = ""
+    usage: Usage = field(default_factory=lambda: Usage(0, 0))
+    created_s: int = 0
 
 
 def _pieces(rng: random.Random, s: str, lo: int, hi: int) -> list[str]:
@@ -107,7 +109,7 @@ def _frame(kind: str, objs: list[dict[str, Any]]) -> bytes:
                     for o in objs) + end
 
 
-def _values(a: _Answer, **more: Any) -> dict[str, Any]:
+def _values(a: Reply, **more: Any) -> dict[str, Any]:
     """What the answer templates (data.json's ``answer_*``) are filled with."""
     u = a.usage
     return {"model": a.model, "stop": a.stop, "created": a.created_s, "in": u.input, "out": u.output,
@@ -118,7 +120,7 @@ def _values(a: _Answer, **more: Any) -> dict[str, Any]:
 Answer = tuple[str, list[dict[str, Any]], str, list[tuple[str, str]], str]
 
 
-def _anthropic_answer(rng: random.Random, a: _Answer, stream: bool, d: dict[str, Any]) -> Answer:
+def _anthropic_answer(rng: random.Random, a: Reply, stream: bool, d: dict[str, Any]) -> Answer:
     v = _values(a, id="msg_01" + rand_id(rng, 22), sig=rand_id(rng, 64) if a.thinking else "")
     blocks: list[tuple[dict, dict, list[dict]]] = []  # (the block, its start when streamed, its deltas)
     if a.thinking:
@@ -149,7 +151,7 @@ def _anthropic_answer(rng: random.Random, a: _Answer, stream: bool, d: dict[str,
         ("cache-control", "no-cache")], a.thinking
 
 
-def _openai_answer(rng: random.Random, a: _Answer, stream: bool, d: dict[str, Any]) -> Answer:
+def _openai_answer(rng: random.Random, a: Reply, stream: bool, d: dict[str, Any]) -> Answer:
     """OpenRouter streams ``delta.reasoning``; OpenAI's streams carry no reasoning text (nor does the SDK's view)."""
     reasoning = a.thinking if a.provider == "openrouter" else ""
     v = _values(a, id="chatcmpl-" + rand_id(rng, 29), fp="fp_" + rand_id(rng, 10, B36),
@@ -177,7 +179,7 @@ def _openai_answer(rng: random.Random, a: _Answer, stream: bool, d: dict[str, An
         ("x-request-id", "req_" + rand_id(rng, 24, B36)), ("openai-processing-ms", str(rng.randint(200, 9000)))], ""
 
 
-def _gemini_answer(rng: random.Random, a: _Answer, stream: bool, d: dict[str, Any]) -> Answer:
+def _gemini_answer(rng: random.Random, a: Reply, stream: bool, d: dict[str, Any]) -> Answer:
     """``candidates[0].content.parts[]`` one part a chunk (thoughts, text, whole functionCalls; a
     ``thoughtSignature`` on the first call after thinking); ``usageMetadata`` cumulative on every chunk."""
     sse = stream and rng.random() < 0.7
@@ -207,7 +209,7 @@ def _gemini_answer(rng: random.Random, a: _Answer, stream: bool, d: dict[str, An
     return resp_id, chunks, "sse_crlf" if sse else "array" if stream else "json", [], a.thinking
 
 
-def _ollama_answer(rng: random.Random, a: _Answer, stream: bool, d: dict[str, Any]) -> Answer:
+def _ollama_answer(rng: random.Random, a: Reply, stream: bool, d: dict[str, Any]) -> Answer:
     """Message pieces with ``done: false``, then ``done: true`` with the counts and durations (ns); tool calls
     whole, their arguments an object. Non-stream: the whole message in the ``done`` object."""
     resp_id, latency = "ollama-" + rand_id(rng, 12), rng.randint(800, 9000)
@@ -239,7 +241,7 @@ def _ollama_answer(rng: random.Random, a: _Answer, stream: bool, d: dict[str, An
 #: (tool definition, system, history messages, body, path), host and headers; ``if_<flag>``: [off, on] values
 DIALECTS: dict[str, dict[str, Any]] = {name: DATA["dialects"].get(d.get("like"), {}) | d
                                        for name, d in DATA["dialects"].items()}
-ANSWERS: dict[str, Callable[[random.Random, _Answer, bool, dict[str, Any]], Answer]] = {
+ANSWERS: dict[str, Callable[[random.Random, Reply, bool, dict[str, Any]], Answer]] = {
     "anthropic": _anthropic_answer, "openai": _openai_answer, "openrouter": _openai_answer, "gemini": _gemini_answer,
     "ollama": _ollama_answer}
 
@@ -278,7 +280,7 @@ def request_body(rng: random.Random, dialect: str, *, model: str, system: str, u
     return fill(d["body"], values | flags(d, thinking=thinking, stream=stream))
 
 
-def sdk_response(*, resp_id: str, ts_iso: str, reasoning: str, a: _Answer) -> bytes:
+def sdk_response(*, resp_id: str, ts_iso: str, reasoning: str, a: Reply) -> bytes:
     """The SDK's view of the response (AI SDK style ``content`` parts)."""
     u = a.usage
     content = ([{"type": "reasoning", "text": reasoning}] if reasoning else []) + \
@@ -292,22 +294,19 @@ def sdk_response(*, resp_id: str, ts_iso: str, reasoning: str, a: _Answer) -> by
         meta=meta, total=u.input + u.output + u.cache_read + u.cache_write)))
 
 
-def llm_exchange(rng: random.Random, *, provider: str, model: str, system: str, user_prompt: str,
-                 tools: list[dict[str, Any]], n_messages: int, target_bytes: int, thinking: str, text_out: str,
-                 tool_calls: list[ToolCall], stop_reason: str, usage: Usage, created_s: int, ts_iso: str,
-                 headers: bool = True, stream: bool = True) -> Exchange:
+def llm_exchange(rng: random.Random, a: Reply, *, system: str, user_prompt: str, tools: list[dict[str, Any]],
+                 n_messages: int, ts_iso: str, headers: bool = True, stream: bool = True) -> Exchange:
     """Request + response captures of one LLM call, trimmed (tools, messages, prompts) to stay near
     ``target_bytes``; only captures by other tools carry HTTP headers."""
-    dialect = dialect_of(provider)
-    called = {tc.name for tc in tool_calls}
+    dialect, target_bytes, model = dialect_of(a.provider), a.target, a.model
+    called = {tc.name for tc in a.calls}
     tools = [t for t in tools if t["name"] in called] + [t for t in tools if t["name"] not in called]
     tools = tools[: min(len(tools), max(len(called), target_bytes // 450))]
     n_messages = max(1, min(n_messages, target_bytes // 240))
     n_messages -= 1 - n_messages % 2
     body = request_body(rng, dialect, model=model, system=system[: max(40, target_bytes // 4)],
                         user_prompt=user_prompt[: max(40, target_bytes // 3)], tools=tools, n_messages=n_messages,
-                        target_bytes=target_bytes, thinking=bool(thinking), stream=stream)
-    a = _Answer(model, thinking, text_out, tool_calls, stop_reason, usage, created_s, provider)
+                        target_bytes=target_bytes, thinking=bool(a.thinking), stream=stream)
     d = DIALECTS[dialect]
     resp_id, objs, frame, resp_headers, reasoning = ANSWERS[dialect](rng, a, stream, d)
     resp_body, sse = _frame(frame, objs), frame in ("event", "sse", "sse_crlf")

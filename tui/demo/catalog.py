@@ -1,5 +1,4 @@
-"""Fixed catalogs the generator draws from (models and prices, agents, tools, domains, tables, metric contexts,
-error slugs, ingress attributes, titles, status lines) and its filler: prose from a fixed corpus, random ids and
+"""The fixed catalogs the generator draws from (data.json) and its filler: prose from a fixed corpus, random ids,
 the hostile strings a terminal UI must show literally. Every function takes a seeded ``random.Random``."""
 
 from __future__ import annotations

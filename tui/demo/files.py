@@ -1,6 +1,5 @@
 """The producer's files for whole sessions: v3 ledgers (``session/<sessionId>.jsonl`` per session and sub-agent,
-with accounting and payloadRefs) and ``populate``, a realistic sessions directory of every file kind. Pure Python
-+ orjson (never imports textual or rich)."""
+with accounting and payloadRefs) and ``populate``, a realistic sessions directory of every file kind."""
 
 from __future__ import annotations
 
@@ -45,7 +44,6 @@ def _add_acc(total: dict[str, Any], acc: dict[str, Any]) -> None:
     total.update({k: total[k] + acc[k] for k in _ZERO_ACC}, costUsd=round(total["costUsd"] + acc["costUsd"], 6))
 
 
-
 def _session_status(node: dict) -> str:
     if "endedAt" not in node or "success" not in node:
         return "running"
@@ -84,11 +82,8 @@ def write_ledger(sessions_dir: str | os.PathLike, tree: dict, *, with_payloads: 
     led = _Ledger(sd, tree, sid, parent[0] if parent else sid, store, with_payloads, fan_out_rate)
     is_running = running or "endedAt" not in tree
     lrng = random.Random(f"ledger/{sid}")  # ~3% of child ledgers lack parentSessionId, some lack parentOpId
-    start: dict[str, Any] = {}
-    if parent and lrng.random() >= 0.03:
-        start["parentSessionId"] = parent[1]
-    if parent and lrng.random() >= 0.15:
-        start["parentOpId"] = parent[2]
+    start = {"parentSessionId": parent[1]} if parent and lrng.random() >= 0.03 else {}
+    start |= {"parentOpId": parent[2]} if parent and lrng.random() >= 0.15 else {}
     headend = ("tool_output" if tree.get("agentId") == "tool_output.read_grep" else "sub-agent") if parent else "cli"
     led.rec("session_start", tree.get("startedAt") or 0, **start, agentId=tree.get("agentId"),
             callPath=tree.get("callPath"), headendId=headend, capturePayloads=with_payloads,
@@ -116,11 +111,10 @@ def write_ledger(sessions_dir: str | os.PathLike, tree: dict, *, with_payloads: 
         _turn_end(led, turn0, failed=False)  # turn 0 (init ... final-report, fin) ends with the session
     partial = b""
     if is_running or open_turn is not None:
-        if partial_last_line:
-            doc = orjson.dumps({"version": 3, "recordType": "turn_end", "seq": len(led.lines) + 1,
-                                "ts": iso(last_activity(tree)), "originId": led.origin, "sessionId": sid,
-                                "turn": (open_turn or (turns[-1] if turns else {})).get("index", 1),
-                                "status": "running", "ops": [], "warnings": [], "errors": []})
+        if partial_last_line:  # the producer was writing a turn_end
+            led.rec("turn_end", last_activity(tree), turn=(open_turn or (turns[-1] if turns else {})).get("index", 1),
+                    status="running", ops=[], warnings=[], errors=[])
+            doc = led.lines.pop()
             partial = doc[: len(doc) // 2]
     else:
         _session_end(led, parent is not None)
@@ -184,8 +178,7 @@ def _child_links(led: _Ledger, op: dict) -> list[dict[str, Any]]:
 
 def _turn_end(led: _Ledger, t: dict, *, failed: bool) -> None:
     ops_out, turn_acc, has_llm = [], dict(_ZERO_ACC), False
-    warnings: list[str] = []
-    errors: list[str] = []
+    logs: dict[str, list[str]] = {"WRN": [], "ERR": []}  # the turn's warnings and errors
     for i, op in enumerate(t.get("ops") or [], 1):
         a = op.get("attributes") or {}
         st, en = op.get("startedAt") or 0, op.get("endedAt")
@@ -205,13 +198,13 @@ def _turn_end(led: _Ledger, t: dict, *, failed: bool) -> None:
             _add_acc(turn_acc, acc)
         o.update({"attributes": a} if a else {})
         for lg in op.get("logs") or []:
-            {"WRN": warnings, "ERR": errors}.get(lg.get("severity"), []).append(lg.get("message", ""))
+            logs.get(lg.get("severity"), []).append(lg.get("message", ""))
         ops_out.append(o)
     _add_acc(led.acc, turn_acc)
     fields: dict[str, Any] = {"turn": t["index"], "status": "failed" if failed else "ok", "ops": ops_out}
     if has_llm:  # absent on system-only turns (turn 0)
         fields["accounting"] = _drop_zero_cost(turn_acc)
-    led.rec("turn_end", t.get("endedAt") or 0, **fields, warnings=warnings, errors=errors)
+    led.rec("turn_end", t.get("endedAt") or 0, **fields, warnings=logs["WRN"], errors=logs["ERR"])
 
 
 def populate(sessions_dir: str | os.PathLike, *, count: int = 12, seed: int = 0, big_ops: int | None = None,

@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 
-from .bodies import Exchange, ToolCall, Usage, binary_blob, llm_exchange
+from .bodies import Exchange, Reply, ToolCall, Usage, binary_blob, llm_exchange
 from .catalog import (B36, CHEAP, DATA, ERR_SLUGS, HOSTILE_STRINGS, MODELS, OPENROUTER_UPSTREAM, TITLES,
                       TOOL_PARAMS, TOOLS, fill, iso, rand_id, text, tool_result)
 
@@ -175,8 +175,8 @@ def tokens(s: Sess, u: Usage) -> dict[str, int]:
 
 def accounting(s: Sess, kind: str, *, origin: bool = True, usage: Usage | None = None, **v: Any) -> dict[str, Any]:
     """An ``llm`` or ``tool`` AccountingEntry (data.json's ``accounting``; a value left None leaves its key out)."""
-    who = {"agent": s.agent, "call_path": s.call_path, "txn": s.txn, "origin": s.origin if origin else None,
-           "parent": (s.parent_txn or None) if origin else None, "error": None}
+    who: dict[str, Any] = {"agent": s.agent, "call_path": s.call_path, "txn": s.txn, "error": None,
+                           "origin": s.origin if origin else None, "parent": (s.parent_txn or None) if origin else None}
     if usage is not None:
         who |= {"provider": s.provider, "model": s.model, "actual_model": s.actual_model, "tokens": tokens(s, usage)}
         v["upstream"] = v["upstream"] if origin else None
@@ -187,19 +187,7 @@ def call_id(g: Gen, s: Sess) -> str:
     return "toolu_01" + rand_id(g.rng, 22) if s.provider == "anthropic" else "call_" + rand_id(g.rng, 24)
 
 
-@dataclass
-class LlmCall:
-    """What one LLM op says: its request's size target, reasoning, text and tool calls."""
-
-    turn: int
-    is_final: bool
-    target: int
-    calls: list[ToolCall]
-    thinking: str = ""
-    text_out: str = ""
-
-
-def llm_request(g: Gen, s: Sess, c: LlmCall, usage: Usage, start: int, stop: str) -> tuple[dict, Exchange | None]:
+def llm_request(g: Gen, s: Sess, c: Reply, usage: Usage, start: int, stop: str) -> tuple[dict, Exchange | None]:
     rng, pb = g.rng, g.pb
     payload: dict[str, Any] = {"messages": s.n_messages, "bytes": 0, "isFinalTurn": c.is_final}
     if g.capture_rate is not None:
@@ -209,10 +197,9 @@ def llm_request(g: Gen, s: Sess, c: LlmCall, usage: Usage, start: int, stop: str
     if not captured:
         payload["bytes"] = c.target or rng.randint(2000, 90000)
         return {"kind": "llm", "payload": payload, "size": payload["bytes"]}, None
-    ex = llm_exchange(rng, provider=s.provider, model=s.model, system=s.system, user_prompt=s.user, tools=s.tools,
-                      n_messages=s.n_messages, target_bytes=c.target, thinking=c.thinking, text_out=c.text_out,
-                      tool_calls=c.calls, stop_reason=stop, usage=usage, created_s=start // 1000, ts_iso=iso(start),
-                      headers=rng.random() < 0.15, stream=rng.random() < 0.92)
+    c.model, c.provider, c.stop, c.usage, c.created_s = s.model, s.provider, stop, usage, start // 1000
+    ex = llm_exchange(rng, c, system=s.system, user_prompt=s.user, tools=s.tools, n_messages=s.n_messages,
+                      ts_iso=iso(start), headers=rng.random() < 0.15, stream=rng.random() < 0.92)
     payload.update(messages=ex.messages, bytes=len(ex.sdk_request))
     r = rng.random()
     legacy = s.legacy_raw or (g.version >= 2 and r < 0.02)
@@ -228,7 +215,7 @@ def llm_op(g: Gen, s: Sess, *, turn: int, path: str | None, is_final: bool, tool
     start = s.t + g.gap()
     op = new_op(g, "llm", start, {"provider": s.provider, "model": s.model, "isFinalTurn": is_final})
     pb = g.pb // 3 if small else g.pb
-    c = LlmCall(turn, is_final, int(pb * rng.uniform(0.6, 1.4)) if pb else 0, tool_calls)
+    c = Reply(is_final, int(pb * rng.uniform(0.6, 1.4)) if pb else 0, tool_calls)
     s.n_messages = min(25, 2 * turn - 1) if turn > 0 else 1
     at = At(g, s, op, turn, 0, path, f"{s.provider}:{s.model}", "llm")
     hidden_reasoning = 0
@@ -270,11 +257,11 @@ def llm_op(g: Gen, s: Sess, *, turn: int, path: str | None, is_final: bool, tool
     return close(s, op, start + latency, "ok")
 
 
-def _failed_llm(g: Gen, s: Sess, op: dict, c: LlmCall, at: At, usage: Usage, latency: int,
+def _failed_llm(g: Gen, s: Sess, op: dict, c: Reply, at: At, usage: Usage, latency: int,
                 fail: tuple[str, str]) -> dict[str, Any]:
     slug, msg = fail
     start, end = op["startedAt"], op["startedAt"] + latency
-    op["request"] = llm_request(g, s, LlmCall(c.turn, c.is_final, c.target, c.calls), usage, start, "end_turn")[0]
+    op["request"] = llm_request(g, s, Reply(c.is_final, c.target, c.calls), usage, start, "end_turn")[0]
     status_line = {"rate_limited": "429 Too Many Requests", "overloaded": "529 Overloaded"}.get(slug, "400 Bad Request")
     raw = err_body = orjson.dumps({"type": "error", "error": {"type": slug, "message": msg}})
     if g.rng.random() < 0.15:  # headers only in captures made by other tools
