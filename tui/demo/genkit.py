@@ -72,6 +72,16 @@ class _Runner:
         self.snap(state, TURN_END)
         self.turn_index += 1
 
+    def invocation(self, state: dict, questions: list, custom: dict | None = None) -> None:
+        """Its turns, then its end: the design counts invocations; the shipped flow updates its custom state."""
+        for question in questions:
+            self.turn(state, question)
+        if "invocations" in state:
+            state["invocations"] += 1
+        if custom is not None:
+            state["custom"], self.changed = custom, True
+        self.snap(state, INVOCATION_END)
+
     def restore(self, snapshot: dict) -> dict:
         """WithSnapshotID (the design: what came after it is orphaned) or a new invocation with `snapshotId` in its
         init (shipped): the state as saved, the snapshot as the last one."""
@@ -89,20 +99,12 @@ def make_genkit_snapshots(seed: int = 0, *, session_id: str | None = None, start
     """Snapshots of one session in index order (orphaned ones included). `restore_from`: restore after the turn
     end of this turn index (None: no restore). `event_names`: write events as names instead of Go's integers."""
     rng = random.Random(seed)
-    sid = session_id or f"chat-{rng.randrange(16**8):08x}"
-    run = _Runner(rng, start_ms, shipped=False, session_id=sid, event_names=event_names)
-    state: dict = {"messages": [], "invocations": 0}
-    for q in range(turns):
-        run.turn(state, QUESTIONS[(seed + q) % len(QUESTIONS)])
-    state["invocations"] += 1
-    run.snap(state, INVOCATION_END)
+    run = _Runner(rng, start_ms, shipped=False, session_id=session_id or f"chat-{rng.randrange(16**8):08x}",
+                  event_names=event_names)
+    run.invocation({"messages": [], "invocations": 0}, _questions(seed, turns))
     if restore_from is not None:
-        state = run.restore(next(s for s in run.snapshots if s["turnIndex"] == restore_from
-                                 and s["event"] in (TURN_END, "turnEnd")))
-        for question in RESTORED_QUESTIONS:
-            run.turn(state, question)
-        state["invocations"] += 1
-        run.snap(state, INVOCATION_END)
+        run.invocation(run.restore(next(s for s in run.snapshots if s["turnIndex"] == restore_from
+                                        and s["event"] in (TURN_END, "turnEnd"))), RESTORED_QUESTIONS)
     return run.snapshots
 
 
@@ -111,19 +113,15 @@ def make_genkit_shipped(seed: int = 0, *, start_ms: int = 1_779_000_000_000, tur
     """Snapshots of one conversation in the shipped shape, in the order they were saved. `resume_from`: a second
     invocation resumes from the turn end of this turn (None: no second invocation)."""
     run = _Runner(random.Random(seed), start_ms, shipped=True)
-    state: dict = {}
-    for q in range(turns):
-        run.turn(state, QUESTIONS[(seed + q) % len(QUESTIONS)])
-    state["custom"] = {"topics": turns}  # the flow updates its custom state after the loop: an invocationEnd
-    run.changed = True
-    run.snap(state, INVOCATION_END)
-    if resume_from is not None:
+    run.invocation({}, _questions(seed, turns), custom={"topics": turns})
+    if resume_from is not None:  # its end is unchanged since the last turn end: not saved, as the runner does
         turn_ends = [s for s in run.snapshots if s["event"] == "turnEnd"]
-        state = run.restore(turn_ends[min(resume_from, len(turn_ends) - 1)])
-        for question in RESTORED_QUESTIONS:
-            run.turn(state, question)
-        run.snap(state, INVOCATION_END)  # unchanged since the last turn end: skipped, as the runner does
+        run.invocation(run.restore(turn_ends[min(resume_from, len(turn_ends) - 1)]), RESTORED_QUESTIONS)
     return run.snapshots
+
+
+def _questions(seed: int, turns: int) -> list[tuple]:
+    return [QUESTIONS[(seed + q) % len(QUESTIONS)] for q in range(turns)]
 
 
 def write_genkit_dir(directory: Path | str, snapshots: list[dict], *, gzip: bool = False,

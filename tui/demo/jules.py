@@ -128,10 +128,8 @@ def rest_activity(activity: dict) -> dict:
     values, empty strings and empty lists left out), `output` for the command's stdout and stderr."""
     kind, get = activity["type"], activity.get
     out: dict = {k: activity[k] for k in ("name", "id", "createTime")}
-    if get("originator"):
-        out["originator"] = activity["originator"]
-    if get("description") and kind != "progressUpdated":
-        out["description"] = activity["description"]
+    shown = ("originator",) if kind == "progressUpdated" else ("originator", "description")  # (its title's)
+    out |= {k: activity[k] for k in shown if get(k)}
     fields: dict = {k: get(k, "") for k in _REST_FIELDS.get(kind, ())}
     if kind in ("userMessaged", "agentMessaged"):
         fields[kind.replace("Messaged", "Message")] = get("message", "")
@@ -143,9 +141,8 @@ def rest_activity(activity: dict) -> dict:
     artifacts = []
     for art in activity.get("artifacts", []):
         if art.get("type") == "bashOutput":
-            body = {"command": art.get("command", ""), "output": (art.get("stdout") or "") + (art.get("stderr") or "")}
-            if art.get("exitCode"):
-                body["exitCode"] = art["exitCode"]
+            body = {"command": art.get("command", ""), "output": (art.get("stdout") or "") + (art.get("stderr") or ""),
+                    "exitCode": art.get("exitCode") or ""}  # 0 is a zero value
             artifacts.append({"bashOutput": {k: v for k, v in body.items() if v != ""}})
         elif art.get("type") == "changeSet":
             artifacts.append({"changeSet": {"source": art.get("source", ""), "gitPatch": art.get("gitPatch", {})}})

@@ -11,8 +11,8 @@ from typing import Any
 import orjson
 
 from .bodies import Exchange, Reply, ToolCall, Usage, binary_blob, llm_exchange
-from .catalog import (B36, CHEAP, DATA, ERR_SLUGS, HOSTILE_STRINGS, MODELS, OPENROUTER_UPSTREAM, TITLES,
-                      TOOL_PARAMS, TOOLS, fill, iso, rand_id, text, tool_result)
+from .catalog import (AGENTS, B36, CHEAP, DATA, ERR_SLUGS, HOSTILE_STRINGS, MODELS, OPENROUTER_UPSTREAM, TITLES,
+                      TOOL_PARAMS, TOOL_SCHEMA, TOOLS, fill, iso, rand_id, text, tool_result, uuid4)
 
 FULL_CAPTURE_BYTES = 400  # below it, payload_bytes also thins out how many LLM ops carry captures
 
@@ -61,36 +61,30 @@ class Gen:
         return value if legacy else {"format": fmt, "encoding": "base64", "value": value}
 
     def unavailable(self, fmt: str, legacy: bool) -> Any:
-        """The producer's capture bug: ``[unavailable]`` in place of a body, base64-encoded like any body (older
-        files hold it literally, a minority)."""
+        """The producer's capture bug: ``[unavailable]`` for a body, base64-encoded (a few older files: literally)."""
         return "[unavailable]" if self.rng.random() < 0.25 else self.capture(b"[unavailable]", fmt, legacy)
 
 
-@dataclass
 class Sess:
-    """One session being generated: who it is, its model and tools, and its clock ``t``."""
+    """One session being generated: who it is, its model and tools (drawn here), and its clock ``t``."""
 
-    agent: str
-    call_path: str
-    txn: str
-    parent_txn: str | None
-    origin: str
-    prefix: str
-    provider: str
-    model: str
-    actual_model: str
-    prices: tuple[float, ...]
-    thinking: bool
-    tools: list[dict[str, Any]]
-    tool_names: tuple[str, ...]
-    system: str
-    user: str
-    legacy_raw: bool
-    t: int
-    level: int
-    status_text: str | None = None
-    title: str = ""
-    n_messages: int = 1
+    def __init__(self, g: Gen, level: int, agent: str, call_path: str, parent_txn: str | None, prompt: str,
+                 start: int, prefix: str) -> None:
+        rng = g.rng
+        self.agent, self.call_path, self.parent_txn, self.user, self.t, self.prefix = \
+            agent, call_path, parent_txn, prompt, start, prefix
+        self.level, self.title, self.n_messages = level, "", 1
+        self.status_text: str | None = None
+        self.txn = uuid4(rng)
+        self.origin = g.origin = g.origin or self.txn
+        self.provider = g.providers[rng.randrange(len(g.providers))]
+        self.model, self.actual_model, self.prices, thinking_capable = g.pick_model(self.provider)
+        self.tool_names, self.sub_agents = AGENTS.get(agent, (("web__search",), ("web-fetch",)))
+        self.tools = [{"name": n, "description": TOOLS[n][2] + " " + text(rng, 60), "schema": TOOL_SCHEMA}
+                      for n in self.tool_names + ("agent__final_report",)]
+        self.system = f"You are {agent}, an autonomous agent. " + text(rng, max(200, min(4000, g.pb // 2 or 300)))
+        self.thinking = thinking_capable and rng.random() < 0.7
+        self.legacy_raw = g.version == 1 and rng.random() < 0.5
 
 
 @dataclass
@@ -110,17 +104,14 @@ class At:
 
     def log(self, ts: int, severity: str, direction: str, message: str, *, fatal: bool = False,
             details: dict[str, Any] | None = None, remote: str | None = None) -> None:
-        g, s = self.g, self.s
-        e: dict[str, Any] = {"timestamp": ts, "severity": severity, "turn": self.turn, "subturn": self.sub}
-        if self.path is not None:  # relative to the logging session's tree: a sub-agent's log says 1-1, not 1-5.1-1
-            e["path"] = self.path[len(s.prefix):] if s.prefix and self.path.startswith(s.prefix) else self.path
-        e.update({"direction": direction, "type": self.typ,
-                  **({"toolKind": self.tool_kind} if self.tool_kind is not None else {}),
-                  "remoteIdentifier": remote or self.remote, "fatal": fatal, "message": g.hostile(message),
-                  "agentId": s.agent, "callPath": s.call_path, "txnId": s.txn})
-        if s.parent_txn is not None:
-            e["parentTxnId"] = s.parent_txn
-        e["originTxnId"] = s.origin
+        g, s, path = self.g, self.s, self.path
+        if path is not None and s.prefix and path.startswith(s.prefix):  # a sub-agent's log says 1-1, not 1-5.1-1
+            path = path[len(s.prefix):]
+        e = fill(DATA["log"], {  # data.json's ``log``: a value left None leaves its key out
+            "ts": ts, "severity": severity, "turn": self.turn, "sub": self.sub, "path": path, "direction": direction,
+            "typ": self.typ, "tool_kind": self.tool_kind, "remote": remote or self.remote, "fatal": fatal,
+            "message": g.hostile(message), "agent": s.agent, "call_path": s.call_path, "txn": s.txn,
+            "parent": s.parent_txn, "origin": s.origin})
         if g.rng.random() < 0.08:
             e.update({"agentPath": s.call_path, "turnPath": f"{self.turn}.{self.sub}", "max_turns": 100,
                       "max_subturns": 20, "headendId": g.headend})
@@ -246,7 +237,7 @@ def llm_op(g: Gen, s: Sess, *, turn: int, path: str | None, is_final: bool, tool
         ups = OPENROUTER_UPSTREAM.get(s.model, ("OpenRouter",))
         actual_provider, upstream = ups[rng.randrange(len(ups))], round(cost * 0.95, 8)
     op["accounting"].append(accounting(s, "llm", end=start + latency, latency=latency, status="ok", cost=cost,
-                                           upstream=upstream, stop=stop, usage=usage, actual_provider=actual_provider))
+                                       upstream=upstream, stop=stop, usage=usage, actual_provider=actual_provider))
     op["response"] = _llm_response(g, s, req, ex, c.text_out)
     _llm_extras(g, op, at, c.thinking, start, latency)
     at.log(start + latency, "VRB", "response", f"LLM response: stop={stop}, in={usage.input} out={usage.output} "
@@ -268,7 +259,7 @@ def _failed_llm(g: Gen, s: Sess, op: dict, c: Reply, at: At, usage: Usage, laten
         raw = f"HTTP/1.1 {status_line}\r\ncontent-type: application/json\r\n\r\n".encode() + err_body
     op["response"] = response({"raw": g.capture(raw, "http", s.legacy_raw)}, len(raw))
     op["accounting"].append(accounting(s, "llm", end=end, latency=latency, status="failed", cost=0, upstream=0,
-                                           stop="error", usage=Usage(0, 0), actual_provider=s.provider, error=msg))
+                                       stop="error", usage=Usage(0, 0), actual_provider=s.provider, error=msg))
     at.log(end, "ERR", "response", f"LLM request failed: {msg}", fatal=True,
            details={"error": slug, "latency_ms": latency})
     op["attributes"].update(latency=latency, error=slug)
@@ -323,7 +314,7 @@ def tool_params(g: Gen, name: str, s: Sess) -> dict[str, Any]:
 
 
 def tool_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str | None, name: str, params: dict[str, Any],
-            running: bool = False, report: str | None = None) -> dict[str, Any]:
+            running: bool = False) -> dict[str, Any]:
     rng = g.rng
     provider, kind, _desc = TOOLS.get(name, ("mcp", "mcp", ""))
     start = s.t + g.gap()
@@ -339,13 +330,11 @@ def tool_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str | None, name: str
         return op
     latency = int(rng.lognormvariate(6.0, 1.1)) + 5
     end = start + latency
-    failed = name not in ("agent__final_report", "agent__task_status") and rng.random() < 0.04
+    failed = name != "agent__task_status" and rng.random() < 0.04  # (the final report is turn 0's, not a tool op)
     truncated = False
     if failed:
         attrs["error"] = rng.choice(ERR_SLUGS)
         result: Any = g.hostile(f"Tool execution failed: {attrs['error'].replace('_', ' ')} ({name})")
-    elif name == "agent__final_report":
-        result = "Final report accepted."
     else:
         result = tool_result(rng, name, max(20, int(g.pb * rng.uniform(0.05, 0.6))) if g.pb else rng.randint(20, 120))
         if isinstance(result, str):
@@ -356,8 +345,8 @@ def tool_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str | None, name: str
     out_len = len(result) if isinstance(result, str) else len(orjson.dumps(result))
     attrs.update(latency=latency, size=out_len)
     op["accounting"].append(accounting(s, "tool", end=end, latency=latency, status="failed" if failed else "ok",
-                                            server=provider, command=name, chars_in=len(req_json), chars_out=out_len,
-                                            error=result if failed else None))
+                                       server=provider, command=name, chars_in=len(req_json), chars_out=out_len,
+                                       error=result if failed else None))
     op["response"] = response(result, out_len, truncated)
     if failed:
         at.log(end, "ERR", "response", f"{name} failed: {attrs['error']} after {latency} ms",
@@ -367,9 +356,6 @@ def tool_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str | None, name: str
            details={"latency_ms": latency, "bytes": out_len} if rng.random() < 0.3 else None)
     if truncated:
         at.log(end, "WRN", "response", f"{name} response truncated to {out_len} bytes")
-    if name == "agent__final_report":
-        at.log(end, "FIN", "response", f"final report accepted ({params.get('report_format', 'markdown')}, "
-               f"{len(report or '')} chars)", remote="agent:final-report")
     if name == "agent__task_status":
         s.status_text = params.get("now")
         if not s.title and rng.random() < 0.5:
@@ -404,8 +390,8 @@ def final_report_op(g: Gen, s: Sess, path: str, params: dict[str, Any], report: 
     latency = g.rng.randint(1, 12)
     fmt = "sub-agent" if sub_agent else params.get("report_format", "markdown")
     acc = accounting(s, "tool", end=start + latency, latency=latency, status="ok", server="agent",
-                          command="agent__final_report", chars_in=len(orjson.dumps(params)) if params else 0,
-                          chars_out=len(report))
+                     command="agent__final_report", chars_in=len(orjson.dumps(params)) if params else 0,
+                     chars_out=len(report))
     op = new_op(g, "system", start, {"label": "final-report"}, accounting=[acc])
     At(g, s, op, 0, 0, path, "agent:final-report", "tool", "agent").log(
         start + latency, "FIN", "response", f"final report accepted ({fmt}, {len(report)} chars)")

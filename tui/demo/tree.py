@@ -11,8 +11,8 @@ import orjson
 from tui.formats.aiagent.snapshot_totals import TOTALS_KEYS, compute_totals
 
 from .bodies import ToolCall
-from .catalog import (AGENTS, DATA, HOSTILE_STRINGS, INGRESS, LLM_ERR, ROOT_AGENTS, STATUSES, TITLES, TOOL_SCHEMA,
-                      TOOLS, fill, sentence, text, uuid4)
+from .catalog import (DATA, HOSTILE_STRINGS, INGRESS, LLM_ERR, ROOT_AGENTS, STATUSES, TITLES, fill, sentence, text,
+                      uuid4)
 from .ops import (At, Gen, Sess, accounting, call_id, close, cost_for, final_report_op, llm_op, new_op, response,
                   system_op, tool_op, tool_params, usage_for)
 
@@ -79,27 +79,15 @@ def make_tree(seed: int = 0, *, ops: int = 40, depth: int = 2, fanout: int = 2, 
 
 
 def _new_session(g: Gen, plan: Plan, agent: str, call_path: str, parent_txn: str | None, prompt: str, start: int,
-                 prefix: str) -> tuple[Sess, dict[str, Any], tuple[str, ...]]:
-    rng = g.rng
-    txn = uuid4(rng)
-    g.origin = g.origin or txn
-    provider = g.providers[rng.randrange(len(g.providers))]
-    model, actual_model, prices, thinking_capable = g.pick_model(provider)
-    tool_names, sub_agents = AGENTS.get(agent, (("web__search",), ("web-fetch",)))
-    tools = [{"name": n, "description": TOOLS[n][2] + " " + text(rng, 60), "schema": TOOL_SCHEMA}
-             for n in tool_names + ("agent__final_report",)]
-    system = f"You are {agent}, an autonomous agent. " + text(rng, max(200, min(4000, g.pb // 2 or 300)))
-    s = Sess(agent=agent, call_path=call_path, txn=txn, parent_txn=parent_txn, origin=g.origin, prefix=prefix,
-             provider=provider, model=model, actual_model=actual_model, prices=prices,
-             thinking=thinking_capable and rng.random() < 0.7, tools=tools, tool_names=tool_names, system=system,
-             user=prompt, legacy_raw=g.version == 1 and rng.random() < 0.5, t=start, level=plan.level)
-    node: dict[str, Any] = {"id": g.uid(start), "traceId": txn, "agentId": agent, "callPath": call_path,
+                 prefix: str) -> tuple[Sess, dict[str, Any]]:
+    rng, s = g.rng, Sess(g, plan.level, agent, call_path, parent_txn, prompt, start, prefix)
+    node: dict[str, Any] = {"id": g.uid(start), "traceId": s.txn, "agentId": agent, "callPath": call_path,
                             "sessionTitle": "", "startedAt": start}
     if plan.level == 0 and rng.random() < 0.5:
         node["attributes"] = {"ingress": dict(INGRESS[rng.randrange(len(INGRESS))])}
     elif plan.level > 0 and rng.random() < 0.2:
         node["attributes"] = {"ingress": {"source": "sub-agent", "parentTxnId": parent_txn}}
-    return s, node, sub_agents
+    return s, node
 
 
 def _advisors(g: Gen, s: Sess, t0: dict[str, Any], init_end: int) -> list[dict[str, Any]]:
@@ -216,32 +204,22 @@ def _user_turn(g: Gen, s: Sess, index: int, specs: list[Any], mode: str, st: _Tu
         turn["attributes"] = {"prompts": {"system": s.system, "user": s.user}}
     elif rng.random() < 0.05:
         turn["attributes"] = {"retry": 1, "reason": "invalid tool call"}
-    ops: list[dict[str, Any]] = []
-    turn["ops"] = ops
-    resolved, calls = [], []
-    for r in _resolve(g, s, specs, st):  # each call's id is drawn right after the call: keep the rng's order
-        resolved.append(r)
-        calls.append(ToolCall(id=call_id(g, s), name=r[2], input=r[3]))
-    ops.append(llm_op(g, s, turn=index, path=f"{s.prefix}{index}-1", is_final=mode in ("final", "failed"),
-                      tool_calls=calls, running=mode == "running" and not resolved,
-                      fail=LLM_ERR[rng.randrange(len(LLM_ERR))] if mode == "failed" else None))
-    sub = 0
-    for i, (kind, extra, name, params) in enumerate(resolved):
+    # each call's id is drawn right after the call: keep the rng's order
+    resolved = [(r, ToolCall(call_id(g, s), r[2], r[3])) for r in _resolve(g, s, specs, st)]
+    ops = turn["ops"] = [llm_op(g, s, turn=index, path=f"{s.prefix}{index}-1", is_final=mode in ("final", "failed"),
+                                tool_calls=[c for _, c in resolved], running=mode == "running" and not resolved,
+                                fail=LLM_ERR[rng.randrange(len(LLM_ERR))] if mode == "failed" else None)]
+    for i, ((kind, extra, name, params), _) in enumerate(resolved):  # the final report is turn 0's op, at the end
+        where: dict[str, Any] = {"turn": index, "sub": len(ops), "path": f"{s.prefix}{index}-{len(ops) + 1}",
+                                 "params": params}
         if kind == "final":
             st.report_params = params
-            continue
-        pos, sub = len(ops) + 1, sub + 1
-        path = f"{s.prefix}{index}-{pos}"
-        if kind == "tool_output":
-            ops.append(tool_output_op(g, s, turn=index, sub=sub, path=path, source_tool=extra[1], n_chunks=extra[0],
-                                      params=params, mode=extra[2]))
+        elif kind == "tool_output":
+            ops.append(tool_output_op(g, s, **where, source_tool=extra[1], n_chunks=extra[0], mode=extra[2]))
         elif kind == "tool":
-            ops.append(tool_op(g, s, turn=index, sub=sub, path=path, name=name, params=params,
-                               running=mode == "running" and i == len(resolved) - 1,
-                               report=st.report_text if name == "agent__final_report" else None))
+            ops.append(tool_op(g, s, **where, name=name, running=mode == "running" and i == len(resolved) - 1))
         else:
-            ops.append(session_op(g, s, extra[0], turn=index, sub=sub, path=path, cname=extra[1], tname=name,
-                                  params=params))
+            ops.append(session_op(g, s, extra[0], **where, cname=extra[1], tname=name))
     if mode not in ("running", "running_child"):  # else the turn stays open
         s.t += rng.randint(1, 10)
         turn["endedAt"] = s.t
@@ -274,7 +252,7 @@ def _closing_steps(g: Gen, s: Sess, plan: Plan, steps: list[dict], turns: list[d
 def session(g: Gen, plan: Plan, *, agent: str, call_path: str, parent_txn: str | None, prompt: str, start: int,
             prefix: str) -> dict[str, Any]:
     rng = g.rng
-    s, node, sub_agents = _new_session(g, plan, agent, call_path, parent_txn, prompt, start, prefix)
+    s, node = _new_session(g, plan, agent, call_path, parent_txn, prompt, start, prefix)
     # turn 0: system init; it stays open until the session ends (the final-report and fin ops close it)
     t0: dict[str, Any] = {"id": g.uid(s.t), "index": 0, "startedAt": s.t,
                           "attributes": {"system": True, "label": "init"}, "ops": []}
@@ -287,7 +265,7 @@ def session(g: Gen, plan: Plan, *, agent: str, call_path: str, parent_txn: str |
     if g.version >= 2 and budget >= 8 and rng.random() < 0.4:
         steps = _advisors(g, s, t0, init_end)
         budget -= len(steps[1]["ops"])
-    st = _Turns(sub_agents)
+    st = _Turns(s.sub_agents)
     user_turns = _plan_turns(g, s, plan, budget)
     for n, (specs, mode) in enumerate(user_turns, 1):
         turns.append(_user_turn(g, s, n, specs, mode, st))
@@ -380,8 +358,8 @@ def _agent_done(s: Sess, op: dict[str, Any], at: At, req_json: bytes, end: int, 
     attrs.update(latency=latency, **({"error": "subagent_failed"} if failed else {}), size=len(result))
     op["response"] = response(result, len(result))
     op["accounting"].append(accounting(s, "tool", end=end, latency=latency, status=status, server=server,
-                                            command=attrs["name"], chars_in=len(req_json), chars_out=len(result),
-                                            error=attrs.get("error")))
+                                       command=attrs["name"], chars_in=len(req_json), chars_out=len(result),
+                                       error=attrs.get("error")))
     at.log(end, "ERR" if failed else "VRB", "response",
            result if failed else f"<- {attrs['name']}: {len(result)} bytes in {latency} ms{suffix}")
     return close(s, op, end, status)
@@ -426,7 +404,7 @@ def _chunked_tree(g: Gen, s: Sess, start: int, handle: str, n_chunks: int) -> tu
         outputs.append(text(rng, rng.randint(60, 400)))
         msg_bytes = rng.randint(4000, 60000) if "chunk" in extra else sum(len(o) for o in outputs) + 900
         acc = accounting(s, "llm", end=t + latency, latency=latency, status="ok", cost=cost, upstream=cost,
-                             stop="end_turn", usage=usage, actual_provider=s.provider, origin=False)
+                         stop="end_turn", usage=usage, actual_provider=s.provider, origin=False)
         step["ops"].append(new_op(
             g, "llm", t, {"provider": s.provider, "model": s.model, **extra, "latency": latency}, accounting=[acc],
             request={"kind": "llm", "payload": {"messages": 2, "bytes": msg_bytes}, "size": msg_bytes},
