@@ -78,18 +78,6 @@ def make_tree(seed: int = 0, *, ops: int = 40, depth: int = 2, fanout: int = 2, 
     return tree
 
 
-def _new_session(g: Gen, plan: Plan, agent: str, call_path: str, parent_txn: str | None, prompt: str, start: int,
-                 prefix: str) -> tuple[Sess, dict[str, Any]]:
-    rng, s = g.rng, Sess(g, plan.level, agent, call_path, parent_txn, prompt, start, prefix)
-    node: dict[str, Any] = {"id": g.uid(start), "traceId": s.txn, "agentId": agent, "callPath": call_path,
-                            "sessionTitle": "", "startedAt": start}
-    if plan.level == 0 and rng.random() < 0.5:
-        node["attributes"] = {"ingress": dict(INGRESS[rng.randrange(len(INGRESS))])}
-    elif plan.level > 0 and rng.random() < 0.2:
-        node["attributes"] = {"ingress": {"source": "sub-agent", "parentTxnId": parent_txn}}
-    return s, node
-
-
 def _advisors(g: Gen, s: Sess, t0: dict[str, Any], init_end: int) -> list[dict[str, Any]]:
     """v2 steps 0 (system init) and 1 (advisors: small LLM calls on the cheap model)."""
     steps = [{"id": g.uid(t0["startedAt"]), "index": 0, "kind": "system", "startedAt": t0["startedAt"],
@@ -231,9 +219,8 @@ def _closing_steps(g: Gen, s: Sess, plan: Plan, steps: list[dict], turns: list[d
     rng = g.rng
     first = turns[1]["startedAt"] if len(turns) > 1 else s.t
     steps.append({"id": g.uid(first), "index": len(steps), "kind": "user", "startedAt": first,
-                  "attributes": {"turns": [1, last_index]}, "ops": []})
-    if "endedAt" in turns[-1]:
-        steps[-1]["endedAt"] = turns[-1]["endedAt"]
+                  "attributes": {"turns": [1, last_index]}, "ops": [],
+                  **({"endedAt": turns[-1]["endedAt"]} if "endedAt" in turns[-1] else {})})
     if plan.running or rng.random() >= 0.6:
         return
     kind = rng.choice(("handoff", "router_handoff", "internal"))
@@ -251,8 +238,13 @@ def _closing_steps(g: Gen, s: Sess, plan: Plan, steps: list[dict], turns: list[d
 
 def session(g: Gen, plan: Plan, *, agent: str, call_path: str, parent_txn: str | None, prompt: str, start: int,
             prefix: str) -> dict[str, Any]:
-    rng = g.rng
-    s, node = _new_session(g, plan, agent, call_path, parent_txn, prompt, start, prefix)
+    rng, s = g.rng, Sess(g, plan.level, agent, call_path, parent_txn, prompt, start, prefix)
+    node: dict[str, Any] = {"id": g.uid(start), "traceId": s.txn, "agentId": agent, "callPath": call_path,
+                            "sessionTitle": "", "startedAt": start}
+    if plan.level == 0 and rng.random() < 0.5:
+        node["attributes"] = {"ingress": dict(INGRESS[rng.randrange(len(INGRESS))])}
+    elif plan.level > 0 and rng.random() < 0.2:
+        node["attributes"] = {"ingress": {"source": "sub-agent", "parentTxnId": parent_txn}}
     # turn 0: system init; it stays open until the session ends (the final-report and fin ops close it)
     t0: dict[str, Any] = {"id": g.uid(s.t), "index": 0, "startedAt": s.t,
                           "attributes": {"system": True, "label": "init"}, "ops": []}
@@ -267,8 +259,7 @@ def session(g: Gen, plan: Plan, *, agent: str, call_path: str, parent_txn: str |
         budget -= len(steps[1]["ops"])
     st = _Turns(s.sub_agents)
     user_turns = _plan_turns(g, s, plan, budget)
-    for n, (specs, mode) in enumerate(user_turns, 1):
-        turns.append(_user_turn(g, s, n, specs, mode, st))
+    turns += [_user_turn(g, s, n, specs, mode, st) for n, (specs, mode) in enumerate(user_turns, 1)]
     if steps is not None:
         _closing_steps(g, s, plan, steps, turns, len(user_turns))
     _finish(g, s, plan, node, steps, st)
