@@ -71,17 +71,14 @@ def _pieces(rng: random.Random, s: str, lo: int, hi: int) -> list[str]:
     return out
 
 
-def _split_n(rng: random.Random, s: str, parts: int) -> list[str]:
-    """``s`` in about ``parts`` non-empty pieces (at least one)."""
+def _arg_pieces(rng: random.Random, tc: ToolCall) -> list[str]:
+    """A call's JSON arguments as they stream: 2 to 6 non-empty pieces."""
+    s = orjson.dumps(tc.input).decode()
+    parts = min(6, max(2, len(s) // 80 + 1))
     if len(s) <= parts:
         return [s] if s else [""]
     cuts = [0, *sorted(rng.sample(range(1, len(s)), parts - 1)), len(s)]
     return [s[a:b] for a, b in zip(cuts, cuts[1:])]
-
-
-def _arg_pieces(rng: random.Random, tc: ToolCall) -> list[str]:
-    args = orjson.dumps(tc.input).decode()
-    return _split_n(rng, args, min(6, max(2, len(args) // 80 + 1)))
 
 
 def _finish(vocabulary: str, stop: str, default: str) -> str:

@@ -233,12 +233,11 @@ def populate(sessions_dir: str | os.PathLike, *, count: int = 12, seed: int = 0,
     t += 60_000  # odd files
     orphan_tree = make_tree(seed * 1000 + 990, ops=8, depth=0, payload_bytes=300, started_at=t)
     blob = gz(orjson.dumps({"version": 2, "reason": "final", "opTree": orphan_tree}))
-    orphan = sd / f"{orphan_tree['traceId']}.json.gz.tmp-123-456"
-    orphan.write_bytes(blob[: len(blob) // 2])
-    touch(orphan, last_activity(orphan_tree))
+    orphan = sd / f"{orphan_tree['traceId']}.json.gz.tmp-123-456"  # a write cut short, and an empty file
     zero = sd / f"{uuid4(random.Random(seed * 7919 + 1))}.json.gz"
-    zero.write_bytes(b"")
-    touch(zero, t + 120_000)
+    for path, data, ms in ((orphan, blob[: len(blob) // 2], last_activity(orphan_tree)), (zero, b"", t + 120_000)):
+        path.write_bytes(data)
+        touch(path, ms)
     acc = write_accounting(sd / "accounting.jsonl", finished)
     touch(acc, t + 180_000)
     return written + [orphan, zero, acc]

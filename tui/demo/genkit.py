@@ -9,7 +9,7 @@ from pathlib import Path
 
 import orjson
 
-from .catalog import DATA, iso, uuid4
+from .catalog import DATA, fill, iso, uuid4
 from .snapshots import atomic_write
 
 TURN_END, TOOL_ITERATION_END, INVOCATION_END = 0, 1, 2
@@ -37,15 +37,12 @@ class _Runner:
         if self.shipped and self.last is not None and not self.changed:
             return  # "Skip if state hasn't changed since the last snapshot"
         self.t += self.rng.randint(300, 9_000)
-        frozen, name = orjson.loads(orjson.dumps(state)), EVENT_NAMES[event] if self.event_names else event
-        if self.shipped:
-            snap = {"snapshotId": uuid4(self.rng), **({"parentId": self.last["snapshotId"]} if self.last else {}),
-                    "createdAt": iso(self.t, self.rng.randint(0, 999_999)), "event": name, "state": frozen}
-        else:
-            snap = {"id": state_id(frozen), "sessionId": self.session_id,
-                    "createdAt": iso(self.t, self.rng.randint(0, 999_999)), "state": frozen,
-                    "index": self.last["index"] + 1 if self.last else 0, "turnIndex": self.turn_index, "event": name,
-                    **({"parentId": self.last["id"]} if self.last else {})}
+        frozen, last = orjson.loads(orjson.dumps(state)), self.last or {}
+        snap = fill(DATA["genkit"]["shipped" if self.shipped else "snapshot"], {
+            "id": uuid4(self.rng) if self.shipped else state_id(frozen), "sid": self.session_id, "state": frozen,
+            "at": iso(self.t, self.rng.randint(0, 999_999)), "index": last.get("index", -1) + 1,
+            "turn": self.turn_index, "event": EVENT_NAMES[event] if self.event_names else event,
+            "parent": last.get("snapshotId" if self.shipped else "id")})
         self.snapshots.append(snap)
         self.last, self.changed = snap, False
         if self.shipped and state.get("messages"):

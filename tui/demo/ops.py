@@ -269,16 +269,11 @@ def _failed_llm(g: Gen, s: Sess, op: dict, c: Reply, at: At, usage: Usage, laten
 def _llm_response(g: Gen, s: Sess, req: dict, ex: Exchange | None, text_out: str) -> dict[str, Any]:
     if ex is None:
         return response({"textPreview": text_out[:200]}, len(text_out))
-    rng, payload = g.rng, {}
-    r = rng.random()
-    if r < 0.005:
-        payload["raw"] = g.unavailable(ex.response_format, s.legacy_raw)
-    elif r < 0.015:
-        payload["raw"] = g.capture(binary_blob(rng, rng.randint(16, 96)), "http", s.legacy_raw)
-    else:
-        payload["raw"] = g.capture(ex.response_raw, ex.response_format, s.legacy_raw)
-    if "sdk" in req["payload"]:
-        payload["sdk"] = g.capture(ex.sdk_response, "sdk", s.legacy_raw)
+    r, legacy = g.rng.random(), s.legacy_raw  # a few captures are unavailable, a few more binary
+    blob = binary_blob(g.rng, g.rng.randint(16, 96)) if 0.005 <= r < 0.015 else b""
+    payload = {"raw": g.unavailable(ex.response_format, legacy) if r < 0.005 else
+               g.capture(blob or ex.response_raw, "http" if blob else ex.response_format, legacy)}
+    payload |= {"sdk": g.capture(ex.sdk_response, "sdk", legacy)} if "sdk" in req["payload"] else {}
     return response(payload, len(ex.response_raw))
 
 
@@ -331,17 +326,16 @@ def tool_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str | None, name: str
     latency = int(rng.lognormvariate(6.0, 1.1)) + 5
     end = start + latency
     failed = name != "agent__task_status" and rng.random() < 0.04  # (the final report is turn 0's, not a tool op)
-    truncated = False
     if failed:
         attrs["error"] = rng.choice(ERR_SLUGS)
         result: Any = g.hostile(f"Tool execution failed: {attrs['error'].replace('_', ' ')} ({name})")
     else:
         result = tool_result(rng, name, max(20, int(g.pb * rng.uniform(0.05, 0.6))) if g.pb else rng.randint(20, 120))
-        if isinstance(result, str):
-            if rng.random() < 0.02:
-                truncated = True
-                result = result[: max(20, len(result) // 2)] + "\n[... response truncated: toolResponseMaxBytes ...]"
-            result = g.hostile(result)
+    truncated = not failed and isinstance(result, str) and rng.random() < 0.02
+    if truncated:
+        result = result[: max(20, len(result) // 2)] + "\n[... response truncated: toolResponseMaxBytes ...]"
+    if not failed and isinstance(result, str):
+        result = g.hostile(result)
     out_len = len(result) if isinstance(result, str) else len(orjson.dumps(result))
     attrs.update(latency=latency, size=out_len)
     op["accounting"].append(accounting(s, "tool", end=end, latency=latency, status="failed" if failed else "ok",

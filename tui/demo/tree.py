@@ -84,8 +84,7 @@ def _advisors(g: Gen, s: Sess, t0: dict[str, Any], init_end: int) -> list[dict[s
               "endedAt": init_end, "attributes": {"label": "init"}, "ops": []}]
     adv_start = s.t
     saved = (s.provider, s.model, s.actual_model, s.prices, s.thinking)
-    s.model, s.actual_model, s.prices, _ = g.pick_model(s.provider, cheap=True)
-    s.thinking = False
+    (s.model, s.actual_model, s.prices, _), s.thinking = g.pick_model(s.provider, cheap=True), False
     n_adv = g.rng.randint(1, 2)
     # ops in v2 steps are labelled S<step>-<op> (capital S), like the producer's getOpPath
     adv_ops = [llm_op(g, s, turn=0, path=f"{s.prefix}S1-{i + 1}", is_final=False, tool_calls=[], small=True)
