@@ -3,6 +3,7 @@ the hostile strings a terminal UI must show literally. Every function takes a se
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 import time
@@ -28,7 +29,6 @@ ERR_SLUGS, LLM_ERR, INGRESS, TITLES, STATUSES = (DATA[k] for k in ("err_slugs", 
 #: Strings a terminal UI must render literally (escape sequences, Rich markup).
 HOSTILE_STRINGS: tuple[str, ...] = tuple(DATA["hostile_strings"])
 _WORDS = DATA["words"].split()
-_corpus: list[str] = []  # built once: 60,000 words of seeded sentences
 B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 B36 = "0123456789abcdefghijklmnopqrstuvwxyz"
 
@@ -57,21 +57,21 @@ def uuid4(rng: random.Random) -> str:
     return str(uuid.UUID(int=rng.getrandbits(128), version=4))
 
 
+@functools.cache
 def _get_corpus() -> str:
-    if not _corpus:
-        r, out, n = random.Random(0x5EED), [], 0
-        while n < 60_000:
-            k = r.randint(6, 22)
-            sent = [_WORDS[r.randrange(len(_WORDS))] for _ in range(k)]
-            sent[0] = sent[0].capitalize()
-            if r.random() < 0.15:
-                sent.insert(r.randrange(1, k), str(r.randint(2, 98_000)))
-            if r.random() < 0.1:
-                sent.insert(r.randrange(1, k), f"{r.randint(1, 99)}.{r.randint(0, 9)}%")
-            out.append(" ".join(sent) + r.choice((".", ".", ".", ".", "?", ":", ";")))
-            n += k
-        _corpus.append(" ".join(out) + " ")
-    return _corpus[0]
+    """60,000 words of seeded sentences, built once."""
+    r, out, n = random.Random(0x5EED), [], 0
+    while n < 60_000:
+        k = r.randint(6, 22)
+        sent = [_WORDS[r.randrange(len(_WORDS))] for _ in range(k)]
+        sent[0] = sent[0].capitalize()
+        if r.random() < 0.15:
+            sent.insert(r.randrange(1, k), str(r.randint(2, 98_000)))
+        if r.random() < 0.1:
+            sent.insert(r.randrange(1, k), f"{r.randint(1, 99)}.{r.randint(0, 9)}%")
+        out.append(" ".join(sent) + r.choice((".", ".", ".", ".", "?", ":", ";")))
+        n += k
+    return " ".join(out) + " "
 
 
 def text(rng: random.Random, n: int) -> str:

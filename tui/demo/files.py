@@ -45,9 +45,7 @@ def _add_acc(total: dict[str, Any], acc: dict[str, Any]) -> None:
 
 
 def _session_status(node: dict) -> str:
-    if "endedAt" not in node or "success" not in node:
-        return "running"
-    return "ok" if node.get("success") else "failed"
+    return "running" if "endedAt" not in node or "success" not in node else "ok" if node["success"] else "failed"
 
 
 @dataclass
@@ -130,14 +128,12 @@ def _session_end(led: _Ledger, is_child: bool) -> None:
     status = _session_status(tree)
     if status == "failed":
         led.rec("session_error", end, error=tree.get("error") or "session failed")
-    summary: dict[str, Any] = {"status": status, "accounting": _drop_zero_cost(led.acc)}
-    if led.children:
-        summary["childSessions"] = led.children
-    if status == "ok":
-        fmt = (tree.get("finalReport") or {}).get("format", "sub-agent" if is_child else "markdown")
-        summary["finalReport"] = {"format": fmt, "captured": True}
-    else:
-        summary["finalReport"] = {"format": "markdown", "captured": False}
+    summary: dict[str, Any] = {"status": status, "accounting": _drop_zero_cost(led.acc),
+                               **({"childSessions": led.children} if led.children else {})}
+    ok = status == "ok"
+    fmt = (tree.get("finalReport") or {}).get("format", "sub-agent" if is_child else "markdown") if ok else "markdown"
+    summary["finalReport"] = {"format": fmt, "captured": ok}
+    if not ok:
         summary["error"] = tree.get("error") or "session failed"
     led.rec("session_summary", end, **summary)
 

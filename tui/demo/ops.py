@@ -80,8 +80,8 @@ class Sess:
         self.provider = g.providers[rng.randrange(len(g.providers))]
         self.model, self.actual_model, self.prices, thinking_capable = g.pick_model(self.provider)
         self.tool_names, self.sub_agents = AGENTS.get(agent, (("web__search",), ("web-fetch",)))
-        self.tools = [{"name": n, "description": TOOLS[n][2] + " " + text(rng, 60), "schema": TOOL_SCHEMA}
-                      for n in self.tool_names + ("agent__final_report",)]
+        self.tools: list[dict[str, Any]] = [{"name": n, "description": TOOLS[n][2] + " " + text(rng, 60),
+                                             "schema": TOOL_SCHEMA} for n in self.tool_names + ("agent__final_report",)]
         self.system = f"You are {agent}, an autonomous agent. " + text(rng, max(200, min(4000, g.pb // 2 or 300)))
         self.thinking = thinking_capable and rng.random() < 0.7
         self.legacy_raw = g.version == 1 and rng.random() < 0.5
