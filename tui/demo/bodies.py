@@ -261,18 +261,14 @@ def request_body(rng: random.Random, dialect: str, *, model: str, system: str, u
     defs = [fill(d["tool_def"], t) for t in tools]
     fixed = len(system) + sum(len(t["description"]) + d["per_tool"] for t in tools) + len(user_prompt) + 200
     per_msg = max(12, (target_bytes - fixed) // max(1, n_messages))
-    msgs = [fill(d["system"], {"system": system})] if "system" in d else []
-    msgs.append(fill(d["user"], {"txt": user_prompt}))
-    names, name, cid = [t["name"] for t in tools], "", ""
-    for i in range(1, n_messages):
-        if i % 2 == 1:
-            name = names[rng.randrange(len(names))] if names else "web__search"
-            cid = rand_id(rng, 22)
-            txt = text(rng, max(8, per_msg // 3))
-            args = {"txt": txt, "name": name, "cid": cid, "q": txt[:40], "args": orjson.dumps({"q": txt[:40]}).decode()}
-            msgs.append(fill(d["assistant"], args))
-        else:
-            msgs.append(fill(d["result"], {"txt": text(rng, per_msg), "name": name, "cid": cid}))
+    msgs = ([fill(d["system"], {"system": system})] if "system" in d else []) + [fill(d["user"], {"txt": user_prompt})]
+    names = [t["name"] for t in tools]
+    for _ in range(n_messages // 2):  # (a call, its result) pairs after the user prompt: n_messages is odd
+        name, cid = names[rng.randrange(len(names))] if names else "web__search", rand_id(rng, 22)
+        txt = text(rng, max(8, per_msg // 3))
+        msgs.append(fill(d["assistant"], {"txt": txt, "name": name, "cid": cid, "q": txt[:40],
+                                          "args": orjson.dumps({"q": txt[:40]}).decode()}))
+        msgs.append(fill(d["result"], {"txt": text(rng, per_msg), "name": name, "cid": cid}))
     values = {"model": model, "system": system, "messages": msgs, "defs": defs, "stream": stream}
     return fill(d["body"], values | flags(d, thinking=thinking, stream=stream))
 

@@ -166,11 +166,9 @@ def make_jules_activities_page(seed: int = 0, *, start_ms: int = 1_779_000_000_0
         activities.insert(at, {"name": f"sessions/{session_id}/activities/u{n:03d}", "id": f"u{n:03d}",
                                "createTime": before, "originator": "agent",
                                "description": UNTYPED_DESCRIPTIONS[n % len(UNTYPED_DESCRIPTIONS)]})
-    page: dict = {"activities": activities}
-    if page_size is not None and page_size < len(activities):
-        page["activities"] = activities[:page_size]
-        page["nextPageToken"] = f"CiA{seed:04d}{page_size:04d}"  # opaque, as the API's
-    return page
+    if page_size is None or page_size >= len(activities):
+        return {"activities": activities}
+    return {"activities": activities[:page_size], "nextPageToken": f"CiA{seed:04d}{page_size:04d}"}  # opaque
 
 
 def write_jules(directory: Path | str, snap: dict, *, gzip: bool = False, name: str | None = None) -> Path:

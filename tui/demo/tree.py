@@ -106,18 +106,13 @@ def _plan_turns(g: Gen, s: Sess, plan: Plan, budget: int) -> list[tuple[list[Any
     rng, tool_names = g.rng, s.tool_names
     children = list(plan.children)
     running_child = children.pop() if plan.running and children else None
-    if plan.running:
-        tail_ops = 2 if (running_child is not None or rng.random() < 0.5) else 1
-    else:  # failed: the failed llm op, the fin op; else the final llm op, the final-report and fin ops
-        tail_ops = 2 if plan.failed else 3
+    # failed: the failed llm op, the fin op; else the final llm op, the final-report and fin ops
+    tail_ops = (2 if running_child or rng.random() < 0.5 else 1) if plan.running else 2 if plan.failed else 3
     middle = budget - tail_ops - len(children) - (1 if running_child is not None else 0)
-    n_chunks = 0  # some roots extract an oversized tool result with tool_output (v2: its chunks live in a step)
-    if g.version >= 2 and plan.level == 0 and rng.random() < 0.3:
-        n_chunks = rng.choice((1, 2, 3, 3, 4, 6))
-        if middle - tool_output_ops(n_chunks) >= 6:
-            middle -= tool_output_ops(n_chunks)
-        else:
-            n_chunks = 0
+    # some roots extract an oversized tool result with tool_output (v2: its chunks live in a step)
+    n_chunks = rng.choice((1, 2, 3, 3, 4, 6)) if g.version >= 2 and plan.level == 0 and rng.random() < 0.3 else 0
+    n_chunks = n_chunks if n_chunks and middle - tool_output_ops(n_chunks) >= 6 else 0
+    middle -= tool_output_ops(n_chunks) if n_chunks else 0
     sizes: list[int] = []
     choices = (0, 1, 1, 2, 2, 2, 3, 4, 6)
     while middle > 0:
@@ -134,14 +129,10 @@ def _plan_turns(g: Gen, s: Sess, plan: Plan, budget: int) -> list[tuple[list[Any
         specs.insert(rng.randint(0, len(specs)), ("session", cp))
     if n_chunks and turn_plans:
         turn_plans[rng.randrange(len(turn_plans))].append(("tool_output", n_chunks))
-    user_turns: list[tuple[list[Any], str]] = [(tp, "mid") for tp in turn_plans]
-    if running_child is not None:
-        user_turns.append(([("session", running_child)], "running_child"))
-    elif plan.running:
-        user_turns.append(([("tool", None)] if tail_ops == 2 else [], "running"))
-    else:
-        user_turns.append(([], "failed") if plan.failed else ([("final", None)], "final"))
-    return user_turns
+    last: tuple[list[Any], str] = ([("session", running_child)], "running_child") if running_child is not None \
+        else ([("tool", None)] if tail_ops == 2 else [], "running") if plan.running \
+        else ([], "failed") if plan.failed else ([("final", None)], "final")
+    return [(tp, "mid") for tp in turn_plans] + [last]
 
 
 @dataclass
