@@ -86,7 +86,8 @@ def _finish(vocabulary: str, stop: str, default: str) -> str:
     return DATA["finish_reasons"][vocabulary].get(stop, default)
 
 
-def _http(first: str, headers: list[tuple[str, str]], body: bytes) -> bytes:
+def http_message(first: str, headers: list[tuple[str, str]], body: bytes) -> bytes:
+    """A request or response as captured by other tools: first line, headers, blank line, body."""
     return (first + "\r\n" + "".join(f"{k}: {v}\r\n" for k, v in headers) + "\r\n").encode() + body
 
 
@@ -309,8 +310,8 @@ def llm_exchange(rng: random.Random, a: Reply, *, system: str, user_prompt: str,
     req_headers = [("host", d["host"]), *d["headers"], ("user-agent", "ai-agent/1.0 (node)"),
                    ("content-length", str(len(body_bytes)))]
     return Exchange(
-        request_raw=_http(f"POST {path} HTTP/1.1", req_headers, body_bytes) if headers else body_bytes,
-        response_raw=_http("HTTP/1.1 200 OK", resp_headers, resp_body) if headers else resp_body,
+        request_raw=http_message(f"POST {path} HTTP/1.1", req_headers, body_bytes) if headers else body_bytes,
+        response_raw=http_message("HTTP/1.1 200 OK", resp_headers, resp_body) if headers else resp_body,
         response_format="sse" if sse else "http", sdk_request=body_bytes,
         sdk_response=sdk_response(resp_id=resp_id, ts_iso=ts_iso, reasoning=reasoning, a=a),
         messages=len(body.get("messages") or body.get("contents") or []))

@@ -242,7 +242,7 @@ def populate(sessions_dir: str | os.PathLike, *, count: int = 12, seed: int = 0,
 def _ledger_files(sd: Path, tree: dict, written: list[Path], **kw: Any) -> None:
     store = Store(sd)
     write_ledger(sd, tree, store=store, **kw)
-    for p in [*store.paths, *store.ledgers]:
+    for p in [*(store.root / rel for rel in store.written), *store.ledgers]:
         touch(p, last_activity(tree))
         written.append(p)
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 
-from .bodies import Exchange, Reply, ToolCall, Usage, binary_blob, llm_exchange
+from .bodies import Exchange, Reply, ToolCall, Usage, binary_blob, http_message, llm_exchange
 from .catalog import (AGENTS, B36, CHEAP, DATA, ERR_SLUGS, HOSTILE_STRINGS, MODELS, OPENROUTER_UPSTREAM, TITLES,
                       TOOL_PARAMS, TOOL_SCHEMA, TOOLS, fill, iso, rand_id, text, tool_result, uuid4)
 
@@ -181,10 +181,9 @@ def call_id(g: Gen, s: Sess) -> str:
 def llm_request(g: Gen, s: Sess, c: Reply, usage: Usage, start: int, stop: str) -> tuple[dict, Exchange | None]:
     rng, pb = g.rng, g.pb
     payload: dict[str, Any] = {"messages": s.n_messages, "bytes": 0, "isFinalTurn": c.is_final}
-    if g.capture_rate is not None:
-        captured = bool(pb) and rng.random() < g.capture_rate
-    else:  # a small budget also thins out the captures, so the size keeps scaling with payload_bytes
-        captured = bool(pb) and (pb >= FULL_CAPTURE_BYTES or rng.random() < pb / FULL_CAPTURE_BYTES)
+    # a small budget also thins out the captures, so the size keeps scaling with payload_bytes
+    captured = bool(pb) and (rng.random() < g.capture_rate if g.capture_rate is not None
+                             else pb >= FULL_CAPTURE_BYTES or rng.random() < pb / FULL_CAPTURE_BYTES)
     if not captured:
         payload["bytes"] = c.target or rng.randint(2000, 90000)
         return {"kind": "llm", "payload": payload, "size": payload["bytes"]}, None
@@ -256,7 +255,7 @@ def _failed_llm(g: Gen, s: Sess, op: dict, c: Reply, at: At, usage: Usage, laten
     status_line = {"rate_limited": "429 Too Many Requests", "overloaded": "529 Overloaded"}.get(slug, "400 Bad Request")
     raw = err_body = orjson.dumps({"type": "error", "error": {"type": slug, "message": msg}})
     if g.rng.random() < 0.15:  # headers only in captures made by other tools
-        raw = f"HTTP/1.1 {status_line}\r\ncontent-type: application/json\r\n\r\n".encode() + err_body
+        raw = http_message(f"HTTP/1.1 {status_line}", [("content-type", "application/json")], err_body)
     op["response"] = response({"raw": g.capture(raw, "http", s.legacy_raw)}, len(raw))
     op["accounting"].append(accounting(s, "llm", end=end, latency=latency, status="failed", cost=0, upstream=0,
                                        stop="error", usage=Usage(0, 0), actual_provider=s.provider, error=msg))

@@ -110,8 +110,7 @@ class Store:
 
     def __init__(self, sessions_dir: Path) -> None:
         self.root = sessions_dir
-        self.written: dict[str, dict[str, Any]] = {}
-        self.paths: list[Path] = []  # payload files
+        self.written: dict[str, dict[str, Any]] = {}  # payload file (relative path) -> its ref's sizes and hash
         self.ledgers: list[Path] = []  # ledger files
 
     def put(self, *, sid: str, turn: int, op: dict, op_index: int, kind: str, name: str, fmt: str,
@@ -125,7 +124,6 @@ class Store:
         if meta is None:
             packed = gz(data)
             atomic_write(self.root / rel, packed)
-            self.paths.append(self.root / rel)
             meta = self.written[rel] = {"originalBytes": len(data), "compressedBytes": len(packed),
                                         "sha256": hashlib.sha256(data).hexdigest()}
         return ref | {"compression": "gzip", "path": rel, **meta, "captured": True, "truncated": truncated,
@@ -179,12 +177,11 @@ def externalize_payloads(sessions_dir: str | os.PathLike, tree: dict) -> dict:
                     continue
                 refs = {r["kind"]: {k: v for k, v in r.items() if k not in ("kind", "opId", "turn", "opIndex")}
                         for r in _op_refs(store, s.get("traceId") or s.get("id"), t["index"], i, op)}
-                for side, raw_kind, sdk_kind in (("request", "llm_request", "sdk_request"),
-                                                 ("response", "llm_response", "sdk_response")):
+                for side, key, kind, *_ in _LLM_REFS:  # a raw capture gives way to its ref, an sdk one holds it
                     payload = (op.get(side) or {}).get("payload")
-                    if isinstance(payload, dict) and raw_kind in refs:
-                        payload.pop("raw", None)
-                        payload["ref"] = refs[raw_kind]
-                    if isinstance(payload, dict) and sdk_kind in refs:
-                        payload["sdk"] = {"ref": refs[sdk_kind]}
+                    if isinstance(payload, dict) and kind in refs and key == "raw":
+                        del payload["raw"]
+                        payload["ref"] = refs[kind]
+                    elif isinstance(payload, dict) and kind in refs:
+                        payload["sdk"] = {"ref": refs[kind]}
     return out

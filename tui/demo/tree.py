@@ -70,11 +70,10 @@ def make_tree(seed: int = 0, *, ops: int = 40, depth: int = 2, fanout: int = 2, 
     tree = session(g, plan, agent=root_agent, call_path=root_agent if g.style == "arrow" else f"cli:{root_agent}",
                    parent_txn=None, prompt=prompt, start=start, prefix="")
     tree.pop("_report", None)
-    if mismatch:
+    if mismatch:  # totals that disagree with the ops
         t = tree["totals"]
-        t["tokensIn"] += 1000 + rng.randint(1, 999)
-        t["costUsd"] = round(t["costUsd"] + 0.0123, 4)
-        t["toolsRun"] += 1
+        t.update(tokensIn=t["tokensIn"] + 1000 + rng.randint(1, 999), costUsd=round(t["costUsd"] + 0.0123, 4),
+                 toolsRun=t["toolsRun"] + 1)
     return tree
 
 
