@@ -265,7 +265,7 @@ def request_body(rng: random.Random, dialect: str, *, model: str, system: str, u
     msgs = ([fill(d["system"], {"system": system})] if "system" in d else []) + [fill(d["user"], {"txt": user_prompt})]
     names = [t["name"] for t in tools]
     for _ in range(n_messages // 2):  # (a call, its result) pairs after the user prompt: n_messages is odd
-        name, cid = names[rng.randrange(len(names))] if names else "web__search", rand_id(rng, 22)
+        name, cid = rng.choice(names) if names else "web__search", rand_id(rng, 22)
         txt = text(rng, max(8, per_msg // 3))
         msgs.append(fill(d["assistant"], {"txt": txt, "name": name, "cid": cid, "q": txt[:40],
                                           "args": orjson.dumps({"q": txt[:40]}).decode()}))

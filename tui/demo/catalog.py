@@ -16,16 +16,11 @@ import orjson
 #: The fixed catalogs and canned texts, data not code (tui/demo/data.json ships in the wheel with tui/).
 DATA: dict[str, Any] = orjson.loads(files("tui.demo").joinpath("data.json").read_bytes())
 MODELS: dict[str, list[Any]] = DATA["models"]  # provider -> [model, actualModel, prices/MTok (in, out, cR, cW), thinks]
-OPENROUTER_UPSTREAM: dict[str, list[str]] = DATA["openrouter_upstream"]
-CHEAP: dict[str, int] = DATA["cheap"]
 AGENTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {  # agent -> (tools, sub-agents)
     k: (tuple(tools), tuple(subs)) for k, (tools, subs) in DATA["agents"].items()}
-ROOT_AGENTS: list[str] = DATA["root_agents"]
 TOOLS: dict[str, list[str]] = DATA["tools"]  # tool -> (provider, kind, description)
-TOOL_SCHEMA: dict[str, Any] = DATA["tool_schema"]
 DOMAINS, TABLES, CONTEXTS = DATA["domains"], DATA["tables"], DATA["contexts"]
-ERR_SLUGS, LLM_ERR, INGRESS, TITLES, STATUSES = (DATA[k] for k in ("err_slugs", "llm_err", "ingress", "titles",
-                                                                   "statuses"))
+TITLES, STATUSES = DATA["titles"], DATA["statuses"]
 #: Strings a terminal UI must render literally (escape sequences, Rich markup).
 HOSTILE_STRINGS: tuple[str, ...] = tuple(DATA["hostile_strings"])
 _WORDS = DATA["words"].split()
@@ -63,7 +58,7 @@ def _get_corpus() -> str:
     r, out, n = random.Random(0x5EED), [], 0
     while n < 60_000:
         k = r.randint(6, 22)
-        sent = [_WORDS[r.randrange(len(_WORDS))] for _ in range(k)]
+        sent = [r.choice(_WORDS) for _ in range(k)]
         sent[0] = sent[0].capitalize()
         if r.random() < 0.15:
             sent.insert(r.randrange(1, k), str(r.randint(2, 98_000)))
@@ -93,7 +88,7 @@ def sentence(rng: random.Random, lo: int = 30, hi: int = 90) -> str:
 
 
 def rand_id(rng: random.Random, n: int, alphabet: str = B62) -> str:
-    return "".join(alphabet[rng.randrange(len(alphabet))] for _ in range(n))
+    return "".join(rng.choice(alphabet) for _ in range(n))
 
 
 def _task_status(rng: random.Random) -> dict[str, Any]:

@@ -72,9 +72,8 @@ class _Ledger:
 def write_ledger(sessions_dir: str | os.PathLike, tree: dict, *, with_payloads: bool = True, running: bool = False,
                  partial_last_line: bool = False, store: Store | None = None,
                  parent: tuple[Any, Any, Any] | None = None, fan_out_rate: float = 0.25) -> Path:
-    """Write the v3 ledger of ``tree`` and its sub-agents (with payload files when ``with_payloads``), with the
-    quirks real ledgers have (fan-out, summary-only children, missing parent ids); return its path. ``parent``:
-    ``(originId, parent sessionId, parent opId)`` of a sub-agent's."""
+    """Write the v3 ledger of ``tree`` and its sub-agents (and payload files) with real ledgers' quirks (fan-out,
+    summary-only children, missing parent ids); ``parent``: a sub-agent's (originId, sessionId, opId)."""
     sd, sid = Path(sessions_dir), tree.get("traceId") or tree.get("id")
     store = Store(sd) if store is None else store
     led = _Ledger(sd, tree, sid, parent[0] if parent else sid, store, with_payloads, fan_out_rate)
@@ -205,9 +204,8 @@ def _turn_end(led: _Ledger, t: dict, *, failed: bool) -> None:
 
 def populate(sessions_dir: str | os.PathLike, *, count: int = 12, seed: int = 0, big_ops: int | None = None,
              start_ms: int | None = None) -> list[Path]:
-    """Fill ``sessions_dir`` with a realistic mix of every file kind (v1/v2/envelope snapshots, running, failed,
-    mismatching, hostile, ledgers, payload refs, a stray tmp and an empty file, accounting.jsonl); return the paths.
-    File mtimes are the sessions' end times; sessions start at ``start_ms`` and follow each other."""
+    """Fill ``sessions_dir`` with every file kind (snapshots of each shape and state, ledgers, payloads, a stray tmp,
+    an empty file, accounting.jsonl): sessions from ``start_ms`` on, one after the other, mtimes their ends."""
     sd = Path(sessions_dir)
     sd.mkdir(parents=True, exist_ok=True)
     rng = random.Random(seed)

@@ -11,8 +11,8 @@ from typing import Any
 import orjson
 
 from .bodies import Exchange, Reply, ToolCall, Usage, binary_blob, http_message, llm_exchange
-from .catalog import (AGENTS, B36, CHEAP, DATA, ERR_SLUGS, HOSTILE_STRINGS, MODELS, OPENROUTER_UPSTREAM, TITLES,
-                      TOOL_PARAMS, TOOL_SCHEMA, TOOLS, fill, iso, rand_id, text, tool_result, uuid4)
+from .catalog import (AGENTS, B36, DATA, HOSTILE_STRINGS, MODELS, TITLES, TOOL_PARAMS, TOOLS, fill, iso, rand_id, text,
+                      tool_result, uuid4)
 
 FULL_CAPTURE_BYTES = 400  # below it, payload_bytes also thins out how many LLM ops carry captures
 
@@ -41,7 +41,7 @@ class Gen:
 
     def hostile(self, s: str) -> str:
         if self.hostile_rate > 0 and self.rng.random() < self.hostile_rate:
-            return f"{s} {HOSTILE_STRINGS[self.rng.randrange(len(HOSTILE_STRINGS))]}"
+            return f"{s} {self.rng.choice(HOSTILE_STRINGS)}"
         return s
 
     def gap(self) -> int:
@@ -52,8 +52,8 @@ class Gen:
         if models is None:
             return (f"{provider}-default", f"{provider}-default", (1.0, 4.0, 0.25, 0.0), False)
         if cheap:
-            return models[CHEAP.get(provider, 0)]
-        return models[self.rng.randrange(len(models))] if self.rng.random() < 0.4 else models[0]
+            return models[DATA["cheap"].get(provider, 0)]
+        return self.rng.choice(models) if self.rng.random() < 0.4 else models[0]
 
     def capture(self, data: bytes, fmt: str, legacy: bool) -> Any:
         """``payload.raw``/``payload.sdk``: an object (real files) or a plain base64 string (old spec)."""
@@ -77,11 +77,12 @@ class Sess:
         self.status_text: str | None = None
         self.txn = uuid4(rng)
         self.origin = g.origin = g.origin or self.txn
-        self.provider = g.providers[rng.randrange(len(g.providers))]
+        self.provider = rng.choice(g.providers)
         self.model, self.actual_model, self.prices, thinking_capable = g.pick_model(self.provider)
         self.tool_names, self.sub_agents = AGENTS.get(agent, (("web__search",), ("web-fetch",)))
-        self.tools: list[dict[str, Any]] = [{"name": n, "description": TOOLS[n][2] + " " + text(rng, 60),
-                                             "schema": TOOL_SCHEMA} for n in self.tool_names + ("agent__final_report",)]
+        self.tools: list[dict[str, Any]] = [
+            {"name": n, "description": TOOLS[n][2] + " " + text(rng, 60), "schema": DATA["tool_schema"]}
+            for n in self.tool_names + ("agent__final_report",)]
         self.system = f"You are {agent}, an autonomous agent. " + text(rng, max(200, min(4000, g.pb // 2 or 300)))
         self.thinking = thinking_capable and rng.random() < 0.7
         self.legacy_raw = g.version == 1 and rng.random() < 0.5
@@ -89,8 +90,7 @@ class Sess:
 
 @dataclass
 class At:
-    """Where an op logs from (turn, subturn, path label, remote identifier, log type, tool kind): ``log`` adds to
-    its ``logs`` what every log entry of the op repeats."""
+    """Where an op logs from: ``log`` adds to its ``logs`` what every log entry of the op repeats."""
 
     g: Gen
     s: Sess
@@ -233,8 +233,8 @@ def llm_op(g: Gen, s: Sess, *, turn: int, path: str | None, is_final: bool, tool
     cost = cost_for(s, usage)
     actual_provider, upstream = s.provider, cost
     if s.provider == "openrouter":
-        ups = OPENROUTER_UPSTREAM.get(s.model, ("OpenRouter",))
-        actual_provider, upstream = ups[rng.randrange(len(ups))], round(cost * 0.95, 8)
+        ups = DATA["openrouter_upstream"].get(s.model, ("OpenRouter",))
+        actual_provider, upstream = rng.choice(ups), round(cost * 0.95, 8)
     op["accounting"].append(accounting(s, "llm", end=start + latency, latency=latency, status="ok", cost=cost,
                                        upstream=upstream, stop=stop, usage=usage, actual_provider=actual_provider))
     op["response"] = _llm_response(g, s, req, ex, c.text_out)
@@ -326,7 +326,7 @@ def tool_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str | None, name: str
     end = start + latency
     failed = name != "agent__task_status" and rng.random() < 0.04  # (the final report is turn 0's, not a tool op)
     if failed:
-        attrs["error"] = rng.choice(ERR_SLUGS)
+        attrs["error"] = rng.choice(DATA["err_slugs"])
         result: Any = g.hostile(f"Tool execution failed: {attrs['error'].replace('_', ' ')} ({name})")
     else:
         result = tool_result(rng, name, max(20, int(g.pb * rng.uniform(0.05, 0.6))) if g.pb else rng.randint(20, 120))
@@ -377,8 +377,8 @@ def system_op(g: Gen, s: Sess, turn: int, path: str | None, label: str) -> dict[
 
 def final_report_op(g: Gen, s: Sess, path: str, params: dict[str, Any], report: str, *,
                     sub_agent: bool) -> dict[str, Any]:
-    """The committed report: ``kind: system``, label ``final-report``, the ``agent__final_report`` tool accounting
-    entry and a FIN log; the report itself is not in the op."""
+    """The committed report: a ``final-report`` system op with the tool's accounting entry and a FIN log (the report
+    itself is the session's)."""
     start = s.t + g.gap()
     latency = g.rng.randint(1, 12)
     fmt = "sub-agent" if sub_agent else params.get("report_format", "markdown")

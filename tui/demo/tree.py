@@ -11,8 +11,7 @@ import orjson
 from tui.formats.aiagent.snapshot_totals import TOTALS_KEYS, compute_totals
 
 from .bodies import ToolCall
-from .catalog import (DATA, HOSTILE_STRINGS, INGRESS, LLM_ERR, ROOT_AGENTS, STATUSES, TITLES, fill, sentence, text,
-                      uuid4)
+from .catalog import DATA, HOSTILE_STRINGS, STATUSES, TITLES, fill, sentence, text, uuid4
 from .ops import (At, Gen, Sess, accounting, call_id, close, cost_for, final_report_op, llm_op, new_op, response,
                   system_op, tool_op, tool_params, usage_for)
 
@@ -65,7 +64,7 @@ def make_tree(seed: int = 0, *, ops: int = 40, depth: int = 2, fanout: int = 2, 
     g.style = "arrow" if rng.random() < 0.6 else "cli"
     plan = make_plan(g, ops, depth, fanout, running, failed)
     start = started_at if started_at is not None else BASE_MS + rng.randrange(0, 60 * 86_400_000)
-    root_agent = agent or ROOT_AGENTS[rng.randrange(len(ROOT_AGENTS))]
+    root_agent = agent or rng.choice(DATA["root_agents"])
     prompt = rng.choice(TITLES) + ". " + sentence(rng, 40, 160)
     tree = session(g, plan, agent=root_agent, call_path=root_agent if g.style == "arrow" else f"cli:{root_agent}",
                    parent_txn=None, prompt=prompt, start=start, prefix="")
@@ -115,19 +114,18 @@ def _plan_turns(g: Gen, s: Sess, plan: Plan, budget: int) -> list[tuple[list[Any
     sizes: list[int] = []
     choices = (0, 1, 1, 2, 2, 2, 3, 4, 6)
     while middle > 0:
-        sizes.append(min(choices[rng.randrange(len(choices))], middle - 1))
+        sizes.append(min(rng.choice(choices), middle - 1))
         middle -= 1 + sizes[-1]
     if children and not sizes:
         sizes.append(0)
     real = [n for n in tool_names if n != "agent__task_status"] or list(tool_names)
-    turn_plans: list[list[Any]] = [[("tool", "agent__task_status") if rng.random() < 0.06 and "agent__task_status"
-                                    in tool_names else ("tool", real[rng.randrange(len(real))]) for _ in range(k)]
-                                   for k in sizes]
+    turn_plans: list[list[Any]] = [[("tool", "agent__task_status" if rng.random() < 0.06 and "agent__task_status" in
+                                     tool_names else rng.choice(real)) for _ in range(k)] for k in sizes]
     for cp in children:
-        specs = turn_plans[rng.randrange(len(turn_plans))]
+        specs = rng.choice(turn_plans)
         specs.insert(rng.randint(0, len(specs)), ("session", cp))
     if n_chunks and turn_plans:
-        turn_plans[rng.randrange(len(turn_plans))].append(("tool_output", n_chunks))
+        rng.choice(turn_plans).append(("tool_output", n_chunks))
     last: tuple[list[Any], str] = ([("session", running_child)], "running_child") if running_child is not None \
         else ([("tool", None)] if tail_ops == 2 else [], "running") if plan.running \
         else ([], "failed") if plan.failed else ([("final", None)], "final")
@@ -150,7 +148,7 @@ def _resolve(g: Gen, s: Sess, specs: list[Any], st: _Turns) -> Iterator[tuple[st
     for kind, what in specs:
         if kind == "tool":
             real = [x for x in s.tool_names if x != "agent__task_status"] or list(s.tool_names)
-            name = what if what is not None else real[rng.randrange(len(real))]
+            name = what if what is not None else rng.choice(real)
             yield ("tool", None, name, tool_params(g, name, s))
         elif kind == "session":
             subs = st.sub_agents or ("web-fetch",)
@@ -185,7 +183,7 @@ def _user_turn(g: Gen, s: Sess, index: int, specs: list[Any], mode: str, st: _Tu
     resolved = [(r, ToolCall(call_id(g, s), r[2], r[3])) for r in _resolve(g, s, specs, st)]
     ops = turn["ops"] = [llm_op(g, s, turn=index, path=f"{s.prefix}{index}-1", is_final=mode in ("final", "failed"),
                                 tool_calls=[c for _, c in resolved], running=mode == "running" and not resolved,
-                                fail=LLM_ERR[rng.randrange(len(LLM_ERR))] if mode == "failed" else None)]
+                                fail=rng.choice(DATA["llm_err"]) if mode == "failed" else None)]
     for i, ((kind, extra, name, params), _) in enumerate(resolved):  # the final report is turn 0's op, at the end
         where: dict[str, Any] = {"turn": index, "sub": len(ops), "path": f"{s.prefix}{index}-{len(ops) + 1}",
                                  "params": params}
@@ -231,7 +229,7 @@ def session(g: Gen, plan: Plan, *, agent: str, call_path: str, parent_txn: str |
     node: dict[str, Any] = {"id": g.uid(start), "traceId": s.txn, "agentId": agent, "callPath": call_path,
                             "sessionTitle": "", "startedAt": start}
     if plan.level == 0 and rng.random() < 0.5:
-        node["attributes"] = {"ingress": dict(INGRESS[rng.randrange(len(INGRESS))])}
+        node["attributes"] = {"ingress": dict(rng.choice(DATA["ingress"]))}
     elif plan.level > 0 and rng.random() < 0.2:
         node["attributes"] = {"ingress": {"source": "sub-agent", "parentTxnId": parent_txn}}
     # turn 0: system init; it stays open until the session ends (the final-report and fin ops close it)
@@ -264,8 +262,7 @@ def _finish(g: Gen, s: Sess, plan: Plan, node: dict[str, Any], steps: list | Non
     if plan.level == 0 and rng.random() < 0.3:
         node["sessionTitle"] = rng.choice(TITLES)
     if rng.random() < g.hostile_rate * 3:
-        hostile = HOSTILE_STRINGS[rng.randrange(len(HOSTILE_STRINGS))]
-        node["sessionTitle"] = f"{node['sessionTitle'] or 'Title'} {hostile}"
+        node["sessionTitle"] = f"{node['sessionTitle'] or 'Title'} {rng.choice(HOSTILE_STRINGS)}"
     if s.status_text:
         node["latestStatus"] = s.status_text
     elif plan.running:
