@@ -194,9 +194,8 @@ def _gemini_answer(rng: random.Random, a: Reply, stream: bool, d: dict[str, Any]
     for n, part in enumerate(parts):
         last = n == len(parts) - 1
         out += max(1, len(part.get("text", "")) // 4)
-        cand: dict[str, Any] = {"content": {"parts": [part], "role": "model"}, "index": 0}
-        if last:
-            cand["finishReason"] = _finish("gemini", a.stop, "STOP")
+        cand = {"content": {"parts": [part], "role": "model"}, "index": 0,
+                **({"finishReason": _finish("gemini", a.stop, "STOP")} if last else {})}
         shown = u.output if last else out
         meta = fill(d["answer_meta"], {"in": u.input, "shown": shown or None, "cr": u.cache_read or None,
                                        "rs": u.reasoning or None, "total": u.input + shown + u.reasoning})
@@ -228,8 +227,7 @@ def _ollama_answer(rng: random.Random, a: Reply, stream: bool, d: dict[str, Any]
     if stream:
         return resp_id, [*lines, done], "ndjson", [], a.thinking
     msg: dict[str, Any] = {"role": "assistant", "content": "".join(p.get("content", "") for p in pieces)}
-    if a.thinking:
-        msg["thinking"] = "".join(p.get("thinking", "") for p in pieces)
+    msg |= {"thinking": "".join(p.get("thinking", "") for p in pieces)} if a.thinking else {}
     calls = [c for p in pieces for c in p.get("tool_calls") or []]
     msg |= {"tool_calls": calls} if calls else {}
     return resp_id, [{**done, "message": msg}], "json", [], a.thinking

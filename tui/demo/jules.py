@@ -148,9 +148,7 @@ def rest_activity(activity: dict) -> dict:
             artifacts.append({"changeSet": {"source": art.get("source", ""), "gitPatch": art.get("gitPatch", {})}})
         elif art.get("type") == "media":
             artifacts.append({"media": {"data": art.get("data", ""), "mimeType": art.get("format", "")}})
-    if artifacts:
-        out["artifacts"] = artifacts
-    return out
+    return out | ({"artifacts": artifacts} if artifacts else {})
 
 
 def make_jules_activities_page(seed: int = 0, *, start_ms: int = 1_779_000_000_000, state: str = "completed",

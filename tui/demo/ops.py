@@ -115,8 +115,7 @@ class At:
         if g.rng.random() < 0.08:
             e.update({"agentPath": s.call_path, "turnPath": f"{self.turn}.{self.sub}", "max_turns": 100,
                       "max_subturns": 20, "headendId": g.headend})
-        if details:
-            e["details"] = details
+        e |= {"details": details} if details else {}
         self.op["logs"].append(e)
 
 
@@ -194,8 +193,7 @@ def llm_request(g: Gen, s: Sess, c: Reply, usage: Usage, start: int, stop: str) 
     r = rng.random()
     legacy = s.legacy_raw or (g.version >= 2 and r < 0.02)
     payload["raw"] = g.unavailable("http", legacy) if r > 0.995 else g.capture(ex.request_raw, "http", legacy)
-    if rng.random() < 0.9:
-        payload["sdk"] = g.capture(ex.sdk_request, "sdk", legacy)
+    payload |= {"sdk": g.capture(ex.sdk_request, "sdk", legacy)} if rng.random() < 0.9 else {}
     return {"kind": "llm", "payload": payload, "size": len(ex.request_raw)}, ex
 
 

@@ -160,8 +160,7 @@ def _resolve(g: Gen, s: Sess, specs: list[Any], st: _Turns) -> Iterator[tuple[st
             source = next((x for x in s.tool_names if x != "agent__task_status"), "web__fetch")
             params: dict[str, Any] = {"handle": uuid4(rng), "extract": sentence(rng, 40, 140)}
             mode = "read-grep" if rng.random() < 0.35 else "full-chunked"
-            if rng.random() < 0.3:
-                params["mode"] = mode
+            params |= {"mode": mode} if rng.random() < 0.3 else {}
             yield ("tool_output", (what, source, mode), "tool_output", params)
         else:  # final: agent__final_report; no tool op, a final-report op in turn 0 at the end
             n = max(80, int(g.pb * rng.uniform(0.1, 0.5)))
@@ -257,18 +256,12 @@ def session(g: Gen, plan: Plan, *, agent: str, call_path: str, parent_txn: str |
 def _finish(g: Gen, s: Sess, plan: Plan, node: dict[str, Any], steps: list | None, st: _Turns) -> None:
     """Title, status line, turn 0's final-report and fin ops, the outcome, plugin metas and totals."""
     rng, turns, t0 = g.rng, node["turns"], node["turns"][0]
-    if s.title:
-        node["sessionTitle"] = s.title
-    if plan.level == 0 and rng.random() < 0.3:
-        node["sessionTitle"] = rng.choice(TITLES)
+    node["sessionTitle"] = rng.choice(TITLES) if plan.level == 0 and rng.random() < 0.3 else \
+        s.title or node["sessionTitle"]
     if rng.random() < g.hostile_rate * 3:
         node["sessionTitle"] = f"{node['sessionTitle'] or 'Title'} {rng.choice(HOSTILE_STRINGS)}"
-    if s.status_text:
-        node["latestStatus"] = s.status_text
-    elif plan.running:
-        node["latestStatus"] = rng.choice(STATUSES)
-    if steps is not None:
-        node["steps"] = steps
+    node |= {"latestStatus": s.status_text or rng.choice(STATUSES)} if s.status_text or plan.running else {}
+    node |= {"steps": steps} if steps is not None else {}
     if not plan.running:
         if not plan.failed:
             t0["ops"].append(final_report_op(g, s, f"{s.prefix}0-{len(t0['ops']) + 1}", st.report_params,
