@@ -95,8 +95,7 @@ def write_ledger(sessions_dir: str | os.PathLike, tree: dict, *, with_payloads: 
         last = n == len(turns) - 1
         led.rec("turn_start", t.get("startedAt") or 0, turn=t["index"])
         for op in t.get("ops") or []:  # sub-agents write their own ledgers (even while this turn is still open)
-            kids = led.kids_by_op[id(op)] = _children_of(led, op)
-            for kid in kids:
+            for kid in _children_of(led, op):
                 write_ledger(sd, kid, with_payloads=with_payloads, store=store, fan_out_rate=fan_out_rate,
                              parent=(led.origin, sid, op.get("opId")))
         if "endedAt" not in t or (is_running and last):
@@ -115,10 +114,8 @@ def write_ledger(sessions_dir: str | os.PathLike, tree: dict, *, with_payloads: 
             partial = doc[: len(doc) // 2]
     else:
         _session_end(led, parent is not None)
-    path = sd / "session" / f"{sid}.jsonl"
-    atomic_write(path, b"\n".join(led.lines) + b"\n" + partial)
-    store.ledgers.append(path)
-    return path
+    store.ledgers.append(atomic_write(sd / "session" / f"{sid}.jsonl", b"\n".join(led.lines) + b"\n" + partial))
+    return store.ledgers[-1]
 
 
 def _session_end(led: _Ledger, is_child: bool) -> None:
@@ -138,12 +135,13 @@ def _session_end(led: _Ledger, is_child: bool) -> None:
 
 
 def _children_of(led: _Ledger, op: dict) -> list[dict]:
-    """The child sessions a session op links: its own, plus small trees of the same agent when it fans out."""
+    """The child sessions a session op links (kept for its record): its own, plus same-agent trees if it fans out."""
     child = op.get("childSession")
+    kids = led.kids_by_op[id(op)] = []
     if op.get("kind") != "session" or not isinstance(child, dict) or not child.get("turns"):
-        return []
+        return kids
     frng = random.Random(f"fanout/{led.sid}/{op.get('opId')}")
-    kids = [child]
+    kids.append(child)
     if frng.random() < led.fan_out_rate and "endedAt" in child and child.get("agentId") != "tool_output.read_grep":
         for _k in range(frng.randint(1, 2)):
             start = (op.get("startedAt") or 0) + frng.randint(2, 40)

@@ -226,16 +226,13 @@ def llm_op(g: Gen, s: Sess, *, turn: int, path: str | None, is_final: bool, tool
     if fail is not None:
         return _failed_llm(g, s, op, c, at, usage, latency, fail)
     stop = "tool_use" if tool_calls else ("max_tokens" if rng.random() < 0.02 else "end_turn")
-    req, ex = llm_request(g, s, c, usage, start, stop)
-    op["request"] = req
+    op["request"], ex = llm_request(g, s, c, usage, start, stop)
     cost = cost_for(s, usage)
-    actual_provider, upstream = s.provider, cost
-    if s.provider == "openrouter":
-        ups = DATA["openrouter_upstream"].get(s.model, ("OpenRouter",))
-        actual_provider, upstream = rng.choice(ups), round(cost * 0.95, 8)
+    actual_provider, upstream = (rng.choice(DATA["openrouter_upstream"].get(s.model, ("OpenRouter",))),
+                                 round(cost * 0.95, 8)) if s.provider == "openrouter" else (s.provider, cost)
     op["accounting"].append(accounting(s, "llm", end=start + latency, latency=latency, status="ok", cost=cost,
                                        upstream=upstream, stop=stop, usage=usage, actual_provider=actual_provider))
-    op["response"] = _llm_response(g, s, req, ex, c.text_out)
+    op["response"] = _llm_response(g, s, op["request"], ex, c.text_out)
     _llm_extras(g, op, at, c.thinking, start, latency)
     at.log(start + latency, "VRB", "response", f"LLM response: stop={stop}, in={usage.input} out={usage.output} "
            f"cacheR={usage.cache_read} cacheW={usage.cache_write}, {latency} ms, ${cost:.4f}",
@@ -251,9 +248,9 @@ def _failed_llm(g: Gen, s: Sess, op: dict, c: Reply, at: At, usage: Usage, laten
     start, end = op["startedAt"], op["startedAt"] + latency
     op["request"] = llm_request(g, s, Reply(c.is_final, c.target, c.calls), usage, start, "end_turn")[0]
     status_line = {"rate_limited": "429 Too Many Requests", "overloaded": "529 Overloaded"}.get(slug, "400 Bad Request")
-    raw = err_body = orjson.dumps({"type": "error", "error": {"type": slug, "message": msg}})
-    if g.rng.random() < 0.15:  # headers only in captures made by other tools
-        raw = http_message(f"HTTP/1.1 {status_line}", [("content-type", "application/json")], err_body)
+    err_body = orjson.dumps({"type": "error", "error": {"type": slug, "message": msg}})
+    raw = http_message(f"HTTP/1.1 {status_line}", [("content-type", "application/json")], err_body) \
+        if g.rng.random() < 0.15 else err_body  # headers only in captures made by other tools
     op["response"] = response({"raw": g.capture(raw, "http", s.legacy_raw)}, len(raw))
     op["accounting"].append(accounting(s, "llm", end=end, latency=latency, status="failed", cost=0, upstream=0,
                                        stop="error", usage=Usage(0, 0), actual_provider=s.provider, error=msg))
@@ -310,11 +307,11 @@ def tool_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str | None, name: str
     rng = g.rng
     provider, kind, _desc = TOOLS.get(name, ("mcp", "mcp", ""))
     start = s.t + g.gap()
-    op = new_op(g, "tool", start, {"name": name, "provider": provider, "kind": kind})
+    req_json = orjson.dumps(params)
+    op = new_op(g, "tool", start, {"name": name, "provider": provider, "kind": kind},
+                request={"kind": "tool", "payload": params, "size": len(req_json)})
     attrs, at = op["attributes"], At(g, s, op, turn, sub, path, f"{kind}:{provider}:{name.split('__', 1)[-1]}",
                                      "tool", kind)
-    req_json = orjson.dumps(params)
-    op["request"] = {"kind": "tool", "payload": params, "size": len(req_json)}
     if rng.random() < 0.2 or running:
         at.log(start, "VRB", "request", f"-> {name}({req_json[:80].decode(errors='replace')})")
     if running:
