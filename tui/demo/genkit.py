@@ -82,9 +82,8 @@ class _Runner:
     def restore(self, snapshot: dict) -> dict:
         """WithSnapshotID (the design: what came after it is orphaned) or a new invocation with `snapshotId` in its
         init (shipped): the state as saved, the snapshot as the last one."""
-        for other in self.snapshots:
-            if not self.shipped and other["index"] > snapshot["index"]:
-                other["orphaned"] = True
+        for other in [o for o in self.snapshots if not self.shipped and o["index"] > snapshot["index"]]:
+            other["orphaned"] = True
         self.last, self.changed = snapshot, False
         self.turn_index = snapshot.get("turnIndex", 0) + 1
         self.t += 3_600_000 if self.shipped else 60_000

@@ -19,9 +19,7 @@ REPOS, TASKS = _J["repos"], _J["tasks"]
 
 class _Session:
     def __init__(self, rng: random.Random, start_ms: int, session_id: str) -> None:
-        self.rng = rng
-        self.t = self.start_ms = start_ms
-        self.session_id = session_id
+        self.rng, self.session_id, self.t, self.start_ms = rng, session_id, start_ms, start_ms
         self.activities: list[dict] = []
 
     def add(self, kind: str, originator: str = "agent", artifacts: list | None = None, **fields: Any) -> None:
@@ -65,10 +63,8 @@ def make_jules_snapshot(seed: int = 0, *, start_ms: int = 1_779_000_000_000, sta
                         include_activities: bool = True, user_messages: int = 1, api_zero_values: bool = False) -> dict:
     """A `toJSON()` object. `state`: "completed" (with a pull request), "failed", or e.g. "inProgress".
     `api_zero_values`: the SDK's snapshot of a real API answer: exit code 0 left out, and counted as failed."""
-    rng = random.Random(seed)
-    title, prompt = TASKS[seed % len(TASKS)]
-    session_id = str(rng.randrange(10**17, 10**18))
-    s = _play(_Session(rng, start_ms, session_id), state, user_messages)
+    rng, (title, prompt) = random.Random(seed), TASKS[seed % len(TASKS)]
+    s = _play(_Session(rng, start_ms, str(rng.randrange(10**17, 10**18))), state, user_messages)
     return _snapshot(s, seed, title, prompt, state, include_activities, api_zero_values)
 
 
