@@ -145,8 +145,8 @@ def tool_result(rng: random.Random, name: str, size: int) -> Any:
         return orjson.dumps({"results": items}).decode()
     if name in ("netdata__query_metrics", "hubspot__get_object") and rng.random() < 0.6:  # an object, not a string
         return {"labels": ["time", "node-a", "node-b", "node-c"],
-                "data": [[1775000000 + i * 60, round(rng.random() * 100, 2), round(rng.random() * 100, 2),
-                          round(rng.random() * 100, 2)] for i in range(min(max(1, size // 40), 400))],
+                "data": [[1775000000 + i * 60, *(round(rng.random() * 100, 2) for _ in range(3))]
+                         for i in range(min(max(1, size // 40), 400))],
                 "view": {"units": "%", "min": 0, "max": 100}}
     if name == "bigquery__execute_sql":
         lines, n = ["account_id,n,total"], 20

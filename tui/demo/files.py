@@ -177,8 +177,7 @@ def _turn_end(led: _Ledger, t: dict, *, failed: bool) -> None:
         st, en = op.get("startedAt") or 0, op.get("endedAt")
         o: dict[str, Any] = {"opId": op.get("opId"), "opIndex": i, "kind": op.get("kind"),
                              "status": op.get("status") or "running", "startedAt": iso(st)}
-        if isinstance(en, int):
-            o.update(endedAt=iso(en), durationMs=en - st)
+        o |= {"endedAt": iso(en), "durationMs": en - st} if isinstance(en, int) else {}
         o.update({k: a[k] for k in ("name", "provider", "model") if a.get(k)})
         refs = _op_refs(led.store, led.sid, t["index"], i, op) if led.with_payloads else []
         o.update({"payloadRefs": refs} if refs else {})
@@ -194,9 +193,8 @@ def _turn_end(led: _Ledger, t: dict, *, failed: bool) -> None:
             logs.get(lg.get("severity"), []).append(lg.get("message", ""))
         ops_out.append(o)
     _add_acc(led.acc, turn_acc)
-    fields: dict[str, Any] = {"turn": t["index"], "status": "failed" if failed else "ok", "ops": ops_out}
-    if has_llm:  # absent on system-only turns (turn 0)
-        fields["accounting"] = _drop_zero_cost(turn_acc)
+    fields: dict[str, Any] = {"turn": t["index"], "status": "failed" if failed else "ok", "ops": ops_out,  # no
+                              **({"accounting": _drop_zero_cost(turn_acc)} if has_llm else {})}  # (system turns)
     led.rec("turn_end", t.get("endedAt") or 0, **fields, warnings=logs["WRN"], errors=logs["ERR"])
 
 

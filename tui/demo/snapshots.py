@@ -83,18 +83,12 @@ def write_accounting(path: str | os.PathLike, trees: Iterable[dict]) -> Path:
 
 def _decode_capture(v: Any) -> tuple[bytes | None, str | None]:
     """``payload.raw``/``payload.sdk`` -> (bytes, format, sniffed when the capture does not say)."""
-    data, fmt = None, None
-    if isinstance(v, dict):
-        fmt = v.get("format")
-        try:
-            data = base64.b64decode(v["value"]) if isinstance(v.get("value"), str) else None
-        except (binascii.Error, ValueError):
-            data = None
-    elif isinstance(v, str) and v != "[unavailable]":
-        try:
-            data = base64.b64decode(v, validate=True)
-        except (binascii.Error, ValueError):
-            data = v.encode()
+    fmt = v.get("format") if isinstance(v, dict) else None
+    b64 = v.get("value") if isinstance(v, dict) else v if v != "[unavailable]" else None  # legacy: a bare string
+    try:
+        data = base64.b64decode(b64, validate=not isinstance(v, dict)) if isinstance(b64, str) else None
+    except (binascii.Error, ValueError):  # a legacy capture may be the text itself
+        data = None if isinstance(v, dict) else str(b64).encode()
     if fmt or not data:
         return data, fmt
     head = data[:16].lstrip()
