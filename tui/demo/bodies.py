@@ -247,11 +247,6 @@ def flags(d: dict[str, Any], **on: bool) -> dict[str, Any]:
     return {k: pair[on[flag]] for flag in on for k, pair in d.get(f"if_{flag}", {}).items()}
 
 
-def dialect_of(provider: str) -> str:
-    """The wire dialect a provider speaks; other OpenAI-compatible servers than OpenRouter speak ``openai``."""
-    return DATA["dialect_of"].get(provider, "openai")
-
-
 def request_body(rng: random.Random, dialect: str, *, model: str, system: str, user_prompt: str, tools: list[dict],
                  n_messages: int, target_bytes: int, thinking: bool, stream: bool = True) -> dict[str, Any]:
     """A request body whose size comes out near ``target_bytes``: the history messages share what the system
@@ -290,7 +285,8 @@ def llm_exchange(rng: random.Random, a: Reply, *, system: str, user_prompt: str,
                  n_messages: int, ts_iso: str, headers: bool = True, stream: bool = True) -> Exchange:
     """Request + response captures of one LLM call, trimmed (tools, messages, prompts) to stay near
     ``target_bytes``; only captures by other tools carry HTTP headers."""
-    dialect, target_bytes, model = dialect_of(a.provider), a.target, a.model
+    # the wire dialect a provider speaks: other OpenAI-compatible servers than OpenRouter speak ``openai``
+    dialect, target_bytes, model = DATA["dialect_of"].get(a.provider, "openai"), a.target, a.model
     called = {tc.name for tc in a.calls}
     tools = [t for t in tools if t["name"] in called] + [t for t in tools if t["name"] not in called]
     tools = tools[: min(len(tools), max(len(called), target_bytes // 450))]

@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 
 from .bodies import Exchange, Reply, ToolCall, Usage, binary_blob, http_message, llm_exchange
-from .catalog import (AGENTS, B36, DATA, HOSTILE_STRINGS, MODELS, TITLES, TOOL_PARAMS, TOOLS, fill, iso, rand_id, text,
+from .catalog import (AGENTS, B36, DATA, HOSTILE_STRINGS, MODELS, TITLES, TOOLS, fill, iso, rand_id, text,
                       tool_result, uuid4)
 
 FULL_CAPTURE_BYTES = 400  # below it, payload_bytes also thins out how many LLM ops carry captures
@@ -156,19 +156,15 @@ def cost_for(s: Sess, u: Usage) -> float:
     return round(((u.input - u.cache_read) * pin + u.cache_read * pcr + u.output * pout) / 1e6, 8)
 
 
-def tokens(s: Sess, u: Usage) -> dict[str, int]:
-    """The accounting's token counts in the provider's semantics (data.json's ``tokens``: Anthropic's or the rest's)."""
-    anthropic = s.provider == "anthropic"
-    total = u.input + u.output + (u.cache_read + u.cache_write if anthropic else 0)
-    return fill(DATA["tokens"]["anthropic" if anthropic else "other"], vars(u) | {"total": total})
-
-
 def accounting(s: Sess, kind: str, *, origin: bool = True, usage: Usage | None = None, **v: Any) -> dict[str, Any]:
     """An ``llm`` or ``tool`` AccountingEntry (data.json's ``accounting``; a value left None leaves its key out)."""
     who: dict[str, Any] = {"agent": s.agent, "call_path": s.call_path, "txn": s.txn, "error": None,
                            "origin": s.origin if origin else None, "parent": (s.parent_txn or None) if origin else None}
-    if usage is not None:
-        who |= {"provider": s.provider, "model": s.model, "actual_model": s.actual_model, "tokens": tokens(s, usage)}
+    if usage is not None:  # token counts in the provider's semantics (data.json's ``tokens``: Anthropic's or not)
+        u, anthropic = usage, s.provider == "anthropic"
+        total = u.input + u.output + (u.cache_read + u.cache_write if anthropic else 0)
+        who |= {"provider": s.provider, "model": s.model, "actual_model": s.actual_model,
+                "tokens": fill(DATA["tokens"]["anthropic" if anthropic else "other"], vars(u) | {"total": total})}
         v["upstream"] = v["upstream"] if origin else None
     return fill(DATA["accounting"][kind], who | v)
 
@@ -295,11 +291,6 @@ def _llm_extras(g: Gen, op: dict, at: At, thinking: str, start: int, latency: in
                details={"ttft_ms": latency // 4})
     if rng.random() < 0.03:
         at.log(start + latency // 3, "WRN", "response", rng.choice(DATA["llm_warnings"]))
-
-
-def tool_params(g: Gen, name: str, s: Sess) -> dict[str, Any]:
-    make = TOOL_PARAMS.get(name)
-    return make(g.rng, s) if make else {"query": text(g.rng, 30)}
 
 
 def tool_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str | None, name: str, params: dict[str, Any],

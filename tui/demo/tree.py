@@ -11,9 +11,9 @@ import orjson
 from tui.formats.aiagent.snapshot_totals import TOTALS_KEYS, compute_totals
 
 from .bodies import ToolCall
-from .catalog import DATA, HOSTILE_STRINGS, STATUSES, TITLES, fill, sentence, text, uuid4
+from .catalog import DATA, HOSTILE_STRINGS, STATUSES, TITLES, TOOL_PARAMS, fill, sentence, text, uuid4
 from .ops import (At, Gen, Sess, accounting, call_id, close, cost_for, final_report_op, llm_op, new_op, response,
-                  system_op, tool_op, tool_params, usage_for)
+                  system_op, tool_op, usage_for)
 
 #: Each session draws its provider from this tuple (repeats weigh): Anthropic and OpenAI most, Gemini and Ollama too.
 DEFAULT_PROVIDERS = ("anthropic", "anthropic", "openai", "openai", "google", "ollama")
@@ -149,7 +149,7 @@ def _resolve(g: Gen, s: Sess, specs: list[Any], st: _Turns) -> Iterator[tuple[st
         if kind == "tool":
             real = [x for x in s.tool_names if x != "agent__task_status"] or list(s.tool_names)
             name = what if what is not None else rng.choice(real)
-            yield ("tool", None, name, tool_params(g, name, s))
+            yield ("tool", None, name, TOOL_PARAMS[name](rng, s) if name in TOOL_PARAMS else {"query": text(rng, 30)})
         elif kind == "session":
             subs = st.sub_agents or ("web-fetch",)
             cname = subs[(st.children_named + rng.randrange(3)) % len(subs)]
