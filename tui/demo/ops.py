@@ -26,15 +26,16 @@ def b36(n: int) -> str:
 
 
 class Gen:
-    """The generator's state: the seeded rng, the options, the tree's origin transaction and headend."""
+    """The generator's state: the seeded rng, the options, the tree's origin transaction, headend and call path
+    style (``a->tool->b`` or ``cli:a:b``)."""
 
     def __init__(self, seed: int, *, version: int, payload_bytes: int, provider_mix: tuple[str, ...],
-                 hostile_rate: float, style: str, capture_rate: float | None = None) -> None:
+                 hostile_rate: float, capture_rate: float | None = None) -> None:
         self.rng = random.Random(seed)
         self.version, self.pb, self.capture_rate = version, max(0, int(payload_bytes)), capture_rate
-        self.providers = tuple(provider_mix) or ("anthropic",)
-        self.hostile_rate, self.style, self.origin = hostile_rate, style, ""
+        self.providers, self.hostile_rate, self.origin = tuple(provider_mix) or ("anthropic",), hostile_rate, ""
         self.headend = self.rng.choice(("cli", "cli", "slack", "api", "mcp"))
+        self.style = "arrow" if self.rng.random() < 0.6 else "cli"
 
     def uid(self, ts: int) -> str:
         return f"{b36(ts)}-{rand_id(self.rng, 6, B36)}"
@@ -281,9 +282,7 @@ def _llm_extras(g: Gen, op: dict, at: At, thinking: str, start: int, latency: in
                 chunks.append({"text": thinking[i:j], "ts": ts})
                 ts += rng.randint(20, 300)
                 i = j
-            op["reasoning"] = {"chunks": chunks}
-            if rng.random() < 0.5:
-                op["reasoning"]["final"] = thinking
+            op["reasoning"] = {"chunks": chunks, **({"final": thinking} if rng.random() < 0.5 else {})}
         if rng.random() < 0.3:
             at.log(start + latency // 2, "THK", "response", thinking[:120])
     if rng.random() < 0.03:

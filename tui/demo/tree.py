@@ -37,8 +37,7 @@ def make_plan(g: Gen, ops: int, depth: int, fanout: int, running: bool, failed: 
 
     def build(level: int, run: bool) -> Plan:
         p = Plan(level=level, budget=max(4, int(per * g.rng.uniform(0.7, 1.3))), running=run)
-        if level < depth:
-            p.children = [build(level + 1, run and i == fanout - 1) for i in range(fanout)]
+        p.children = [build(level + 1, run and i == fanout - 1) for i in range(fanout)] if level < depth else []
         p.failed = level > 0 and not run and g.rng.random() < 0.04
         return p
 
@@ -59,9 +58,8 @@ def make_tree(seed: int = 0, *, ops: int = 40, depth: int = 2, fanout: int = 2, 
     """One root SessionNode (``opTree``) of about ``ops`` ops and exactly ``depth`` levels of sub-agents;
     ``payload_bytes``/``capture_rate`` size and thin the captures, the other flags the odd cases tests need."""
     g = Gen(seed, version=version, payload_bytes=payload_bytes, provider_mix=tuple(provider_mix),
-            hostile_rate=hostile_rate, style="arrow", capture_rate=capture_rate)
+            hostile_rate=hostile_rate, capture_rate=capture_rate)
     rng = g.rng
-    g.style = "arrow" if rng.random() < 0.6 else "cli"
     plan = make_plan(g, ops, depth, fanout, running, failed)
     start = started_at if started_at is not None else BASE_MS + rng.randrange(0, 60 * 86_400_000)
     root_agent = agent or rng.choice(DATA["root_agents"])
