@@ -264,10 +264,9 @@ def _snapshots(sd: Path, rng: random.Random, count: int, seed: int, big_ops: int
                          mismatch=i == mismatch_idx, started_at=t, **kw)
         if i == hostile_idx:
             tree["sessionTitle"] = f"Deploy report {HOSTILE_STRINGS[0]} {HOSTILE_STRINGS[2]} {HOSTILE_STRINGS[1]}"
-        doc_tree = tree
-        if i == ledger_idx:
+        if i == ledger_idx:  # its snapshot refers to the ledger's payload files
             _ledger_files(sd, tree, written, with_payloads=True, partial_last_line=False, fan_out_rate=0.5)
-            doc_tree = externalize_payloads(sd, tree)
+        doc_tree = externalize_payloads(sd, tree) if i == ledger_idx else tree
         yield tree, write_snapshot(sd, doc_tree, version=version, reason="subagent_finish" if running else "final",
                                    shape="envelope" if i == envelope_idx else "file")
         t = max(t, last_activity(tree))
