@@ -76,6 +76,8 @@ class Sess:
             agent, call_path, parent_txn, prompt, start, prefix
         self.level, self.title, self.n_messages = level, "", 1
         self.status_text: str | None = None
+        self.children_named, self.report_text = 0, ""  # sub-agents named so far, the final report
+        self.report_params: dict[str, Any] = {}
         self.txn = uuid4(rng)
         self.origin = g.origin = g.origin or self.txn
         self.provider = rng.choice(g.providers)

@@ -130,17 +130,7 @@ def _plan_turns(g: Gen, s: Sess, plan: Plan, budget: int) -> list[tuple[list[Any
     return [(tp, "mid") for tp in turn_plans] + [last]
 
 
-@dataclass
-class _Turns:
-    """A session's user turns being written: the sub-agent names it calls and the final report."""
-
-    sub_agents: tuple[str, ...]
-    children_named: int = 0
-    report_text: str = ""
-    report_params: dict[str, Any] = field(default_factory=dict)
-
-
-def _resolve(g: Gen, s: Sess, specs: list[Any], st: _Turns) -> Iterator[tuple[str, Any, str, dict[str, Any]]]:
+def _resolve(g: Gen, s: Sess, specs: list[Any]) -> Iterator[tuple[str, Any, str, dict[str, Any]]]:
     """The calls the LLM makes for a turn's specs, one at a time: ``(kind, extra, tool name, params)``."""
     rng = g.rng
     for kind, what in specs:
@@ -149,9 +139,9 @@ def _resolve(g: Gen, s: Sess, specs: list[Any], st: _Turns) -> Iterator[tuple[st
             name = what if what is not None else rng.choice(real)
             yield ("tool", None, name, TOOL_PARAMS[name](rng, s) if name in TOOL_PARAMS else {"query": text(rng, 30)})
         elif kind == "session":
-            subs = st.sub_agents or ("web-fetch",)
-            cname = subs[(st.children_named + rng.randrange(3)) % len(subs)]
-            st.children_named += 1
+            subs = s.sub_agents or ("web-fetch",)
+            cname = subs[(s.children_named + rng.randrange(3)) % len(subs)]
+            s.children_named += 1
             yield ("session", (what, cname), f"agent__{cname}",
                    {"prompt": sentence(rng, 60, 200), "format": "markdown"})
         elif kind == "tool_output":
@@ -162,13 +152,13 @@ def _resolve(g: Gen, s: Sess, specs: list[Any], st: _Turns) -> Iterator[tuple[st
             yield ("tool_output", (what, source, mode), "tool_output", params)
         else:  # final: agent__final_report; no tool op, a final-report op in turn 0 at the end
             n = max(80, int(g.pb * rng.uniform(0.1, 0.5)))
-            st.report_text = (f"## Summary\n\n{text(rng, n // 2)}\n\n## Findings\n\n- {sentence(rng)}\n- "
+            s.report_text = (f"## Summary\n\n{text(rng, n // 2)}\n\n## Findings\n\n- {sentence(rng)}\n- "
                               f"{sentence(rng)}\n\n## Details\n\n{text(rng, n // 2)}\n")
             yield ("final", None, "agent__final_report",
-                   {"report_format": "markdown", "report_content": st.report_text, "encoding": "raw"})
+                   {"report_format": "markdown", "report_content": s.report_text, "encoding": "raw"})
 
 
-def _user_turn(g: Gen, s: Sess, index: int, specs: list[Any], mode: str, st: _Turns) -> dict[str, Any]:
+def _user_turn(g: Gen, s: Sess, index: int, specs: list[Any], mode: str) -> dict[str, Any]:
     rng = g.rng
     s.t += g.gap()
     turn: dict[str, Any] = {"id": g.uid(s.t), "index": index, "startedAt": s.t}
@@ -177,7 +167,7 @@ def _user_turn(g: Gen, s: Sess, index: int, specs: list[Any], mode: str, st: _Tu
     elif rng.random() < 0.05:
         turn["attributes"] = {"retry": 1, "reason": "invalid tool call"}
     # each call's id is drawn right after the call: keep the rng's order
-    resolved = [(r, ToolCall(call_id(g, s), r[2], r[3])) for r in _resolve(g, s, specs, st)]
+    resolved = [(r, ToolCall(call_id(g, s), r[2], r[3])) for r in _resolve(g, s, specs)]
     ops = turn["ops"] = [llm_op(g, s, turn=index, path=f"{s.prefix}{index}-1", is_final=mode in ("final", "failed"),
                                 tool_calls=[c for _, c in resolved], running=mode == "running" and not resolved,
                                 fail=rng.choice(DATA["llm_err"]) if mode == "failed" else None)]
@@ -185,7 +175,7 @@ def _user_turn(g: Gen, s: Sess, index: int, specs: list[Any], mode: str, st: _Tu
         where: dict[str, Any] = {"turn": index, "sub": len(ops), "path": f"{s.prefix}{index}-{len(ops) + 1}",
                                  "params": params}
         if kind == "final":
-            st.report_params = params
+            s.report_params = params
         elif kind == "tool_output":
             ops.append(tool_output_op(g, s, **where, source_tool=extra[1], n_chunks=extra[0], mode=extra[2]))
         elif kind == "tool":
@@ -241,17 +231,16 @@ def session(g: Gen, plan: Plan, *, agent: str, call_path: str, parent_txn: str |
     if g.version >= 2 and budget >= 8 and rng.random() < 0.4:
         steps = _advisors(g, s, t0, init_end)
         budget -= len(steps[1]["ops"])
-    st = _Turns(s.sub_agents)
     user_turns = _plan_turns(g, s, plan, budget)
-    turns += [_user_turn(g, s, n, specs, mode, st) for n, (specs, mode) in enumerate(user_turns, 1)]
+    turns += [_user_turn(g, s, n, specs, mode) for n, (specs, mode) in enumerate(user_turns, 1)]
     if steps is not None:
         _closing_steps(g, s, plan, steps, turns, len(user_turns))
-    _finish(g, s, plan, node, steps, st)
-    node["_report"] = st.report_text
+    _finish(g, s, plan, node, steps)
+    node["_report"] = s.report_text
     return node
 
 
-def _finish(g: Gen, s: Sess, plan: Plan, node: dict[str, Any], steps: list | None, st: _Turns) -> None:
+def _finish(g: Gen, s: Sess, plan: Plan, node: dict[str, Any], steps: list | None) -> None:
     """Title, status line, turn 0's final-report and fin ops, the outcome, plugin metas and totals."""
     rng, turns, t0 = g.rng, node["turns"], node["turns"][0]
     node["sessionTitle"] = rng.choice(TITLES) if plan.level == 0 and rng.random() < 0.3 else \
@@ -262,8 +251,8 @@ def _finish(g: Gen, s: Sess, plan: Plan, node: dict[str, Any], steps: list | Non
     node |= {"steps": steps} if steps is not None else {}
     if not plan.running:
         if not plan.failed:
-            t0["ops"].append(final_report_op(g, s, f"{s.prefix}0-{len(t0['ops']) + 1}", st.report_params,
-                                             st.report_text, sub_agent=plan.level > 0))
+            t0["ops"].append(final_report_op(g, s, f"{s.prefix}0-{len(t0['ops']) + 1}", s.report_params, s.report_text,
+                                             sub_agent=plan.level > 0))
         t0["ops"].append(system_op(g, s, 0, f"{s.prefix}0-{len(t0['ops']) + 1}", "fin"))
         s.t += rng.randint(2, 30)
         node["endedAt"] = t0["endedAt"] = s.t
@@ -273,9 +262,9 @@ def _finish(g: Gen, s: Sess, plan: Plan, node: dict[str, Any], steps: list | Non
             msg = err[-1]["accounting"][0].get("error") if err and err[-1]["accounting"] else "session failed"
             node["error"] = f"LLM request failed: {msg}"
         elif g.version >= 2:
-            node["finalReport"] = {"format": "markdown", "content": st.report_text, "ts": node["endedAt"]} \
+            node["finalReport"] = {"format": "markdown", "content": s.report_text, "ts": node["endedAt"]} \
                 if rng.random() < 0.8 else {"format": "json", "content_json": {
-                    "summary": st.report_text[:200], "confidence": round(rng.random(), 2)}, "ts": node["endedAt"]}
+                    "summary": s.report_text[:200], "confidence": round(rng.random(), 2)}, "ts": node["endedAt"]}
     if g.version >= 2 and plan.level == 0 and rng.random() < 0.3:
         node["pluginMetas"] = fill(DATA["plugin_metas"], {})  # a copy
     node["totals"] = compute_totals(node)
