@@ -198,8 +198,7 @@ def llm_request(g: Gen, s: Sess, c: Reply, usage: Usage, start: int, stop: str) 
 
 def llm_op(g: Gen, s: Sess, *, turn: int, path: str | None, is_final: bool, tool_calls: list[ToolCall],
            running: bool = False, fail: tuple[str, str] | None = None, small: bool = False) -> dict[str, Any]:
-    rng = g.rng
-    start = s.t + g.gap()
+    rng, start = g.rng, s.t + g.gap()
     op = new_op(g, "llm", start, {"provider": s.provider, "model": s.model, "isFinalTurn": is_final})
     pb = g.pb // 3 if small else g.pb
     c = Reply(is_final, int(pb * rng.uniform(0.6, 1.4)) if pb else 0, tool_calls)
@@ -296,8 +295,7 @@ def _llm_extras(g: Gen, op: dict, at: At, thinking: str, start: int, latency: in
 
 def tool_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str | None, name: str, params: dict[str, Any],
             running: bool = False) -> dict[str, Any]:
-    rng = g.rng
-    provider, kind, _desc = TOOLS.get(name, ("mcp", "mcp", ""))
+    rng, (provider, kind, _desc) = g.rng, TOOLS.get(name, ("mcp", "mcp", ""))
     start = s.t + g.gap()
     req_json = orjson.dumps(params)
     op = new_op(g, "tool", start, {"name": name, "provider": provider, "kind": kind},

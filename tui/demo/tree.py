@@ -59,8 +59,7 @@ def make_tree(seed: int = 0, *, ops: int = 40, depth: int = 2, fanout: int = 2, 
     ``payload_bytes``/``capture_rate`` size and thin the captures, the other flags the odd cases tests need."""
     g = Gen(seed, version=version, payload_bytes=payload_bytes, provider_mix=tuple(provider_mix),
             hostile_rate=hostile_rate, capture_rate=capture_rate)
-    rng = g.rng
-    plan = make_plan(g, ops, depth, fanout, running, failed)
+    rng, plan = g.rng, make_plan(g, ops, depth, fanout, running, failed)
     start = started_at if started_at is not None else BASE_MS + rng.randrange(0, 60 * 86_400_000)
     root_agent = agent or rng.choice(DATA["root_agents"])
     prompt = rng.choice(TITLES) + ". " + sentence(rng, 40, 160)
@@ -190,8 +189,7 @@ def _user_turn(g: Gen, s: Sess, index: int, specs: list[Any], mode: str) -> dict
 
 def _closing_steps(g: Gen, s: Sess, plan: Plan, steps: list[dict], turns: list[dict], last_index: int) -> None:
     """v2: the ``user`` step over the user turns, then maybe a handoff, router handoff or internal step."""
-    rng = g.rng
-    first = turns[1]["startedAt"] if len(turns) > 1 else s.t
+    rng, first = g.rng, turns[1]["startedAt"] if len(turns) > 1 else s.t
     steps.append({"id": g.uid(first), "index": len(steps), "kind": "user", "startedAt": first,
                   "attributes": {"turns": [1, last_index]}, "ops": [],
                   **({"endedAt": turns[-1]["endedAt"]} if "endedAt" in turns[-1] else {})})
