@@ -62,9 +62,8 @@ def make_tree(seed: int = 0, *, ops: int = 40, depth: int = 2, fanout: int = 2, 
     rng, plan = g.rng, make_plan(g, ops, depth, fanout, running, failed)
     start = started_at if started_at is not None else BASE_MS + rng.randrange(0, 60 * 86_400_000)
     root_agent = agent or rng.choice(DATA["root_agents"])
-    prompt = rng.choice(TITLES) + ". " + sentence(rng, 40, 160)
     tree = session(g, plan, agent=root_agent, call_path=root_agent if g.style == "arrow" else f"cli:{root_agent}",
-                   parent_txn=None, prompt=prompt, start=start, prefix="")
+                   parent_txn=None, prompt=rng.choice(TITLES) + ". " + sentence(rng, 40, 160), start=start, prefix="")
     tree.pop("_report", None)
     if mismatch:  # totals that disagree with the ops
         t = tree["totals"]
@@ -252,8 +251,7 @@ def _finish(g: Gen, s: Sess, plan: Plan, node: dict[str, Any], steps: list | Non
             t0["ops"].append(final_report_op(g, s, f"{s.prefix}0-{len(t0['ops']) + 1}", s.report_params, s.report_text,
                                              sub_agent=plan.level > 0))
         t0["ops"].append(system_op(g, s, 0, f"{s.prefix}0-{len(t0['ops']) + 1}", "fin"))
-        s.t += rng.randint(2, 30)
-        node["endedAt"] = t0["endedAt"] = s.t
+        node["endedAt"] = t0["endedAt"] = s.t = s.t + rng.randint(2, 30)
         node["success"] = not plan.failed
         if plan.failed:
             err = [o for o in turns[-1]["ops"] if o.get("status") == "failed"]
@@ -363,8 +361,7 @@ def _chunked_tree(g: Gen, s: Sess, start: int, handle: str, n_chunks: int) -> tu
         step["ops"].append(new_op(
             g, "llm", t, {"provider": s.provider, "model": s.model, **extra, "latency": latency}, accounting=[acc],
             request={"kind": "llm", "payload": {"messages": 2, "bytes": msg_bytes}, "size": msg_bytes},
-            response=response({"textPreview": outputs[-1]}, len(outputs[-1])),
-            endedAt=t + latency, status="ok"))
+            response=response({"textPreview": outputs[-1]}, len(outputs[-1])), endedAt=t + latency, status="ok"))
         t += latency
     step["endedAt"] = t + 1
     node.update(steps=[step], endedAt=t + 2, success=True)
