@@ -151,7 +151,7 @@ def _resolve(g: Gen, s: Sess, specs: list[Any]) -> Iterator[tuple[str, Any, str,
         else:  # final: agent__final_report; no tool op, a final-report op in turn 0 at the end
             n = max(80, int(g.pb * rng.uniform(0.1, 0.5)))
             s.report_text = (f"## Summary\n\n{text(rng, n // 2)}\n\n## Findings\n\n- {sentence(rng)}\n- "
-                              f"{sentence(rng)}\n\n## Details\n\n{text(rng, n // 2)}\n")
+                             f"{sentence(rng)}\n\n## Details\n\n{text(rng, n // 2)}\n")
             yield ("final", None, "agent__final_report",
                    {"report_format": "markdown", "report_content": s.report_text, "encoding": "raw"})
 
@@ -160,10 +160,8 @@ def _user_turn(g: Gen, s: Sess, index: int, specs: list[Any], mode: str) -> dict
     rng = g.rng
     s.t += g.gap()
     turn: dict[str, Any] = {"id": g.uid(s.t), "index": index, "startedAt": s.t}
-    if index == 1:
-        turn["attributes"] = {"prompts": {"system": s.system, "user": s.user}}
-    elif rng.random() < 0.05:
-        turn["attributes"] = {"retry": 1, "reason": "invalid tool call"}
+    turn |= {"attributes": {"prompts": {"system": s.system, "user": s.user}}} if index == 1 else \
+        {"attributes": {"retry": 1, "reason": "invalid tool call"}} if rng.random() < 0.05 else {}
     # each call's id is drawn right after the call: keep the rng's order
     resolved = [(r, ToolCall(call_id(g, s), r[2], r[3])) for r in _resolve(g, s, specs)]
     ops = turn["ops"] = [llm_op(g, s, turn=index, path=f"{s.prefix}{index}-1", is_final=mode in ("final", "failed"),
@@ -181,8 +179,7 @@ def _user_turn(g: Gen, s: Sess, index: int, specs: list[Any], mode: str) -> dict
         else:
             ops.append(session_op(g, s, extra[0], **where, cname=extra[1], tname=name))
     if mode not in ("running", "running_child"):  # else the turn stays open
-        s.t += rng.randint(1, 10)
-        turn["endedAt"] = s.t
+        turn["endedAt"] = s.t = s.t + rng.randint(1, 10)
     return turn
 
 
@@ -197,11 +194,9 @@ def _closing_steps(g: Gen, s: Sess, plan: Plan, steps: list[dict], turns: list[d
     kind = rng.choice(("handoff", "router_handoff", "internal"))
     s.t += g.gap()
     st_start, spath = s.t, f"{s.prefix}S{len(steps)}-1"
-    if kind == "internal":
-        sop = tool_op(g, s, turn=last_index, sub=0, path=spath, name="agent__task_status",
-                      params={"status": "completed", "done": "all", "pending": "", "now": "done"})
-    else:
-        sop = llm_op(g, s, turn=last_index, path=spath, is_final=False, tool_calls=[], small=True)
+    sop = tool_op(g, s, turn=last_index, sub=0, path=spath, name="agent__task_status", params={
+        "status": "completed", "done": "all", "pending": "", "now": "done"}) if kind == "internal" else \
+        llm_op(g, s, turn=last_index, path=spath, is_final=False, tool_calls=[], small=True)
     steps.append({"id": g.uid(st_start), "index": len(steps), "kind": kind, "startedAt": st_start,
                   "endedAt": s.t + 1, "attributes": {"reason": kind.replace("_", " ")}, "ops": [sop]})
     s.t += 2
