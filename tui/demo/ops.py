@@ -110,11 +110,9 @@ class At:
         g, s, path = self.g, self.s, self.path
         if path is not None and s.prefix and path.startswith(s.prefix):  # a sub-agent's log says 1-1, not 1-5.1-1
             path = path[len(s.prefix):]
-        e = fill(DATA["log"], {  # data.json's ``log``: a value left None leaves its key out
-            "ts": ts, "severity": severity, "turn": self.turn, "sub": self.sub, "path": path, "direction": direction,
-            "typ": self.typ, "tool_kind": self.tool_kind, "remote": remote or self.remote, "fatal": fatal,
-            "message": g.hostile(message), "agent": s.agent, "call_path": s.call_path, "txn": s.txn,
-            "parent": s.parent_txn, "origin": s.origin})
+        e = fill(DATA["log"], vars(s) | vars(self) | {  # data.json's ``log``; a value left None leaves its key out
+            "ts": ts, "severity": severity, "path": path, "direction": direction, "remote": remote or self.remote,
+            "fatal": fatal, "message": g.hostile(message)})
         if g.rng.random() < 0.08:
             e.update({"agentPath": s.call_path, "turnPath": f"{self.turn}.{self.sub}", "max_turns": 100,
                       "max_subturns": 20, "headendId": g.headend})
@@ -161,13 +159,12 @@ def cost_for(s: Sess, u: Usage) -> float:
 
 def accounting(s: Sess, kind: str, *, origin: bool = True, usage: Usage | None = None, **v: Any) -> dict[str, Any]:
     """An ``llm`` or ``tool`` AccountingEntry (data.json's ``accounting``; a value left None leaves its key out)."""
-    who: dict[str, Any] = {"agent": s.agent, "call_path": s.call_path, "txn": s.txn, "error": None,
-                           "origin": s.origin if origin else None, "parent": (s.parent_txn or None) if origin else None}
+    who = vars(s) | {"error": None, "origin": s.origin if origin else None,  # (placeholders: Sess's attributes)
+                     "parent_txn": (s.parent_txn or None) if origin else None}
     if usage is not None:  # token counts in the provider's semantics (data.json's ``tokens``: Anthropic's or not)
         u, anthropic = usage, s.provider == "anthropic"
         total = u.input + u.output + (u.cache_read + u.cache_write if anthropic else 0)
-        who |= {"provider": s.provider, "model": s.model, "actual_model": s.actual_model,
-                "tokens": fill(DATA["tokens"]["anthropic" if anthropic else "other"], vars(u) | {"total": total})}
+        who["tokens"] = fill(DATA["tokens"]["anthropic" if anthropic else "other"], vars(u) | {"total": total})
         v["upstream"] = v["upstream"] if origin else None
     return fill(DATA["accounting"][kind], who | v)
 
