@@ -12,7 +12,7 @@ from typing import Any, Iterator
 import orjson
 
 from .catalog import HOSTILE_STRINGS, iso, uuid4
-from .snapshots import Store, _op_refs, atomic_write, externalize_payloads, gz, touch, write_accounting, write_snapshot
+from .snapshots import Store, atomic_write, externalize_payloads, gz, op_refs, touch, write_accounting, write_snapshot
 from .tree import BASE_MS, last_activity, make_tree
 
 _ZERO_ACC = {"tokensIn": 0, "tokensOut": 0, "tokensCacheRead": 0, "tokensCacheWrite": 0, "costUsd": 0.0}
@@ -179,7 +179,7 @@ def _turn_end(led: _Ledger, t: dict, *, failed: bool) -> None:
                              "status": op.get("status") or "running", "startedAt": iso(st)}
         o |= {"endedAt": iso(en), "durationMs": en - st} if isinstance(en, int) else {}
         o.update({k: a[k] for k in ("name", "provider", "model") if a.get(k)})
-        refs = _op_refs(led.store, led.sid, t["index"], i, op) if led.with_payloads else []
+        refs = op_refs(led.store, led.sid, t["index"], i, op) if led.with_payloads else []
         o.update({"payloadRefs": refs} if refs else {})
         links = _child_links(led, op)
         o.update({"childSessions": links} if links else {})

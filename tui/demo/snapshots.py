@@ -131,7 +131,7 @@ _LLM_REFS = (("request", "raw", "llm_request", "request", "http", 0.05),
              ("response", "sdk", "sdk_response", "sdk-response", "json", 0.1))
 
 
-def _op_refs(store: Store, sid: Any, turn: int, op_index: int, op: dict) -> list[dict[str, Any]]:
+def op_refs(store: Store, sid: Any, turn: int, op_index: int, op: dict) -> list[dict[str, Any]]:
     """payloadRefs of one op (deterministic per op: the same refs for the ledger and a ref-style snapshot)."""
     rng, refs = random.Random(f"{sid}/{op.get('opId')}"), []
     payloads = {side: (op.get(side) or {}).get("payload") for side in ("request", "response")}
@@ -170,7 +170,7 @@ def externalize_payloads(sessions_dir: str | os.PathLike, tree: dict) -> dict:
                 if op.get("kind") != "llm":
                     continue
                 refs = {r["kind"]: {k: v for k, v in r.items() if k not in ("kind", "opId", "turn", "opIndex")}
-                        for r in _op_refs(store, s.get("traceId") or s.get("id"), t["index"], i, op)}
+                        for r in op_refs(store, s.get("traceId") or s.get("id"), t["index"], i, op)}
                 for side, key, kind, *_ in _LLM_REFS:  # a raw capture gives way to its ref, an sdk one holds it
                     payload = (op.get(side) or {}).get("payload")
                     if isinstance(payload, dict) and kind in refs and key == "raw":
