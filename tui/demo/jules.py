@@ -38,16 +38,6 @@ class _Session:
         plan_id = next(a["plan"]["id"] for a in reversed(self.activities) if a["type"] == "planGenerated")
         self.add("planApproved", originator="user", planId=plan_id)
 
-    def run(self, title: str, *commands: tuple[str, str, int | None]) -> None:
-        arts = [{"type": "bashOutput", "command": cmd, "stdout": out, "stderr": "", "exitCode": code}
-                for cmd, out, code in commands]
-        self.add("progressUpdated", artifacts=arts, title=title, description="")
-
-    def patch(self, title: str, diff: str, message: str) -> None:
-        art = {"type": "changeSet", "source": "sources/github/acme/webshop",
-               "gitPatch": {"unidiffPatch": diff, "baseCommitId": "4be1f0c", "suggestedCommitMessage": message}}
-        self.add("progressUpdated", artifacts=[art], title=title, description="")
-
 
 def summary(activity: dict) -> str:
     """The SDK's generateSummary, written from the spec's table."""
@@ -80,8 +70,8 @@ def _play(s: _Session, state: str, user_messages: int) -> _Session:
 
 
 def _steps(s: _Session, steps: list) -> None:
-    for op, *args in steps:  # ["add", kind, fields] or [method, *its arguments]
-        s.add(args[0], **args[1]) if op == "add" else getattr(s, op)(*args)
+    for op, *args in steps:  # ["add", kind, fields (a copy: api_zero_values edits them)] or [method, *its arguments]
+        s.add(args[0], **orjson.loads(orjson.dumps(args[1]))) if op == "add" else getattr(s, op)(*args)
 
 
 def _snapshot(s: _Session, seed: int, title: str, prompt: str, state: str, include_activities: bool,
