@@ -91,11 +91,6 @@ def rand_id(rng: random.Random, n: int, alphabet: str = B62) -> str:
     return "".join(rng.choice(alphabet) for _ in range(n))
 
 
-def _task_status(rng: random.Random) -> dict[str, Any]:
-    now = rng.choice(STATUSES)
-    return {"status": "in-progress", "done": sentence(rng, 20, 50), "pending": sentence(rng, 20, 50), "now": now}
-
-
 def _handle(s: Any) -> str:
     """The handle of the stored output a read-grep session reads (named in its prompt)."""
     return s.user.rsplit("`", 2)[-2] if s.user.count("`") >= 2 else "handle"
@@ -128,7 +123,8 @@ TOOL_PARAMS = {
                                           "limit": r.choice((100, 200, 400))},
     "tool_output_fs__Grep": lambda r, s: {"file": _handle(s), "pattern": text(r, 12).split(" ")[0] or "error",
                                           "context": 2},
-    "agent__task_status": lambda r, s: _task_status(r),
+    "agent__task_status": lambda r, s: fill(DATA["task_status"], {  # (its status line drawn first)
+        "now": r.choice(STATUSES), "done": sentence(r, 20, 50), "pending": sentence(r, 20, 50)}),
 }
 
 
