@@ -96,15 +96,14 @@ def _handle(s: Any) -> str:
     return s.user.rsplit("`", 2)[-2] if s.user.count("`") >= 2 else "handle"
 
 
-_SQL = DATA["sql"]
 #: tool -> its parameters (a read-grep's Read/Grep name the handle of the stored output the session reads)
 TOOL_PARAMS = {
     "web__search": lambda r, s: {"query": sentence(r, 20, 60).rstrip("."), "count": r.choice((5, 10, 20))},
     "web__fetch": lambda r, s: {"url": f"https://{r.choice(DOMAINS)}/{text(r, 30).replace(' ', '-').lower()}",
                                 "format": "markdown"},
     "docs__search": lambda r, s: {"query": sentence(r, 15, 50).rstrip("."), "limit": 8},
-    "bigquery__execute_sql": lambda r, s: {"sql": _SQL.format(r.choice(TABLES), r.randint(1, 90),
-                                                              r.choice((10, 50, 100, 1000)))},
+    "bigquery__execute_sql": lambda r, s: {"sql": DATA["sql"].format(r.choice(TABLES), r.randint(1, 90),
+                                                                     r.choice((10, 50, 100, 1000)))},
     "bigquery__list_tables": lambda r, s: {"dataset": r.choice(TABLES).split(".")[0]},
     "bigquery__get_table_schema": lambda r, s: {"table": r.choice(TABLES)},
     "netdata__query_metrics": lambda r, s: {"context": r.choice(CONTEXTS), "after": -r.choice((900, 3600, 86400)),
