@@ -213,9 +213,8 @@ def _ollama_answer(rng: random.Random, a: Reply, stream: bool, d: dict[str, Any]
     pieces: list[dict[str, Any]] = [{"role": "assistant", "content": "", "thinking": p}
                                     for p in _pieces(rng, a.thinking, 8, 40)]
     pieces += [{"role": "assistant", "content": p} for p in _pieces(rng, a.text_out, 4, 24)]
-    if a.calls:
-        pieces.append({"role": "assistant", "content": "", "tool_calls": [
-            {"function": {"name": tc.name, "arguments": tc.input}} for tc in a.calls]})
+    calls = [{"function": {"name": tc.name, "arguments": tc.input}} for tc in a.calls]  # whole, in one piece
+    pieces += [{"role": "assistant", "content": "", "tool_calls": calls}] if calls else []
     t, lines, ns = a.created_s * 1000, [], 1_000_000
     for piece in pieces:
         t += rng.randint(5, 60)
@@ -228,7 +227,6 @@ def _ollama_answer(rng: random.Random, a: Reply, stream: bool, d: dict[str, Any]
         return resp_id, [*lines, done], "ndjson", [], a.thinking
     msg: dict[str, Any] = {"role": "assistant", "content": "".join(p.get("content", "") for p in pieces)}
     msg |= {"thinking": "".join(p.get("thinking", "") for p in pieces)} if a.thinking else {}
-    calls = [c for p in pieces for c in p.get("tool_calls") or []]
     msg |= {"tool_calls": calls} if calls else {}
     return resp_id, [{**done, "message": msg}], "json", [], a.thinking
 
