@@ -52,7 +52,6 @@ def _session_status(node: dict) -> str:
 class _Ledger:
     """One ledger being written: its records, and what its turns add up to."""
 
-    sd: Path
     tree: dict
     sid: Any  # the tree's traceId (or id): what the file says
     origin: Any
@@ -76,7 +75,7 @@ def write_ledger(sessions_dir: str | os.PathLike, tree: dict, *, with_payloads: 
     summary-only children, missing parent ids); ``parent``: a sub-agent's (originId, sessionId, opId)."""
     sd, sid = Path(sessions_dir), tree.get("traceId") or tree.get("id")
     store = Store(sd) if store is None else store
-    led = _Ledger(sd, tree, sid, parent[0] if parent else sid, store, with_payloads, fan_out_rate)
+    led = _Ledger(tree, sid, parent[0] if parent else sid, store, with_payloads, fan_out_rate)
     is_running = running or "endedAt" not in tree
     lrng = random.Random(f"ledger/{sid}")  # ~3% of child ledgers lack parentSessionId, some lack parentOpId
     start = {"parentSessionId": parent[1]} if parent and lrng.random() >= 0.03 else {}
