@@ -110,14 +110,11 @@ class At:
         g, s, path = self.g, self.s, self.path
         if path is not None and s.prefix and path.startswith(s.prefix):  # a sub-agent's log says 1-1, not 1-5.1-1
             path = path[len(s.prefix):]
-        e = fill(DATA["log"], vars(s) | vars(self) | {  # data.json's ``log``; a value left None leaves its key out
+        v = vars(s) | vars(self) | {  # for data.json's ``log`` (a value left None leaves its key out), ``log_extra``
             "ts": ts, "severity": severity, "path": path, "direction": direction, "remote": remote or self.remote,
-            "fatal": fatal, "message": g.hostile(message)})
-        if g.rng.random() < 0.08:
-            e.update({"agentPath": s.call_path, "turnPath": f"{self.turn}.{self.sub}", "max_turns": 100,
-                      "max_subturns": 20, "headendId": g.headend})
-        e |= {"details": details} if details else {}
-        self.op["logs"].append(e)
+            "fatal": fatal, "message": g.hostile(message), "turn_path": f"{self.turn}.{self.sub}", "headend": g.headend}
+        self.op["logs"].append(fill(DATA["log"], v) | (fill(DATA["log_extra"], v) if g.rng.random() < 0.08 else {})
+                               | ({"details": details} if details else {}))
 
 
 def new_op(g: Gen, kind: str, start: int, attrs: dict[str, Any], **more: Any) -> dict[str, Any]:
