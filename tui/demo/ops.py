@@ -358,8 +358,7 @@ def final_report_op(g: Gen, s: Sess, path: str, params: dict[str, Any], report: 
                     sub_agent: bool) -> dict[str, Any]:
     """The committed report: a ``final-report`` system op with the tool's accounting entry and a FIN log (the report
     itself is the session's)."""
-    start = s.t + g.gap()
-    latency = g.rng.randint(1, 12)
+    start, latency = s.t + g.gap(), g.rng.randint(1, 12)
     fmt = "sub-agent" if sub_agent else params.get("report_format", "markdown")
     acc = accounting(s, "tool", end=start + latency, latency=latency, status="ok", server="agent",
                      command="agent__final_report", chars_in=len(orjson.dumps(params)) if params else 0,

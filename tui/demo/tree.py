@@ -345,8 +345,7 @@ def _chunked_tree(g: Gen, s: Sess, start: int, handle: str, n_chunks: int) -> tu
                             "attributes": {"mode": "full-chunked"}, "ops": []}
     t, outputs = start, []
     for extra in [{"chunk": i} for i in range(1, n_chunks + 1)] + ([{"stage": "reduce"}] if n_chunks > 1 else []):
-        t += rng.randint(1, 8)
-        latency = int(rng.lognormvariate(7.6, 0.5)) + 200
+        t, latency = t + rng.randint(1, 8), int(rng.lognormvariate(7.6, 0.5)) + 200
         usage = usage_for(g, s, 1, 0)
         cost = cost_for(s, usage)
         outputs.append(text(rng, rng.randint(60, 400)))
