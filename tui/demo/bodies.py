@@ -4,14 +4,12 @@ writer, ``DIALECTS`` holds what differs and the answer writers how each streams.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import orjson
 
 from .catalog import B36, DATA, fill, iso, rand_id, text
-
-__all__ = ["Exchange", "ToolCall", "Usage", "binary_blob", "llm_exchange", "text"]
 
 
 def binary_blob(rng: random.Random, n: int = 48) -> bytes:
@@ -46,21 +44,22 @@ class Exchange:
     sdk_request: bytes
     sdk_response: bytes
     messages: int
-    request_body_bytes: int
 
 
 @dataclass
-class _Answer:
-    """What the model says, for the answer writers (``stop`` in Anthropic's vocabulary, mapped per dialect)."""
+class Reply:
+    """One LLM call: its request's size target and what the model says (``stop`` in Anthropic's words)."""
 
-    model: str
-    thinking: str
-    text_out: str
+    is_final: bool
+    target: int
     calls: list[ToolCall]
-    stop: str
-    usage: Usage
-    created_s: int
-    provider: str
+    thinking: str = ""
+    text_out: str = ""
+    model: str = ""
+    provider: str = ""
+    stop: str = ""
+    usage: Usage = field(default_factory=lambda: Usage(0, 0))
+    created_s: int = 0
 
 
 def _pieces(rng: random.Random, s: str, lo: int, hi: int) -> list[str]:
@@ -72,17 +71,14 @@ def _pieces(rng: random.Random, s: str, lo: int, hi: int) -> list[str]:
     return out
 
 
-def _split_n(rng: random.Random, s: str, parts: int) -> list[str]:
-    """``s`` in about ``parts`` non-empty pieces (at least one)."""
+def _arg_pieces(rng: random.Random, tc: ToolCall) -> list[str]:
+    """A call's JSON arguments as they stream: 2 to 6 non-empty pieces."""
+    s = orjson.dumps(tc.input).decode()
+    parts = min(6, max(2, len(s) // 80 + 1))
     if len(s) <= parts:
         return [s] if s else [""]
     cuts = [0, *sorted(rng.sample(range(1, len(s)), parts - 1)), len(s)]
     return [s[a:b] for a, b in zip(cuts, cuts[1:])]
-
-
-def _arg_pieces(rng: random.Random, tc: ToolCall) -> list[str]:
-    args = orjson.dumps(tc.input).decode()
-    return _split_n(rng, args, min(6, max(2, len(args) // 80 + 1)))
 
 
 def _finish(vocabulary: str, stop: str, default: str) -> str:
@@ -90,84 +86,75 @@ def _finish(vocabulary: str, stop: str, default: str) -> str:
     return DATA["finish_reasons"][vocabulary].get(stop, default)
 
 
-def _http(first: str, headers: list[tuple[str, str]], body: bytes) -> bytes:
+def http_message(first: str, headers: list[tuple[str, str]], body: bytes) -> bytes:
+    """A request or response as captured by other tools: first line, headers, blank line, body."""
     return (first + "\r\n" + "".join(f"{k}: {v}\r\n" for k, v in headers) + "\r\n").encode() + body
 
 
-def _ev(name: str, obj: Any) -> bytes:
-    return b"event: " + name.encode() + b"\ndata: " + orjson.dumps(obj) + b"\n\n"
+#: stream framings: (line head, line tail, end of stream); ``event``'s head names each object's type (Anthropic)
+FRAMES = {"event": (b"event: %s\ndata: ", b"\n\n", b""), "sse": (b"data: ", b"\n\n", b"data: [DONE]\n\n"),
+          "sse_crlf": (b"data: ", b"\r\n\r\n", b""), "ndjson": (b"", b"\n", b"")}
 
 
-def _anthropic_usage(u: Usage, output: int) -> dict[str, int]:
-    return {"input_tokens": u.input, "cache_creation_input_tokens": u.cache_write,
-            "cache_read_input_tokens": u.cache_read, "output_tokens": output}
+def _frame(kind: str, objs: list[dict[str, Any]]) -> bytes:
+    """A response body from its objects: one JSON object, Gemini's JSON array, or a stream (``FRAMES``)."""
+    if kind == "json":
+        return orjson.dumps(objs[0])
+    if kind == "array":  # objects pretty-printed and separated by ",\r\n"
+        return b"[" + b",\r\n".join(orjson.dumps(o, option=orjson.OPT_INDENT_2) for o in objs) + b"]"
+    head, tail, end = FRAMES[kind]
+    return b"".join((head % o["type"].encode() if kind == "event" else head) + orjson.dumps(o) + tail
+                    for o in objs) + end
 
 
-def _anthropic_stream(rng: random.Random, a: _Answer, msg_id: str, signature: str) -> bytes:
-    blocks: list[tuple[dict, list[dict]]] = []  # (content_block_start's block, its deltas)
-    if a.thinking:
-        blocks.append(({"type": "thinking", "thinking": "", "signature": ""},
-                       [{"type": "thinking_delta", "thinking": p} for p in _pieces(rng, a.thinking, 40, 160)]
-                       + [{"type": "signature_delta", "signature": signature}]))
-    ping = rng.random() < 0.3
-    if a.text_out:
-        blocks.append(({"type": "text", "text": ""},
-                       [{"type": "text_delta", "text": p} for p in _pieces(rng, a.text_out, 24, 100)]))
-    for tc in a.calls:
-        blocks.append(({"type": "tool_use", "id": tc.id, "name": tc.name, "input": {}},
-                       [{"type": "input_json_delta", "partial_json": p} for p in ["", *_arg_pieces(rng, tc)]]))
-    parts = [_ev("message_start", {"type": "message_start", "message": {
-        "id": msg_id, "type": "message", "role": "assistant", "model": a.model, "content": [],
-        "stop_reason": None, "stop_sequence": None, "usage": _anthropic_usage(a.usage, 1)}})]
-    ping_at = 1 if a.thinking else 0  # the ping comes after the thinking block
-    for idx, (block, deltas) in enumerate(blocks):
-        parts += [_ev("ping", {"type": "ping"})] if ping and idx == ping_at else []
-        parts.append(_ev("content_block_start", {"type": "content_block_start", "index": idx, "content_block": block}))
-        parts += [_ev("content_block_delta", {"type": "content_block_delta", "index": idx, "delta": d})
-                  for d in deltas]
-        parts.append(_ev("content_block_stop", {"type": "content_block_stop", "index": idx}))
-    parts += [_ev("ping", {"type": "ping"})] if ping and len(blocks) == ping_at else []
+def _values(a: Reply, **more: Any) -> dict[str, Any]:
+    """What the answer templates (data.json's ``answer_*``) are filled with."""
     u = a.usage
-    parts.append(_ev("message_delta", {"type": "message_delta", "delta": {"stop_reason": a.stop, "stop_sequence": None},
-                                       "usage": {"input_tokens": u.input, "output_tokens": u.output,
-                                                 "cache_read_input_tokens": u.cache_read,
-                                                 "cache_creation_input_tokens": u.cache_write}}))
-    parts.append(_ev("message_stop", {"type": "message_stop"}))
-    return b"".join(parts)
+    return {"model": a.model, "stop": a.stop, "created": a.created_s, "in": u.input, "out": u.output,
+            "cr": u.cache_read, "cw": u.cache_write, "rs": u.reasoning, "total": u.input + u.output} | more
 
 
-def _anthropic_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, bytes, list, str, bool]:
-    msg_id = "msg_01" + rand_id(rng, 22)
-    signature = rand_id(rng, 64) if a.thinking else ""
-    if not stream:
-        content: list[dict] = [{"type": "thinking", "thinking": a.thinking, "signature": signature}] if a.thinking \
-            else []
-        content += [{"type": "text", "text": a.text_out}] if a.text_out else []
-        content += [{"type": "tool_use", "id": tc.id, "name": tc.name, "input": tc.input} for tc in a.calls]
-        body, ctype = orjson.dumps({"id": msg_id, "type": "message", "role": "assistant", "model": a.model,
-                                    "content": content, "stop_reason": a.stop, "stop_sequence": None,
-                                    "usage": _anthropic_usage(a.usage, a.usage.output)}), "application/json"
+#: what an answer writer returns: the response id, its objects, their framing, extra headers, the reasoning shown
+Answer = tuple[str, list[dict[str, Any]], str, list[tuple[str, str]], str]
+
+
+def _anthropic_answer(rng: random.Random, a: Reply, stream: bool, d: dict[str, Any]) -> Answer:
+    v = _values(a, id="msg_01" + rand_id(rng, 22), sig=rand_id(rng, 64) if a.thinking else "")
+    blocks: list[tuple[dict, dict, list[dict]]] = []  # (the block, its start when streamed, its deltas)
+    if a.thinking:
+        blocks.append(({"type": "thinking", "thinking": a.thinking, "signature": v["sig"]},
+                       {"type": "thinking", "thinking": "", "signature": ""},
+                       [{"type": "thinking_delta", "thinking": p} for p in _pieces(rng, a.thinking, 40, 160)]
+                       + [{"type": "signature_delta", "signature": v["sig"]}] if stream else []))
+    ping = stream and rng.random() < 0.3
+    if a.text_out:
+        blocks.append(({"type": "text", "text": a.text_out}, {"type": "text", "text": ""},
+                       [{"type": "text_delta", "text": p} for p in _pieces(rng, a.text_out, 24, 100)] if stream
+                       else []))
+    for tc in a.calls:
+        whole = {"type": "tool_use", "id": tc.id, "name": tc.name, "input": tc.input}
+        blocks.append((whole, whole | {"input": {}}, [{"type": "input_json_delta", "partial_json": p}
+                                                      for p in ["", *_arg_pieces(rng, tc)]] if stream else []))
+    if stream:
+        events = [[{"type": "content_block_start", "index": i, "content_block": start},
+                   *({"type": "content_block_delta", "index": i, "delta": x} for x in deltas),
+                   {"type": "content_block_stop", "index": i}] for i, (_, start, deltas) in enumerate(blocks)]
+        events[1 if a.thinking else 0:0] = [[{"type": "ping"}]] if ping else []  # after the thinking block
+        objs = [fill(d["answer_start"], v), *(e for group in events for e in group), fill(d["answer_delta"], v),
+                {"type": "message_stop"}]
     else:
-        body, ctype = _anthropic_stream(rng, a, msg_id, signature), "text/event-stream; charset=utf-8"
-    headers = [("content-type", ctype), ("request-id", "req_011C" + rand_id(rng, 18)),
-               ("anthropic-organization-id", "[REDACTED]"), ("cache-control", "no-cache")]
-    return msg_id, body, headers, a.thinking, stream
+        objs = [fill(d["answer_message"], v | {"content": [block for block, _, _ in blocks]})]
+    return v["id"], objs, "event" if stream else "json", [
+        ("request-id", "req_011C" + rand_id(rng, 18)), ("anthropic-organization-id", "[REDACTED]"),
+        ("cache-control", "no-cache")], a.thinking
 
 
-
-def _oa_usage(u: Usage) -> dict[str, Any]:
-    return {"prompt_tokens": u.input, "completion_tokens": u.output, "total_tokens": u.input + u.output,
-            "prompt_tokens_details": {"cached_tokens": u.cache_read, "audio_tokens": 0},
-            "completion_tokens_details": {"reasoning_tokens": u.reasoning, "audio_tokens": 0}}
-
-
-def _openai_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, bytes, list, str, bool]:
+def _openai_answer(rng: random.Random, a: Reply, stream: bool, d: dict[str, Any]) -> Answer:
     """OpenRouter streams ``delta.reasoning``; OpenAI's streams carry no reasoning text (nor does the SDK's view)."""
     reasoning = a.thinking if a.provider == "openrouter" else ""
-    resp_id, fp = "chatcmpl-" + rand_id(rng, 29), "fp_" + rand_id(rng, 10, B36)
-    finish = _finish("openai", a.stop, "stop")
-    head = {"id": resp_id, "object": "chat.completion.chunk", "created": a.created_s, "model": a.model,
-            "system_fingerprint": fp}
+    v = _values(a, id="chatcmpl-" + rand_id(rng, 29), fp="fp_" + rand_id(rng, 10, B36),
+                finish=_finish("openai", a.stop, "stop"))
+    v["usage"] = fill(d["answer_usage"], v)
     if stream:
         deltas: list[tuple[dict, str | None]] = [({"role": "assistant", "content": "", "refusal": None}, None)]
         deltas += [({"reasoning": p}, None) for p in _pieces(rng, reasoning, 40, 160)]
@@ -177,33 +164,25 @@ def _openai_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, b
                                             "function": {"name": tc.name, "arguments": ""}}]}, None))
             deltas += [({"tool_calls": [{"index": i, "function": {"arguments": p}}]}, None)
                        for p in _arg_pieces(rng, tc)]
-        deltas.append(({}, finish))
-        chunks = [{**head, "choices": [{"index": 0, "delta": d, "logprobs": None, "finish_reason": f}]}
-                  for d, f in deltas] + [{**head, "choices": [], "usage": _oa_usage(a.usage)}]
-        body = b"".join(b"data: " + orjson.dumps(c) + b"\n\n" for c in chunks) + b"data: [DONE]\n\n"
-        ctype = "text/event-stream; charset=utf-8"
+        head = fill(d["answer_head"], v)
+        objs = [{**head, "choices": [{"index": 0, "delta": x, "logprobs": None, "finish_reason": f}]}
+                for x, f in [*deltas, ({}, v["finish"])]] + [{**head, "choices": [], "usage": v["usage"]}]
     else:
         msg: dict[str, Any] = {"role": "assistant", "content": a.text_out or None, "refusal": None}
         if a.calls:
             msg["tool_calls"] = [{"id": tc.id, "type": "function", "function": {
                 "name": tc.name, "arguments": orjson.dumps(tc.input).decode()}} for tc in a.calls]
-        body = orjson.dumps({"id": resp_id, "object": "chat.completion", "created": a.created_s, "model": a.model,
-                             "choices": [{"index": 0, "message": msg, "logprobs": None, "finish_reason": finish}],
-                             "usage": _oa_usage(a.usage), "system_fingerprint": fp})
-        ctype = "application/json"
-    headers = [("content-type", ctype), ("x-request-id", "req_" + rand_id(rng, 24, B36)),
-               ("openai-processing-ms", str(rng.randint(200, 9000)))]
-    return resp_id, body, headers, "", stream
+        objs = [fill(d["answer_message"], v | {"msg": msg})]
+    return v["id"], objs, "sse" if stream else "json", [
+        ("x-request-id", "req_" + rand_id(rng, 24, B36)), ("openai-processing-ms", str(rng.randint(200, 9000)))], ""
 
 
-
-def _gemini_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, bytes, list, str, bool]:
+def _gemini_answer(rng: random.Random, a: Reply, stream: bool, d: dict[str, Any]) -> Answer:
     """``candidates[0].content.parts[]`` one part a chunk (thoughts, text, whole functionCalls; a
     ``thoughtSignature`` on the first call after thinking); ``usageMetadata`` cumulative on every chunk."""
     sse = stream and rng.random() < 0.7
     resp_id = rand_id(rng, 22)
     parts: list[dict[str, Any]] = [{"text": p, "thought": True} for p in _pieces(rng, a.thinking, 60, 220)]
-
     parts += [{"text": p} for p in _pieces(rng, a.text_out, 24, 120)]
     signature = rand_id(rng, 48) if a.thinking else ""
     for i, tc in enumerate(a.calls):
@@ -215,65 +194,48 @@ def _gemini_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, b
     for n, part in enumerate(parts):
         last = n == len(parts) - 1
         out += max(1, len(part.get("text", "")) // 4)
-        cand: dict[str, Any] = {"content": {"parts": [part], "role": "model"}, "index": 0}
-        if last:
-            cand["finishReason"] = _finish("gemini", a.stop, "STOP")
+        cand = {"content": {"parts": [part], "role": "model"}, "index": 0,
+                **({"finishReason": _finish("gemini", a.stop, "STOP")} if last else {})}
         shown = u.output if last else out
-        meta = {"promptTokenCount": u.input, **({"candidatesTokenCount": shown} if shown else {}),
-                **({"cachedContentTokenCount": u.cache_read} if u.cache_read else {}),
-                **({"thoughtsTokenCount": u.reasoning} if u.reasoning else {}),
-                "totalTokenCount": u.input + shown + u.reasoning}
+        meta = fill(d["answer_meta"], {"in": u.input, "shown": shown or None, "cr": u.cache_read or None,
+                                       "rs": u.reasoning or None, "total": u.input + shown + u.reasoning})
         chunks.append({"candidates": [cand], "usageMetadata": meta, "modelVersion": a.model, "responseId": resp_id})
     if not stream:  # generateContent: every part in one object
-        whole = {**chunks[-1], "candidates": [{**chunks[-1]["candidates"][0], "content": {"parts": parts,
-                                                                                          "role": "model"}}]}
-        body, ctype = orjson.dumps(whole), "application/json; charset=UTF-8"
-    elif sse:
-        body, ctype = b"".join(b"data: " + orjson.dumps(c) + b"\r\n\r\n" for c in chunks), "text/event-stream"
-    else:  # one JSON array, objects pretty-printed and separated by ",\r\n"
-        body = b"[" + b",\r\n".join(orjson.dumps(c, option=orjson.OPT_INDENT_2) for c in chunks) + b"]"
-        ctype = "application/json; charset=UTF-8"
-    return resp_id, body, [("content-type", ctype)], a.thinking, sse
+        chunks = [{**chunks[-1], "candidates": [{**chunks[-1]["candidates"][0], "content": {"parts": parts,
+                                                                                             "role": "model"}}]}]
+    return resp_id, chunks, "sse_crlf" if sse else "array" if stream else "json", [], a.thinking
 
 
-def _ollama_answer(rng: random.Random, a: _Answer, stream: bool) -> tuple[str, bytes, list, str, bool]:
+def _ollama_answer(rng: random.Random, a: Reply, stream: bool, d: dict[str, Any]) -> Answer:
     """Message pieces with ``done: false``, then ``done: true`` with the counts and durations (ns); tool calls
     whole, their arguments an object. Non-stream: the whole message in the ``done`` object."""
     resp_id, latency = "ollama-" + rand_id(rng, 12), rng.randint(800, 9000)
     pieces: list[dict[str, Any]] = [{"role": "assistant", "content": "", "thinking": p}
                                     for p in _pieces(rng, a.thinking, 8, 40)]
     pieces += [{"role": "assistant", "content": p} for p in _pieces(rng, a.text_out, 4, 24)]
-    if a.calls:
-        pieces.append({"role": "assistant", "content": "", "tool_calls": [
-            {"function": {"name": tc.name, "arguments": tc.input}} for tc in a.calls]})
+    calls = [{"function": {"name": tc.name, "arguments": tc.input}} for tc in a.calls]  # whole, in one piece
+    pieces += [{"role": "assistant", "content": "", "tool_calls": calls}] if calls else []
     t, lines, ns = a.created_s * 1000, [], 1_000_000
     for piece in pieces:
         t += rng.randint(5, 60)
         lines.append({"model": a.model, "created_at": iso(t, 123_456), "message": piece, "done": False})
     prompt_ns = rng.randint(50, 900) * ns
-    done = {"model": a.model, "created_at": iso(a.created_s * 1000 + latency, 123_456),
-            "message": {"role": "assistant", "content": ""}, "done": True,
-            "done_reason": "length" if a.stop == "max_tokens" else "stop", "total_duration": latency * ns,
-            "load_duration": rng.randint(5, 300) * ns, "prompt_eval_count": a.usage.input,
-            "prompt_eval_duration": prompt_ns, "eval_count": a.usage.output,
-            "eval_duration": max(ns, latency * ns - prompt_ns)}
+    done = fill(d["answer_done"], _values(
+        a, at=iso(a.created_s * 1000 + latency, 123_456), reason="length" if a.stop == "max_tokens" else "stop",
+        total=latency * ns, load=rng.randint(5, 300) * ns, prompt_ns=prompt_ns, eval=max(ns, latency * ns - prompt_ns)))
     if stream:
-        return resp_id, b"".join(orjson.dumps(x) + b"\n" for x in [*lines, done]), \
-            [("content-type", "application/x-ndjson")], a.thinking, False
+        return resp_id, [*lines, done], "ndjson", [], a.thinking
     msg: dict[str, Any] = {"role": "assistant", "content": "".join(p.get("content", "") for p in pieces)}
-    if a.thinking:
-        msg["thinking"] = "".join(p.get("thinking", "") for p in pieces)
-    calls = [c for p in pieces for c in p.get("tool_calls") or []]
+    msg |= {"thinking": "".join(p.get("thinking", "") for p in pieces)} if a.thinking else {}
     msg |= {"tool_calls": calls} if calls else {}
-    return resp_id, orjson.dumps({**done, "message": msg}), [("content-type", "application/json; charset=utf-8")], \
-        a.thinking, False
+    return resp_id, [{**done, "message": msg}], "json", [], a.thinking
 
 
 #: per dialect (data.json's ``dialects``, OpenRouter like OpenAI but for its host and path): the request's templates
 #: (tool definition, system, history messages, body, path), host and headers; ``if_<flag>``: [off, on] values
 DIALECTS: dict[str, dict[str, Any]] = {name: DATA["dialects"].get(d.get("like"), {}) | d
                                        for name, d in DATA["dialects"].items()}
-ANSWERS: dict[str, Callable[[random.Random, _Answer, bool], tuple[str, bytes, list, str, bool]]] = {
+ANSWERS: dict[str, Callable[[random.Random, Reply, bool, dict[str, Any]], Answer]] = {
     "anthropic": _anthropic_answer, "openai": _openai_answer, "openrouter": _openai_answer, "gemini": _gemini_answer,
     "ollama": _ollama_answer}
 
@@ -281,11 +243,6 @@ ANSWERS: dict[str, Callable[[random.Random, _Answer, bool], tuple[str, bytes, li
 def flags(d: dict[str, Any], **on: bool) -> dict[str, Any]:
     """The values of a dialect's ``if_<flag>`` tables for these flags."""
     return {k: pair[on[flag]] for flag in on for k, pair in d.get(f"if_{flag}", {}).items()}
-
-
-def dialect_of(provider: str) -> str:
-    """The wire dialect a provider speaks; other OpenAI-compatible servers than OpenRouter speak ``openai``."""
-    return DATA["dialect_of"].get(provider, "openai")
 
 
 def request_body(rng: random.Random, dialect: str, *, model: str, system: str, user_prompt: str, tools: list[dict],
@@ -296,65 +253,57 @@ def request_body(rng: random.Random, dialect: str, *, model: str, system: str, u
     defs = [fill(d["tool_def"], t) for t in tools]
     fixed = len(system) + sum(len(t["description"]) + d["per_tool"] for t in tools) + len(user_prompt) + 200
     per_msg = max(12, (target_bytes - fixed) // max(1, n_messages))
-    msgs = [fill(d["system"], {"system": system})] if "system" in d else []
-    msgs.append(fill(d["user"], {"txt": user_prompt}))
-    names, name, cid = [t["name"] for t in tools], "", ""
-    for i in range(1, n_messages):
-        if i % 2 == 1:
-            name = names[rng.randrange(len(names))] if names else "web__search"
-            cid = rand_id(rng, 22)
-            txt = text(rng, max(8, per_msg // 3))
-            args = {"txt": txt, "name": name, "cid": cid, "q": txt[:40], "args": orjson.dumps({"q": txt[:40]}).decode()}
-            msgs.append(fill(d["assistant"], args))
-        else:
-            msgs.append(fill(d["result"], {"txt": text(rng, per_msg), "name": name, "cid": cid}))
+    msgs = ([fill(d["system"], {"system": system})] if "system" in d else []) + [fill(d["user"], {"txt": user_prompt})]
+    names = [t["name"] for t in tools]
+    for _ in range(n_messages // 2):  # (a call, its result) pairs after the user prompt: n_messages is odd
+        name, cid = rng.choice(names) if names else "web__search", rand_id(rng, 22)
+        txt = text(rng, max(8, per_msg // 3))
+        msgs.append(fill(d["assistant"], {"txt": txt, "name": name, "cid": cid, "q": txt[:40],
+                                          "args": orjson.dumps({"q": txt[:40]}).decode()}))
+        msgs.append(fill(d["result"], {"txt": text(rng, per_msg), "name": name, "cid": cid}))
     values = {"model": model, "system": system, "messages": msgs, "defs": defs, "stream": stream}
     return fill(d["body"], values | flags(d, thinking=thinking, stream=stream))
 
 
-def sdk_response(*, resp_id: str, ts_iso: str, reasoning: str, a: _Answer) -> bytes:
+def sdk_response(*, resp_id: str, ts_iso: str, reasoning: str, a: Reply) -> bytes:
     """The SDK's view of the response (AI SDK style ``content`` parts)."""
     u = a.usage
     content = ([{"type": "reasoning", "text": reasoning}] if reasoning else []) + \
         ([{"type": "text", "text": a.text_out}] if a.text_out else []) + \
         [{"type": "tool-call", "toolCallId": tc.id, "toolName": tc.name, "input": orjson.dumps(tc.input).decode()}
          for tc in a.calls]
-    usage: dict[str, Any] = {"inputTokens": u.input, "outputTokens": u.output,
-                             "totalTokens": u.input + u.output + u.cache_read + u.cache_write,
-                             "cachedInputTokens": u.cache_read}
-    usage |= {"reasoningTokens": u.reasoning} if u.reasoning else {}
     meta = {"anthropic": {"cacheCreationInputTokens": u.cache_write, "stopSequence": None}} \
         if a.provider == "anthropic" else {a.provider: {"cachedPromptTokens": u.cache_read}}
-    return orjson.dumps({"id": resp_id, "modelId": a.model, "timestamp": ts_iso,
-                         "finishReason": _finish("sdk", a.stop, "stop"), "usage": usage, "content": content,
-                         "providerMetadata": meta})
+    return orjson.dumps(fill(DATA["sdk_response"], _values(
+        a, id=resp_id, ts=ts_iso, finish=_finish("sdk", a.stop, "stop"), rs=u.reasoning or None, content=content,
+        meta=meta, total=u.input + u.output + u.cache_read + u.cache_write)))
 
 
-def llm_exchange(rng: random.Random, *, provider: str, model: str, system: str, user_prompt: str,
-                 tools: list[dict[str, Any]], n_messages: int, target_bytes: int, thinking: str, text_out: str,
-                 tool_calls: list[ToolCall], stop_reason: str, usage: Usage, created_s: int, ts_iso: str,
-                 headers: bool = True, stream: bool = True) -> Exchange:
+def llm_exchange(rng: random.Random, a: Reply, *, system: str, user_prompt: str, tools: list[dict[str, Any]],
+                 n_messages: int, ts_iso: str, headers: bool = True, stream: bool = True) -> Exchange:
     """Request + response captures of one LLM call, trimmed (tools, messages, prompts) to stay near
     ``target_bytes``; only captures by other tools carry HTTP headers."""
-    dialect = dialect_of(provider)
-    called = {tc.name for tc in tool_calls}
+    # the wire dialect a provider speaks: other OpenAI-compatible servers than OpenRouter speak ``openai``
+    dialect, target_bytes, model = DATA["dialect_of"].get(a.provider, "openai"), a.target, a.model
+    called = {tc.name for tc in a.calls}
     tools = [t for t in tools if t["name"] in called] + [t for t in tools if t["name"] not in called]
     tools = tools[: min(len(tools), max(len(called), target_bytes // 450))]
     n_messages = max(1, min(n_messages, target_bytes // 240))
     n_messages -= 1 - n_messages % 2
     body = request_body(rng, dialect, model=model, system=system[: max(40, target_bytes // 4)],
                         user_prompt=user_prompt[: max(40, target_bytes // 3)], tools=tools, n_messages=n_messages,
-                        target_bytes=target_bytes, thinking=bool(thinking), stream=stream)
-    a = _Answer(model, thinking, text_out, tool_calls, stop_reason, usage, created_s, provider)
+                        target_bytes=target_bytes, thinking=bool(a.thinking), stream=stream)
     d = DIALECTS[dialect]
-    resp_id, resp_body, resp_headers, reasoning, sse = ANSWERS[dialect](rng, a, stream)
+    resp_id, objs, frame, resp_headers, reasoning = ANSWERS[dialect](rng, a, stream, d)
+    resp_body, sse = _frame(frame, objs), frame in ("event", "sse", "sse_crlf")
+    resp_headers = [("content-type", d["answer_ctype"][frame]), *resp_headers]
     body_bytes = orjson.dumps(body)
     path = fill(d["path"], {"model": model} | flags(d, stream=stream, sse=sse))
     req_headers = [("host", d["host"]), *d["headers"], ("user-agent", "ai-agent/1.0 (node)"),
                    ("content-length", str(len(body_bytes)))]
     return Exchange(
-        request_raw=_http(f"POST {path} HTTP/1.1", req_headers, body_bytes) if headers else body_bytes,
-        response_raw=_http("HTTP/1.1 200 OK", resp_headers, resp_body) if headers else resp_body,
+        request_raw=http_message(f"POST {path} HTTP/1.1", req_headers, body_bytes) if headers else body_bytes,
+        response_raw=http_message("HTTP/1.1 200 OK", resp_headers, resp_body) if headers else resp_body,
         response_format="sse" if sse else "http", sdk_request=body_bytes,
         sdk_response=sdk_response(resp_id=resp_id, ts_iso=ts_iso, reasoning=reasoning, a=a),
-        messages=len(body.get("messages") or body.get("contents") or []), request_body_bytes=len(body_bytes))
+        messages=len(body.get("messages") or body.get("contents") or []))

@@ -1,9 +1,9 @@
-"""Fixed catalogs the generator draws from (models and prices, agents, tools, domains, tables, metric contexts,
-error slugs, ingress attributes, titles, status lines) and its filler: prose from a fixed corpus, random ids and
+"""The fixed catalogs the generator draws from (data.json) and its filler: prose from a fixed corpus, random ids,
 the hostile strings a terminal UI must show literally. Every function takes a seeded ``random.Random``."""
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 import time
@@ -16,20 +16,14 @@ import orjson
 #: The fixed catalogs and canned texts, data not code (tui/demo/data.json ships in the wheel with tui/).
 DATA: dict[str, Any] = orjson.loads(files("tui.demo").joinpath("data.json").read_bytes())
 MODELS: dict[str, list[Any]] = DATA["models"]  # provider -> [model, actualModel, prices/MTok (in, out, cR, cW), thinks]
-OPENROUTER_UPSTREAM: dict[str, list[str]] = DATA["openrouter_upstream"]
-CHEAP: dict[str, int] = DATA["cheap"]
 AGENTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {  # agent -> (tools, sub-agents)
     k: (tuple(tools), tuple(subs)) for k, (tools, subs) in DATA["agents"].items()}
-ROOT_AGENTS: list[str] = DATA["root_agents"]
 TOOLS: dict[str, list[str]] = DATA["tools"]  # tool -> (provider, kind, description)
-TOOL_SCHEMA: dict[str, Any] = DATA["tool_schema"]
 DOMAINS, TABLES, CONTEXTS = DATA["domains"], DATA["tables"], DATA["contexts"]
-ERR_SLUGS, LLM_ERR, INGRESS, TITLES, STATUSES = (DATA[k] for k in ("err_slugs", "llm_err", "ingress", "titles",
-                                                                   "statuses"))
+TITLES, STATUSES = DATA["titles"], DATA["statuses"]
 #: Strings a terminal UI must render literally (escape sequences, Rich markup).
 HOSTILE_STRINGS: tuple[str, ...] = tuple(DATA["hostile_strings"])
 _WORDS = DATA["words"].split()
-_corpus: list[str] = []  # built once: 60,000 words of seeded sentences
 B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 B36 = "0123456789abcdefghijklmnopqrstuvwxyz"
 
@@ -58,21 +52,21 @@ def uuid4(rng: random.Random) -> str:
     return str(uuid.UUID(int=rng.getrandbits(128), version=4))
 
 
+@functools.cache
 def _get_corpus() -> str:
-    if not _corpus:
-        r, out, n = random.Random(0x5EED), [], 0
-        while n < 60_000:
-            k = r.randint(6, 22)
-            sent = [_WORDS[r.randrange(len(_WORDS))] for _ in range(k)]
-            sent[0] = sent[0].capitalize()
-            if r.random() < 0.15:
-                sent.insert(r.randrange(1, k), str(r.randint(2, 98_000)))
-            if r.random() < 0.1:
-                sent.insert(r.randrange(1, k), f"{r.randint(1, 99)}.{r.randint(0, 9)}%")
-            out.append(" ".join(sent) + r.choice((".", ".", ".", ".", "?", ":", ";")))
-            n += k
-        _corpus.append(" ".join(out) + " ")
-    return _corpus[0]
+    """60,000 words of seeded sentences, built once."""
+    r, out, n = random.Random(0x5EED), [], 0
+    while n < 60_000:
+        k = r.randint(6, 22)
+        sent = [r.choice(_WORDS) for _ in range(k)]
+        sent[0] = sent[0].capitalize()
+        if r.random() < 0.15:
+            sent.insert(r.randrange(1, k), str(r.randint(2, 98_000)))
+        if r.random() < 0.1:
+            sent.insert(r.randrange(1, k), f"{r.randint(1, 99)}.{r.randint(0, 9)}%")
+        out.append(" ".join(sent) + r.choice((".", ".", ".", ".", "?", ":", ";")))
+        n += k
+    return " ".join(out) + " "
 
 
 def text(rng: random.Random, n: int) -> str:
@@ -94,12 +88,7 @@ def sentence(rng: random.Random, lo: int = 30, hi: int = 90) -> str:
 
 
 def rand_id(rng: random.Random, n: int, alphabet: str = B62) -> str:
-    return "".join(alphabet[rng.randrange(len(alphabet))] for _ in range(n))
-
-
-def _task_status(rng: random.Random) -> dict[str, Any]:
-    now = rng.choice(STATUSES)
-    return {"status": "in-progress", "done": sentence(rng, 20, 50), "pending": sentence(rng, 20, 50), "now": now}
+    return "".join(rng.choice(alphabet) for _ in range(n))
 
 
 def _handle(s: Any) -> str:
@@ -107,15 +96,14 @@ def _handle(s: Any) -> str:
     return s.user.rsplit("`", 2)[-2] if s.user.count("`") >= 2 else "handle"
 
 
-_SQL = DATA["sql"]
 #: tool -> its parameters (a read-grep's Read/Grep name the handle of the stored output the session reads)
 TOOL_PARAMS = {
     "web__search": lambda r, s: {"query": sentence(r, 20, 60).rstrip("."), "count": r.choice((5, 10, 20))},
     "web__fetch": lambda r, s: {"url": f"https://{r.choice(DOMAINS)}/{text(r, 30).replace(' ', '-').lower()}",
                                 "format": "markdown"},
     "docs__search": lambda r, s: {"query": sentence(r, 15, 50).rstrip("."), "limit": 8},
-    "bigquery__execute_sql": lambda r, s: {"sql": _SQL.format(r.choice(TABLES), r.randint(1, 90),
-                                                              r.choice((10, 50, 100, 1000)))},
+    "bigquery__execute_sql": lambda r, s: {"sql": DATA["sql"].format(r.choice(TABLES), r.randint(1, 90),
+                                                                     r.choice((10, 50, 100, 1000)))},
     "bigquery__list_tables": lambda r, s: {"dataset": r.choice(TABLES).split(".")[0]},
     "bigquery__get_table_schema": lambda r, s: {"table": r.choice(TABLES)},
     "netdata__query_metrics": lambda r, s: {"context": r.choice(CONTEXTS), "after": -r.choice((900, 3600, 86400)),
@@ -134,7 +122,8 @@ TOOL_PARAMS = {
                                           "limit": r.choice((100, 200, 400))},
     "tool_output_fs__Grep": lambda r, s: {"file": _handle(s), "pattern": text(r, 12).split(" ")[0] or "error",
                                           "context": 2},
-    "agent__task_status": lambda r, s: _task_status(r),
+    "agent__task_status": lambda r, s: fill(DATA["task_status"], {  # (its status line drawn first)
+        "now": r.choice(STATUSES), "done": sentence(r, 20, 50), "pending": sentence(r, 20, 50)}),
 }
 
 
@@ -151,8 +140,8 @@ def tool_result(rng: random.Random, name: str, size: int) -> Any:
         return orjson.dumps({"results": items}).decode()
     if name in ("netdata__query_metrics", "hubspot__get_object") and rng.random() < 0.6:  # an object, not a string
         return {"labels": ["time", "node-a", "node-b", "node-c"],
-                "data": [[1775000000 + i * 60, round(rng.random() * 100, 2), round(rng.random() * 100, 2),
-                          round(rng.random() * 100, 2)] for i in range(min(max(1, size // 40), 400))],
+                "data": [[1775000000 + i * 60, *(round(rng.random() * 100, 2) for _ in range(3))]
+                         for i in range(min(max(1, size // 40), 400))],
                 "view": {"units": "%", "min": 0, "max": 100}}
     if name == "bigquery__execute_sql":
         lines, n = ["account_id,n,total"], 20

@@ -1,6 +1,5 @@
 """The producer's files for whole sessions: v3 ledgers (``session/<sessionId>.jsonl`` per session and sub-agent,
-with accounting and payloadRefs) and ``populate``, a realistic sessions directory of every file kind. Pure Python
-+ orjson (never imports textual or rich)."""
+with accounting and payloadRefs) and ``populate``, a realistic sessions directory of every file kind."""
 
 from __future__ import annotations
 
@@ -13,7 +12,7 @@ from typing import Any, Iterator
 import orjson
 
 from .catalog import HOSTILE_STRINGS, iso, uuid4
-from .snapshots import Store, _op_refs, atomic_write, externalize_payloads, gz, touch, write_accounting, write_snapshot
+from .snapshots import Store, atomic_write, externalize_payloads, gz, op_refs, touch, write_accounting, write_snapshot
 from .tree import BASE_MS, last_activity, make_tree
 
 _ZERO_ACC = {"tokensIn": 0, "tokensOut": 0, "tokensCacheRead": 0, "tokensCacheWrite": 0, "costUsd": 0.0}
@@ -45,18 +44,14 @@ def _add_acc(total: dict[str, Any], acc: dict[str, Any]) -> None:
     total.update({k: total[k] + acc[k] for k in _ZERO_ACC}, costUsd=round(total["costUsd"] + acc["costUsd"], 6))
 
 
-
 def _session_status(node: dict) -> str:
-    if "endedAt" not in node or "success" not in node:
-        return "running"
-    return "ok" if node.get("success") else "failed"
+    return "running" if "endedAt" not in node or "success" not in node else "ok" if node["success"] else "failed"
 
 
 @dataclass
 class _Ledger:
     """One ledger being written: its records, and what its turns add up to."""
 
-    sd: Path
     tree: dict
     sid: Any  # the tree's traceId (or id): what the file says
     origin: Any
@@ -76,19 +71,15 @@ class _Ledger:
 def write_ledger(sessions_dir: str | os.PathLike, tree: dict, *, with_payloads: bool = True, running: bool = False,
                  partial_last_line: bool = False, store: Store | None = None,
                  parent: tuple[Any, Any, Any] | None = None, fan_out_rate: float = 0.25) -> Path:
-    """Write the v3 ledger of ``tree`` and its sub-agents (with payload files when ``with_payloads``), with the
-    quirks real ledgers have (fan-out, summary-only children, missing parent ids); return its path. ``parent``:
-    ``(originId, parent sessionId, parent opId)`` of a sub-agent's."""
+    """Write the v3 ledger of ``tree`` and its sub-agents (and payload files) with real ledgers' quirks (fan-out,
+    summary-only children, missing parent ids); ``parent``: a sub-agent's (originId, sessionId, opId)."""
     sd, sid = Path(sessions_dir), tree.get("traceId") or tree.get("id")
     store = Store(sd) if store is None else store
-    led = _Ledger(sd, tree, sid, parent[0] if parent else sid, store, with_payloads, fan_out_rate)
+    led = _Ledger(tree, sid, parent[0] if parent else sid, store, with_payloads, fan_out_rate)
     is_running = running or "endedAt" not in tree
     lrng = random.Random(f"ledger/{sid}")  # ~3% of child ledgers lack parentSessionId, some lack parentOpId
-    start: dict[str, Any] = {}
-    if parent and lrng.random() >= 0.03:
-        start["parentSessionId"] = parent[1]
-    if parent and lrng.random() >= 0.15:
-        start["parentOpId"] = parent[2]
+    start = {"parentSessionId": parent[1]} if parent and lrng.random() >= 0.03 else {}
+    start |= {"parentOpId": parent[2]} if parent and lrng.random() >= 0.15 else {}
     headend = ("tool_output" if tree.get("agentId") == "tool_output.read_grep" else "sub-agent") if parent else "cli"
     led.rec("session_start", tree.get("startedAt") or 0, **start, agentId=tree.get("agentId"),
             callPath=tree.get("callPath"), headendId=headend, capturePayloads=with_payloads,
@@ -103,8 +94,7 @@ def write_ledger(sessions_dir: str | os.PathLike, tree: dict, *, with_payloads: 
         last = n == len(turns) - 1
         led.rec("turn_start", t.get("startedAt") or 0, turn=t["index"])
         for op in t.get("ops") or []:  # sub-agents write their own ledgers (even while this turn is still open)
-            kids = led.kids_by_op[id(op)] = _children_of(led, op)
-            for kid in kids:
+            for kid in _children_of(led, op):
                 write_ledger(sd, kid, with_payloads=with_payloads, store=store, fan_out_rate=fan_out_rate,
                              parent=(led.origin, sid, op.get("opId")))
         if "endedAt" not in t or (is_running and last):
@@ -116,18 +106,15 @@ def write_ledger(sessions_dir: str | os.PathLike, tree: dict, *, with_payloads: 
         _turn_end(led, turn0, failed=False)  # turn 0 (init ... final-report, fin) ends with the session
     partial = b""
     if is_running or open_turn is not None:
-        if partial_last_line:
-            doc = orjson.dumps({"version": 3, "recordType": "turn_end", "seq": len(led.lines) + 1,
-                                "ts": iso(last_activity(tree)), "originId": led.origin, "sessionId": sid,
-                                "turn": (open_turn or (turns[-1] if turns else {})).get("index", 1),
-                                "status": "running", "ops": [], "warnings": [], "errors": []})
+        if partial_last_line:  # the producer was writing a turn_end
+            led.rec("turn_end", last_activity(tree), turn=(open_turn or (turns[-1] if turns else {})).get("index", 1),
+                    status="running", ops=[], warnings=[], errors=[])
+            doc = led.lines.pop()
             partial = doc[: len(doc) // 2]
     else:
         _session_end(led, parent is not None)
-    path = sd / "session" / f"{sid}.jsonl"
-    atomic_write(path, b"\n".join(led.lines) + b"\n" + partial)
-    store.ledgers.append(path)
-    return path
+    store.ledgers.append(atomic_write(sd / "session" / f"{sid}.jsonl", b"\n".join(led.lines) + b"\n" + partial))
+    return store.ledgers[-1]
 
 
 def _session_end(led: _Ledger, is_child: bool) -> None:
@@ -136,25 +123,24 @@ def _session_end(led: _Ledger, is_child: bool) -> None:
     status = _session_status(tree)
     if status == "failed":
         led.rec("session_error", end, error=tree.get("error") or "session failed")
-    summary: dict[str, Any] = {"status": status, "accounting": _drop_zero_cost(led.acc)}
-    if led.children:
-        summary["childSessions"] = led.children
-    if status == "ok":
-        fmt = (tree.get("finalReport") or {}).get("format", "sub-agent" if is_child else "markdown")
-        summary["finalReport"] = {"format": fmt, "captured": True}
-    else:
-        summary["finalReport"] = {"format": "markdown", "captured": False}
+    summary: dict[str, Any] = {"status": status, "accounting": _drop_zero_cost(led.acc),
+                               **({"childSessions": led.children} if led.children else {})}
+    ok = status == "ok"
+    fmt = (tree.get("finalReport") or {}).get("format", "sub-agent" if is_child else "markdown") if ok else "markdown"
+    summary["finalReport"] = {"format": fmt, "captured": ok}
+    if not ok:
         summary["error"] = tree.get("error") or "session failed"
     led.rec("session_summary", end, **summary)
 
 
 def _children_of(led: _Ledger, op: dict) -> list[dict]:
-    """The child sessions a session op links: its own, plus small trees of the same agent when it fans out."""
+    """The child sessions a session op links (kept for its record): its own, plus same-agent trees if it fans out."""
     child = op.get("childSession")
+    kids = led.kids_by_op[id(op)] = []
     if op.get("kind") != "session" or not isinstance(child, dict) or not child.get("turns"):
-        return []
+        return kids
     frng = random.Random(f"fanout/{led.sid}/{op.get('opId')}")
-    kids = [child]
+    kids.append(child)
     if frng.random() < led.fan_out_rate and "endedAt" in child and child.get("agentId") != "tool_output.read_grep":
         for _k in range(frng.randint(1, 2)):
             start = (op.get("startedAt") or 0) + frng.randint(2, 40)
@@ -184,17 +170,15 @@ def _child_links(led: _Ledger, op: dict) -> list[dict[str, Any]]:
 
 def _turn_end(led: _Ledger, t: dict, *, failed: bool) -> None:
     ops_out, turn_acc, has_llm = [], dict(_ZERO_ACC), False
-    warnings: list[str] = []
-    errors: list[str] = []
+    logs: dict[str, list[str]] = {"WRN": [], "ERR": []}  # the turn's warnings and errors
     for i, op in enumerate(t.get("ops") or [], 1):
         a = op.get("attributes") or {}
         st, en = op.get("startedAt") or 0, op.get("endedAt")
         o: dict[str, Any] = {"opId": op.get("opId"), "opIndex": i, "kind": op.get("kind"),
                              "status": op.get("status") or "running", "startedAt": iso(st)}
-        if isinstance(en, int):
-            o.update(endedAt=iso(en), durationMs=en - st)
+        o |= {"endedAt": iso(en), "durationMs": en - st} if isinstance(en, int) else {}
         o.update({k: a[k] for k in ("name", "provider", "model") if a.get(k)})
-        refs = _op_refs(led.store, led.sid, t["index"], i, op) if led.with_payloads else []
+        refs = op_refs(led.store, led.sid, t["index"], i, op) if led.with_payloads else []
         o.update({"payloadRefs": refs} if refs else {})
         links = _child_links(led, op)
         o.update({"childSessions": links} if links else {})
@@ -205,20 +189,18 @@ def _turn_end(led: _Ledger, t: dict, *, failed: bool) -> None:
             _add_acc(turn_acc, acc)
         o.update({"attributes": a} if a else {})
         for lg in op.get("logs") or []:
-            {"WRN": warnings, "ERR": errors}.get(lg.get("severity"), []).append(lg.get("message", ""))
+            logs.get(lg.get("severity"), []).append(lg.get("message", ""))
         ops_out.append(o)
     _add_acc(led.acc, turn_acc)
-    fields: dict[str, Any] = {"turn": t["index"], "status": "failed" if failed else "ok", "ops": ops_out}
-    if has_llm:  # absent on system-only turns (turn 0)
-        fields["accounting"] = _drop_zero_cost(turn_acc)
-    led.rec("turn_end", t.get("endedAt") or 0, **fields, warnings=warnings, errors=errors)
+    fields: dict[str, Any] = {"turn": t["index"], "status": "failed" if failed else "ok", "ops": ops_out,  # no
+                              **({"accounting": _drop_zero_cost(turn_acc)} if has_llm else {})}  # (system turns)
+    led.rec("turn_end", t.get("endedAt") or 0, **fields, warnings=logs["WRN"], errors=logs["ERR"])
 
 
 def populate(sessions_dir: str | os.PathLike, *, count: int = 12, seed: int = 0, big_ops: int | None = None,
              start_ms: int | None = None) -> list[Path]:
-    """Fill ``sessions_dir`` with a realistic mix of every file kind (v1/v2/envelope snapshots, running, failed,
-    mismatching, hostile, ledgers, payload refs, a stray tmp and an empty file, accounting.jsonl); return the paths.
-    File mtimes are the sessions' end times; sessions start at ``start_ms`` and follow each other."""
+    """Fill ``sessions_dir`` with every file kind (snapshots of each shape and state, ledgers, payloads, a stray tmp,
+    an empty file, accounting.jsonl): sessions from ``start_ms`` on, one after the other, mtimes their ends."""
     sd = Path(sessions_dir)
     sd.mkdir(parents=True, exist_ok=True)
     rng = random.Random(seed)
@@ -240,12 +222,11 @@ def populate(sessions_dir: str | os.PathLike, *, count: int = 12, seed: int = 0,
     t += 60_000  # odd files
     orphan_tree = make_tree(seed * 1000 + 990, ops=8, depth=0, payload_bytes=300, started_at=t)
     blob = gz(orjson.dumps({"version": 2, "reason": "final", "opTree": orphan_tree}))
-    orphan = sd / f"{orphan_tree['traceId']}.json.gz.tmp-123-456"
-    orphan.write_bytes(blob[: len(blob) // 2])
-    touch(orphan, last_activity(orphan_tree))
+    orphan = sd / f"{orphan_tree['traceId']}.json.gz.tmp-123-456"  # a write cut short, and an empty file
     zero = sd / f"{uuid4(random.Random(seed * 7919 + 1))}.json.gz"
-    zero.write_bytes(b"")
-    touch(zero, t + 120_000)
+    for path, data, ms in ((orphan, blob[: len(blob) // 2], last_activity(orphan_tree)), (zero, b"", t + 120_000)):
+        path.write_bytes(data)
+        touch(path, ms)
     acc = write_accounting(sd / "accounting.jsonl", finished)
     touch(acc, t + 180_000)
     return written + [orphan, zero, acc]
@@ -254,7 +235,7 @@ def populate(sessions_dir: str | os.PathLike, *, count: int = 12, seed: int = 0,
 def _ledger_files(sd: Path, tree: dict, written: list[Path], **kw: Any) -> None:
     store = Store(sd)
     write_ledger(sd, tree, store=store, **kw)
-    for p in [*store.paths, *store.ledgers]:
+    for p in [*(store.root / rel for rel in store.written), *store.ledgers]:
         touch(p, last_activity(tree))
         written.append(p)
 
@@ -282,10 +263,9 @@ def _snapshots(sd: Path, rng: random.Random, count: int, seed: int, big_ops: int
                          mismatch=i == mismatch_idx, started_at=t, **kw)
         if i == hostile_idx:
             tree["sessionTitle"] = f"Deploy report {HOSTILE_STRINGS[0]} {HOSTILE_STRINGS[2]} {HOSTILE_STRINGS[1]}"
-        doc_tree = tree
-        if i == ledger_idx:
+        if i == ledger_idx:  # its snapshot refers to the ledger's payload files
             _ledger_files(sd, tree, written, with_payloads=True, partial_last_line=False, fan_out_rate=0.5)
-            doc_tree = externalize_payloads(sd, tree)
+        doc_tree = externalize_payloads(sd, tree) if i == ledger_idx else tree
         yield tree, write_snapshot(sd, doc_tree, version=version, reason="subagent_finish" if running else "final",
                                    shape="envelope" if i == envelope_idx else "file")
         t = max(t, last_activity(tree))

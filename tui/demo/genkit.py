@@ -9,8 +9,8 @@ from pathlib import Path
 
 import orjson
 
-from .catalog import DATA, iso, uuid4
-from .snapshots import atomic_write, gz
+from .catalog import DATA, fill, iso, uuid4
+from .snapshots import atomic_write
 
 TURN_END, TOOL_ITERATION_END, INVOCATION_END = 0, 1, 2
 EVENT_NAMES = ("turnEnd", "toolIterationEnd", "invocationEnd")
@@ -22,9 +22,8 @@ def state_id(state: dict) -> str:
 
 
 class _Runner:
-    """A session saving snapshots as it runs: the design's (content-addressed ids, indexed, orphaned after a restore)
-    or, ``shipped``, SessionRunner.maybeSnapshot's (UUIDs; saved only when the state changed since the last one, then
-    the last message of the live state tagged with the snapshot's id)."""
+    """A session saving snapshots as it runs: the design's (content-addressed, indexed, orphaned after a restore) or,
+    ``shipped``, maybeSnapshot's (UUIDs; only when the state changed; the live state's last message tagged)."""
 
     def __init__(self, rng: random.Random, start_ms: int, *, shipped: bool, session_id: str = "",
                  event_names: bool = False) -> None:
@@ -38,15 +37,12 @@ class _Runner:
         if self.shipped and self.last is not None and not self.changed:
             return  # "Skip if state hasn't changed since the last snapshot"
         self.t += self.rng.randint(300, 9_000)
-        frozen, name = orjson.loads(orjson.dumps(state)), EVENT_NAMES[event] if self.event_names else event
-        if self.shipped:
-            snap = {"snapshotId": uuid4(self.rng), **({"parentId": self.last["snapshotId"]} if self.last else {}),
-                    "createdAt": iso(self.t, self.rng.randint(0, 999_999)), "event": name, "state": frozen}
-        else:
-            snap = {"id": state_id(frozen), "sessionId": self.session_id,
-                    "createdAt": iso(self.t, self.rng.randint(0, 999_999)), "state": frozen,
-                    "index": self.last["index"] + 1 if self.last else 0, "turnIndex": self.turn_index, "event": name,
-                    **({"parentId": self.last["id"]} if self.last else {})}
+        frozen, last = orjson.loads(orjson.dumps(state)), self.last or {}
+        snap = fill(DATA["genkit"]["shipped" if self.shipped else "snapshot"], {
+            "id": uuid4(self.rng) if self.shipped else state_id(frozen), "sid": self.session_id, "state": frozen,
+            "at": iso(self.t, self.rng.randint(0, 999_999)), "index": last.get("index", -1) + 1,
+            "turn": self.turn_index, "event": EVENT_NAMES[event] if self.event_names else event,
+            "parent": last.get("snapshotId" if self.shipped else "id")})
         self.snapshots.append(snap)
         self.last, self.changed = snap, False
         if self.shipped and state.get("messages"):
@@ -73,12 +69,21 @@ class _Runner:
         self.snap(state, TURN_END)
         self.turn_index += 1
 
+    def invocation(self, state: dict, questions: list, custom: dict | None = None) -> None:
+        """Its turns, then its end: the design counts invocations; the shipped flow updates its custom state."""
+        for question in questions:
+            self.turn(state, question)
+        if "invocations" in state:
+            state["invocations"] += 1
+        if custom is not None:
+            state["custom"], self.changed = custom, True
+        self.snap(state, INVOCATION_END)
+
     def restore(self, snapshot: dict) -> dict:
         """WithSnapshotID (the design: what came after it is orphaned) or a new invocation with `snapshotId` in its
         init (shipped): the state as saved, the snapshot as the last one."""
-        for other in self.snapshots:
-            if not self.shipped and other["index"] > snapshot["index"]:
-                other["orphaned"] = True
+        for other in [o for o in self.snapshots if not self.shipped and o["index"] > snapshot["index"]]:
+            other["orphaned"] = True
         self.last, self.changed = snapshot, False
         self.turn_index = snapshot.get("turnIndex", 0) + 1
         self.t += 3_600_000 if self.shipped else 60_000
@@ -90,20 +95,12 @@ def make_genkit_snapshots(seed: int = 0, *, session_id: str | None = None, start
     """Snapshots of one session in index order (orphaned ones included). `restore_from`: restore after the turn
     end of this turn index (None: no restore). `event_names`: write events as names instead of Go's integers."""
     rng = random.Random(seed)
-    sid = session_id or f"chat-{rng.randrange(16**8):08x}"
-    run = _Runner(rng, start_ms, shipped=False, session_id=sid, event_names=event_names)
-    state: dict = {"messages": [], "invocations": 0}
-    for q in range(turns):
-        run.turn(state, QUESTIONS[(seed + q) % len(QUESTIONS)])
-    state["invocations"] += 1
-    run.snap(state, INVOCATION_END)
+    run = _Runner(rng, start_ms, shipped=False, session_id=session_id or f"chat-{rng.randrange(16**8):08x}",
+                  event_names=event_names)
+    run.invocation({"messages": [], "invocations": 0}, _questions(seed, turns))
     if restore_from is not None:
-        state = run.restore(next(s for s in run.snapshots if s["turnIndex"] == restore_from
-                                 and s["event"] in (TURN_END, "turnEnd")))
-        for question in RESTORED_QUESTIONS:
-            run.turn(state, question)
-        state["invocations"] += 1
-        run.snap(state, INVOCATION_END)
+        run.invocation(run.restore(next(s for s in run.snapshots if s["turnIndex"] == restore_from
+                                        and s["event"] in (TURN_END, "turnEnd"))), RESTORED_QUESTIONS)
     return run.snapshots
 
 
@@ -112,19 +109,15 @@ def make_genkit_shipped(seed: int = 0, *, start_ms: int = 1_779_000_000_000, tur
     """Snapshots of one conversation in the shipped shape, in the order they were saved. `resume_from`: a second
     invocation resumes from the turn end of this turn (None: no second invocation)."""
     run = _Runner(random.Random(seed), start_ms, shipped=True)
-    state: dict = {}
-    for q in range(turns):
-        run.turn(state, QUESTIONS[(seed + q) % len(QUESTIONS)])
-    state["custom"] = {"topics": turns}  # the flow updates its custom state after the loop: an invocationEnd
-    run.changed = True
-    run.snap(state, INVOCATION_END)
-    if resume_from is not None:
+    run.invocation({}, _questions(seed, turns), custom={"topics": turns})
+    if resume_from is not None:  # its end is unchanged since the last turn end: not saved, as the runner does
         turn_ends = [s for s in run.snapshots if s["event"] == "turnEnd"]
-        state = run.restore(turn_ends[min(resume_from, len(turn_ends) - 1)])
-        for question in RESTORED_QUESTIONS:
-            run.turn(state, question)
-        run.snap(state, INVOCATION_END)  # unchanged since the last turn end: skipped, as the runner does
+        run.invocation(run.restore(turn_ends[min(resume_from, len(turn_ends) - 1)]), RESTORED_QUESTIONS)
     return run.snapshots
+
+
+def _questions(seed: int, turns: int) -> list[tuple]:
+    return [QUESTIONS[(seed + q) % len(QUESTIONS)] for q in range(turns)]
 
 
 def write_genkit_dir(directory: Path | str, snapshots: list[dict], *, gzip: bool = False,
@@ -134,12 +127,10 @@ def write_genkit_dir(directory: Path | str, snapshots: list[dict], *, gzip: bool
     for snap in snapshots:
         data = orjson.dumps(snap, option=orjson.OPT_INDENT_2)
         name = snap.get("id") or snap.get("snapshotId")  # the design's content address, or the shipped UUID
-        atomic_write(target / f"{name}.json{'.gz' if gzip else ''}", gz(data) if gzip else data)
+        atomic_write(target / f"{name}.json{'.gz' if gzip else ''}", data, gzip)
     if session_data:
-        last: dict[str, dict] = {}
-        for snap in snapshots:
-            if not snap.get("orphaned") and "sessionId" in snap:  # the shipped shape has no session data file
-                last[snap["sessionId"]] = snap
+        last = {snap["sessionId"]: snap for snap in snapshots  # the shipped shape has no session data file
+                if not snap.get("orphaned") and "sessionId" in snap}
         for sid, snap in last.items():
             session = {"id": sid, "state": snap["state"], "lastSnapshot": snap, "turnIndex": snap["turnIndex"] + 1}
             atomic_write(target / f"session-{sid}.json", orjson.dumps(session))
@@ -148,7 +139,4 @@ def write_genkit_dir(directory: Path | str, snapshots: list[dict], *, gzip: bool
 
 def write_genkit_array(path: Path | str, snapshots: list[dict], *, gzip: bool = False) -> Path:
     """`ListSnapshots(ctx, sessionID, true)` saved as one JSON array."""
-    p = Path(path)
-    data = orjson.dumps(snapshots, option=orjson.OPT_INDENT_2)
-    atomic_write(p, gz(data) if gzip else data)
-    return p
+    return atomic_write(Path(path), orjson.dumps(snapshots, option=orjson.OPT_INDENT_2), gzip)

@@ -4,13 +4,14 @@ computed the SDK's way (independently of the monitor); REST pages leave proto3 z
 from __future__ import annotations
 
 import random
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from .catalog import DATA, fill, iso
-from .snapshots import atomic_write, gz
+from .snapshots import atomic_write
 
 _J = DATA["jules"]  # the tasks and the session's script (commands, their output, diffs): data.json
 REPOS, TASKS = _J["repos"], _J["tasks"]
@@ -18,9 +19,7 @@ REPOS, TASKS = _J["repos"], _J["tasks"]
 
 class _Session:
     def __init__(self, rng: random.Random, start_ms: int, session_id: str) -> None:
-        self.rng = rng
-        self.t = self.start_ms = start_ms
-        self.session_id = session_id
+        self.rng, self.session_id, self.t, self.start_ms = rng, session_id, start_ms, start_ms
         self.activities: list[dict] = []
 
     def add(self, kind: str, originator: str = "agent", artifacts: list | None = None, **fields: Any) -> None:
@@ -30,7 +29,6 @@ class _Session:
                                 "createTime": iso(self.t), "originator": originator, "artifacts": artifacts or [],
                                 "type": kind, **fields})
 
-
     def plan(self, titles: list[str]) -> None:
         steps = [{"id": f"s{i}", "title": title, "description": f"{title}.", "index": i}
                  for i, title in enumerate(titles)]
@@ -39,16 +37,6 @@ class _Session:
     def approve(self) -> None:
         plan_id = next(a["plan"]["id"] for a in reversed(self.activities) if a["type"] == "planGenerated")
         self.add("planApproved", originator="user", planId=plan_id)
-
-    def run(self, title: str, *commands: tuple[str, str, int | None]) -> None:
-        arts = [{"type": "bashOutput", "command": cmd, "stdout": out, "stderr": "", "exitCode": code}
-                for cmd, out, code in commands]
-        self.add("progressUpdated", artifacts=arts, title=title, description="")
-
-    def patch(self, title: str, diff: str, message: str) -> None:
-        art = {"type": "changeSet", "source": "sources/github/acme/webshop",
-               "gitPatch": {"unidiffPatch": diff, "baseCommitId": "4be1f0c", "suggestedCommitMessage": message}}
-        self.add("progressUpdated", artifacts=[art], title=title, description="")
 
 
 def summary(activity: dict) -> str:
@@ -61,15 +49,12 @@ def summary(activity: dict) -> str:
         "msg": msg[:100] + ("..." if len(msg) > 100 else "")})
 
 
-
 def make_jules_snapshot(seed: int = 0, *, start_ms: int = 1_779_000_000_000, state: str = "completed",
                         include_activities: bool = True, user_messages: int = 1, api_zero_values: bool = False) -> dict:
     """A `toJSON()` object. `state`: "completed" (with a pull request), "failed", or e.g. "inProgress".
     `api_zero_values`: the SDK's snapshot of a real API answer: exit code 0 left out, and counted as failed."""
-    rng = random.Random(seed)
-    title, prompt = TASKS[seed % len(TASKS)]
-    session_id = str(rng.randrange(10**17, 10**18))
-    s = _play(_Session(rng, start_ms, session_id), state, user_messages)
+    rng, (title, prompt) = random.Random(seed), TASKS[seed % len(TASKS)]
+    s = _play(_Session(rng, start_ms, str(rng.randrange(10**17, 10**18))), state, user_messages)
     return _snapshot(s, seed, title, prompt, state, include_activities, api_zero_values)
 
 
@@ -85,8 +70,8 @@ def _play(s: _Session, state: str, user_messages: int) -> _Session:
 
 
 def _steps(s: _Session, steps: list) -> None:
-    for op, *args in steps:  # ["add", kind, fields] or [method, *its arguments]
-        s.add(args[0], **args[1]) if op == "add" else getattr(s, op)(*args)
+    for op, *args in steps:  # ["add", kind, fields (a copy: api_zero_values edits them)] or [method, *its arguments]
+        s.add(args[0], **orjson.loads(orjson.dumps(args[1]))) if op == "add" else getattr(s, op)(*args)
 
 
 def _snapshot(s: _Session, seed: int, title: str, prompt: str, state: str, include_activities: bool,
@@ -100,22 +85,18 @@ def _snapshot(s: _Session, seed: int, title: str, prompt: str, state: str, inclu
             for art in a["artifacts"]:
                 if art.get("type") == "bashOutput" and art.get("exitCode") == 0:
                     del art["exitCode"]  # proto3 left it out; the SDK copied undefined
-    counts: dict[str, int] = {}
-    for a in activities:
-        counts[a["type"]] = counts.get(a["type"], 0) + 1
-    failed = [a for a in activities  # the SDK's computeInsights: exitCode !== 0 (undefined too)
-              if any(x.get("type") == "bashOutput" and x.get("exitCode") != 0 for x in a["artifacts"])]
-    snap = {"id": session_id, "state": state, "url": f"https://jules.google.com/session/{session_id}",
-            "createdAt": iso(created), "updatedAt": iso(updated), "durationMs": updated - created,
-            "prompt": f"{prompt} (repo {REPOS[seed % len(REPOS)]})", "title": title, "activities": activities,
-            "activityCounts": counts,
-            "timeline": [{"time": a["createTime"], "type": a["type"], "summary": summary(a)} for a in activities],
-            "insights": {"completionAttempts": counts.get("sessionCompleted", 0),
-                         "planRegenerations": counts.get("planGenerated", 0),
-                         "userInterventions": counts.get("userMessaged", 0), "failedCommandCount": len(failed)}}
+    counts = dict(Counter(a["type"] for a in activities))
+    failed = sum(any(x.get("type") == "bashOutput" and x.get("exitCode") != 0 for x in a["artifacts"])
+                 for a in activities)  # the SDK's computeInsights: exitCode !== 0 (undefined too)
+    repo = REPOS[seed % len(REPOS)]
+    snap = fill(_J["snapshot"], {
+        "id": session_id, "state": state, "created": iso(created), "updated": iso(updated), "prompt": prompt,
+        "duration": updated - created, "repo": repo, "title": title, "activities": activities, "counts": counts,
+        "timeline": [{"time": a["createTime"], "type": a["type"], "summary": summary(a)} for a in activities],
+        "completions": counts.get("sessionCompleted", 0), "plans": counts.get("planGenerated", 0),
+        "interventions": counts.get("userMessaged", 0), "failed": failed})
     if state == "completed":
-        snap["pr"] = {"url": f"https://github.com/{REPOS[seed % len(REPOS)]}/pull/{rng.randint(100, 999)}",
-                      "title": title, "description": "Rounds totals to cents after the discount and after tax."}
+        snap["pr"] = fill(_J["pr"], {"repo": repo, "pr": rng.randint(100, 999), "title": title})
     if not include_activities:
         del snap["activities"]
     return snap
@@ -129,15 +110,12 @@ _REST_FIELDS = {"planApproved": ("planId",), "progressUpdated": ("title", "descr
 
 
 def rest_activity(activity: dict) -> dict:
-
     """An SDK-shaped activity as the REST API sends it: the type's fields under its oneof key, proto3 JSON (zero
     values, empty strings and empty lists left out), `output` for the command's stdout and stderr."""
     kind, get = activity["type"], activity.get
     out: dict = {k: activity[k] for k in ("name", "id", "createTime")}
-    if get("originator"):
-        out["originator"] = activity["originator"]
-    if get("description") and kind != "progressUpdated":
-        out["description"] = activity["description"]
+    shown = ("originator",) if kind == "progressUpdated" else ("originator", "description")  # (its title's)
+    out |= {k: activity[k] for k in shown if get(k)}
     fields: dict = {k: get(k, "") for k in _REST_FIELDS.get(kind, ())}
     if kind in ("userMessaged", "agentMessaged"):
         fields[kind.replace("Messaged", "Message")] = get("message", "")
@@ -149,17 +127,14 @@ def rest_activity(activity: dict) -> dict:
     artifacts = []
     for art in activity.get("artifacts", []):
         if art.get("type") == "bashOutput":
-            body = {"command": art.get("command", ""), "output": (art.get("stdout") or "") + (art.get("stderr") or "")}
-            if art.get("exitCode"):
-                body["exitCode"] = art["exitCode"]
+            body = {"command": art.get("command", ""), "output": (art.get("stdout") or "") + (art.get("stderr") or ""),
+                    "exitCode": art.get("exitCode") or ""}  # 0 is a zero value
             artifacts.append({"bashOutput": {k: v for k, v in body.items() if v != ""}})
         elif art.get("type") == "changeSet":
             artifacts.append({"changeSet": {"source": art.get("source", ""), "gitPatch": art.get("gitPatch", {})}})
         elif art.get("type") == "media":
             artifacts.append({"media": {"data": art.get("data", ""), "mimeType": art.get("format", "")}})
-    if artifacts:
-        out["artifacts"] = artifacts
-    return out
+    return out | ({"artifacts": artifacts} if artifacts else {})
 
 
 def make_jules_activities_page(seed: int = 0, *, start_ms: int = 1_779_000_000_000, state: str = "completed",
@@ -175,16 +150,13 @@ def make_jules_activities_page(seed: int = 0, *, start_ms: int = 1_779_000_000_0
         activities.insert(at, {"name": f"sessions/{session_id}/activities/u{n:03d}", "id": f"u{n:03d}",
                                "createTime": before, "originator": "agent",
                                "description": UNTYPED_DESCRIPTIONS[n % len(UNTYPED_DESCRIPTIONS)]})
-    page: dict = {"activities": activities}
-    if page_size is not None and page_size < len(activities):
-        page["activities"] = activities[:page_size]
-        page["nextPageToken"] = f"CiA{seed:04d}{page_size:04d}"  # opaque, as the API's
-    return page
+    if page_size is None or page_size >= len(activities):
+        return {"activities": activities}
+    return {"activities": activities[:page_size], "nextPageToken": f"CiA{seed:04d}{page_size:04d}"}  # opaque
 
 
 def write_jules(directory: Path | str, snap: dict, *, gzip: bool = False, name: str | None = None) -> Path:
     """`<dir>/jules-<id>.json` (or `.json.gz`), written atomically like the other generators' files."""
     data = orjson.dumps(snap, option=orjson.OPT_INDENT_2)
-    path = Path(directory) / (name or f"jules-{snap.get('id', 'session')}.json{'.gz' if gzip else ''}")
-    atomic_write(path, gz(data) if gzip else data)
-    return path
+    return atomic_write(Path(directory) / (name or f"jules-{snap.get('id', 'session')}.json{'.gz' if gzip else ''}"),
+                        data, gzip)

@@ -1,6 +1,5 @@
 """The ops of a generated session, as functions over the generator's state (``Gen``: one seeded rng per tree) and the
-session being written (``Sess``). The rng's draw order is the format's identity (same seed, same bytes): keep new
-draws after the existing ones."""
+session being written (``Sess``). Same seed, same bytes: keep new rng draws after the existing ones."""
 
 from __future__ import annotations
 
@@ -11,9 +10,9 @@ from typing import Any
 
 import orjson
 
-from .bodies import Exchange, ToolCall, Usage, binary_blob, llm_exchange
-from .catalog import (B36, CHEAP, DATA, ERR_SLUGS, HOSTILE_STRINGS, MODELS, OPENROUTER_UPSTREAM, TITLES,
-                      TOOL_PARAMS, TOOLS, fill, iso, rand_id, text, tool_result)
+from .bodies import Exchange, Reply, ToolCall, Usage, binary_blob, http_message, llm_exchange
+from .catalog import (AGENTS, B36, DATA, HOSTILE_STRINGS, MODELS, TITLES, TOOLS, fill, iso, rand_id, text,
+                      tool_result, uuid4)
 
 FULL_CAPTURE_BYTES = 400  # below it, payload_bytes also thins out how many LLM ops carry captures
 
@@ -27,22 +26,23 @@ def b36(n: int) -> str:
 
 
 class Gen:
-    """The generator's state: the seeded rng, the options, the tree's origin transaction and headend."""
+    """The generator's state: the seeded rng, the options, the tree's origin transaction, headend and call path
+    style (``a->tool->b`` or ``cli:a:b``)."""
 
     def __init__(self, seed: int, *, version: int, payload_bytes: int, provider_mix: tuple[str, ...],
-                 hostile_rate: float, style: str, capture_rate: float | None = None) -> None:
+                 hostile_rate: float, capture_rate: float | None = None) -> None:
         self.rng = random.Random(seed)
         self.version, self.pb, self.capture_rate = version, max(0, int(payload_bytes)), capture_rate
-        self.providers = tuple(provider_mix) or ("anthropic",)
-        self.hostile_rate, self.style, self.origin = hostile_rate, style, ""
+        self.providers, self.hostile_rate, self.origin = tuple(provider_mix) or ("anthropic",), hostile_rate, ""
         self.headend = self.rng.choice(("cli", "cli", "slack", "api", "mcp"))
+        self.style = "arrow" if self.rng.random() < 0.6 else "cli"
 
     def uid(self, ts: int) -> str:
         return f"{b36(ts)}-{rand_id(self.rng, 6, B36)}"
 
     def hostile(self, s: str) -> str:
         if self.hostile_rate > 0 and self.rng.random() < self.hostile_rate:
-            return f"{s} {HOSTILE_STRINGS[self.rng.randrange(len(HOSTILE_STRINGS))]}"
+            return f"{s} {self.rng.choice(HOSTILE_STRINGS)}"
         return s
 
     def gap(self) -> int:
@@ -53,8 +53,8 @@ class Gen:
         if models is None:
             return (f"{provider}-default", f"{provider}-default", (1.0, 4.0, 0.25, 0.0), False)
         if cheap:
-            return models[CHEAP.get(provider, 0)]
-        return models[self.rng.randrange(len(models))] if self.rng.random() < 0.4 else models[0]
+            return models[DATA["cheap"].get(provider, 0)]
+        return self.rng.choice(models) if self.rng.random() < 0.4 else models[0]
 
     def capture(self, data: bytes, fmt: str, legacy: bool) -> Any:
         """``payload.raw``/``payload.sdk``: an object (real files) or a plain base64 string (old spec)."""
@@ -62,42 +62,38 @@ class Gen:
         return value if legacy else {"format": fmt, "encoding": "base64", "value": value}
 
     def unavailable(self, fmt: str, legacy: bool) -> Any:
-        """The producer's capture bug: ``[unavailable]`` in place of a body, base64-encoded like any body (older
-        files hold it literally, a minority)."""
+        """The producer's capture bug: ``[unavailable]`` for a body, base64-encoded (a few older files: literally)."""
         return "[unavailable]" if self.rng.random() < 0.25 else self.capture(b"[unavailable]", fmt, legacy)
 
 
-@dataclass
 class Sess:
-    """One session being generated: who it is, its model and tools, and its clock ``t``."""
+    """One session being generated: who it is, its model and tools (drawn here), and its clock ``t``."""
 
-    agent: str
-    call_path: str
-    txn: str
-    parent_txn: str | None
-    origin: str
-    prefix: str
-    provider: str
-    model: str
-    actual_model: str
-    prices: tuple[float, ...]
-    thinking: bool
-    tools: list[dict[str, Any]]
-    tool_names: tuple[str, ...]
-    system: str
-    user: str
-    legacy_raw: bool
-    t: int
-    level: int
-    status_text: str | None = None
-    title: str = ""
-    n_messages: int = 1
+    def __init__(self, g: Gen, level: int, agent: str, call_path: str, parent_txn: str | None, prompt: str,
+                 start: int, prefix: str) -> None:
+        rng = g.rng
+        self.agent, self.call_path, self.parent_txn, self.user, self.t, self.prefix = \
+            agent, call_path, parent_txn, prompt, start, prefix
+        self.level, self.title, self.n_messages = level, "", 1
+        self.status_text: str | None = None
+        self.children_named, self.report_text = 0, ""  # sub-agents named so far, the final report
+        self.report_params: dict[str, Any] = {}
+        self.txn = uuid4(rng)
+        self.origin = g.origin = g.origin or self.txn
+        self.provider = rng.choice(g.providers)
+        self.model, self.actual_model, self.prices, thinking_capable = g.pick_model(self.provider)
+        self.tool_names, self.sub_agents = AGENTS.get(agent, (("web__search",), ("web-fetch",)))
+        self.tools: list[dict[str, Any]] = [
+            {"name": n, "description": TOOLS[n][2] + " " + text(rng, 60), "schema": DATA["tool_schema"]}
+            for n in self.tool_names + ("agent__final_report",)]
+        self.system = f"You are {agent}, an autonomous agent. " + text(rng, max(200, min(4000, g.pb // 2 or 300)))
+        self.thinking = thinking_capable and rng.random() < 0.7
+        self.legacy_raw = g.version == 1 and rng.random() < 0.5
 
 
 @dataclass
 class At:
-    """Where an op logs from (turn, subturn, path label, remote identifier, log type, tool kind): ``log`` adds to
-    its ``logs`` what every log entry of the op repeats."""
+    """Where an op logs from: ``log`` adds to its ``logs`` what every log entry of the op repeats."""
 
     g: Gen
     s: Sess
@@ -111,23 +107,14 @@ class At:
 
     def log(self, ts: int, severity: str, direction: str, message: str, *, fatal: bool = False,
             details: dict[str, Any] | None = None, remote: str | None = None) -> None:
-        g, s = self.g, self.s
-        e: dict[str, Any] = {"timestamp": ts, "severity": severity, "turn": self.turn, "subturn": self.sub}
-        if self.path is not None:  # relative to the logging session's tree: a sub-agent's log says 1-1, not 1-5.1-1
-            e["path"] = self.path[len(s.prefix):] if s.prefix and self.path.startswith(s.prefix) else self.path
-        e.update({"direction": direction, "type": self.typ,
-                  **({"toolKind": self.tool_kind} if self.tool_kind is not None else {}),
-                  "remoteIdentifier": remote or self.remote, "fatal": fatal, "message": g.hostile(message),
-                  "agentId": s.agent, "callPath": s.call_path, "txnId": s.txn})
-        if s.parent_txn is not None:
-            e["parentTxnId"] = s.parent_txn
-        e["originTxnId"] = s.origin
-        if g.rng.random() < 0.08:
-            e.update({"agentPath": s.call_path, "turnPath": f"{self.turn}.{self.sub}", "max_turns": 100,
-                      "max_subturns": 20, "headendId": g.headend})
-        if details:
-            e["details"] = details
-        self.op["logs"].append(e)
+        g, s, path = self.g, self.s, self.path
+        if path is not None and s.prefix and path.startswith(s.prefix):  # a sub-agent's log says 1-1, not 1-5.1-1
+            path = path[len(s.prefix):]
+        v = vars(s) | vars(self) | {  # for data.json's ``log`` (a value left None leaves its key out), ``log_extra``
+            "ts": ts, "severity": severity, "path": path, "direction": direction, "remote": remote or self.remote,
+            "fatal": fatal, "message": g.hostile(message), "turn_path": f"{self.turn}.{self.sub}", "headend": g.headend}
+        self.op["logs"].append(fill(DATA["log"], v) | (fill(DATA["log_extra"], v) if g.rng.random() < 0.08 else {})
+                               | ({"details": details} if details else {}))
 
 
 def new_op(g: Gen, kind: str, start: int, attrs: dict[str, Any], **more: Any) -> dict[str, Any]:
@@ -140,7 +127,6 @@ def response(payload: Any, size: int, truncated: bool = False) -> dict[str, Any]
 
 
 def close(s: Sess, op: dict[str, Any], end: int, status: str) -> dict[str, Any]:
-
     op["endedAt"], op["status"], s.t = end, status, end
     return op
 
@@ -168,86 +154,48 @@ def cost_for(s: Sess, u: Usage) -> float:
     return round(((u.input - u.cache_read) * pin + u.cache_read * pcr + u.output * pout) / 1e6, 8)
 
 
-def tokens(s: Sess, u: Usage) -> dict[str, int]:
-    """The accounting's token counts in the provider's semantics (data.json's ``tokens``: Anthropic's or the rest's)."""
-    anthropic = s.provider == "anthropic"
-    total = u.input + u.output + (u.cache_read + u.cache_write if anthropic else 0)
-    return fill(DATA["tokens"]["anthropic" if anthropic else "other"], vars(u) | {"total": total})
-
-
-
-def llm_accounting(s: Sess, *, end: int, latency: int, status: str, cost: float, upstream: float, stop: str,
-                   usage: Usage, actual_provider: str, error: str | None = None, origin: bool = True) -> dict:
-    acc = {"type": "llm", "timestamp": end, "status": status, "latency": latency, "provider": s.provider,
-           "model": s.model, "actualProvider": actual_provider, "actualModel": s.actual_model, "costUsd": cost,
-           **({"upstreamInferenceCostUsd": upstream} if origin else {}), "stopReason": stop,
-           "tokens": tokens(s, usage), **({"error": error} if error is not None else {}), "agentId": s.agent,
-           "callPath": s.call_path, "txnId": s.txn}
-    if origin:
-        acc["originTxnId"] = s.origin
-        acc |= {"parentTxnId": s.parent_txn} if s.parent_txn else {}
-    return acc
-
-
-def tool_accounting(s: Sess, *, end: int, latency: int, status: str, server: str, command: str, chars_in: int,
-                    chars_out: int, error: Any = None) -> dict[str, Any]:
-    """One ``tool`` AccountingEntry (every tool call has one: MCP/REST tools, sub-agents, tool_output)."""
-    acc: dict[str, Any] = {"type": "tool", "timestamp": end, "status": status, "latency": latency, "mcpServer": server,
-                           "command": command, "charactersIn": chars_in, "charactersOut": chars_out,
-                           "agentId": s.agent, "callPath": s.call_path, "txnId": s.txn, "originTxnId": s.origin}
-    if s.parent_txn:
-        acc["parentTxnId"] = s.parent_txn
-    if error is not None:
-        acc["error"] = error
-    return acc
+def accounting(s: Sess, kind: str, *, origin: bool = True, usage: Usage | None = None, **v: Any) -> dict[str, Any]:
+    """An ``llm`` or ``tool`` AccountingEntry (data.json's ``accounting``; a value left None leaves its key out)."""
+    who = vars(s) | {"error": None, "origin": s.origin if origin else None,  # (placeholders: Sess's attributes)
+                     "parent_txn": (s.parent_txn or None) if origin else None}
+    if usage is not None:  # token counts in the provider's semantics (data.json's ``tokens``: Anthropic's or not)
+        u, anthropic = usage, s.provider == "anthropic"
+        total = u.input + u.output + (u.cache_read + u.cache_write if anthropic else 0)
+        who["tokens"] = fill(DATA["tokens"]["anthropic" if anthropic else "other"], vars(u) | {"total": total})
+        v["upstream"] = v["upstream"] if origin else None
+    return fill(DATA["accounting"][kind], who | v)
 
 
 def call_id(g: Gen, s: Sess) -> str:
     return "toolu_01" + rand_id(g.rng, 22) if s.provider == "anthropic" else "call_" + rand_id(g.rng, 24)
 
 
-@dataclass
-class LlmCall:
-    """What one LLM op says: its request's size target, reasoning, text and tool calls."""
-
-    turn: int
-    is_final: bool
-    target: int
-    calls: list[ToolCall]
-    thinking: str = ""
-    text_out: str = ""
-
-
-def llm_request(g: Gen, s: Sess, c: LlmCall, usage: Usage, start: int, stop: str) -> tuple[dict, Exchange | None]:
+def llm_request(g: Gen, s: Sess, c: Reply, usage: Usage, start: int, stop: str) -> tuple[dict, Exchange | None]:
     rng, pb = g.rng, g.pb
     payload: dict[str, Any] = {"messages": s.n_messages, "bytes": 0, "isFinalTurn": c.is_final}
-    if g.capture_rate is not None:
-        captured = bool(pb) and rng.random() < g.capture_rate
-    else:  # a small budget also thins out the captures, so the size keeps scaling with payload_bytes
-        captured = bool(pb) and (pb >= FULL_CAPTURE_BYTES or rng.random() < pb / FULL_CAPTURE_BYTES)
+    # a small budget also thins out the captures, so the size keeps scaling with payload_bytes
+    captured = bool(pb) and (rng.random() < g.capture_rate if g.capture_rate is not None
+                             else pb >= FULL_CAPTURE_BYTES or rng.random() < pb / FULL_CAPTURE_BYTES)
     if not captured:
         payload["bytes"] = c.target or rng.randint(2000, 90000)
         return {"kind": "llm", "payload": payload, "size": payload["bytes"]}, None
-    ex = llm_exchange(rng, provider=s.provider, model=s.model, system=s.system, user_prompt=s.user, tools=s.tools,
-                      n_messages=s.n_messages, target_bytes=c.target, thinking=c.thinking, text_out=c.text_out,
-                      tool_calls=c.calls, stop_reason=stop, usage=usage, created_s=start // 1000, ts_iso=iso(start),
-                      headers=rng.random() < 0.15, stream=rng.random() < 0.92)
-    payload.update(messages=ex.messages, bytes=ex.request_body_bytes)
+    c.model, c.provider, c.stop, c.usage, c.created_s = s.model, s.provider, stop, usage, start // 1000
+    ex = llm_exchange(rng, c, system=s.system, user_prompt=s.user, tools=s.tools, n_messages=s.n_messages,
+                      ts_iso=iso(start), headers=rng.random() < 0.15, stream=rng.random() < 0.92)
+    payload.update(messages=ex.messages, bytes=len(ex.sdk_request))
     r = rng.random()
     legacy = s.legacy_raw or (g.version >= 2 and r < 0.02)
     payload["raw"] = g.unavailable("http", legacy) if r > 0.995 else g.capture(ex.request_raw, "http", legacy)
-    if rng.random() < 0.9:
-        payload["sdk"] = g.capture(ex.sdk_request, "sdk", legacy)
+    payload |= {"sdk": g.capture(ex.sdk_request, "sdk", legacy)} if rng.random() < 0.9 else {}
     return {"kind": "llm", "payload": payload, "size": len(ex.request_raw)}, ex
 
 
 def llm_op(g: Gen, s: Sess, *, turn: int, path: str | None, is_final: bool, tool_calls: list[ToolCall],
            running: bool = False, fail: tuple[str, str] | None = None, small: bool = False) -> dict[str, Any]:
-    rng = g.rng
-    start = s.t + g.gap()
+    rng, start = g.rng, s.t + g.gap()
     op = new_op(g, "llm", start, {"provider": s.provider, "model": s.model, "isFinalTurn": is_final})
     pb = g.pb // 3 if small else g.pb
-    c = LlmCall(turn, is_final, int(pb * rng.uniform(0.6, 1.4)) if pb else 0, tool_calls)
+    c = Reply(is_final, int(pb * rng.uniform(0.6, 1.4)) if pb else 0, tool_calls)
     s.n_messages = min(25, 2 * turn - 1) if turn > 0 else 1
     at = At(g, s, op, turn, 0, path, f"{s.provider}:{s.model}", "llm")
     hidden_reasoning = 0
@@ -270,16 +218,13 @@ def llm_op(g: Gen, s: Sess, *, turn: int, path: str | None, is_final: bool, tool
     if fail is not None:
         return _failed_llm(g, s, op, c, at, usage, latency, fail)
     stop = "tool_use" if tool_calls else ("max_tokens" if rng.random() < 0.02 else "end_turn")
-    req, ex = llm_request(g, s, c, usage, start, stop)
-    op["request"] = req
+    op["request"], ex = llm_request(g, s, c, usage, start, stop)
     cost = cost_for(s, usage)
-    actual_provider, upstream = s.provider, cost
-    if s.provider == "openrouter":
-        ups = OPENROUTER_UPSTREAM.get(s.model, ("OpenRouter",))
-        actual_provider, upstream = ups[rng.randrange(len(ups))], round(cost * 0.95, 8)
-    op["accounting"].append(llm_accounting(s, end=start + latency, latency=latency, status="ok", cost=cost,
-                                           upstream=upstream, stop=stop, usage=usage, actual_provider=actual_provider))
-    op["response"] = _llm_response(g, s, req, ex, c.text_out)
+    actual_provider, upstream = (rng.choice(DATA["openrouter_upstream"].get(s.model, ("OpenRouter",))),
+                                 round(cost * 0.95, 8)) if s.provider == "openrouter" else (s.provider, cost)
+    op["accounting"].append(accounting(s, "llm", end=start + latency, latency=latency, status="ok", cost=cost,
+                                       upstream=upstream, stop=stop, usage=usage, actual_provider=actual_provider))
+    op["response"] = _llm_response(g, s, op["request"], ex, c.text_out)
     _llm_extras(g, op, at, c.thinking, start, latency)
     at.log(start + latency, "VRB", "response", f"LLM response: stop={stop}, in={usage.input} out={usage.output} "
            f"cacheR={usage.cache_read} cacheW={usage.cache_write}, {latency} ms, ${cost:.4f}",
@@ -289,18 +234,18 @@ def llm_op(g: Gen, s: Sess, *, turn: int, path: str | None, is_final: bool, tool
     return close(s, op, start + latency, "ok")
 
 
-def _failed_llm(g: Gen, s: Sess, op: dict, c: LlmCall, at: At, usage: Usage, latency: int,
+def _failed_llm(g: Gen, s: Sess, op: dict, c: Reply, at: At, usage: Usage, latency: int,
                 fail: tuple[str, str]) -> dict[str, Any]:
     slug, msg = fail
     start, end = op["startedAt"], op["startedAt"] + latency
-    op["request"] = llm_request(g, s, LlmCall(c.turn, c.is_final, c.target, c.calls), usage, start, "end_turn")[0]
+    op["request"] = llm_request(g, s, Reply(c.is_final, c.target, c.calls), usage, start, "end_turn")[0]
     status_line = {"rate_limited": "429 Too Many Requests", "overloaded": "529 Overloaded"}.get(slug, "400 Bad Request")
-    raw = err_body = orjson.dumps({"type": "error", "error": {"type": slug, "message": msg}})
-    if g.rng.random() < 0.15:  # headers only in captures made by other tools
-        raw = f"HTTP/1.1 {status_line}\r\ncontent-type: application/json\r\n\r\n".encode() + err_body
+    err_body = orjson.dumps({"type": "error", "error": {"type": slug, "message": msg}})
+    raw = http_message(f"HTTP/1.1 {status_line}", [("content-type", "application/json")], err_body) \
+        if g.rng.random() < 0.15 else err_body  # headers only in captures made by other tools
     op["response"] = response({"raw": g.capture(raw, "http", s.legacy_raw)}, len(raw))
-    op["accounting"].append(llm_accounting(s, end=end, latency=latency, status="failed", cost=0, upstream=0,
-                                           stop="error", usage=Usage(0, 0), actual_provider=s.provider, error=msg))
+    op["accounting"].append(accounting(s, "llm", end=end, latency=latency, status="failed", cost=0, upstream=0,
+                                       stop="error", usage=Usage(0, 0), actual_provider=s.provider, error=msg))
     at.log(end, "ERR", "response", f"LLM request failed: {msg}", fatal=True,
            details={"error": slug, "latency_ms": latency})
     op["attributes"].update(latency=latency, error=slug)
@@ -310,16 +255,11 @@ def _failed_llm(g: Gen, s: Sess, op: dict, c: LlmCall, at: At, usage: Usage, lat
 def _llm_response(g: Gen, s: Sess, req: dict, ex: Exchange | None, text_out: str) -> dict[str, Any]:
     if ex is None:
         return response({"textPreview": text_out[:200]}, len(text_out))
-    rng, payload = g.rng, {}
-    r = rng.random()
-    if r < 0.005:
-        payload["raw"] = g.unavailable(ex.response_format, s.legacy_raw)
-    elif r < 0.015:
-        payload["raw"] = g.capture(binary_blob(rng, rng.randint(16, 96)), "http", s.legacy_raw)
-    else:
-        payload["raw"] = g.capture(ex.response_raw, ex.response_format, s.legacy_raw)
-    if "sdk" in req["payload"]:
-        payload["sdk"] = g.capture(ex.sdk_response, "sdk", s.legacy_raw)
+    r, legacy = g.rng.random(), s.legacy_raw  # a few captures are unavailable, a few more binary
+    blob = binary_blob(g.rng, g.rng.randint(16, 96)) if 0.005 <= r < 0.015 else b""
+    payload = {"raw": g.unavailable(ex.response_format, legacy) if r < 0.005 else
+               g.capture(blob or ex.response_raw, "http" if blob else ex.response_format, legacy)}
+    payload |= {"sdk": g.capture(ex.sdk_response, "sdk", legacy)} if "sdk" in req["payload"] else {}
     return response(payload, len(ex.response_raw))
 
 
@@ -337,9 +277,7 @@ def _llm_extras(g: Gen, op: dict, at: At, thinking: str, start: int, latency: in
                 chunks.append({"text": thinking[i:j], "ts": ts})
                 ts += rng.randint(20, 300)
                 i = j
-            op["reasoning"] = {"chunks": chunks}
-            if rng.random() < 0.5:
-                op["reasoning"]["final"] = thinking
+            op["reasoning"] = {"chunks": chunks, **({"final": thinking} if rng.random() < 0.5 else {})}
         if rng.random() < 0.3:
             at.log(start + latency // 2, "THK", "response", thinking[:120])
     if rng.random() < 0.03:
@@ -349,21 +287,15 @@ def _llm_extras(g: Gen, op: dict, at: At, thinking: str, start: int, latency: in
         at.log(start + latency // 3, "WRN", "response", rng.choice(DATA["llm_warnings"]))
 
 
-def tool_params(g: Gen, name: str, s: Sess) -> dict[str, Any]:
-    make = TOOL_PARAMS.get(name)
-    return make(g.rng, s) if make else {"query": text(g.rng, 30)}
-
-
 def tool_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str | None, name: str, params: dict[str, Any],
-            running: bool = False, report: str | None = None) -> dict[str, Any]:
-    rng = g.rng
-    provider, kind, _desc = TOOLS.get(name, ("mcp", "mcp", ""))
+            running: bool = False) -> dict[str, Any]:
+    rng, (provider, kind, _desc) = g.rng, TOOLS.get(name, ("mcp", "mcp", ""))
     start = s.t + g.gap()
-    op = new_op(g, "tool", start, {"name": name, "provider": provider, "kind": kind})
+    req_json = orjson.dumps(params)
+    op = new_op(g, "tool", start, {"name": name, "provider": provider, "kind": kind},
+                request={"kind": "tool", "payload": params, "size": len(req_json)})
     attrs, at = op["attributes"], At(g, s, op, turn, sub, path, f"{kind}:{provider}:{name.split('__', 1)[-1]}",
                                      "tool", kind)
-    req_json = orjson.dumps(params)
-    op["request"] = {"kind": "tool", "payload": params, "size": len(req_json)}
     if rng.random() < 0.2 or running:
         at.log(start, "VRB", "request", f"-> {name}({req_json[:80].decode(errors='replace')})")
     if running:
@@ -371,25 +303,22 @@ def tool_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str | None, name: str
         return op
     latency = int(rng.lognormvariate(6.0, 1.1)) + 5
     end = start + latency
-    failed = name not in ("agent__final_report", "agent__task_status") and rng.random() < 0.04
-    truncated = False
+    failed = name != "agent__task_status" and rng.random() < 0.04  # (the final report is turn 0's, not a tool op)
     if failed:
-        attrs["error"] = rng.choice(ERR_SLUGS)
+        attrs["error"] = rng.choice(DATA["err_slugs"])
         result: Any = g.hostile(f"Tool execution failed: {attrs['error'].replace('_', ' ')} ({name})")
-    elif name == "agent__final_report":
-        result = "Final report accepted."
     else:
         result = tool_result(rng, name, max(20, int(g.pb * rng.uniform(0.05, 0.6))) if g.pb else rng.randint(20, 120))
-        if isinstance(result, str):
-            if rng.random() < 0.02:
-                truncated = True
-                result = result[: max(20, len(result) // 2)] + "\n[... response truncated: toolResponseMaxBytes ...]"
-            result = g.hostile(result)
+    truncated = not failed and isinstance(result, str) and rng.random() < 0.02
+    if truncated:
+        result = result[: max(20, len(result) // 2)] + "\n[... response truncated: toolResponseMaxBytes ...]"
+    if not failed and isinstance(result, str):
+        result = g.hostile(result)
     out_len = len(result) if isinstance(result, str) else len(orjson.dumps(result))
     attrs.update(latency=latency, size=out_len)
-    op["accounting"].append(tool_accounting(s, end=end, latency=latency, status="failed" if failed else "ok",
-                                            server=provider, command=name, chars_in=len(req_json), chars_out=out_len,
-                                            error=result if failed else None))
+    op["accounting"].append(accounting(s, "tool", end=end, latency=latency, status="failed" if failed else "ok",
+                                       server=provider, command=name, chars_in=len(req_json), chars_out=out_len,
+                                       error=result if failed else None))
     op["response"] = response(result, out_len, truncated)
     if failed:
         at.log(end, "ERR", "response", f"{name} failed: {attrs['error']} after {latency} ms",
@@ -399,9 +328,6 @@ def tool_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str | None, name: str
            details={"latency_ms": latency, "bytes": out_len} if rng.random() < 0.3 else None)
     if truncated:
         at.log(end, "WRN", "response", f"{name} response truncated to {out_len} bytes")
-    if name == "agent__final_report":
-        at.log(end, "FIN", "response", f"final report accepted ({params.get('report_format', 'markdown')}, "
-               f"{len(report or '')} chars)", remote="agent:final-report")
     if name == "agent__task_status":
         s.status_text = params.get("now")
         if not s.title and rng.random() < 0.5:
@@ -430,14 +356,13 @@ def system_op(g: Gen, s: Sess, turn: int, path: str | None, label: str) -> dict[
 
 def final_report_op(g: Gen, s: Sess, path: str, params: dict[str, Any], report: str, *,
                     sub_agent: bool) -> dict[str, Any]:
-    """The committed report: ``kind: system``, label ``final-report``, the ``agent__final_report`` tool accounting
-    entry and a FIN log; the report itself is not in the op."""
-    start = s.t + g.gap()
-    latency = g.rng.randint(1, 12)
+    """The committed report: a ``final-report`` system op with the tool's accounting entry and a FIN log (the report
+    itself is the session's)."""
+    start, latency = s.t + g.gap(), g.rng.randint(1, 12)
     fmt = "sub-agent" if sub_agent else params.get("report_format", "markdown")
-    acc = tool_accounting(s, end=start + latency, latency=latency, status="ok", server="agent",
-                          command="agent__final_report", chars_in=len(orjson.dumps(params)) if params else 0,
-                          chars_out=len(report))
+    acc = accounting(s, "tool", end=start + latency, latency=latency, status="ok", server="agent",
+                     command="agent__final_report", chars_in=len(orjson.dumps(params)) if params else 0,
+                     chars_out=len(report))
     op = new_op(g, "system", start, {"label": "final-report"}, accounting=[acc])
     At(g, s, op, 0, 0, path, "agent:final-report", "tool", "agent").log(
         start + latency, "FIN", "response", f"final report accepted ({fmt}, {len(report)} chars)")

@@ -17,8 +17,6 @@ import orjson
 
 from .tree import iter_sessions, last_activity
 
-__all__ = ["externalize_payloads", "snapshot_document", "write_accounting", "write_snapshot"]
-
 LEVEL = 6  # node's zlib default, what the producer uses
 
 
@@ -26,12 +24,12 @@ def gz(data: bytes, level: int = LEVEL) -> bytes:
     return _gzip.compress(data, compresslevel=level, mtime=0)
 
 
-def atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes, gzip: bool = False, level: int = LEVEL) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}-{int(time.time() * 1000)}")
-    with open(tmp, "wb") as f:
-        f.write(data)
+    tmp.write_bytes(gz(data, level) if gzip else data)
     os.replace(tmp, path)
+    return path
 
 
 def touch(path: Path, ms: int) -> None:
@@ -39,7 +37,8 @@ def touch(path: Path, ms: int) -> None:
 
 
 def snapshot_document(tree: dict, *, version: int = 2, reason: str = "final", shape: str = "file") -> dict:
-    """The JSON document of a snapshot file (see ``write_snapshot``)."""
+    """A snapshot file's document. Shape ``file``: v1 ``{version, reason, opTree}``, v2 adds ids and timestamp;
+    ``envelope``: ``{reason, sessionId, originId, timestamp, snapshot: {version, opTree}}``; ``bare``: the tree."""
     sid, ts = tree.get("traceId") or tree.get("id"), last_activity(tree)
     if shape == "bare":
         return tree
@@ -57,15 +56,11 @@ def snapshot_document(tree: dict, *, version: int = 2, reason: str = "final", sh
 def write_snapshot(dir: str | os.PathLike, tree: dict, *, version: int = 2, reason: str = "final",
                    shape: str = "file", gzip: bool = True, name: str | None = None,
                    compresslevel: int = LEVEL) -> Path:
-    """Write one snapshot file and return its path. Shape ``file``: version 1 ``{version, reason, opTree}`` or
-    version 2 (adds sessionId, originId, originTxnId, parentId, parentTxnId, timestamp); ``envelope``: ``{reason,
-    sessionId, originId, timestamp, snapshot: {version, opTree}}``; ``bare``: the SessionNode itself. Default name
+    """Write one snapshot file (its shapes: ``snapshot_document``) and return its path. Default name
     ``<traceId>.json.gz`` (``.json`` without gzip)."""
     name = name or f"{tree.get('traceId') or tree.get('id')}.json" + (".gz" if gzip else "")
     data = orjson.dumps(snapshot_document(tree, version=version, reason=reason, shape=shape))
-    path = Path(dir) / name
-    atomic_write(path, gz(data, compresslevel) if gzip else data)
-    return path
+    return atomic_write(Path(dir) / name, data, gzip, compresslevel)
 
 
 def _accounting_entries(node: dict) -> Iterator[dict[str, Any]]:
@@ -82,25 +77,18 @@ def _accounting_entries(node: dict) -> Iterator[dict[str, Any]]:
 
 def write_accounting(path: str | os.PathLike, trees: Iterable[dict]) -> Path:
     """``accounting.jsonl``: one AccountingEntry per line (all llm + tool entries, sub-agents included)."""
-    p = Path(path)
-    atomic_write(p, b"".join(orjson.dumps(e) + b"\n" for tree in trees for e in _accounting_entries(tree)))
-    return p
+    entries = (e for tree in trees for e in _accounting_entries(tree))
+    return atomic_write(Path(path), b"".join(orjson.dumps(e) + b"\n" for e in entries))
 
 
 def _decode_capture(v: Any) -> tuple[bytes | None, str | None]:
     """``payload.raw``/``payload.sdk`` -> (bytes, format, sniffed when the capture does not say)."""
-    data, fmt = None, None
-    if isinstance(v, dict):
-        fmt = v.get("format")
-        try:
-            data = base64.b64decode(v["value"]) if isinstance(v.get("value"), str) else None
-        except (binascii.Error, ValueError):
-            data = None
-    elif isinstance(v, str) and v != "[unavailable]":
-        try:
-            data = base64.b64decode(v, validate=True)
-        except (binascii.Error, ValueError):
-            data = v.encode()
+    fmt = v.get("format") if isinstance(v, dict) else None
+    b64 = v.get("value") if isinstance(v, dict) else v if v != "[unavailable]" else None  # legacy: a bare string
+    try:
+        data = base64.b64decode(b64, validate=not isinstance(v, dict)) if isinstance(b64, str) else None
+    except (binascii.Error, ValueError):  # a legacy capture may be the text itself
+        data = None if isinstance(v, dict) else str(b64).encode()
     if fmt or not data:
         return data, fmt
     head = data[:16].lstrip()
@@ -116,8 +104,7 @@ class Store:
 
     def __init__(self, sessions_dir: Path) -> None:
         self.root = sessions_dir
-        self.written: dict[str, dict[str, Any]] = {}
-        self.paths: list[Path] = []  # payload files
+        self.written: dict[str, dict[str, Any]] = {}  # payload file (relative path) -> its ref's sizes and hash
         self.ledgers: list[Path] = []  # ledger files
 
     def put(self, *, sid: str, turn: int, op: dict, op_index: int, kind: str, name: str, fmt: str,
@@ -131,7 +118,6 @@ class Store:
         if meta is None:
             packed = gz(data)
             atomic_write(self.root / rel, packed)
-            self.paths.append(self.root / rel)
             meta = self.written[rel] = {"originalBytes": len(data), "compressedBytes": len(packed),
                                         "sha256": hashlib.sha256(data).hexdigest()}
         return ref | {"compression": "gzip", "path": rel, **meta, "captured": True, "truncated": truncated,
@@ -145,7 +131,7 @@ _LLM_REFS = (("request", "raw", "llm_request", "request", "http", 0.05),
              ("response", "sdk", "sdk_response", "sdk-response", "json", 0.1))
 
 
-def _op_refs(store: Store, sid: Any, turn: int, op_index: int, op: dict) -> list[dict[str, Any]]:
+def op_refs(store: Store, sid: Any, turn: int, op_index: int, op: dict) -> list[dict[str, Any]]:
     """payloadRefs of one op (deterministic per op: the same refs for the ledger and a ref-style snapshot)."""
     rng, refs = random.Random(f"{sid}/{op.get('opId')}"), []
     payloads = {side: (op.get(side) or {}).get("payload") for side in ("request", "response")}
@@ -184,13 +170,12 @@ def externalize_payloads(sessions_dir: str | os.PathLike, tree: dict) -> dict:
                 if op.get("kind") != "llm":
                     continue
                 refs = {r["kind"]: {k: v for k, v in r.items() if k not in ("kind", "opId", "turn", "opIndex")}
-                        for r in _op_refs(store, s.get("traceId") or s.get("id"), t["index"], i, op)}
-                for side, raw_kind, sdk_kind in (("request", "llm_request", "sdk_request"),
-                                                 ("response", "llm_response", "sdk_response")):
+                        for r in op_refs(store, s.get("traceId") or s.get("id"), t["index"], i, op)}
+                for side, key, kind, *_ in _LLM_REFS:  # a raw capture gives way to its ref, an sdk one holds it
                     payload = (op.get(side) or {}).get("payload")
-                    if isinstance(payload, dict) and raw_kind in refs:
-                        payload.pop("raw", None)
-                        payload["ref"] = refs[raw_kind]
-                    if isinstance(payload, dict) and sdk_kind in refs:
-                        payload["sdk"] = {"ref": refs[sdk_kind]}
+                    if isinstance(payload, dict) and kind in refs and key == "raw":
+                        del payload["raw"]
+                        payload["ref"] = refs[kind]
+                    elif isinstance(payload, dict) and kind in refs:
+                        payload["sdk"] = {"ref": refs[kind]}
     return out

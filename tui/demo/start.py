@@ -24,24 +24,16 @@ class Demo:
     """A running demo: `sessions` is the directory to browse; `stop()` ends the writer, then removes it all."""
 
     def __init__(self, base: Path) -> None:
-        self.base = base
-        self.sessions = base / "sessions"
-        self.writer: LiveWriter | None = None
-        self._thread: threading.Thread | None = None
+        self.base, self.sessions, self.stopping = base, base / "sessions", threading.Event()
+        self.thread: threading.Thread | None = None
         self._lock = threading.Lock()
         atexit.register(self.stop)
 
-    def start_writer(self, seed: int) -> None:
-        self.writer = LiveWriter(self.sessions, seed=seed)
-        self._thread = threading.Thread(target=self.writer.run, name="demo-live-writer", daemon=True)
-        self._thread.start()
-
     def stop(self) -> None:
         with self._lock:
-            if self.writer is not None:
-                self.writer.stop.set()
-            if self._thread is not None and self._thread is not threading.current_thread():
-                self._thread.join(JOIN_SECONDS)
+            self.stopping.set()
+            if self.thread is not None and self.thread is not threading.current_thread():
+                self.thread.join(JOIN_SECONDS)
             shutil.rmtree(self.base, ignore_errors=True)
 
 
@@ -52,7 +44,9 @@ def start_demo(*, live: bool = True, count: int = 12, seed: int = 7) -> Demo:
         populate(demo.sessions, count=count, seed=seed, start_ms=now - 20 * 3600 * 1000)
         add_other_formats(demo.sessions, seed=seed, start_ms=now - 3 * 3600 * 1000)
         if live:
-            demo.start_writer(seed)
+            demo.thread = threading.Thread(target=write_live, args=(demo.sessions, demo.stopping, seed),
+                                           name="demo-live-writer", daemon=True)
+            demo.thread.start()
     except BaseException:  # (a signal while the files are written: nothing is left behind)
         demo.stop()
         raise
@@ -73,38 +67,32 @@ def add_other_formats(sessions: Path, *, seed: int, start_ms: int) -> None:
                      session_data=False)
 
 
-class LiveWriter:
-    """Rewrites one snapshot the way ai-agent does (temp file, then rename) as its session grows."""
+def write_live(sessions: Path, stop: threading.Event, seed: int = 7, tick: float = TICK_SECONDS) -> None:
+    """Rewrites one snapshot the way ai-agent does (temp file, then rename) as its session grows, session after
+    session, until ``stop``."""
+    round_ = 0
+    try:
+        while not stop.is_set():
+            _play(sessions, stop, tick, make_tree(seed * 1000 + round_, ops=160, depth=2, fanout=2,
+                                                  started_at=int(time.time() * 1000), agent="demo-live"))
+            round_ += 1
+    except OSError:  # the directory went away under a write (removed by hand): nothing left to write to
+        stop.set()
 
-    def __init__(self, sessions_dir: Path, *, seed: int = 7, tick: float = TICK_SECONDS) -> None:
-        self.sessions_dir = sessions_dir
-        self.seed = seed
-        self.tick = tick
-        self.stop = threading.Event()
 
-    def run(self) -> None:
-        round_ = 0
-        try:
-            while not self.stop.is_set():
-                self.play(make_tree(self.seed * 1000 + round_, ops=160, depth=2, fanout=2,
-                                    started_at=int(time.time() * 1000), agent="demo-live"))
-                round_ += 1
-        except OSError:  # the directory went away under a write (removed by hand): nothing left to write to
-            self.stop.set()
-
-    def play(self, tree: dict) -> None:
-        """Real time: the tree's clock is the wall clock, so running durations on screen are true."""
-        times = event_times(tree)
-        if not times:
+def _play(sessions: Path, stop: threading.Event, tick: float, tree: dict) -> None:
+    """Real time: the tree's clock is the wall clock, so running durations on screen are true."""
+    times = event_times(tree)
+    if not times:
+        return
+    start, end = times[0], times[-1]
+    wall_start = time.monotonic()
+    while not stop.is_set():
+        t = start + int((time.monotonic() - wall_start) * 1000)
+        done = t >= end
+        write_snapshot(sessions, tree if done else tree_at(tree, t), version=2,
+                       reason="final" if done else "subagent_finish")
+        if done:
+            stop.wait(5.0)
             return
-        start, end = times[0], times[-1]
-        wall_start = time.monotonic()
-        while not self.stop.is_set():
-            t = start + int((time.monotonic() - wall_start) * 1000)
-            done = t >= end
-            write_snapshot(self.sessions_dir, tree if done else tree_at(tree, t), version=2,
-                           reason="final" if done else "subagent_finish")
-            if done:
-                self.stop.wait(5.0)
-                return
-            self.stop.wait(self.tick)
+        stop.wait(tick)

@@ -1,6 +1,5 @@
 """``make_tree``: one seeded ai-agent ``opTree`` shaped like real snapshots, sub-agents included, written turn by
-turn (turn 0's init, v2 steps, user turns of LLM, tool, sub-agent and tool_output ops, the final report, the totals);
-and the walks over such a tree. Pure Python + orjson (never imports textual or rich)."""
+turn (turn 0's init, v2 steps, user turns, the final report, the totals); and the walks over such a tree."""
 
 from __future__ import annotations
 
@@ -12,13 +11,9 @@ import orjson
 from tui.formats.aiagent.snapshot_totals import TOTALS_KEYS, compute_totals
 
 from .bodies import ToolCall
-from .catalog import (AGENTS, HOSTILE_STRINGS, INGRESS, LLM_ERR, ROOT_AGENTS, STATUSES, TITLES, TOOL_SCHEMA, TOOLS,
-                      sentence, text, uuid4)
-from .ops import (At, Gen, Sess, call_id, close, cost_for, final_report_op, llm_accounting, llm_op, new_op, response,
-                  system_op, tool_accounting, tool_op, tool_params, usage_for)
-
-__all__ = ["DEFAULT_PROVIDERS", "TOTALS_KEYS", "compute_totals", "iter_ops", "iter_sessions", "last_activity",
-           "make_tree", "op_path_index"]
+from .catalog import DATA, HOSTILE_STRINGS, STATUSES, TITLES, TOOL_PARAMS, fill, sentence, text, uuid4
+from .ops import (At, Gen, Sess, accounting, call_id, close, cost_for, final_report_op, llm_op, new_op, response,
+                  system_op, tool_op, usage_for)
 
 #: Each session draws its provider from this tuple (repeats weigh): Anthropic and OpenAI most, Gemini and Ollama too.
 DEFAULT_PROVIDERS = ("anthropic", "anthropic", "openai", "openai", "google", "ollama")
@@ -42,8 +37,7 @@ def make_plan(g: Gen, ops: int, depth: int, fanout: int, running: bool, failed: 
 
     def build(level: int, run: bool) -> Plan:
         p = Plan(level=level, budget=max(4, int(per * g.rng.uniform(0.7, 1.3))), running=run)
-        if level < depth:
-            p.children = [build(level + 1, run and i == fanout - 1) for i in range(fanout)]
+        p.children = [build(level + 1, run and i == fanout - 1) for i in range(fanout)] if level < depth else []
         p.failed = level > 0 and not run and g.rng.random() < 0.04
         return p
 
@@ -64,46 +58,18 @@ def make_tree(seed: int = 0, *, ops: int = 40, depth: int = 2, fanout: int = 2, 
     """One root SessionNode (``opTree``) of about ``ops`` ops and exactly ``depth`` levels of sub-agents;
     ``payload_bytes``/``capture_rate`` size and thin the captures, the other flags the odd cases tests need."""
     g = Gen(seed, version=version, payload_bytes=payload_bytes, provider_mix=tuple(provider_mix),
-            hostile_rate=hostile_rate, style="arrow", capture_rate=capture_rate)
-    rng = g.rng
-    g.style = "arrow" if rng.random() < 0.6 else "cli"
-    plan = make_plan(g, ops, depth, fanout, running, failed)
+            hostile_rate=hostile_rate, capture_rate=capture_rate)
+    rng, plan = g.rng, make_plan(g, ops, depth, fanout, running, failed)
     start = started_at if started_at is not None else BASE_MS + rng.randrange(0, 60 * 86_400_000)
-    root_agent = agent or ROOT_AGENTS[rng.randrange(len(ROOT_AGENTS))]
-    prompt = rng.choice(TITLES) + ". " + sentence(rng, 40, 160)
+    root_agent = agent or rng.choice(DATA["root_agents"])
     tree = session(g, plan, agent=root_agent, call_path=root_agent if g.style == "arrow" else f"cli:{root_agent}",
-                   parent_txn=None, prompt=prompt, start=start, prefix="")
+                   parent_txn=None, prompt=rng.choice(TITLES) + ". " + sentence(rng, 40, 160), start=start, prefix="")
     tree.pop("_report", None)
-    if mismatch:
+    if mismatch:  # totals that disagree with the ops
         t = tree["totals"]
-        t["tokensIn"] += 1000 + rng.randint(1, 999)
-        t["costUsd"] = round(t["costUsd"] + 0.0123, 4)
-        t["toolsRun"] += 1
+        t.update(tokensIn=t["tokensIn"] + 1000 + rng.randint(1, 999), costUsd=round(t["costUsd"] + 0.0123, 4),
+                 toolsRun=t["toolsRun"] + 1)
     return tree
-
-
-def _new_session(g: Gen, plan: Plan, agent: str, call_path: str, parent_txn: str | None, prompt: str, start: int,
-                 prefix: str) -> tuple[Sess, dict[str, Any], tuple[str, ...]]:
-    rng = g.rng
-    txn = uuid4(rng)
-    g.origin = g.origin or txn
-    provider = g.providers[rng.randrange(len(g.providers))]
-    model, actual_model, prices, thinking_capable = g.pick_model(provider)
-    tool_names, sub_agents = AGENTS.get(agent, (("web__search",), ("web-fetch",)))
-    tools = [{"name": n, "description": TOOLS[n][2] + " " + text(rng, 60), "schema": TOOL_SCHEMA}
-             for n in tool_names + ("agent__final_report",)]
-    system = f"You are {agent}, an autonomous agent. " + text(rng, max(200, min(4000, g.pb // 2 or 300)))
-    s = Sess(agent=agent, call_path=call_path, txn=txn, parent_txn=parent_txn, origin=g.origin, prefix=prefix,
-             provider=provider, model=model, actual_model=actual_model, prices=prices,
-             thinking=thinking_capable and rng.random() < 0.7, tools=tools, tool_names=tool_names, system=system,
-             user=prompt, legacy_raw=g.version == 1 and rng.random() < 0.5, t=start, level=plan.level)
-    node: dict[str, Any] = {"id": g.uid(start), "traceId": txn, "agentId": agent, "callPath": call_path,
-                            "sessionTitle": "", "startedAt": start}
-    if plan.level == 0 and rng.random() < 0.5:
-        node["attributes"] = {"ingress": dict(INGRESS[rng.randrange(len(INGRESS))])}
-    elif plan.level > 0 and rng.random() < 0.2:
-        node["attributes"] = {"ingress": {"source": "sub-agent", "parentTxnId": parent_txn}}
-    return s, node, sub_agents
 
 
 def _advisors(g: Gen, s: Sess, t0: dict[str, Any], init_end: int) -> list[dict[str, Any]]:
@@ -112,8 +78,7 @@ def _advisors(g: Gen, s: Sess, t0: dict[str, Any], init_end: int) -> list[dict[s
               "endedAt": init_end, "attributes": {"label": "init"}, "ops": []}]
     adv_start = s.t
     saved = (s.provider, s.model, s.actual_model, s.prices, s.thinking)
-    s.model, s.actual_model, s.prices, _ = g.pick_model(s.provider, cheap=True)
-    s.thinking = False
+    (s.model, s.actual_model, s.prices, _), s.thinking = g.pick_model(s.provider, cheap=True), False
     n_adv = g.rng.randint(1, 2)
     # ops in v2 steps are labelled S<step>-<op> (capital S), like the producer's getOpPath
     adv_ops = [llm_op(g, s, turn=0, path=f"{s.prefix}S1-{i + 1}", is_final=False, tool_calls=[], small=True)
@@ -135,141 +100,103 @@ def _plan_turns(g: Gen, s: Sess, plan: Plan, budget: int) -> list[tuple[list[Any
     rng, tool_names = g.rng, s.tool_names
     children = list(plan.children)
     running_child = children.pop() if plan.running and children else None
-    if plan.running:
-        tail_ops = 2 if (running_child is not None or rng.random() < 0.5) else 1
-    else:  # failed: the failed llm op, the fin op; else the final llm op, the final-report and fin ops
-        tail_ops = 2 if plan.failed else 3
+    # failed: the failed llm op, the fin op; else the final llm op, the final-report and fin ops
+    tail_ops = (2 if running_child or rng.random() < 0.5 else 1) if plan.running else 2 if plan.failed else 3
     middle = budget - tail_ops - len(children) - (1 if running_child is not None else 0)
-    n_chunks = 0  # some roots extract an oversized tool result with tool_output (v2: its chunks live in a step)
-    if g.version >= 2 and plan.level == 0 and rng.random() < 0.3:
-        n_chunks = rng.choice((1, 2, 3, 3, 4, 6))
-        if middle - tool_output_ops(n_chunks) >= 6:
-            middle -= tool_output_ops(n_chunks)
-        else:
-            n_chunks = 0
+    # some roots extract an oversized tool result with tool_output (v2: its chunks live in a step)
+    n_chunks = rng.choice((1, 2, 3, 3, 4, 6)) if g.version >= 2 and plan.level == 0 and rng.random() < 0.3 else 0
+    n_chunks = n_chunks if n_chunks and middle - tool_output_ops(n_chunks) >= 6 else 0
+    middle -= tool_output_ops(n_chunks) if n_chunks else 0
     sizes: list[int] = []
     choices = (0, 1, 1, 2, 2, 2, 3, 4, 6)
     while middle > 0:
-        sizes.append(min(choices[rng.randrange(len(choices))], middle - 1))
+        sizes.append(min(rng.choice(choices), middle - 1))
         middle -= 1 + sizes[-1]
     if children and not sizes:
         sizes.append(0)
     real = [n for n in tool_names if n != "agent__task_status"] or list(tool_names)
-    turn_plans: list[list[Any]] = [[("tool", "agent__task_status") if rng.random() < 0.06 and "agent__task_status"
-                                    in tool_names else ("tool", real[rng.randrange(len(real))]) for _ in range(k)]
-                                   for k in sizes]
+    turn_plans: list[list[Any]] = [[("tool", "agent__task_status" if rng.random() < 0.06 and "agent__task_status" in
+                                     tool_names else rng.choice(real)) for _ in range(k)] for k in sizes]
     for cp in children:
-        specs = turn_plans[rng.randrange(len(turn_plans))]
+        specs = rng.choice(turn_plans)
         specs.insert(rng.randint(0, len(specs)), ("session", cp))
     if n_chunks and turn_plans:
-        turn_plans[rng.randrange(len(turn_plans))].append(("tool_output", n_chunks))
-    user_turns: list[tuple[list[Any], str]] = [(tp, "mid") for tp in turn_plans]
-    if running_child is not None:
-        user_turns.append(([("session", running_child)], "running_child"))
-    elif plan.running:
-        user_turns.append(([("tool", None)] if tail_ops == 2 else [], "running"))
-    else:
-        user_turns.append(([], "failed") if plan.failed else ([("final", None)], "final"))
-    return user_turns
+        rng.choice(turn_plans).append(("tool_output", n_chunks))
+    last: tuple[list[Any], str] = ([("session", running_child)], "running_child") if running_child is not None \
+        else ([("tool", None)] if tail_ops == 2 else [], "running") if plan.running \
+        else ([], "failed") if plan.failed else ([("final", None)], "final")
+    return [(tp, "mid") for tp in turn_plans] + [last]
 
 
-@dataclass
-class _Turns:
-    """A session's user turns being written: the sub-agent names it calls and the final report."""
-
-    sub_agents: tuple[str, ...]
-    children_named: int = 0
-    report_text: str = ""
-    report_params: dict[str, Any] = field(default_factory=dict)
-
-
-def _resolve(g: Gen, s: Sess, specs: list[Any], st: _Turns) -> Iterator[tuple[str, Any, str, dict[str, Any]]]:
+def _resolve(g: Gen, s: Sess, specs: list[Any]) -> Iterator[tuple[str, Any, str, dict[str, Any]]]:
     """The calls the LLM makes for a turn's specs, one at a time: ``(kind, extra, tool name, params)``."""
     rng = g.rng
     for kind, what in specs:
         if kind == "tool":
             real = [x for x in s.tool_names if x != "agent__task_status"] or list(s.tool_names)
-            name = what if what is not None else real[rng.randrange(len(real))]
-            yield ("tool", None, name, tool_params(g, name, s))
+            name = what if what is not None else rng.choice(real)
+            yield ("tool", None, name, TOOL_PARAMS[name](rng, s) if name in TOOL_PARAMS else {"query": text(rng, 30)})
         elif kind == "session":
-            subs = st.sub_agents or ("web-fetch",)
-            cname = subs[(st.children_named + rng.randrange(3)) % len(subs)]
-            st.children_named += 1
+            subs = s.sub_agents or ("web-fetch",)
+            cname = subs[(s.children_named + rng.randrange(3)) % len(subs)]
+            s.children_named += 1
             yield ("session", (what, cname), f"agent__{cname}",
                    {"prompt": sentence(rng, 60, 200), "format": "markdown"})
         elif kind == "tool_output":
             source = next((x for x in s.tool_names if x != "agent__task_status"), "web__fetch")
             params: dict[str, Any] = {"handle": uuid4(rng), "extract": sentence(rng, 40, 140)}
             mode = "read-grep" if rng.random() < 0.35 else "full-chunked"
-            if rng.random() < 0.3:
-                params["mode"] = mode
+            params |= {"mode": mode} if rng.random() < 0.3 else {}
             yield ("tool_output", (what, source, mode), "tool_output", params)
         else:  # final: agent__final_report; no tool op, a final-report op in turn 0 at the end
             n = max(80, int(g.pb * rng.uniform(0.1, 0.5)))
-            st.report_text = (f"## Summary\n\n{text(rng, n // 2)}\n\n## Findings\n\n- {sentence(rng)}\n- "
-                              f"{sentence(rng)}\n\n## Details\n\n{text(rng, n // 2)}\n")
+            s.report_text = (f"## Summary\n\n{text(rng, n // 2)}\n\n## Findings\n\n- {sentence(rng)}\n- "
+                             f"{sentence(rng)}\n\n## Details\n\n{text(rng, n // 2)}\n")
             yield ("final", None, "agent__final_report",
-                   {"report_format": "markdown", "report_content": st.report_text, "encoding": "raw"})
+                   {"report_format": "markdown", "report_content": s.report_text, "encoding": "raw"})
 
 
-def _user_turn(g: Gen, s: Sess, index: int, specs: list[Any], mode: str, st: _Turns) -> dict[str, Any]:
+def _user_turn(g: Gen, s: Sess, index: int, specs: list[Any], mode: str) -> dict[str, Any]:
     rng = g.rng
     s.t += g.gap()
     turn: dict[str, Any] = {"id": g.uid(s.t), "index": index, "startedAt": s.t}
-    if index == 1:
-        turn["attributes"] = {"prompts": {"system": s.system, "user": s.user}}
-    elif rng.random() < 0.05:
-        turn["attributes"] = {"retry": 1, "reason": "invalid tool call"}
-    ops: list[dict[str, Any]] = []
-    turn["ops"] = ops
-    resolved, calls = [], []
-    for r in _resolve(g, s, specs, st):  # each call's id is drawn right after the call: keep the rng's order
-        resolved.append(r)
-        calls.append(ToolCall(id=call_id(g, s), name=r[2], input=r[3]))
-    ops.append(llm_op(g, s, turn=index, path=f"{s.prefix}{index}-1", is_final=mode in ("final", "failed"),
-                      tool_calls=calls, running=mode == "running" and not resolved,
-                      fail=LLM_ERR[rng.randrange(len(LLM_ERR))] if mode == "failed" else None))
-    sub = 0
-    for i, (kind, extra, name, params) in enumerate(resolved):
+    turn |= {"attributes": {"prompts": {"system": s.system, "user": s.user}}} if index == 1 else \
+        {"attributes": {"retry": 1, "reason": "invalid tool call"}} if rng.random() < 0.05 else {}
+    # each call's id is drawn right after the call: keep the rng's order
+    resolved = [(r, ToolCall(call_id(g, s), r[2], r[3])) for r in _resolve(g, s, specs)]
+    ops = turn["ops"] = [llm_op(g, s, turn=index, path=f"{s.prefix}{index}-1", is_final=mode in ("final", "failed"),
+                                tool_calls=[c for _, c in resolved], running=mode == "running" and not resolved,
+                                fail=rng.choice(DATA["llm_err"]) if mode == "failed" else None)]
+    for i, ((kind, extra, name, params), _) in enumerate(resolved):  # the final report is turn 0's op, at the end
+        where: dict[str, Any] = {"turn": index, "sub": len(ops), "path": f"{s.prefix}{index}-{len(ops) + 1}",
+                                 "params": params}
         if kind == "final":
-            st.report_params = params
-            continue
-        pos, sub = len(ops) + 1, sub + 1
-        path = f"{s.prefix}{index}-{pos}"
-        if kind == "tool_output":
-            ops.append(tool_output_op(g, s, turn=index, sub=sub, path=path, source_tool=extra[1], n_chunks=extra[0],
-                                      params=params, mode=extra[2]))
+            s.report_params = params
+        elif kind == "tool_output":
+            ops.append(tool_output_op(g, s, **where, source_tool=extra[1], n_chunks=extra[0], mode=extra[2]))
         elif kind == "tool":
-            ops.append(tool_op(g, s, turn=index, sub=sub, path=path, name=name, params=params,
-                               running=mode == "running" and i == len(resolved) - 1,
-                               report=st.report_text if name == "agent__final_report" else None))
+            ops.append(tool_op(g, s, **where, name=name, running=mode == "running" and i == len(resolved) - 1))
         else:
-            ops.append(session_op(g, s, extra[0], turn=index, sub=sub, path=path, cname=extra[1], tname=name,
-                                  params=params))
+            ops.append(session_op(g, s, extra[0], **where, cname=extra[1], tname=name))
     if mode not in ("running", "running_child"):  # else the turn stays open
-        s.t += rng.randint(1, 10)
-        turn["endedAt"] = s.t
+        turn["endedAt"] = s.t = s.t + rng.randint(1, 10)
     return turn
 
 
 def _closing_steps(g: Gen, s: Sess, plan: Plan, steps: list[dict], turns: list[dict], last_index: int) -> None:
     """v2: the ``user`` step over the user turns, then maybe a handoff, router handoff or internal step."""
-    rng = g.rng
-    first = turns[1]["startedAt"] if len(turns) > 1 else s.t
+    rng, first = g.rng, turns[1]["startedAt"] if len(turns) > 1 else s.t
     steps.append({"id": g.uid(first), "index": len(steps), "kind": "user", "startedAt": first,
-                  "attributes": {"turns": [1, last_index]}, "ops": []})
-    if "endedAt" in turns[-1]:
-        steps[-1]["endedAt"] = turns[-1]["endedAt"]
+                  "attributes": {"turns": [1, last_index]}, "ops": [],
+                  **({"endedAt": turns[-1]["endedAt"]} if "endedAt" in turns[-1] else {})})
     if plan.running or rng.random() >= 0.6:
         return
     kind = rng.choice(("handoff", "router_handoff", "internal"))
     s.t += g.gap()
     st_start, spath = s.t, f"{s.prefix}S{len(steps)}-1"
-    if kind == "internal":
-        sop = tool_op(g, s, turn=last_index, sub=0, path=spath, name="agent__task_status",
-                      params={"status": "completed", "done": "all", "pending": "", "now": "done"})
-    else:
-        sop = llm_op(g, s, turn=last_index, path=spath, is_final=False, tool_calls=[], small=True)
+    sop = tool_op(g, s, turn=last_index, sub=0, path=spath, name="agent__task_status", params={
+        "status": "completed", "done": "all", "pending": "", "now": "done"}) if kind == "internal" else \
+        llm_op(g, s, turn=last_index, path=spath, is_final=False, tool_calls=[], small=True)
     steps.append({"id": g.uid(st_start), "index": len(steps), "kind": kind, "startedAt": st_start,
                   "endedAt": s.t + 1, "attributes": {"reason": kind.replace("_", " ")}, "ops": [sop]})
     s.t += 2
@@ -277,8 +204,13 @@ def _closing_steps(g: Gen, s: Sess, plan: Plan, steps: list[dict], turns: list[d
 
 def session(g: Gen, plan: Plan, *, agent: str, call_path: str, parent_txn: str | None, prompt: str, start: int,
             prefix: str) -> dict[str, Any]:
-    rng = g.rng
-    s, node, sub_agents = _new_session(g, plan, agent, call_path, parent_txn, prompt, start, prefix)
+    rng, s = g.rng, Sess(g, plan.level, agent, call_path, parent_txn, prompt, start, prefix)
+    node: dict[str, Any] = {"id": g.uid(start), "traceId": s.txn, "agentId": agent, "callPath": call_path,
+                            "sessionTitle": "", "startedAt": start}
+    if plan.level == 0 and rng.random() < 0.5:
+        node["attributes"] = {"ingress": dict(rng.choice(DATA["ingress"]))}
+    elif plan.level > 0 and rng.random() < 0.2:
+        node["attributes"] = {"ingress": {"source": "sub-agent", "parentTxnId": parent_txn}}
     # turn 0: system init; it stays open until the session ends (the final-report and fin ops close it)
     t0: dict[str, Any] = {"id": g.uid(s.t), "index": 0, "startedAt": s.t,
                           "attributes": {"system": True, "label": "init"}, "ops": []}
@@ -291,57 +223,45 @@ def session(g: Gen, plan: Plan, *, agent: str, call_path: str, parent_txn: str |
     if g.version >= 2 and budget >= 8 and rng.random() < 0.4:
         steps = _advisors(g, s, t0, init_end)
         budget -= len(steps[1]["ops"])
-    st = _Turns(sub_agents)
     user_turns = _plan_turns(g, s, plan, budget)
-    for n, (specs, mode) in enumerate(user_turns, 1):
-        turns.append(_user_turn(g, s, n, specs, mode, st))
+    turns += [_user_turn(g, s, n, specs, mode) for n, (specs, mode) in enumerate(user_turns, 1)]
     if steps is not None:
         _closing_steps(g, s, plan, steps, turns, len(user_turns))
-    _finish(g, s, plan, node, steps, st)
-    node["_report"] = st.report_text
+    _finish(g, s, plan, node, steps)
+    node["_report"] = s.report_text
     return node
 
 
-def _finish(g: Gen, s: Sess, plan: Plan, node: dict[str, Any], steps: list | None, st: _Turns) -> None:
+def _finish(g: Gen, s: Sess, plan: Plan, node: dict[str, Any], steps: list | None) -> None:
     """Title, status line, turn 0's final-report and fin ops, the outcome, plugin metas and totals."""
     rng, turns, t0 = g.rng, node["turns"], node["turns"][0]
-    if s.title:
-        node["sessionTitle"] = s.title
-    if plan.level == 0 and rng.random() < 0.3:
-        node["sessionTitle"] = rng.choice(TITLES)
+    node["sessionTitle"] = rng.choice(TITLES) if plan.level == 0 and rng.random() < 0.3 else \
+        s.title or node["sessionTitle"]
     if rng.random() < g.hostile_rate * 3:
-        hostile = HOSTILE_STRINGS[rng.randrange(len(HOSTILE_STRINGS))]
-        node["sessionTitle"] = f"{node['sessionTitle'] or 'Title'} {hostile}"
-    if s.status_text:
-        node["latestStatus"] = s.status_text
-    elif plan.running:
-        node["latestStatus"] = rng.choice(STATUSES)
-    if steps is not None:
-        node["steps"] = steps
+        node["sessionTitle"] = f"{node['sessionTitle'] or 'Title'} {rng.choice(HOSTILE_STRINGS)}"
+    node |= {"latestStatus": s.status_text or rng.choice(STATUSES)} if s.status_text or plan.running else {}
+    node |= {"steps": steps} if steps is not None else {}
     if not plan.running:
         if not plan.failed:
-            t0["ops"].append(final_report_op(g, s, f"{s.prefix}0-{len(t0['ops']) + 1}", st.report_params,
-                                             st.report_text, sub_agent=plan.level > 0))
+            t0["ops"].append(final_report_op(g, s, f"{s.prefix}0-{len(t0['ops']) + 1}", s.report_params, s.report_text,
+                                             sub_agent=plan.level > 0))
         t0["ops"].append(system_op(g, s, 0, f"{s.prefix}0-{len(t0['ops']) + 1}", "fin"))
-        s.t += rng.randint(2, 30)
-        node["endedAt"] = t0["endedAt"] = s.t
+        node["endedAt"] = t0["endedAt"] = s.t = s.t + rng.randint(2, 30)
         node["success"] = not plan.failed
         if plan.failed:
             err = [o for o in turns[-1]["ops"] if o.get("status") == "failed"]
             msg = err[-1]["accounting"][0].get("error") if err and err[-1]["accounting"] else "session failed"
             node["error"] = f"LLM request failed: {msg}"
         elif g.version >= 2:
-            node["finalReport"] = {"format": "markdown", "content": st.report_text, "ts": node["endedAt"]} \
+            node["finalReport"] = {"format": "markdown", "content": s.report_text, "ts": node["endedAt"]} \
                 if rng.random() < 0.8 else {"format": "json", "content_json": {
-                    "summary": st.report_text[:200], "confidence": round(rng.random(), 2)}, "ts": node["endedAt"]}
+                    "summary": s.report_text[:200], "confidence": round(rng.random(), 2)}, "ts": node["endedAt"]}
     if g.version >= 2 and plan.level == 0 and rng.random() < 0.3:
-        node["pluginMetas"] = {"netdata-docs": {"version": "0.3.1", "enabled": True, "meta": {"sources": 3}},
-                               "cost-guard": {"version": "1.0.0", "enabled": True}}
+        node["pluginMetas"] = fill(DATA["plugin_metas"], {})  # a copy
     node["totals"] = compute_totals(node)
     if g.version >= 2 and plan.level == 0 and rng.random() < 0.3:
-        node["totals"].update({"turnsUsed": len(turns) - 1, "turnsFailed": 1 if plan.failed else 0,
-                               "toolsInvalid": 0, "finalFailed": 0, "toolsFixed": rng.randint(0, 2),
-                               "finalFixed": 0, "finalForced": 0})
+        node["totals"].update(fill(DATA["v2_totals"], {"used": len(turns) - 1, "failed": 1 if plan.failed else 0,
+                                                       "fixed": rng.randint(0, 2)}))
 
 
 def _agent_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str, name: str, provider: str, params: dict,
@@ -385,9 +305,9 @@ def _agent_done(s: Sess, op: dict[str, Any], at: At, req_json: bytes, end: int, 
     attrs, latency, status = op["attributes"], end - op["startedAt"], "failed" if failed else "ok"
     attrs.update(latency=latency, **({"error": "subagent_failed"} if failed else {}), size=len(result))
     op["response"] = response(result, len(result))
-    op["accounting"].append(tool_accounting(s, end=end, latency=latency, status=status, server=server,
-                                            command=attrs["name"], chars_in=len(req_json), chars_out=len(result),
-                                            error=attrs.get("error")))
+    op["accounting"].append(accounting(s, "tool", end=end, latency=latency, status=status, server=server,
+                                       command=attrs["name"], chars_in=len(req_json), chars_out=len(result),
+                                       error=attrs.get("error")))
     at.log(end, "ERR" if failed else "VRB", "response",
            result if failed else f"<- {attrs['name']}: {len(result)} bytes in {latency} ms{suffix}")
     return close(s, op, end, status)
@@ -425,19 +345,17 @@ def _chunked_tree(g: Gen, s: Sess, start: int, handle: str, n_chunks: int) -> tu
                             "attributes": {"mode": "full-chunked"}, "ops": []}
     t, outputs = start, []
     for extra in [{"chunk": i} for i in range(1, n_chunks + 1)] + ([{"stage": "reduce"}] if n_chunks > 1 else []):
-        t += rng.randint(1, 8)
-        latency = int(rng.lognormvariate(7.6, 0.5)) + 200
+        t, latency = t + rng.randint(1, 8), int(rng.lognormvariate(7.6, 0.5)) + 200
         usage = usage_for(g, s, 1, 0)
         cost = cost_for(s, usage)
         outputs.append(text(rng, rng.randint(60, 400)))
         msg_bytes = rng.randint(4000, 60000) if "chunk" in extra else sum(len(o) for o in outputs) + 900
-        acc = llm_accounting(s, end=t + latency, latency=latency, status="ok", cost=cost, upstream=cost,
-                             stop="end_turn", usage=usage, actual_provider=s.provider, origin=False)
+        acc = accounting(s, "llm", end=t + latency, latency=latency, status="ok", cost=cost, upstream=cost,
+                         stop="end_turn", usage=usage, actual_provider=s.provider, origin=False)
         step["ops"].append(new_op(
             g, "llm", t, {"provider": s.provider, "model": s.model, **extra, "latency": latency}, accounting=[acc],
             request={"kind": "llm", "payload": {"messages": 2, "bytes": msg_bytes}, "size": msg_bytes},
-            response=response({"textPreview": outputs[-1]}, len(outputs[-1])),
-            endedAt=t + latency, status="ok"))
+            response=response({"textPreview": outputs[-1]}, len(outputs[-1])), endedAt=t + latency, status="ok"))
         t += latency
     step["endedAt"] = t + 1
     node.update(steps=[step], endedAt=t + 2, success=True)
