@@ -38,9 +38,9 @@ import orjson
 
 from tui.formats.opencode.storage import FILE_MAX_BYTES, FILES_MAX, StoredMessage, StoredSession
 from tui.inputs import json_load
-from tui.inputs.files import LoadError, open_regular
+from tui.inputs.agent_roots import is_sqlite
+from tui.inputs.files import LoadError
 
-SQLITE_MAGIC = b"SQLite format 3\x00"
 PARTS_MAX = 200_000  # parts of one session read at most (each message's at most FILES_MAX)
 _SAFE_ID = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")
 # session columns -> the Info's fields (time_* into `time`)
@@ -50,13 +50,7 @@ _SESSION_TIMES = {"time_created": "created", "time_updated": "updated", "time_co
                   "time_archived": "archived"}
 
 
-def is_database(path: str | os.PathLike) -> bool:
-    """A regular file starting with SQLite's magic (16 bytes read; False when it cannot be read)."""
-    try:
-        with open_regular(path) as fh:
-            return fh.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
-    except OSError:
-        return False
+is_database = is_sqlite  # (a regular file starting with SQLite's magic)
 
 
 def database_path(path: str) -> tuple[str, str] | None:
@@ -229,6 +223,16 @@ def newest_root(db: OpenCodeDb) -> str:
 
 
 SESSIONS_LISTED = 100_000  # a database's sessions listed at most
+
+
+def session_ids(db_file: str) -> set[str]:
+    """The ids of every session of the database (sub-agents' too); empty when it cannot be read."""
+    try:
+        with open_db(db_file) as db:
+            rows = db.rows("SELECT id FROM session LIMIT ?", (SESSIONS_LISTED,))
+    except LoadError:
+        return set()
+    return {_text(row[0]) for row in rows}
 
 
 def listed_sessions(db_file: str) -> list[str]:
