@@ -113,19 +113,21 @@ def agent_rows(loc: AgentLocation, root: Path, known: Known | None = None) -> li
                                    session_id=session_id_from_name(entry.name), mtime_ns=st.st_mtime_ns,
                                    inode=st.st_ino, ctime_ns=st.st_ctime_ns))
     for db in databases:
-        rows.extend(_database_rows(loc, safe_path(db), known))
+        rows.extend(database_rows(safe_path(db), known))
     return rows
 
 
-def _database_rows(loc: AgentLocation, db: Path, known: Known | None) -> list[SessionRow]:
-    """One row per session of OpenCode's database beside its storage root, keyed `<db>#<session id>` (loaded by
-    tui.formats.opencode.database); each row's stamp is the database's (its `-wal`'s while OpenCode writes)."""
+def database_rows(db: Path, known: Known | None = None, ids: list[str] | None = None) -> list[SessionRow]:
+    """One row per session of an OpenCode database (`ids`, else every listed one), keyed `<db>#<session id>`
+    (loaded by tui.formats.opencode.database); each row's stamp is the database's (its `-wal`'s while OpenCode
+    writes)."""
+    loc = OPENCODE
     try:
         st = content_stat(loc.kind, f"{db}#", os.stat(db))
     except OSError:
         return []
     rows: list[SessionRow] = []
-    for sid in listed_sessions(str(db)):
+    for sid in listed_sessions(str(db)) if ids is None else ids:
         key = session_key(str(db), sid)
         path = Path(key)
         filled = known(key, path, st) if known is not None else None

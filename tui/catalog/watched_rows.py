@@ -7,12 +7,29 @@ browser's fill reads it); removed paths and whether the directory came back pass
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tui.catalog.scan import database_rows
 from tui.catalog.session_row import SessionRow, kind_of_path, row_from_entry
-from tui.inputs.agent_roots import content_stat
+from tui.formats.opencode.database import changed_sessions
+from tui.inputs.agent_roots import OPENCODE, content_stat
 from tui.inputs.watch import DirChanges
+
+
+_checked: dict[str, int] = {}  # database -> when its changes were last looked for (epoch ms)
+FIRST_LOOK_MS = 10_000  # the first change to a database seen: its sessions written this recently are its rows
+SLACK_MS = 2_000  # rows written during the watcher's debounce, or by a clock a little behind, are not missed
+
+
+def changed_database_sessions(db: Path) -> set[str]:
+    """The listed sessions of an OpenCode database that changed since its previous look (the watcher says only
+    that the file or its `-wal` was written). Runs in the one watched-rows thread."""
+    now = int(time.time() * 1000)
+    since = _checked.get(str(db), now - FIRST_LOOK_MS) - SLACK_MS
+    _checked[str(db)] = now
+    return changed_sessions(str(db), since)
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +49,9 @@ def watched_rows(batch: DirChanges) -> WatchedRows:
     """The rows of a batch's updated paths (a path gone since, or a directory that holds no session, gives none)."""
     rows: list[SessionRow] = []
     for path in batch.updated:
+        if batch.kinds.get(path) == OPENCODE.kind and path.name.endswith(".db"):
+            rows.extend(database_rows(path, ids=sorted(changed_database_sessions(path))))
+            continue
         try:
             kind = kind_of_path(path, batch.kinds.get(path))
             st = content_stat(kind, path, path.stat()) if kind is not None else None  # (OpenCode: its messages')
