@@ -13,8 +13,8 @@ from pathlib import Path
 
 from tui.catalog.scan import database_rows
 from tui.catalog.session_row import SessionRow, kind_of_path, row_from_entry
-from tui.formats.opencode.database import changed_sessions
-from tui.inputs.agent_roots import OPENCODE, content_stat
+from tui.formats.opencode.database import changed_sessions, session_ids
+from tui.inputs.agent_roots import OPENCODE, content_stat, opencode_sources
 from tui.inputs.watch import DirChanges
 
 
@@ -57,6 +57,15 @@ def watched_rows(batch: DirChanges) -> WatchedRows:
             st = content_stat(kind, path, path.stat()) if kind is not None else None  # (OpenCode: its messages')
         except OSError:
             continue
-        if kind is not None and st is not None:
+        if kind is not None and st is not None and not (kind == OPENCODE.kind and in_a_database(path)):
             rows.append(row_from_entry(path, st.st_mtime, st.st_size or 1, kind))
     return WatchedRows(rows, frozenset(batch.removed), batch.complete)
+
+
+def in_a_database(session_file: Path) -> bool:
+    """An OpenCode storage session (`<data>/storage/session/<project>/<id>.json`) that a database beside its storage
+    holds too: its row is the database's (tui.catalog.scan.migrated_hidden), never listed again by a change."""
+    if len(session_file.parents) < 4 or session_file.suffix != ".json":
+        return False
+    sid = session_file.name.removesuffix(".json")
+    return any(sid in session_ids(str(db)) for db in opencode_sources(session_file.parents[2])[1])

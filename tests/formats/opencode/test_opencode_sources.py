@@ -86,3 +86,18 @@ def test_sessions_dir_may_be_the_data_dir_the_storage_or_a_database(tmp_path, mo
     rows = [fill_row(row) for row in scan(path)]
     assert sorted(row.session_id for row in rows) == sorted([MAIN, RUNNING, OLD])
     assert {row.title for row in rows if row.session_id == MAIN} == {"Fix the failing date test"}
+
+
+def test_a_change_to_a_migrated_storage_file_does_not_list_it_again(tmp_path, monkeypatch):
+    from helpers.opencodefixtures import session_file
+    from tui.catalog.watched_rows import watched_rows
+    from tui.inputs.watch import DirChanges
+
+    db = _home(tmp_path, monkeypatch)
+    changed = session_file(db.parent / "storage", MAIN)
+    rows = watched_rows(DirChanges(updated={changed}, kinds={changed: "opencode"})).rows
+    assert rows == []
+    changed.rename(changed.with_name("ses_onlyinstorage01.json"))
+    moved = changed.with_name("ses_onlyinstorage01.json")
+    assert [r.session_id for r in watched_rows(DirChanges(updated={moved}, kinds={moved: "opencode"})).rows] == [
+        "ses_onlyinstorage01"]
