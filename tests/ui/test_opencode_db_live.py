@@ -98,3 +98,31 @@ async def test_an_opened_database_session_updates_in_place_running_then_ok(tmp_p
             conn.execute("UPDATE message SET data = ?, time_updated = ? WHERE id = ?",
                          (json.dumps(reply), _now(), "msg_a2000000003aNeWaSsIsT001"))
             assert await wait_for(pilot, lambda: top(app).session.status != "running")
+
+
+async def test_sessions_dir_naming_the_data_dir_or_a_database_lists_its_sessions(tmp_path, monkeypatch):
+    """`aiagent-monitor --sessions-dir ~/.local/share/opencode` (or its `opencode.db`): the browser lists OpenCode's
+    sessions, each once (the storage copy of a migrated session hidden), and follows the database."""
+    from helpers.opencodefixtures import migrated_storage
+    from tui.cli.main import app_parser
+    from tui.cli.run import build_app
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("AIAGENT_MONITOR_DISCOVER", "0")
+    migrated_storage(tmp_path)
+    db = database_copy(tmp_path)
+    for given in (db.parent, db):
+        app = build_app(app_parser().parse_args(["--sessions-dir", str(given)]))
+        assert isinstance(app, MonitorApp), f"{given}: did not start"
+        with closing(_writer(db)) as conn:
+            async with app.run_test(size=SIZE) as pilot:
+                screen = app.screen
+                await settle(pilot, screen)
+                assert sorted(i.removeprefix("opencode ") for i in ids(screen)) == sorted([MAIN, RUNNING, OLD])
+                await pilot.pause(0.5)
+                now = _now()
+                conn.execute("INSERT INTO session (id, project_id, slug, directory, title, version, time_created, "
+                             "time_updated) VALUES (?, 'global', 'new', '/tmp', 'Another one', '1.0', ?, ?)",
+                             (NEW, now, now))
+                assert await wait_for(pilot, lambda: NEW in {i.removeprefix("opencode ") for i in ids(screen)})
+                conn.execute("DELETE FROM session WHERE id = ?", (NEW,))
