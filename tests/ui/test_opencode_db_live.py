@@ -111,6 +111,7 @@ async def test_sessions_dir_naming_the_data_dir_or_a_database_lists_its_sessions
     monkeypatch.setenv("AIAGENT_MONITOR_DISCOVER", "0")
     migrated_storage(tmp_path)
     db = database_copy(tmp_path)
+    (db.parent / "auth.json").write_text('{"anthropic": {"type": "api", "key": "not a session"}}')  # (OpenCode's)
     for given in (db.parent, db):
         app = build_app(app_parser().parse_args(["--sessions-dir", str(given)]))
         assert isinstance(app, MonitorApp), f"{given}: did not start"
@@ -124,5 +125,7 @@ async def test_sessions_dir_naming_the_data_dir_or_a_database_lists_its_sessions
                 conn.execute("INSERT INTO session (id, project_id, slug, directory, title, version, time_created, "
                              "time_updated) VALUES (?, 'global', 'new', '/tmp', 'Another one', '1.0', ?, ?)",
                              (NEW, now, now))
+                (db.parent / "auth.json").write_text('{"openai": {}}')  # (a change to it lists nothing)
                 assert await wait_for(pilot, lambda: NEW in {i.removeprefix("opencode ") for i in ids(screen)})
+                assert sorted(i.removeprefix("opencode ") for i in ids(screen)) == sorted([MAIN, RUNNING, OLD, NEW])
                 conn.execute("DELETE FROM session WHERE id = ?", (NEW,))

@@ -41,9 +41,10 @@ def scan(sessions_dir: Path | str, *, peek_ledgers_max: int | None = None,
     cannot be listed (or whose session/ cannot) gives one broken row saying why. `known` gives the filled row of a
     file whose facts are already known (tui.catalog.index.sync.warm_scan): built once, never read. `roots`: other
     agents' roots listed too (a sessions directory that is itself one, `~/.claude/projects`, is listed as such)."""
-    rows = _scan_aiagent(sessions_dir, peek_ledgers_max, known)
     base = Path(sessions_dir)
     own = location_of_root(base)
+    # (OpenCode's data directory holds other JSON files, its auth.json among them: never listed as snapshots)
+    rows = [] if own is OPENCODE else _scan_aiagent(sessions_dir, peek_ledgers_max, known)
     listed = [(own, base)] if own is not None else []
     seen = {str(safe_path(base))} if own is not None else set()
     for loc, root in roots:

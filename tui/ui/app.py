@@ -128,6 +128,8 @@ class MonitorApp(IdleCollector, CoveredScreensStayDark):
         else:
             self.push_screen(self._first_browser())
             watched, opened = self.sessions_dir, ()
+            if watched is not None and self._is_opencode(watched):  # (followed as OpenCode's: _watch_agent_roots)
+                watched = None
             if self.watch_files:
                 self._watch_agent_roots()
         if self.watch_files and watched is not None and watched.is_dir():
@@ -300,6 +302,12 @@ class MonitorApp(IdleCollector, CoveredScreensStayDark):
         return next((s for s in self.screen_stack if isinstance(s, BrowserScreen)), None)
 
     # the sessions directory -------------------------------------------------------------------------------
+    @staticmethod
+    def _is_opencode(path: Path) -> bool:
+        from tui.inputs.agent_roots import OPENCODE, location_of_root
+
+        return location_of_root(path) is OPENCODE
+
     def _watch_agent_roots(self) -> None:
         """Follow the other agents' roots the browser lists (and the sessions directory when it is one)."""
         from tui.inputs.agent_roots import OPENCODE, location_of_root, opencode_sources
