@@ -245,7 +245,11 @@ def opencode_sources(root: Path) -> tuple[Path | None, list[Path]]:
     holding both (`~/.local/share/opencode`), or one database file."""
     if root.name.endswith(".db") and not root.is_dir():
         return None, [root]
-    if root.name == "storage" and not (root / "storage").is_dir():
+    try:
+        storage = root.name == "storage" and not (root / "storage").is_dir()
+    except OSError:
+        storage = root.name == "storage"
+    if storage:
         return root, opencode_databases(root.parent)
     return root / "storage", opencode_databases(root)
 LOCATIONS: list[AgentLocation] = [CLAUDE_CODE, CODEX, GEMINI_CLI, OPENCODE]
@@ -296,7 +300,10 @@ def _opencode_data(path: Path) -> bool:
     """An OpenCode database file, or OpenCode's data directory (a `storage/session` folder or a database in it)."""
     if path.name.endswith(".db"):
         return is_sqlite(path)
-    return path.name != "storage" and ((path / "storage" / "session").is_dir() or bool(opencode_databases(path)))
+    try:
+        return path.name != "storage" and ((path / "storage" / "session").is_dir() or bool(opencode_databases(path)))
+    except OSError:  # (a directory that cannot be read: not recognised, said elsewhere)
+        return False
 
 
 def content_root_of(path: Path) -> tuple[AgentLocation, Path] | None:
