@@ -128,4 +128,5 @@ async def test_sessions_dir_naming_the_data_dir_or_a_database_lists_its_sessions
                 (db.parent / "auth.json").write_text('{"openai": {}}')  # (a change to it lists nothing)
                 assert await wait_for(pilot, lambda: NEW in {i.removeprefix("opencode ") for i in ids(screen)})
                 assert sorted(i.removeprefix("opencode ") for i in ids(screen)) == sorted([MAIN, RUNNING, OLD, NEW])
-                conn.execute("DELETE FROM session WHERE id = ?", (NEW,))
+                conn.execute("DELETE FROM session WHERE id = ?", (NEW,))  # (OpenCode deleting a session)
+                assert await wait_for(pilot, lambda: NEW not in {i.removeprefix("opencode ") for i in ids(screen)})

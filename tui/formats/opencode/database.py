@@ -251,25 +251,25 @@ def listed_sessions(db_file: str) -> list[str]:
     return [sid for sid in ids if _SAFE_ID.fullmatch(sid)]
 
 
-def changed_sessions(db_file: str, since_ms: int) -> set[str]:
-    """The listed sessions (listed_sessions) that changed after `since_ms` (epoch milliseconds): a session, message
+def changed_sessions(db_file: str, since_ms: int) -> tuple[set[str], set[str]]:
+    """(The listed sessions (listed_sessions) that changed after `since_ms` (epoch milliseconds): a session, message
     or part row whose `time_updated` is later (OpenCode sets it on every write, as Date.now()), a sub-agent's
-    change being its parent's (up its `parent_id`s); empty when the database cannot be read."""
+    change being its parent's (up its `parent_id`s); every listed session). Empty when it cannot be read."""
     if not is_database(db_file):
-        return set()
+        return set(), set()
     try:
         with open_db(db_file) as db:
             changed = [f"SELECT {col} FROM {table} WHERE time_updated > :t" for table, col in
                        (("session", "id"), ("message", "session_id"), ("part", "session_id"))
                        if "time_updated" in db.columns[table]]
             if not changed:
-                return set()
+                return set(), set(listed_sessions(db_file))
             up = ("UNION SELECT s.parent_id, up.depth + 1 FROM session s JOIN up ON s.id = up.id "
                   "WHERE s.parent_id IS NOT NULL AND up.depth < 8" if "parent_id" in db.columns["session"] else "")
             rows = db.conn.execute(f"WITH RECURSIVE up(id, depth) AS (SELECT id, 0 FROM ({' UNION '.join(changed)})"
                                    f" {up}) SELECT DISTINCT id FROM up LIMIT :n",
                                    {"t": since_ms, "n": SESSIONS_LISTED}).fetchall()
     except (LoadError, sqlite3.Error):
-        return set()
-    ids = {_text(row[0]) for row in rows}
-    return ids & set(listed_sessions(db_file))
+        return set(), set()
+    listed = set(listed_sessions(db_file))
+    return {_text(row[0]) for row in rows} & listed, listed
