@@ -229,8 +229,10 @@ def opencode_databases(data_dir: Path) -> list[Path]:
 def opencode_env_database(data_dir: Path) -> Path | None:
     """The database `$OPENCODE_DB` names, as OpenCode resolves it (db.ts, `Database.Path`: `if (Flag.OPENCODE_DB)
     { if (path.isAbsolute(Flag.OPENCODE_DB)) return Flag.OPENCODE_DB; return path.join(Global.Path.data,
-    Flag.OPENCODE_DB) }`, Flag.OPENCODE_DB being `process.env["OPENCODE_DB"]`): an absolute path as is, a relative
-    one below the data directory; `:memory:` (kept in memory by newer versions) and a missing file give None."""
+    Flag.OPENCODE_DB) }`; packages/opencode/src/flag/flag.ts: `export const OPENCODE_DB =
+    process.env["OPENCODE_DB"]`; Global.Path.data is `$XDG_DATA_HOME/opencode`, global/index.ts): an absolute path
+    as is, a relative one below the data directory; `:memory:` (kept in memory by later versions, db.ts) and a
+    missing file give None."""
     value = os.environ.get(OPENCODE_DB_ENV, "")
     if not value or value == ":memory:":
         return None
