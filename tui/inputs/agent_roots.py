@@ -302,10 +302,16 @@ def _opencode_data(path: Path) -> bool:
     """An OpenCode database file, or OpenCode's data directory (a `storage/session` folder or a database in it)."""
     if path.name.endswith(".db"):
         return is_sqlite(path)
+    if path.name == "storage":
+        return False
     try:
-        return path.name != "storage" and ((path / "storage" / "session").is_dir() or bool(opencode_databases(path)))
+        if (path / "storage" / "session").is_dir() or is_sqlite(path / OPENCODE_DB):
+            return True
     except OSError:  # (a directory that cannot be read: not recognised, said elsewhere)
         return False
+    # a channel's database alone: looked for only in a folder named as OpenCode's (global/index.ts: `opencode`
+    # below $XDG_DATA_HOME), never by listing an ai-agent sessions directory of 100,000 files
+    return path.name == "opencode" and bool(opencode_databases(path))
 
 
 def content_root_of(path: Path) -> tuple[AgentLocation, Path] | None:
