@@ -183,3 +183,31 @@ def test_every_call_of_the_hostile_agent_files_opens(tmp_path):
             response, _ = decode_with_notes(captures[1], None)
             conv = conversation_of(request, response)
             assert conv is not None and conversation_lines(conv).lines
+
+
+def _llm_ops(path: Path) -> list:
+    doc = load(str(path))
+    return [op for turn in doc.root.turns for op in turn.ops if op.kind == "llm"]
+
+
+def _texts(conv: Conversation) -> list[tuple[str, str]]:
+    return [(m.role, p.text) for m in conv.messages for p in m.parts if p.text]
+
+
+def test_opencode_compaction_starts_the_context_over_from_its_request(tmp_path):
+    """After a compaction's summary, OpenCode sends the model the request for it ("What did we do so far?"), the
+    summary, then what follows (message-v2.ts filterCompacted / toModelMessages); the summary's own call is sent
+    everything before it."""
+    from helpers.opencodefixtures import compaction_storage
+
+    path = compaction_storage(tmp_path)
+    ops = _llm_ops(path)
+    assert len(ops) == 3
+    summary, _ = _conversation(path, ops[1].path)
+    assert ("user", "Refactor the parser") in _texts(summary)
+    assert _texts(summary)[-2] == ("user", "What did we do so far?")
+    after, _ = _conversation(path, ops[2].path)
+    sent = _texts(after)
+    assert ("user", "Refactor the parser") not in sent
+    assert sent[:3] == [("user", "What did we do so far?"), ("assistant", "Summary: the parser was refactored."),
+                        ("user", "Continue if you have next steps")]

@@ -48,3 +48,63 @@ def migrated_storage(tmp: Path) -> Path:
     for name in NOT_MIGRATED:
         (root / name).unlink()
     return root
+
+
+COMPACTED = "ses_5f3000000001CoMpAcTeDsEsSn"  # a session compacted once (compaction_storage)
+
+
+def compaction_storage(tmp: Path) -> Path:
+    """`<tmp>/compacted/opencode/storage` holding COMPACTED, written as OpenCode records an automatic compaction
+    (packages/opencode/src/session/compaction.ts: a user message with a `compaction` part, then an assistant
+    message with `summary: true` answering it, then a synthetic user message to continue; message-v2.ts for the
+    shapes): a first prompt with a read call, the compaction, the summary, and one call after it. Returns the
+    session's Info file."""
+    import json
+
+    root = tmp / "compacted" / "opencode" / "storage"
+    t0 = 1760000000000
+    model = {"providerID": "anthropic", "modelID": "claude-sonnet-4-5-20250929"}
+    usage = {"input": 100, "output": 10, "reasoning": 0, "cache": {"read": 0, "write": 0}}
+
+    def assistant(mid: str, parent: str, at: int, **extra) -> dict:
+        return {"id": mid, "sessionID": COMPACTED, "role": "assistant", "time": {"created": at, "completed": at + 900},
+                "parentID": parent, **{"modelID": model["modelID"], "providerID": "anthropic"}, "mode": "build",
+                "agent": "build", "path": {"cwd": "/home/dev/p", "root": "/home/dev/p"}, "cost": 0.01,
+                "tokens": usage, "finish": "stop", **extra}
+
+    def step(pid: str, mid: str, *parts: dict) -> list:
+        base = {"sessionID": COMPACTED, "messageID": mid}
+        return [{**base, "id": f"{pid}0", "type": "step-start"},
+                *({**base, "id": f"{pid}{i + 1}", **p} for i, p in enumerate(parts)),
+                {**base, "id": f"{pid}9", "type": "step-finish", "reason": "stop", "cost": 0.01, "tokens": usage}]
+
+    messages = [
+        ({"id": "msg_c01", "sessionID": COMPACTED, "role": "user", "time": {"created": t0}, "agent": "build",
+          "model": model}, [{"id": "prt_c01", "sessionID": COMPACTED, "messageID": "msg_c01", "type": "text",
+                             "text": "Refactor the parser"}]),
+        (assistant("msg_c02", "msg_c01", t0 + 1000),
+         step("prt_c02a", "msg_c02", {"type": "text", "text": "The parser is refactored."})),
+        ({"id": "msg_c03", "sessionID": COMPACTED, "role": "user", "time": {"created": t0 + 2000}, "agent": "build",
+          "model": model}, [{"id": "prt_c03", "sessionID": COMPACTED, "messageID": "msg_c03", "type": "compaction",
+                             "auto": True}]),
+        (assistant("msg_c04", "msg_c03", t0 + 3000, summary=True, mode="compaction", agent="compaction"),
+         step("prt_c04a", "msg_c04", {"type": "text", "text": "Summary: the parser was refactored."})),
+        ({"id": "msg_c05", "sessionID": COMPACTED, "role": "user", "time": {"created": t0 + 4000}, "agent": "build",
+          "model": model}, [{"id": "prt_c05", "sessionID": COMPACTED, "messageID": "msg_c05", "type": "text",
+                             "synthetic": True, "text": "Continue if you have next steps"}]),
+        (assistant("msg_c06", "msg_c05", t0 + 5000),
+         step("prt_c06a", "msg_c06", {"type": "text", "text": "Next: its tests."})),
+    ]
+    for info, parts in messages:
+        folder = root / "message" / COMPACTED
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{info['id']}.json").write_text(json.dumps(info, indent=2))
+        for part in parts:
+            (root / "part" / info["id"]).mkdir(parents=True, exist_ok=True)
+            (root / "part" / info["id"] / f"{part['id']}.json").write_text(json.dumps(part, indent=2))
+    session = root / "session" / "global" / f"{COMPACTED}.json"
+    session.parent.mkdir(parents=True)
+    session.write_text(json.dumps({"id": COMPACTED, "slug": "compacted", "version": "1.0.0", "projectID": "global",
+                                   "directory": "/home/dev/p", "title": "Refactor the parser",
+                                   "time": {"created": t0, "updated": t0 + 6000}}, indent=2))
+    return session

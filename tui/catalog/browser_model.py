@@ -253,7 +253,7 @@ class BrowserModel:
 
     def missing_files(self) -> list[str]:
         """The keys of file rows whose file is gone (live rows have no file and stay)."""
-        return [key for key in list(self.rows) if not key.startswith(LIVE_PREFIX) and not os.path.lexists(key)]
+        return [key for key in list(self.rows) if not key.startswith(LIVE_PREFIX) and not _file_exists(key)]
 
     def remove_paths(self, paths: Iterable[Path | str]) -> bool:
         """Drop the rows of files that were deleted (under any of the spellings of their path); whether any went."""
@@ -407,3 +407,10 @@ def watching_line(sessions_dir: Path, streams: Sequence[str] = ()) -> str:
         return f"{watching} · streaming events in from {', '.join(printable(url) for url in streams)}"
     return f"{watching} · to stream events in: --listen ws://127.0.0.1:8765 (or unix:PATH)"
 
+
+def _file_exists(key: str) -> bool:
+    """A row's file is there: for a session of a database (`opencode.db#<id>`), the database."""
+    if os.path.lexists(key):
+        return True
+    base, sep, _ = key.rpartition("#")
+    return bool(sep) and base.endswith(".db") and os.path.lexists(base)

@@ -13,9 +13,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tui.formats.genkit.snapshot import looks_like_genkit_dir
-from tui.formats.opencode.database import listed_sessions, session_key
-from tui.inputs.agent_roots import (OPENCODE, OPENCODE_DB, AgentLocation, ContentStat, content_stat, location_of_root,
-                                    session_files)
+from tui.formats.opencode.database import listed_sessions, session_ids, session_key
+from tui.inputs.agent_roots import (OPENCODE, AgentLocation, ContentStat, content_stat, location_of_root,
+                                    opencode_sources, session_files)
 from tui.inputs.files import NOT_REGULAR, not_regular_reason
 from tui.model.gc_pause import paused_gc_then_frozen
 from tui.catalog.session_row import RowKind, SessionRow, not_a_session, row_from_entry, session_id_from_name
@@ -41,9 +41,10 @@ def scan(sessions_dir: Path | str, *, peek_ledgers_max: int | None = None,
     cannot be listed (or whose session/ cannot) gives one broken row saying why. `known` gives the filled row of a
     file whose facts are already known (tui.catalog.index.sync.warm_scan): built once, never read. `roots`: other
     agents' roots listed too (a sessions directory that is itself one, `~/.claude/projects`, is listed as such)."""
-    rows = _scan_aiagent(sessions_dir, peek_ledgers_max, known)
     base = Path(sessions_dir)
     own = location_of_root(base)
+    # (OpenCode's data directory holds other JSON files, its auth.json among them: never listed as snapshots)
+    rows = [] if own is OPENCODE else _scan_aiagent(sessions_dir, peek_ledgers_max, known)
     listed = [(own, base)] if own is not None else []
     seen = {str(safe_path(base))} if own is not None else set()
     for loc, root in roots:
@@ -54,8 +55,38 @@ def scan(sessions_dir: Path | str, *, peek_ledgers_max: int | None = None,
     for loc, root in listed:
         rows.extend(agent_rows(loc, safe_path(root), known))
     if listed:
+        rows = migrated_hidden(rows)
         rows.sort(key=lambda row: row.mtime, reverse=True)
     return rows
+
+
+def is_database_row(row: SessionRow) -> bool:
+    """A session of a database (an OpenCode `opencode.db#<id>` row)."""
+    base, sep, _ = row.key.rpartition("#")
+    return bool(sep) and base.endswith(".db")
+
+
+def migrated_hidden(rows: list[SessionRow]) -> list[SessionRow]:
+    """The listing without what it holds twice: an OpenCode storage session whose id a database holds too (OpenCode's
+    JSON-to-SQLite migration copies the storage into `opencode.db` and keeps the files; the database is what current
+    OpenCode writes, so its row is the one kept), and a database session listed twice (a database named by
+    $OPENCODE_DB and found in the data directory as well). The one place every view (browser, index, stats, search)
+    takes its rows from."""
+    databases = {row.key.rpartition("#")[0] for row in rows if row.kind == OPENCODE.kind and is_database_row(row)}
+    if not databases:
+        return rows
+    in_db = set().union(*(session_ids(db) for db in sorted(databases)))  # (sub-agents' too: their files are listed)
+    seen: set[str] = set()
+    out: list[SessionRow] = []
+    for row in rows:
+        if row.kind == OPENCODE.kind:
+            if not is_database_row(row) and row.session_id in in_db and row.path.suffix == ".json":
+                continue
+            if row.key in seen:
+                continue
+            seen.add(row.key)
+        out.append(row)
+    return out
 
 
 def safe_path(path: Path) -> Path:
@@ -68,7 +99,8 @@ def safe_path(path: Path) -> Path:
 def agent_rows(loc: AgentLocation, root: Path, known: Known | None = None) -> list[SessionRow]:
     """One row per session file of an agent's root (Claude Code: `<project>/<session>.jsonl`); nothing opened."""
     rows: list[SessionRow] = []
-    for entry, path in session_files(loc, root):
+    storage, databases = opencode_sources(root) if loc is OPENCODE else (root, [])
+    for entry, path in session_files(loc, storage) if storage is not None else ():
         try:
             st = content_stat(loc.kind, path, entry.stat())  # (OpenCode: its messages' newest change)
         except OSError:
@@ -81,20 +113,22 @@ def agent_rows(loc: AgentLocation, root: Path, known: Known | None = None) -> li
         rows.append(row_from_entry(path, st.st_mtime, st.st_size, loc.kind, key=entry.path,
                                    session_id=session_id_from_name(entry.name), mtime_ns=st.st_mtime_ns,
                                    inode=st.st_ino, ctime_ns=st.st_ctime_ns))
-    if loc is OPENCODE:
-        rows.extend(_database_rows(loc, root.parent / OPENCODE_DB, known))
+    for db in databases:
+        rows.extend(database_rows(safe_path(db), known))
     return rows
 
 
-def _database_rows(loc: AgentLocation, db: Path, known: Known | None) -> list[SessionRow]:
-    """One row per session of OpenCode's database beside its storage root, keyed `<db>#<session id>` (loaded by
-    tui.formats.opencode.database); each row's stamp is the database's (its `-wal`'s while OpenCode writes)."""
+def database_rows(db: Path, known: Known | None = None, ids: list[str] | None = None) -> list[SessionRow]:
+    """One row per session of an OpenCode database (`ids`, else every listed one), keyed `<db>#<session id>`
+    (loaded by tui.formats.opencode.database); each row's stamp is the database's (its `-wal`'s while OpenCode
+    writes)."""
+    loc = OPENCODE
     try:
         st = content_stat(loc.kind, f"{db}#", os.stat(db))
     except OSError:
         return []
     rows: list[SessionRow] = []
-    for sid in listed_sessions(str(db)):
+    for sid in listed_sessions(str(db)) if ids is None else ids:
         key = session_key(str(db), sid)
         path = Path(key)
         filled = known(key, path, st) if known is not None else None

@@ -91,6 +91,10 @@ def sessions_dir_problem(directory: Path, *, missing_ok: bool = True) -> str:
         return "" if missing_ok else (f"{directory}: no such directory (the sessions directory to watch; leave out "
                                       f"--sessions-dir and ${SESSIONS_DIR_ENV} for the built-in demo)")
     except NotADirectoryError:
+        from tui.inputs.agent_roots import OPENCODE, location_of_root
+
+        if location_of_root(directory) is OPENCODE:  # an OpenCode database given as it (`opencode.db`)
+            return ""
         return f"{directory}: not a directory (--sessions-dir names the directory that holds the sessions)"
     except PermissionError:
         return f"{directory}: permission denied (the sessions directory cannot be listed by this user)"

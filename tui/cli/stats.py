@@ -50,7 +50,9 @@ def refresh_index(sessions_dir: str, roots: tuple = ()) -> str:
     from tui.catalog.index.sync import refresh
     from tui.catalog.scan import scan
 
-    if not Path(sessions_dir).is_dir():
+    from tui.inputs.agent_roots import OPENCODE, location_of_root
+
+    if not Path(sessions_dir).is_dir() and location_of_root(Path(sessions_dir)) is not OPENCODE:  # (a database)
         return ""
     index, notice = open_index(sessions_dir)
     if notice:

@@ -200,6 +200,60 @@ OPENCODE = AgentLocation("opencode", "OpenCode", ".local/share/opencode/storage"
                          _opencode_owner, env_root="XDG_DATA_HOME", env_suffix="opencode/storage", tag="opencode",
                          tail=("opencode", "storage"), content_mtime_ns=_opencode_content)
 OPENCODE_DB = "opencode.db"  # beside the storage root: current OpenCode's SQLite store (its sessions listed too)
+OPENCODE_DB_ENV = "OPENCODE_DB"  # OpenCode's own variable naming its database (see opencode_databases)
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def is_sqlite(path: str | os.PathLike) -> bool:
+    """A regular file starting with SQLite's magic (16 bytes read; False when it cannot be read)."""
+    try:
+        with open_regular(path) as fh:
+            return fh.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+    except OSError:
+        return False
+
+
+def opencode_databases(data_dir: Path) -> list[Path]:
+    """The databases OpenCode writes in its data directory (`$XDG_DATA_HOME/opencode`), by its name rule
+    (Hona/opencode@2270ad4f packages/opencode/src/storage/db.ts, `Database.Path`): `opencode.db` for the
+    `latest` and `beta` channels or when OPENCODE_DISABLE_CHANNEL_DB is set, else `opencode-<channel>.db` with the
+    channel's characters outside `[a-zA-Z0-9._-]` made `-`. Every such file is listed (a user may run two
+    channels), regular SQLite files only, sorted."""
+    try:
+        found = [p for p in data_dir.glob("opencode*.db") if p.name == OPENCODE_DB or p.name.startswith("opencode-")]
+    except OSError:
+        return []
+    return sorted(p for p in found if is_sqlite(p))
+
+
+def opencode_env_database(data_dir: Path) -> Path | None:
+    """The database `$OPENCODE_DB` names, as OpenCode resolves it (db.ts, `Database.Path`: `if (Flag.OPENCODE_DB)
+    { if (path.isAbsolute(Flag.OPENCODE_DB)) return Flag.OPENCODE_DB; return path.join(Global.Path.data,
+    Flag.OPENCODE_DB) }`; packages/opencode/src/flag/flag.ts: `export const OPENCODE_DB =
+    process.env["OPENCODE_DB"]`; Global.Path.data is `$XDG_DATA_HOME/opencode`, global/index.ts): an absolute path
+    as is, a relative one below the data directory; `:memory:` (kept in memory by later versions, db.ts) and a
+    missing file give None."""
+    value = os.environ.get(OPENCODE_DB_ENV, "")
+    if not value or value == ":memory:":
+        return None
+    path = Path(value).expanduser()
+    path = path if path.is_absolute() else data_dir / path
+    return path if is_sqlite(path) else None
+
+
+def opencode_sources(root: Path) -> tuple[Path | None, list[Path]]:
+    """What an OpenCode root given to the browser holds: (its JSON storage folder or None, its databases). The root
+    may be the storage folder (`~/.local/share/opencode/storage`: the databases beside it), the data directory
+    holding both (`~/.local/share/opencode`), or one database file."""
+    if root.name.endswith(".db") and not root.is_dir():
+        return None, [root]
+    try:
+        storage = root.name == "storage" and not (root / "storage").is_dir()
+    except OSError:
+        storage = root.name == "storage"
+    if storage:
+        return root, opencode_databases(root.parent)
+    return root / "storage", opencode_databases(root)
 LOCATIONS: list[AgentLocation] = [CLAUDE_CODE, CODEX, GEMINI_CLI, OPENCODE]
 
 
@@ -214,8 +268,12 @@ def discovered_roots(home: Path | None = None) -> list[tuple[AgentLocation, Path
     out = []
     for loc in LOCATIONS:
         root = loc.default_root(home)
-        if root.is_dir() or (loc is OPENCODE and (root.parent / OPENCODE_DB).is_file()):
+        if root.is_dir() or (loc is OPENCODE and opencode_databases(root.parent)):
             out.append((loc, root))
+        if loc is OPENCODE:  # (a database named by $OPENCODE_DB elsewhere: a root of its own)
+            named = opencode_env_database(root.parent)
+            if named is not None and named not in opencode_databases(root.parent):
+                out.append((loc, named))
     return out
 
 
@@ -226,6 +284,8 @@ def location_of_root(path: Path) -> AgentLocation | None:
         resolved = path.resolve()
     except (OSError, RuntimeError):
         resolved = path.absolute()
+    if _opencode_data(resolved):
+        return OPENCODE
     for loc in LOCATIONS:
         tail = loc.tail or Path(loc.home_root).parts
         if resolved.parts[-len(tail):] == tail:
@@ -236,6 +296,22 @@ def location_of_root(path: Path) -> AgentLocation | None:
         except (OSError, RuntimeError):
             continue
     return None
+
+
+def _opencode_data(path: Path) -> bool:
+    """An OpenCode database file, or OpenCode's data directory (a `storage/session` folder or a database in it)."""
+    if path.name.endswith(".db"):
+        return is_sqlite(path)
+    if path.name == "storage":
+        return False
+    try:
+        if (path / "storage" / "session").is_dir() or is_sqlite(path / OPENCODE_DB):
+            return True
+    except OSError:  # (a directory that cannot be read: not recognised, said elsewhere)
+        return False
+    # a channel's database alone: looked for only in a folder named as OpenCode's (global/index.ts: `opencode`
+    # below $XDG_DATA_HOME), never by listing an ai-agent sessions directory of 100,000 files
+    return path.name == "opencode" and bool(opencode_databases(path))
 
 
 def content_root_of(path: Path) -> tuple[AgentLocation, Path] | None:

@@ -204,3 +204,27 @@ async def watch_agent_root(loc: AgentLocation, root: Path, on_changes: Callable[
                 on_changes(out)
     except FileNotFoundError:
         return
+
+
+async def watch_databases(loc: AgentLocation, databases: list[Path], on_changes: Callable[[DirChanges], None],
+                          stop: asyncio.Event | None = None, *, debounce_ms: int = 150) -> None:
+    """Tail an agent's SQLite databases (OpenCode's `opencode.db`): a write to one (to the file, or to its `-wal`
+    where a running OpenCode writes) reports the database file as updated, its kind in `kinds`; which of its
+    sessions changed is the catalog's to say (tui.catalog.watched_rows). The folders holding them are watched,
+    not recursively (OpenCode's data directory also holds its snapshot repositories). Ends when they go away."""
+    dbs = {db.resolve(): db.resolve() for db in databases}
+    names = {str(db) + tail: db for db in dbs for tail in ("", "-wal")}
+    folders = sorted({str(db.parent) for db in dbs if db.parent.is_dir()})
+    if not folders:
+        return
+    try:
+        async for raw in awatch(*folders, stop_event=stop, debounce=debounce_ms, step=50, recursive=False):
+            touched = {names[name] for _change, name in raw if name in names}
+            out = DirChanges()
+            for db in touched:
+                (out.updated if db.exists() else out.removed).add(db)
+                out.kinds[db] = loc.kind
+            if out.updated or out.removed:
+                on_changes(out)
+    except FileNotFoundError:
+        return

@@ -3,13 +3,14 @@ OpenCode), rebuilt for the payload viewer's messages view when the op is opened 
 
 Those readers describe a session as SessionNode dicts (tui.formats.session_node); each llm op's dict carries an
 `exchange`: `{"source": "codex" | "gemini-cli" | "opencode", "input": [the conversation items that came since the
-previous call], "output": [this call's items], "reset": true after a compaction, "instructions": the system
-prompt, on the first call only}`, the file's own parsed items held by reference (each item by one op only, so a
-tree written out holds each once). The request is every earlier call's input and output in the same session (from
-the last reset) plus this call's input, in the dialect the agent speaks: OpenAI Responses for Codex, Gemini
-generateContent for Gemini CLI, Anthropic Messages for OpenCode (its parts map onto them one to one); the response
-is this call's output with the op's usage. Nothing is built while a file loads. Tool results longer than
-RESULT_CHARS are cut and say so; an item of a kind nobody knows is kept and shown as such.
+previous call], "output": [this call's items], "reset": true after a compaction, "instructions": the system prompt,
+on the first call only}` (`"reset": "compaction"`: OpenCode's, from its compaction request on), the file's own
+parsed items held by reference (each item by one op only, so a tree written out holds each once). The request is
+every earlier call's input and output in the same session (from the last reset) plus this call's input, in the
+dialect the agent speaks: OpenAI Responses for Codex, Gemini generateContent for Gemini CLI, Anthropic Messages for
+OpenCode (its parts map onto them one to one); the response is this call's output with the op's usage. Nothing is
+built while a file loads. Tool results longer than RESULT_CHARS are cut and say so; an item of a kind nobody knows
+is kept and shown as such.
 """
 
 from __future__ import annotations
@@ -44,11 +45,25 @@ def _conversation(op: Op) -> tuple[list, str]:
                 instructions = ex["instructions"]
             if ex.get("reset") is True:
                 items = []
+            elif ex.get("reset") == "compaction":
+                items = _from_compaction(items)
             items.extend(as_list(ex.get("input")))
             if other is op:
                 return items, instructions
             items.extend(as_list(ex.get("output")))
     return items, instructions
+
+
+def _from_compaction(items: list) -> list:
+    """OpenCode after a compaction: the model is sent the user message that asked for it (its `compaction` part),
+    the summary that answered, and what came after; nothing before (packages/opencode/src/session/message-v2.ts,
+    filterCompacted: the messages back to a user message with a compaction part whose summary finished)."""
+    for index in range(len(items) - 1, -1, -1):
+        item = as_dict(items[index])
+        kinds = {as_str(as_dict(p).get("type")) for p in as_list(item.get("parts"))}
+        if item.get("role") == "user" and "compaction" in kinds:
+            return items[index:]
+    return items
 
 
 def exchange_captures(op: Op) -> list[Capture] | None:
@@ -222,8 +237,8 @@ def _opencode_user(parts: list) -> list:
         elif kind == "file":
             name = as_str(p.get("filename")) or as_str(p.get("url"))[:200]
             blocks.append({"type": "text", "text": f"[file: {name}]"})
-        elif kind == "compaction":
-            blocks.append({"type": "compaction", "content": "[the conversation before was compacted]"})
+        elif kind == "compaction":  # (what OpenCode sends for it: message-v2.ts toModelMessages)
+            blocks.append({"type": "text", "text": "What did we do so far?"})
         elif kind not in ("step-start", "step-finish", "snapshot", "patch"):
             blocks.append(p)
     return blocks

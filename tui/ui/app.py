@@ -128,6 +128,8 @@ class MonitorApp(IdleCollector, CoveredScreensStayDark):
         else:
             self.push_screen(self._first_browser())
             watched, opened = self.sessions_dir, ()
+            if watched is not None and self._is_opencode(watched):  # (followed as OpenCode's: _watch_agent_roots)
+                watched = None
             if self.watch_files:
                 self._watch_agent_roots()
         if self.watch_files and watched is not None and watched.is_dir():
@@ -300,9 +302,15 @@ class MonitorApp(IdleCollector, CoveredScreensStayDark):
         return next((s for s in self.screen_stack if isinstance(s, BrowserScreen)), None)
 
     # the sessions directory -------------------------------------------------------------------------------
+    @staticmethod
+    def _is_opencode(path: Path) -> bool:
+        from tui.inputs.agent_roots import OPENCODE, location_of_root
+
+        return location_of_root(path) is OPENCODE
+
     def _watch_agent_roots(self) -> None:
         """Follow the other agents' roots the browser lists (and the sessions directory when it is one)."""
-        from tui.inputs.agent_roots import location_of_root
+        from tui.inputs.agent_roots import OPENCODE, location_of_root, opencode_sources
         from tui.inputs.watch import watch_agent_root
 
         roots = list(self.agent_roots)
@@ -310,12 +318,28 @@ class MonitorApp(IdleCollector, CoveredScreensStayDark):
         if own is not None:
             roots.append((own, self.sessions_dir))
         seen: set[Path] = set()
+        databases: list[Path] = []
         for loc, root in roots:
             key = safe_resolve(Path(root))
+            if loc is OPENCODE:  # (the storage folder of a data directory; its databases followed apart)
+                storage, found = opencode_sources(key)
+                databases += found
+                key = storage if storage is not None else key
             if key in seen or not key.is_dir():
                 continue
             seen.add(key)
             self.run_worker(watch_agent_root(loc, key, self._dir_changed), group="watch", exit_on_error=False)
+        self._watch_databases(databases)
+
+    def _watch_databases(self, databases: list[Path]) -> None:
+        """OpenCode's databases: a write to one refreshes the rows of its sessions that changed, and a session of
+        it on screen (tui.inputs.watch.watch_databases)."""
+        from tui.inputs.agent_roots import OPENCODE
+        from tui.inputs.watch import watch_databases
+
+        if databases:
+            self.run_worker(watch_databases(OPENCODE, sorted(set(databases)), self._dir_changed), group="watch",
+                            exit_on_error=False)
 
     def _watch_content_root(self, opened: Path) -> None:
         """An opened OpenCode session changes in its message and part files, not in the file opened: its storage
@@ -323,6 +347,10 @@ class MonitorApp(IdleCollector, CoveredScreensStayDark):
         from tui.inputs.agent_roots import content_root_of
         from tui.inputs.watch import watch_agent_root
 
+        base, sep, _ = opened.name.rpartition("#")
+        if sep and base.endswith(".db"):  # a session of a database (`opencode.db#<id>`): the database followed
+            self._watch_databases([opened.parent / base])
+            return
         found = content_root_of(opened)
         if found is not None and found[1].is_dir():
             self.run_worker(watch_agent_root(found[0], found[1], self._dir_changed), group="watch",

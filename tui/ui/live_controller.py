@@ -251,9 +251,15 @@ class LiveController(HistoryRecorder):
 
     # changed files ------------------------------------------------------------------------------------------
     def file_changed(self, path: Path) -> None:
-        """A watched file changed (`path` resolved): read it again if a screen shows it."""
-        if self.is_open(str(path)) and self.app is not None:
-            self.app.run_worker(lambda: self._reload_locked(path), thread=True, group="reload",
+        """A watched file changed (`path` resolved): read it again if a screen shows it. A database (OpenCode's
+        `opencode.db`): each of its sessions a screen shows (`<db>#<session id>`)."""
+        if self.app is None:
+            return
+        shown = [str(path)] if self.is_open(str(path)) else []
+        if path.name.endswith(".db"):
+            shown += [key for key in self._open if key.startswith(f"{path}#")]
+        for key in shown:
+            self.app.run_worker(partial(self._reload_locked, Path(key)), thread=True, group="reload",
                                 exit_on_error=False)
 
     def _reload_locked(self, path: Path) -> None:

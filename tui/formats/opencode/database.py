@@ -38,9 +38,9 @@ import orjson
 
 from tui.formats.opencode.storage import FILE_MAX_BYTES, FILES_MAX, StoredMessage, StoredSession
 from tui.inputs import json_load
-from tui.inputs.files import LoadError, open_regular
+from tui.inputs.agent_roots import is_sqlite
+from tui.inputs.files import LoadError
 
-SQLITE_MAGIC = b"SQLite format 3\x00"
 PARTS_MAX = 200_000  # parts of one session read at most (each message's at most FILES_MAX)
 _SAFE_ID = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")
 # session columns -> the Info's fields (time_* into `time`)
@@ -50,13 +50,7 @@ _SESSION_TIMES = {"time_created": "created", "time_updated": "updated", "time_co
                   "time_archived": "archived"}
 
 
-def is_database(path: str | os.PathLike) -> bool:
-    """A regular file starting with SQLite's magic (16 bytes read; False when it cannot be read)."""
-    try:
-        with open_regular(path) as fh:
-            return fh.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
-    except OSError:
-        return False
+is_database = is_sqlite  # (a regular file starting with SQLite's magic)
 
 
 def database_path(path: str) -> tuple[str, str] | None:
@@ -231,6 +225,16 @@ def newest_root(db: OpenCodeDb) -> str:
 SESSIONS_LISTED = 100_000  # a database's sessions listed at most
 
 
+def session_ids(db_file: str) -> set[str]:
+    """The ids of every session of the database (sub-agents' too); empty when it cannot be read."""
+    try:
+        with open_db(db_file) as db:
+            rows = db.rows("SELECT id FROM session LIMIT ?", (SESSIONS_LISTED,))
+    except LoadError:
+        return set()
+    return {_text(row[0]) for row in rows}
+
+
 def listed_sessions(db_file: str) -> list[str]:
     """The ids of the sessions the browser lists, one row each: those that are not a sub-agent's of a session in
     the same database (a sub-agent's is read below its parent's task call). [] when it cannot be read."""
@@ -245,3 +249,27 @@ def listed_sessions(db_file: str) -> list[str]:
         return []
     ids = (_text(row[0]) for row in rows)
     return [sid for sid in ids if _SAFE_ID.fullmatch(sid)]
+
+
+def changed_sessions(db_file: str, since_ms: int) -> tuple[set[str], set[str]]:
+    """(The listed sessions (listed_sessions) that changed after `since_ms` (epoch milliseconds): a session, message
+    or part row whose `time_updated` is later (OpenCode sets it on every write, as Date.now()), a sub-agent's
+    change being its parent's (up its `parent_id`s); every listed session). Empty when it cannot be read."""
+    if not is_database(db_file):
+        return set(), set()
+    try:
+        with open_db(db_file) as db:
+            changed = [f"SELECT {col} FROM {table} WHERE time_updated > :t" for table, col in
+                       (("session", "id"), ("message", "session_id"), ("part", "session_id"))
+                       if "time_updated" in db.columns[table]]
+            if not changed:
+                return set(), set(listed_sessions(db_file))
+            up = ("UNION SELECT s.parent_id, up.depth + 1 FROM session s JOIN up ON s.id = up.id "
+                  "WHERE s.parent_id IS NOT NULL AND up.depth < 8" if "parent_id" in db.columns["session"] else "")
+            rows = db.conn.execute(f"WITH RECURSIVE up(id, depth) AS (SELECT id, 0 FROM ({' UNION '.join(changed)})"
+                                   f" {up}) SELECT DISTINCT id FROM up LIMIT :n",
+                                   {"t": since_ms, "n": SESSIONS_LISTED}).fetchall()
+    except (LoadError, sqlite3.Error):
+        return set(), set()
+    listed = set(listed_sessions(db_file))
+    return {_text(row[0]) for row in rows} & listed, listed

@@ -136,6 +136,8 @@ class _Builder:
         self.last_ms: int | None = None
         self.unknown: dict[str, int] = {}
         self.pending: list = []  # the messages since the last call (prompts): the next call's `exchange` input
+        self.compaction_asked = ""  # the last user message holding a `compaction` part
+        self.compacted = False  # its summary was written: the next call is sent the context from that message on
 
     def seen(self, *times: object) -> None:
         for value in times:
@@ -184,6 +186,7 @@ class _Builder:
             self.root["sessionTitle"] = one_line(prompt, 200)
         for part in m.parts:
             if part.get("type") == "compaction":
+                self.compaction_asked = m.message_id
                 label = "compaction (auto)" if part.get("auto") else "compaction"
                 sn.add_op(self.turn, sn.system_op(as_str(part.get("id")) or m.message_id, ts, label))
 
@@ -191,6 +194,7 @@ class _Builder:
         info = m.info
         turn = self.current_turn(when.get("created"))
         call = _Call(turn, info, as_ms(when.get("created")), self.pending)
+        call.reset, self.compacted = self.compacted, False
         for part in m.parts:
             kind = as_str(part.get("type"))
             if kind == "step-start":
@@ -211,6 +215,9 @@ class _Builder:
             elif kind not in _QUIET_PARTS:
                 self.unknown[kind[:40]] = self.unknown.get(kind[:40], 0) + 1
         call.end_message(m.message_id)
+        if info.get("summary") is True and not info.get("error") and (info.get("finish") or when.get("completed")) \
+                and self.compaction_asked and info.get("parentID") == self.compaction_asked:
+            self.compacted = True  # (message-v2.ts filterCompacted: a finished summary of a compaction request)
         for kind, count in self.unknown.items():
             self.problems.append(f"{count} part{'s' if count != 1 else ''} of unknown type {kind!r}: skipped")
         self.unknown.clear()
@@ -275,6 +282,7 @@ class _Call:
         self.last: dict | None = None
         self.steps = 0  # step parts read (none: older OpenCode, the message's own tokens and cost are its one call's)
         self.message_done = as_dict(info.get("time")).get("completed") is not None or bool(info.get("error"))
+        self.reset = False  # the first call is the first after a compaction's summary (its exchange says so)
 
     def open(self, op_id: str = "", step: bool = False) -> dict:
         self.steps += step
@@ -283,6 +291,9 @@ class _Call:
                                                  self.provider, self.model))
         self.op["exchange"] = {"source": "opencode", "input": list(self.pending),
                                "output": [{"role": "assistant", "parts": []}]}
+        if self.reset:
+            self.op["exchange"]["reset"] = "compaction"
+            self.reset = False
         self.pending.clear()
         self.last = self.op
         return self.op
