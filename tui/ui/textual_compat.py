@@ -300,15 +300,20 @@ class QuietTree(Tree[T], Generic[T]):
     def _invalidate(self) -> None:
         """Tree._invalidate (`_clear_line_cache`, `_updates`, `TreeNode._reset`, a layout) without the full
         repaint: the changed lines are repainted by `repaint_changed_lines` once this batch of changes is done."""
+        self.begin_changes()
+        self._clear_line_cache()
+        self._updates += 1
+        self.root._reset()
+        self.refresh(layout=True, repaint=False)
+
+    def begin_changes(self) -> None:
+        """The lines on screen as they are before a batch of changes (drawn from the line cache: before a node is
+        added, which changes `_updates`, its key), repainted where they differ once the batch is done."""
         if self.lines_before is None:
             fresh = self.is_mounted and self._tree_lines_cached is not None
             self.lines_before = self.visible_strips() if fresh else (-1, -1, [])
             self.relabelled_nodes = []
             self.call_later(self.repaint_changed_lines)
-        self._clear_line_cache()
-        self._updates += 1
-        self.root._reset()
-        self.refresh(layout=True, repaint=False)
 
     def visible_strips(self) -> tuple[int, int, list[list]]:
         """What each line on screen writes to the terminal: text and style, without the style's meta (the node
@@ -353,6 +358,8 @@ def attach_children(tree: Tree[T], node: TreeNode[T], items: Iterable[T], label:
     """TreeNode.add invalidates the whole tree per child: with the thousands of turns of a big session that is
     much of the time a drill-down takes, so children are attached in one go, through `Tree._add_node`,
     `TreeNode._children`, `_allow_expand`, `_updates` and `Tree._invalidate`."""
+    if isinstance(tree, QuietTree):
+        tree.begin_changes()
     children = node._children
     for item in items:
         child = tree._add_node(node, label(item), item)
