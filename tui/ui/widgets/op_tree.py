@@ -151,23 +151,25 @@ class OpTree(QuietTree[Node]):
         rebuilt = False
         top = self.scroll_offset.y
         shown = range(top - 1, top + self.size.height + 1)
-        for kid, item in zip(kids, items):
+        populated, unlabelled, expandable = self._populated, self._unlabelled, self.expandable
+        for kid, item in zip(kids, items):  # (16,000 turns at each change of a big trace: kept lean)
             old, kid.data = kid.data, item
+            built = kid.id in populated
             if old is item:
                 pass
-            elif kid.id not in self._populated and kid.line not in shown:
-                self._unlabelled.add(kid.id)  # off screen: labelled as it comes into view (render_line)
+            elif not built and kid.line not in shown:
+                unlabelled.add(kid.id)  # off screen: labelled as it comes into view (render_line)
             elif reads(old) != reads(item):
                 self.relabel(kid, label_for(item, stale))
-            if kid.allow_expand != self.expandable(item):
+            if kid.allow_expand != expandable(item):
                 kid.allow_expand = not kid.allow_expand
-            if kid.id not in self._populated:
+            if not built:
                 continue
             if kid.is_expanded:
                 rebuilt = self.take_children(kid, stale) or rebuilt
             else:  # built from the old data and not shown: built again when expanded
                 kid.remove_children()
-                self._populated.discard(kid.id)
+                populated.discard(kid.id)
         if len(items) > len(kids):
             self.attach_new(node, items[len(kids):], stale)
         return rebuilt
