@@ -112,8 +112,23 @@ async def main(port: int, spans: int, rate: float) -> dict:
             "max_rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
             "load": os.getloadavg(),
         }
+        out["rss_after_collect_trim_kb"] = rss_after_collect_and_trim()
         await pilot.pause(0.1)
     return out
+
+
+def rss_after_collect_and_trim() -> int:
+    """What stays resident once garbage is collected and glibc gives its free pages back: the rest of the peak
+    was memory freed but kept by the allocator (versions of the trace built one after another)."""
+    import ctypes
+    import gc
+
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+    return rss_kb()
 
 
 if __name__ == "__main__":
