@@ -29,39 +29,11 @@ from tui.ui.textual_compat import (
 )
 from tui.ui.widgets.motion import half_page, motion_bindings
 from tui.ui.widgets.node_labels import NodeLabel, label_for
-from tui.ui.widgets.op_tree_state import TreeState, node_key, reads
+from tui.ui.widgets.op_tree_parts import column_widths, columns_total, fit, node_key, reads
 
 Node = Session | Turn | Op
-CURSOR_MARGIN = 2  # rows kept between a jumped-to node and the edges of the tree (or its horizontal scrollbar)
-
-# The right-hand columns (status and reason, duration, cost): a tree narrower than COLUMNS_FROM cells shows whole
-# labels instead; the name keeps at least NAME_SHARE of the width, the status column takes what is left up to its max.
-DURATION_W, COST_W = 7, 8  # `12.3s+`, `1h02m`; `$0.4907`, `$12.3456`
-STATUS_MIN, STATUS_MAX = 9, 40  # `● running`; `✗ FAILED 429 rate limit exceeded, retry…`
-COLUMNS_FROM, NAME_MIN, NAME_SHARE = 36, 12, 0.4
-
-
 UNSEEN = Text("")  # the label of a node not drawn yet (OpTree.attach_new)
-
-
-def column_widths(width: int) -> tuple[int, int, int]:
-    """(status, duration, cost) widths for a tree `width` cells wide; zeros: no columns (too narrow)."""
-    if width < COLUMNS_FROM:
-        return 0, 0, 0
-    name = max(NAME_MIN, int(width * NAME_SHARE))
-    status = max(STATUS_MIN, min(STATUS_MAX, width - DURATION_W - COST_W - 3 - name))
-    return status, DURATION_W, COST_W
-
-
-def columns_total(widths: tuple[int, int, int]) -> int:
-    """Cells the columns take, a space before each."""
-    return sum(widths) + len(widths) if widths[0] else 0
-
-
-def fit(text: str, width: int) -> str:
-    """Right-aligned in `width` cells, cut with `…` when longer (a cost is never shortened silently)."""
-    return text.rjust(width) if len(text) <= width else text[: width - 1] + "…"
-
+CURSOR_MARGIN = 2  # rows kept between a jumped-to node and the edges of the tree (or its horizontal scrollbar)
 
 def wall_clock_ms() -> int:
     return int(time.time() * 1000)
@@ -461,3 +433,41 @@ class OpTree(QuietTree[Node]):
             if node is not None and node.data is not None:
                 self.relabel(node, label_for(node.data, stale))
         self.relabel(self.root, label_for(self.session, stale))
+
+
+class TreeState:
+    """Expanded nodes, cursor and scroll of an OpTree, to restore after its session is replaced."""
+
+    def __init__(self, tree: OpTree) -> None:
+        self.expanded: list[tuple] = []
+        stack = [tree.root]
+        while stack:
+            node = stack.pop()
+            if node.is_expanded and node.data is not None:
+                self.expanded.append(node_key(node.data))
+                stack.extend(node.children)
+        cursor = tree.cursor_node
+        self.cursor = node_key(cursor.data) if cursor is not None and cursor.data is not None else None
+        self.scroll_y = tree.scroll_y
+        self.cursor_line = tree.cursor_line
+
+    def restore(self, tree: OpTree) -> None:
+        wanted = set(self.expanded)
+        cursor_node = None
+        stack = [tree.root]
+        while stack:
+            node = stack.pop()
+            key = node_key(node.data) if node.data is not None else None
+            if key == self.cursor:
+                cursor_node = node
+            if key in wanted:
+                tree.populate(node)
+                if not node.is_expanded:
+                    node.expand()
+                stack.extend(node.children)
+            elif node.is_expanded:
+                node.collapse()
+        rebuild_tree_lines(tree)
+        if cursor_node is not None:
+            tree.move_cursor(cursor_node)
+        tree.scroll_to(y=self.scroll_y, animate=False, immediate=True)
