@@ -230,6 +230,8 @@ class OpTree(QuietTree[Node]):
 
         def width(node: TreeNode[Node]) -> int:
             label = node.label
+            if label is UNSEEN:  # (most lines of a big trace: no measuring of an empty text)
+                return 2 + total
             if total and isinstance(label, NodeLabel):
                 return label.name_cells + 2 + total
             return label_width(node)
