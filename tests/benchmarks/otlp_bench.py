@@ -19,7 +19,16 @@ def measure(spans: int, runs: int, key_rate: int, key_seconds: float, memory_spa
     return {"throughput": {**tp[len(tp) // 2], "rates": summary([r["spans_per_s"] or 0 for r in tp]),
                            "all_lost": [r["sent"] - r["received"] for r in tp]},
             "keys": run("keys", port, key_rate, key_seconds),
-            "memory": run("memory", port, memory_spans, timeout=3600)}
+            "memory": run("memory", port, memory_spans, timeout=3600), "big": big(port)}
+
+
+BIG_SPANS, BIG_RATE = 50_000, 2_500  # one trace to the sink's per-trace cap, 2,500 spans/s (a batch every 0.2 s)
+
+
+def big(port: int, spans: int = BIG_SPANS, rate: int = BIG_RATE) -> dict:
+    """One ai-agent trace grown to the cap over OTLP/gRPC with its session screen open (otlp_big_run.py)."""
+    return run_json([PY, str(HERE / "otlp_big_run.py"), str(port + PORT_OFFSET + 1), str(spans), str(rate)],
+                    timeout=1800)
 
 
 def rows(result: dict, judged: bool) -> list[Row]:
@@ -44,4 +53,19 @@ def rows(result: dict, judged: bool) -> list[Row]:
                    f"{mem['rss_kb'] / 1024:,.0f} MB resident",
                    f"held {mem['held']:,} spans, {mem['evicted']:,} traces evicted, {mem['roots']:,} sessions in the "
                    f"hub; peak {mem['max_rss_kb'] / 1024:,.0f} MB", target="bounded", data=mem))
+    if "big" in result:
+        out.append(big_row(result["big"]))
     return out
+
+
+def big_row(b: dict) -> Row:
+    k = b["keys"]
+    return Row("OTLP", f"key → cursor moved on the session screen of one trace growing to {b['spans']:,} spans "
+                       f"({k['n']} keys)", f"{b['turns']:,} turns, {b['rate']:,.0f} spans/s, batches of 512",
+               f"p50 {fmt_s(k['p50'])}, p95 {fmt_s(k['p95'])}, max {fmt_s(k['max'])}",
+               f"longest UI stall {fmt_s(b['stall_s'])}; RSS {b['rss_start_kb'] / 1024:,.0f} → peak "
+               f"{b['rss_peak_kb'] / 1024:,.0f} MB ({b['rss_after_collect_trim_kb'] / 1024:,.0f} MB once collected "
+               f"and trimmed); {b['changes_seen']} changes seen, all turns shown "
+               f"{fmt_s(b['settle_after_send_s'] or float('nan'))} after the last batch; load "
+               f"{b['load'][0]:.1f}", target="p95 < 100 ms, max < 500 ms",
+               holds=k["p95"] < 0.1 and k["max"] < 0.5, data=b)

@@ -45,3 +45,35 @@ async def test_each_change_of_a_big_trace_on_screen_leaves_the_keys_answered(tmp
         # Assembled, applied and built off the UI thread (tui.ui.live_worker); what is left on it is the tree
         # widget taking the new build (OpTree.take_newer) and the redraws, slowed by the threads that build.
         assert p95 < 5, f"keys p95 {p95:.2f} s while the trace grew"
+
+
+async def test_a_change_of_a_big_trace_labels_only_the_lines_on_screen(tmp_path, monkeypatch):
+    """Not timed: what a change costs the UI, counted. The turns a batch adds below the screen, and the turns given
+    new data off screen, get their labels as their lines are drawn (OpTree.attach_new, label_unseen): a change
+    used to label each of them (~0.2 ms a turn: 16,000 turns as a trace grew to its cap)."""
+    import tui.ui.widgets.op_tree as op_tree
+
+    txn, bodies = big_trace_bodies(9_000)
+    app = MonitorApp(sessions_dir=tmp_path, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        accept = app.live.worker.otlp_receiver()
+        accept("traces", b"".join(bodies[:-3]), "proto")
+        assert await wait_for(pilot, lambda: app.live.build(txn) is not None, timeout=120)
+        app.open_path(f"live:{txn}")
+        assert await wait_for(pilot, lambda: getattr(app.screen, "live_root", None) == txn and app.screen.is_mounted)
+        screen = app.screen
+        await pilot.pause(0.2)
+        made: list[object] = []
+        label_for = op_tree.label_for
+        monkeypatch.setattr(op_tree, "label_for", lambda node, stale=False: made.append(node) or label_for(node, stale))
+        shown, before = screen.session, len(screen.session.turns)
+        accept("traces", b"".join(bodies[-3:]), "proto")  # ~500 more turns
+        assert await wait_for(pilot, lambda: len(screen.session.turns) >= 2_999, timeout=120)
+        await pilot.pause(0.2)
+        assert screen.session is not shown and len(screen.session.turns) - before > 400
+        lines = screen.tree.size.height
+        assert len(made) <= 2 * lines + 4, f"{len(made)} labels made for a change, {lines} lines on screen"
+        screen.tree.scroll_end(animate=False)  # the new turns, labelled as they come into view
+        await pilot.pause(0.2)
+        last = screen.tree.get_node_at_line(screen.tree.last_line)
+        assert last is not None and f"{len(last.data.ops)} ops" in str(last.label)

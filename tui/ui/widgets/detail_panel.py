@@ -284,10 +284,35 @@ def _captures(b: DetailBuilder, op: Op) -> None:
         b.field(c.side, f"{source} {c.format} {size} {state} {c.note}".strip(), style)
 
 
+DESCRIBE_IN_THREAD = 5_000  # ops in a session from which its details are written in a thread
+
+
 class DetailPanel(VerticalScroll):
+    shown: object = None  # the node the panel is to show (its text may still be written in a thread)
+
     def compose(self):
         yield SteadyStatic(id="detail-body")
 
     def show(self, node: object) -> None:
-        self.query_one("#detail-body", Static).update(describe(node))
+        """A big session's details are written in a thread (its final report is looked for among all its ops:
+        ~40 ms at 33,000 ops, each time a growing live trace changed with its root highlighted, or a key landed
+        on it); the text before stays meanwhile."""
+        self.shown = node
+        if isinstance(node, Session) and node.counts.ops >= DESCRIBE_IN_THREAD:
+            self.run_worker(lambda: self._describe_in_thread(node), thread=True, group="details", exclusive=True,
+                            exit_on_error=False)
+            return
+        self._put(node, describe(node))
+
+    def _describe_in_thread(self, node: Session) -> None:
+        text = describe(node)
+        try:
+            self.app.call_from_thread(self._put, node, text)
+        except RuntimeError:
+            pass  # the app is shutting down
+
+    def _put(self, node: object, text: Text) -> None:
+        if node is not self.shown or not self.is_mounted:
+            return
+        self.query_one("#detail-body", Static).update(text)
         self.scroll_home(animate=False)

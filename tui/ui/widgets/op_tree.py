@@ -16,47 +16,24 @@ from textual.strip import Strip
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from tui.model.nodes import Op, Session, Turn, failed_inside
-from tui.model.session_facts import last_activity
+from tui.model.nodes import Op, Session, Turn
 from tui.ui.textual_compat import (
     QuietTree,
     attach_children,
     label_width,
     rebuild_tree_lines,
     remeasure_tree,
+    same_cell,
+    set_label_quietly,
     unlink_tree_nodes,
 )
 from tui.ui.widgets.motion import half_page, motion_bindings
 from tui.ui.widgets.node_labels import NodeLabel, label_for
+from tui.ui.widgets.op_tree_parts import column_widths, columns_total, fit, node_key, reads
 
 Node = Session | Turn | Op
+UNSEEN = Text("")  # the label of a node not drawn yet (OpTree.attach_new)
 CURSOR_MARGIN = 2  # rows kept between a jumped-to node and the edges of the tree (or its horizontal scrollbar)
-
-# The right-hand columns (status and reason, duration, cost): a tree narrower than COLUMNS_FROM cells shows whole
-# labels instead; the name keeps at least NAME_SHARE of the width, the status column takes what is left up to its max.
-DURATION_W, COST_W = 7, 8  # `12.3s+`, `1h02m`; `$0.4907`, `$12.3456`
-STATUS_MIN, STATUS_MAX = 9, 40  # `● running`; `✗ FAILED 429 rate limit exceeded, retry…`
-COLUMNS_FROM, NAME_MIN, NAME_SHARE = 36, 12, 0.4
-
-
-def column_widths(width: int) -> tuple[int, int, int]:
-    """(status, duration, cost) widths for a tree `width` cells wide; zeros: no columns (too narrow)."""
-    if width < COLUMNS_FROM:
-        return 0, 0, 0
-    name = max(NAME_MIN, int(width * NAME_SHARE))
-    status = max(STATUS_MIN, min(STATUS_MAX, width - DURATION_W - COST_W - 3 - name))
-    return status, DURATION_W, COST_W
-
-
-def columns_total(widths: tuple[int, int, int]) -> int:
-    """Cells the columns take, a space before each."""
-    return sum(widths) + len(widths) if widths[0] else 0
-
-
-def fit(text: str, width: int) -> str:
-    """Right-aligned in `width` cells, cut with `…` when longer (a cost is never shortened silently)."""
-    return text.rjust(width) if len(text) <= width else text[: width - 1] + "…"
-
 
 def wall_clock_ms() -> int:
     return int(time.time() * 1000)
@@ -88,6 +65,8 @@ class OpTree(QuietTree[Node]):
         self.guide_depth = 3
         self.keep: Callable[[Node], bool] | None = None  # a filter (errors only); None shows everything
         self._populated: set[int] = set()
+        self._column_strips: dict[tuple, tuple[NodeLabel, Strip]] = {}  # (_columns_strip)
+        self._unlabelled: set[int] = set()  # nodes given new data off screen, their labels not yet made again
         self.clock: Callable[[], int] = wall_clock_ms  # what "now" is for running nodes (live streams differ)
         self.stale: Callable[[], bool] = lambda: False  # running nodes show `○ stale` while this says so
 
@@ -98,6 +77,7 @@ class OpTree(QuietTree[Node]):
     def reset_tree(self) -> None:
         self.clear()
         self._populated.clear()
+        self._unlabelled.clear()
         self.relabel(self.root, label_for(self.session, self.stale()))
         self.root.data = self.session
         self.populate(self.root)
@@ -111,7 +91,7 @@ class OpTree(QuietTree[Node]):
 
     def take_newer(self, session: Session, state: TreeState) -> None:
         """Show a newer build of the session on screen, in place. Every built node whose key is still there, in
-        order, keeps its tree node: it gets the new data, a new label only when it reads differently (_reads),
+        order, keeps its tree node: it gets the new data, a new label only when it reads differently (op_tree_state.reads),
         and, when expanded, its children the same way; a collapsed node's built children are dropped, to be
         built again from the new data when it is expanded (populate). New children are added at the end. Only
         a node whose children no longer begin with the ones shown is built again, and `state` put back. (Building
@@ -141,22 +121,44 @@ class OpTree(QuietTree[Node]):
             self.populate(node)
             return True
         rebuilt = False
-        for kid, item in zip(kids, items):
+        top = self.scroll_offset.y
+        shown = range(top - 1, top + self.size.height + 1)
+        populated, unlabelled, expandable = self._populated, self._unlabelled, self.expandable
+        for kid, item in zip(kids, items):  # (16,000 turns at each change of a big trace: kept lean)
             old, kid.data = kid.data, item
-            if old is not item and _reads(old) != _reads(item):
+            built = kid.id in populated
+            if old is item:
+                pass
+            elif not built and kid.line not in shown:
+                unlabelled.add(kid.id)  # off screen: labelled as it comes into view (render_line)
+            elif reads(old) != reads(item):
                 self.relabel(kid, label_for(item, stale))
-            if kid.allow_expand != self.expandable(item):
+            if kid.allow_expand != expandable(item):
                 kid.allow_expand = not kid.allow_expand
-            if kid.id not in self._populated:
+            if not built:
                 continue
             if kid.is_expanded:
                 rebuilt = self.take_children(kid, stale) or rebuilt
             else:  # built from the old data and not shown: built again when expanded
                 kid.remove_children()
-                self._populated.discard(kid.id)
+                populated.discard(kid.id)
         if len(items) > len(kids):
-            attach_children(self, node, items[len(kids):], lambda item: label_for(item, stale), self.expandable)
+            self.attach_new(node, items[len(kids):], stale)
         return rebuilt
+
+    def attach_new(self, node: TreeNode[Node], items: list[Node], stale: bool) -> None:
+        """New children at the end of `node`: those below the screen get an empty label, made as their lines are
+        drawn (render_line): labelling each of a growing trace's new turns was ~0.2 ms a turn, 16,000 turns."""
+        last = node.children[-1] if node.children else None
+        bottom = self.scroll_offset.y + self.size.height
+        first = last.line + 1 if last is not None and not last.is_expanded and last.line >= 0 else -1
+        labelled = len(items) if first < 0 else max(0, bottom + 1 - first)
+        count = len(node.children)
+        made = iter(range(len(items)))
+        attach_children(self, node, items,
+                        lambda item: label_for(item, stale) if next(made) < labelled else UNSEEN, self.expandable)
+        if labelled < len(items):
+            self._unlabelled.update(kid.id for kid in node.children[count + labelled:])
 
     def on_unmount(self) -> None:
         # TreeNodes point at their parent and their tree: cycles, so a closed drill-down's thousands of nodes,
@@ -164,6 +166,7 @@ class OpTree(QuietTree[Node]):
         # the links lets reference counting free them as the screen closes.
         unlink_tree_nodes(self)
         self._populated.clear()
+        self._column_strips.clear()
 
     def children_of(self, data: Node) -> list[Node]:
         if isinstance(data, Session):
@@ -217,13 +220,22 @@ class OpTree(QuietTree[Node]):
         return super().process_label(label)
 
     def get_label_width(self, node: TreeNode[Node]) -> int:
-        # Tree re-measures every visible line on each change: use the cached label, not a fresh render. With the
-        # columns on, a line is its name plus the columns: the tree scrolls sideways until the name's end shows.
+        return self.label_widths()(node)
+
+    def label_widths(self) -> Callable[[TreeNode[Node]], int]:
+        """Tree re-measures every line on each change: use the cached label, not a fresh render, and the columns'
+        width worked out once per build (reading `size` per line was most of a build's time). With the columns
+        on, a line is its name plus the columns: the tree scrolls sideways until the name's end shows."""
         total = self._measured_columns = columns_total(column_widths(self.size.width))
-        label = node.label
-        if total and isinstance(label, NodeLabel):
-            return label.name_cells + 2 + total
-        return label_width(node)
+
+        def width(node: TreeNode[Node]) -> int:
+            label = node.label
+            if label is UNSEEN:  # (most lines of a big trace: no measuring of an empty text)
+                return 2 + total
+            if total and isinstance(label, NodeLabel):
+                return label.name_cells + 2 + total
+            return label_width(node)
+        return width
 
     # the right-hand columns ---------------------------------------------------------------------------------
     def render_label(self, node: TreeNode[Node], base_style: Style, style: Style) -> Text:
@@ -237,11 +249,14 @@ class OpTree(QuietTree[Node]):
     def render_line(self, y: int) -> Strip:
         """Tree's line cut where the columns begin (with `…` when the name goes on under them), then the columns
         of its node: they stay put as the name scrolls sideways."""
+        line = self.scroll_offset.y + y
+        node = self.get_node_at_line(line)
+        if node is not None and node.id in self._unlabelled:
+            self._unlabelled.discard(node.id)
+            self.label_unseen(node)
         strip = super().render_line(y)
         widths = column_widths(self.size.width)
         total = columns_total(widths)
-        line = self.scroll_offset.y + y
-        node = self.get_node_at_line(line)
         if not total or node is None:
             return strip
         name_w = max(1, self.scrollable_content_region.width - total)  # (left of a vertical scrollbar)
@@ -252,12 +267,45 @@ class OpTree(QuietTree[Node]):
             name = Strip([*segments, Segment("…", style)], name_w)
         return Strip.join([name, self._columns_strip(node, widths, total, line == self.cursor_line)])
 
+    def label_unseen(self, node: TreeNode[Node]) -> None:
+        """The label of a node given new data while off screen (take_children), made as its line is drawn: a
+        change of a 16,000-turn trace compared every turn's old and new data (~80 ms a change) for the few dozen
+        lines on screen. A label of another width measures the lines again (the widest sets the scrolling)."""
+        if node.data is None:
+            return
+        before = node.label
+        label = label_for(node.data, self.stale())
+        if not same_cell(before, label):
+            set_label_quietly(self, node, label)
+            if self.get_label_width_of(before) != self.get_label_width(node):
+                self.call_later(remeasure_tree, self)
+
+    def get_label_width_of(self, label: object) -> int:
+        total = columns_total(column_widths(self.size.width))
+        if total and isinstance(label, NodeLabel):
+            return label.name_cells + 2 + total
+        return label.cell_len + 2 if isinstance(label, Text) else 0
+
     def _columns_strip(self, node: TreeNode[Node], widths: tuple[int, int, int], total: int,
                        cursor: bool) -> Strip:
+        """The columns of a node's line, kept per node, label and look: each change of a live session draws the
+        lines on screen twice (QuietTree.repaint_changed_lines), mostly with the same columns."""
         line_style = self.rich_style
         label = node.label
         if not isinstance(label, NodeLabel):
             return Strip.blank(total, line_style)
+        key = (node.id, widths, cursor, self.has_focus, line_style)
+        kept = self._column_strips.get(key)
+        if kept is not None and kept[0] is label:
+            return kept[1]
+        if len(self._column_strips) > 1024:
+            self._column_strips.clear()
+        strip = self._draw_columns(label, widths, total, cursor, line_style)
+        self._column_strips[key] = (label, strip)
+        return strip
+
+    def _draw_columns(self, label: NodeLabel, widths: tuple[int, int, int], total: int, cursor: bool,
+                      line_style: Style) -> Strip:
         status_w, duration_w, cost_w = widths
         text = Text(" ", style=line_style)
         status = label.status.copy()
@@ -387,34 +435,6 @@ class OpTree(QuietTree[Node]):
             if node is not None and node.data is not None:
                 self.relabel(node, label_for(node.data, stale))
         self.relabel(self.root, label_for(self.session, stale))
-
-def _reads(data: object) -> tuple:
-    """What a turn's label is made of: equal, the label reads the same. (Its failed ops and last activity (its
-    known duration) are read only while it runs: an ended turn whose ops are as many as before is taken as
-    unchanged, and counting them for 16,000 turns at each change was most of the time this takes.)"""
-    if isinstance(data, Turn):
-        ended = data.ended_at
-        running = ended is None
-        return (data.title, len(data.ops), data.started_at, ended, data.status, running and failed_inside(data),
-                running and last_activity(data), len(data.extra_logs), len(data.problems), data.session.running)
-    if isinstance(data, Op) and data.ended_at is not None:  # (a running op's duration grows: always relabelled)
-        child = data.child
-        return (data.status, data.ended_at, data.started_at, data.kind, data.target, data.child_agent, data.error,
-                data.tokens_in, data.tokens_out, data.errors, data.warnings, data.cost, len(data.problems),
-                data.child_ref is None, child is None, child is not None and len(child.problems),
-                child is not None and len(child.turns), data.session.running)
-    return (id(data),)
-
-
-def node_key(data: object) -> tuple:
-    """A key that names the same node across reloads of a growing session."""
-    if isinstance(data, Op):
-        return ("op", data.path)
-    if isinstance(data, Turn):
-        return ("turn", data.session.path_prefix, data.kind, data.index, data.position)
-    if isinstance(data, Session):
-        return ("session", data.path_prefix)
-    return ("?", id(data))
 
 
 class TreeState:
