@@ -39,6 +39,7 @@ import orjson
 from tui.inputs import json_load
 from tui.inputs.stream.access import listen_addresses, mask_token
 from tui.inputs.stream.limits import MAX_FRAME_BYTES, DescriptorReserve, MemoryBudget
+from tui.model.gc_pause import paused_gc
 from tui.inputs.stream.listeners import (
     BACKLOG,
     OnFrame,
@@ -172,14 +173,15 @@ async def read_lines(reader: asyncio.StreamReader, on_frame: OnFrame, on_oversiz
                 buf.clear()
                 if hold is not None:
                     hold(0)
-            for line in lines:
-                if len(line) > max_frame:
-                    refuse(len(line))
-                    continue
-                if line.endswith(b"\r"):
-                    line = line[:-1]
-                if line and not line.isspace():
-                    on_frame(line)
+            with paused_gc():  # (see below)
+                for line in lines:
+                    if len(line) > max_frame:
+                        refuse(len(line))
+                        continue
+                    if line.endswith(b"\r"):
+                        line = line[:-1]
+                    if line and not line.isspace():
+                        on_frame(line)
         if skipping:
             skipped += len(rest)
         elif rest:
