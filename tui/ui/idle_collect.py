@@ -17,7 +17,8 @@ OTLP flood, the browser's discarded rendering objects (segments, strips, caches 
 1.5 million frozen garbage objects per million spans, growing with running time. When the frozen count has grown
 by REFREEZE_GROWTH since the last time, the next quiet moment unfreezes, collects and freezes again (a full
 collection of everything, 0.3-0.5 s with 100,000 spans held: only while nobody is typing). Watched only while an
-OTLP receiver runs: a listing or a session freezes its heap once, with little garbage in it."""
+OTLP receiver or an event stream runs (the streams freeze after every read: tui.inputs.stream.event_stream): a
+listing or a session freezes its heap once, with little garbage in it."""
 
 from __future__ import annotations
 
