@@ -58,3 +58,42 @@ async def test_the_app_has_no_hub_and_the_controller_no_callbacks():
     from tui.ui.live_controller import LiveController
 
     assert list(inspect.signature(LiveController).parameters) == ["app", "sessions_dir", "streams"]
+
+
+async def test_under_a_live_screen_only_its_root_is_rebuilt_and_the_others_rows_come_when_it_closes(tmp_path):
+    """The browser is under the live screen: the other roots' rows (a build each, 4 times a second, nobody to see
+    them) wait in the worker until the screen closes; then they arrive, and the browser's cells show them."""
+    docs = [load(str(write_snapshot(tmp_path / f"src{n}", make_tree(30 + n, ops=20, depth=1), version=2)))
+            for n in range(2)]
+    shown, other = (doc.root.trace_id for doc in docs)
+    a, b = (replay_events(doc, max_tree_events=5) for doc in docs)
+    sock = tmp_path / "m.sock"
+    (tmp_path / "sessions").mkdir()
+    seen: list = []
+
+    def hook(message) -> None:
+        if isinstance(message, LiveRowsChanged):
+            seen.append(message)
+
+    app = MonitorApp(sessions_dir=tmp_path / "sessions", listen_urls=[f"unix:{sock}"], watch=False)
+    async with app.run_test(size=SIZE, message_hook=hook) as pilot:
+        assert await wait_for(pilot, sock.exists)
+        half = len(b) // 2
+        await send_events([*a[:-1], *b[:half]], f"unix:{sock}", speed=0)
+        assert await wait_for(pilot, lambda: app.browser().table.row_count == 2)
+        app.open_path(f"live:{shown}")
+        assert await wait_for(pilot, lambda: getattr(app.screen, "live_root", None) == shown)
+        since = len(seen)
+        await send_events([*b[half:], a[-1]], f"unix:{sock}", speed=0)
+        assert await wait_for(pilot, lambda: app.live.tally.events == len(a) + len(b))
+        assert await wait_for(pilot, lambda: app.live.facts(shown).events == len(a) and any(
+            row.key == f"live:{shown}" and row.events == len(a) for m in seen[since:] for row in m.rows))
+        await pilot.pause(0.6)  # a few batches more
+        assert not any(row.key == f"live:{other}" for m in seen[since:] for row in m.rows)
+        browser = app.browser()
+        assert browser.rows[f"live:{other}"].events == half
+        app.pop_screen()
+        assert await wait_for(pilot, lambda: app.screen is browser)
+        assert await wait_for(pilot, lambda: browser.rows[f"live:{other}"].events == len(b))
+        assert await wait_for(pilot, lambda: browser.table.get_cell(f"live:{other}", "events").plain.startswith(
+            f"{len(b):,}"))

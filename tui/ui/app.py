@@ -143,8 +143,8 @@ class MonitorApp(IdleCollector, CoveredScreensStayDark):
                 self.call_after_refresh(self._watch_content_root, opened[0])
             else:
                 start_watch()
-        if any(is_otlp(url) for url in self.listen_urls):
-            self.watch_frozen_garbage()  # (the one flood known to freeze garbage: see tui/ui/idle_collect.py)
+        if self.listen_urls or self.connect_urls:  # (the floods that freeze garbage: tui/ui/idle_collect.py)
+            self.watch_frozen_garbage()
         self._start_streams()
         # What keys would read from disk on first use, read now (tui.ui.preload: no key needs a free descriptor)
         self.call_after_refresh(lambda: self.run_worker(lambda: preload(self), thread=True, group="preload",

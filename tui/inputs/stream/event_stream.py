@@ -39,6 +39,7 @@ import orjson
 from tui.inputs import json_load
 from tui.inputs.stream.access import listen_addresses, mask_token
 from tui.inputs.stream.limits import MAX_FRAME_BYTES, DescriptorReserve, MemoryBudget
+from tui.model.gc_pause import paused_gc_then_frozen
 from tui.inputs.stream.listeners import (
     BACKLOG,
     OnFrame,
@@ -63,6 +64,7 @@ LISTEN_HELP = ("expected ws://HOST:PORT[/path], unix:PATH, otlp://HOST[:PORT] (O
 OTLP_SCHEMES = {"otlp": ("grpc", 4317), "otlp+grpc": ("grpc", 4317), "otlp+http": ("http", 4318)}
 UTF8_BOM = b"\xef\xbb\xbf"
 UNIX_READ_LIMIT = 1024 * 1024  # the stream reader pauses the socket past twice this: lines are assembled here
+FLOOD_LINES = 100  # a read of this many lines is a flood: fed with the collector paused, then frozen (read_lines)
 
 # Shared by every listener of the process: the budget and the reserve are the app's, not one listener's.
 BUDGET = MemoryBudget()
@@ -134,7 +136,13 @@ async def read_lines(reader: asyncio.StreamReader, on_frame: OnFrame, on_oversiz
     CRLF endings are accepted. A last line without a newline is fed when it is a whole JSON value, and reported
     to on_rejected as "truncated" when the writer went away in the middle of it. `hold(n)` is told the bytes of
     the unfinished line held; when it answers False the line is dropped and reading stops ("over memory budget").
-    Returns how the stream ended."""
+    Returns how the stream ended.
+
+    The lines of a flood's read (FLOOD_LINES) are fed with the collector paused, and what they left alive is
+    frozen after them (tui.model.gc_pause): what the hub keeps of an event (a log entry, an accounting entry, a
+    status event) is acyclic, freed by reference counting when a newer tree replaces it, and the collector's passes
+    re-scanned it again and again: a quarter of the live thread's time under the benchmark's mixed load of small
+    events (tests/benchmarks/README.md, "Live"). Frozen garbage is looked for when idle (tui.ui.idle_collect)."""
     buf = bytearray()
     skipping = False
     skipped = 0
@@ -172,14 +180,15 @@ async def read_lines(reader: asyncio.StreamReader, on_frame: OnFrame, on_oversiz
                 buf.clear()
                 if hold is not None:
                     hold(0)
-            for line in lines:
-                if len(line) > max_frame:
-                    refuse(len(line))
-                    continue
-                if line.endswith(b"\r"):
-                    line = line[:-1]
-                if line and not line.isspace():
-                    on_frame(line)
+            with paused_gc_then_frozen() if len(lines) >= FLOOD_LINES else contextlib.nullcontext():  # (docstring)
+                for line in lines:
+                    if len(line) > max_frame:
+                        refuse(len(line))
+                        continue
+                    if line.endswith(b"\r"):
+                        line = line[:-1]
+                    if line and not line.isspace():
+                        on_frame(line)
         if skipping:
             skipped += len(rest)
         elif rest:

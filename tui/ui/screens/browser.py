@@ -164,6 +164,8 @@ class BrowserScreen(Screen):
 
     def on_screen_resume(self) -> None:
         self.model.fill_queue.active.set()
+        if self.model.view_stale:  # rows changed under a session: their cells waited (upsert_rows)
+            self._refresh_view()
 
     # ----------------------------------------------------------------------------------------- scanning
     def action_rescan(self) -> None:
@@ -237,7 +239,7 @@ class BrowserScreen(Screen):
         # re-sorting 100k rows costs ~0.1-0.5 s: never spend more than a tenth of the time on it. Live rows arriving
         # wait for their turn even when no file is loading (ResortPace.live_due).
         due = self.pace.live_due() if model.live_reorder else self.pace.fill_due(self._since_view_refresh, loading)
-        if model.view_stale and due:
+        if model.view_stale and due and self.is_current:  # (under a session: on_screen_resume)
             self._refresh_view()
         if self._since_age_refresh >= AGE_REFRESH_S:
             self._refresh_visible()
@@ -364,13 +366,14 @@ class BrowserScreen(Screen):
         """
         model = self.model
         done = model.upsert(rows)
-        for row in done.changed:
+        shown = self.is_current  # (under an open session its cells wait: redrawn once, when it closes)
+        for row in done.changed if shown else ():
             if row.key in self.table.shown_set:
                 self._update_cells(row)
-        if done.columns or (done.reorder and (self.pace.live_due() if done.live else self.pace.rows_due())):
+        if done.columns or (shown and done.reorder and (self.pace.live_due() if done.live else self.pace.rows_due())):
             self._refresh_view(columns=done.columns)
-        elif done.reorder:  # a flood of live sessions: re-sorting a page each time would take the UI thread; the
-            model.view_stale = True  # tick re-sorts once their turn comes
+        elif done.reorder or not shown:  # a flood of live sessions: re-sorting a page each time would take the UI
+            model.view_stale = True  # thread; the tick re-sorts once their turn comes
             model.live_reorder = model.live_reorder or done.live
         self._ensure_worker()
         self.update_header()

@@ -73,12 +73,15 @@ _STAMPED = {"log": "entry", "accounting": "entry", "progress": "event", "status"
 
 def event_time(kind: str, event: dict, tree: dict | None) -> int:
     """The newest timestamp an event carries (ms; 0 when none)."""
-    holder = _STAMPED.get(kind) if tree is None else None
-    if holder is not None:  # (most events: one stamp, read without building a list)
-        inner = event.get(holder)
-        stamp = inner.get("timestamp") if inner.__class__ is dict else None
-        if stamp.__class__ is int:
-            return stamp
+    if tree is None:
+        holder = _STAMPED.get(kind)
+        if holder is not None:  # (most events: one stamp, read without building a list)
+            inner = event.get(holder)
+            stamp = inner.get("timestamp") if inner.__class__ is dict else None
+            if stamp.__class__ is int:
+                return stamp
+        elif "report" not in event and "payload" not in event:
+            return 0  # (output, thinking, turn_started...: nothing stamped to look at)
     return _event_time(kind, event, tree)
 
 
