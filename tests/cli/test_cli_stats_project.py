@@ -36,3 +36,16 @@ def test_by_project_groups_every_agent_and_adds_up(tmp_path):
     assert "/home/dev/calendar" in text.stdout and "(none)" in text.stdout
     gemini = next(p for p in PROJECTS if len(p) > 28)
     assert f"…{gemini[-27:]} " in text.stdout  # a long key keeps its end, in the 28 cells of the column
+
+
+def test_search_finds_every_agents_sessions_where_stats_counts_them(tmp_path):
+    """`search` with no --sessions-dir reads the other agents' default roots into the index as `stats` does: it
+    used to refresh the ai-agent directory alone, so on a fresh cache no Claude Code, Codex, Gemini or OpenCode
+    session was ever found."""
+    env = {**agents_home(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    found = subprocess.run([sys.executable, "-m", "tui", "search", "--json", "bun"], capture_output=True,
+                           text=True, timeout=300, env=env)
+    assert found.returncode == 0, found.stderr
+    hits = [orjson.loads(line) for line in found.stdout.splitlines()]
+    assert hits and all(".db#" in hit["path"] or "opencode" in hit["path"] for hit in hits), hits
+    assert any(hit["field"] == "errors" and "[bun]" in hit["snippet"] for hit in hits), hits

@@ -45,8 +45,10 @@ def main(argv: list[str]) -> int:
     query = fts.build_query(args.query)
     if not query:
         return fail(f"{args.query!r}: nothing to search for (words, field:word or \"a phrase\")", PROG)
-    if not args.no_refresh:
-        refresh_index(sessions_dir)
+    if not args.no_refresh:  # (the other agents' default roots too, as `stats` and the browser read them)
+        from tui.inputs.agent_roots import discovered_roots
+
+        refresh_index(sessions_dir, tuple(discovered_roots()) if not args.sessions_dir else ())
     hits, problem = ask(index_file(sessions_dir), lambda conn: fts.search(conn, query, max(1, args.limit)),
                         "the sessions index cannot be searched")
     if hits is None:
