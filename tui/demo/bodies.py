@@ -1,5 +1,4 @@
-"""LLM wire captures of every dialect the producer captures (Anthropic, OpenAI/OpenRouter, Gemini, Ollama): one
-writer, ``DIALECTS`` holds what differs and the answer writers how each streams. Same draws, same bytes."""
+"""LLM wire captures of every dialect the producer captures: one writer; ``DIALECTS`` and the answers differ."""
 
 from __future__ import annotations
 
@@ -72,7 +71,6 @@ def _pieces(rng: random.Random, s: str, lo: int, hi: int) -> list[str]:
 
 
 def _arg_pieces(rng: random.Random, tc: ToolCall) -> list[str]:
-    """A call's JSON arguments as they stream: 2 to 6 non-empty pieces."""
     s = orjson.dumps(tc.input).decode()
     parts = min(6, max(2, len(s) // 80 + 1))
     if len(s) <= parts:
@@ -178,8 +176,7 @@ def _openai_answer(rng: random.Random, a: Reply, stream: bool, d: dict[str, Any]
 
 
 def _gemini_answer(rng: random.Random, a: Reply, stream: bool, d: dict[str, Any]) -> Answer:
-    """``candidates[0].content.parts[]`` one part a chunk (thoughts, text, whole functionCalls; a
-    ``thoughtSignature`` on the first call after thinking); ``usageMetadata`` cumulative on every chunk."""
+    """One part a chunk, a ``thoughtSignature`` on the first call after thinking; ``usageMetadata`` cumulative."""
     sse = stream and rng.random() < 0.7
     resp_id = rand_id(rng, 22)
     parts: list[dict[str, Any]] = [{"text": p, "thought": True} for p in _pieces(rng, a.thinking, 60, 220)]
@@ -207,8 +204,7 @@ def _gemini_answer(rng: random.Random, a: Reply, stream: bool, d: dict[str, Any]
 
 
 def _ollama_answer(rng: random.Random, a: Reply, stream: bool, d: dict[str, Any]) -> Answer:
-    """Message pieces with ``done: false``, then ``done: true`` with the counts and durations (ns); tool calls
-    whole, their arguments an object. Non-stream: the whole message in the ``done`` object."""
+    """Pieces with ``done: false``, then ``done: true`` with counts and durations (ns); tool calls whole."""
     resp_id, latency = "ollama-" + rand_id(rng, 12), rng.randint(800, 9000)
     pieces: list[dict[str, Any]] = [{"role": "assistant", "content": "", "thinking": p}
                                     for p in _pieces(rng, a.thinking, 8, 40)]
@@ -241,14 +237,12 @@ ANSWERS: dict[str, Callable[[random.Random, Reply, bool, dict[str, Any]], Answer
 
 
 def flags(d: dict[str, Any], **on: bool) -> dict[str, Any]:
-    """The values of a dialect's ``if_<flag>`` tables for these flags."""
     return {k: pair[on[flag]] for flag in on for k, pair in d.get(f"if_{flag}", {}).items()}
 
 
 def request_body(rng: random.Random, dialect: str, *, model: str, system: str, user_prompt: str, tools: list[dict],
                  n_messages: int, target_bytes: int, thinking: bool, stream: bool = True) -> dict[str, Any]:
-    """A request body whose size comes out near ``target_bytes``: the history messages share what the system
-    prompt, the user prompt and the tool definitions leave."""
+    """A body near ``target_bytes``: the history shares what the prompts and tool definitions leave."""
     d = DIALECTS[dialect]
     defs = [fill(d["tool_def"], t) for t in tools]
     fixed = len(system) + sum(len(t["description"]) + d["per_tool"] for t in tools) + len(user_prompt) + 200
@@ -281,8 +275,7 @@ def sdk_response(*, resp_id: str, ts_iso: str, reasoning: str, a: Reply) -> byte
 
 def llm_exchange(rng: random.Random, a: Reply, *, system: str, user_prompt: str, tools: list[dict[str, Any]],
                  n_messages: int, ts_iso: str, headers: bool = True, stream: bool = True) -> Exchange:
-    """Request + response captures of one LLM call, trimmed (tools, messages, prompts) to stay near
-    ``target_bytes``; only captures by other tools carry HTTP headers."""
+    """One LLM call's captures, trimmed to stay near ``target_bytes``; only other tools' captures have headers."""
     # the wire dialect a provider speaks: other OpenAI-compatible servers than OpenRouter speak ``openai``
     dialect, target_bytes, model = DATA["dialect_of"].get(a.provider, "openai"), a.target, a.model
     called = {tc.name for tc in a.calls}

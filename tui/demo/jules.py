@@ -1,5 +1,4 @@
-"""Jules `SessionSnapshot.toJSON()` files and REST activity pages: a scripted coding session with the derived views
-computed the SDK's way (independently of the monitor); REST pages leave proto3 zero values out, as the API does."""
+"""Jules `toJSON()` snapshots (derived views computed the SDK's way, not the monitor's) and REST activity pages."""
 
 from __future__ import annotations
 
@@ -51,8 +50,7 @@ def summary(activity: dict) -> str:
 
 def make_jules_snapshot(seed: int = 0, *, start_ms: int = 1_779_000_000_000, state: str = "completed",
                         include_activities: bool = True, user_messages: int = 1, api_zero_values: bool = False) -> dict:
-    """A `toJSON()` object. `state`: "completed" (with a pull request), "failed", or e.g. "inProgress".
-    `api_zero_values`: the SDK's snapshot of a real API answer: exit code 0 left out, and counted as failed."""
+    """`api_zero_values`: as from a real API answer, exit code 0 left out (the SDK counts it as failed)."""
     rng, (title, prompt) = random.Random(seed), TASKS[seed % len(TASKS)]
     s = _play(_Session(rng, start_ms, str(rng.randrange(10**17, 10**18))), state, user_messages)
     return _snapshot(s, seed, title, prompt, state, include_activities, api_zero_values)
@@ -110,8 +108,7 @@ _REST_FIELDS = {"planApproved": ("planId",), "progressUpdated": ("title", "descr
 
 
 def rest_activity(activity: dict) -> dict:
-    """An SDK-shaped activity as the REST API sends it: the type's fields under its oneof key, proto3 JSON (zero
-    values, empty strings and empty lists left out), `output` for the command's stdout and stderr."""
+    """An activity as the REST API sends it: fields under the type's oneof key, proto3 zero values left out."""
     kind, get = activity["type"], activity.get
     out: dict = {k: activity[k] for k in ("name", "id", "createTime")}
     shown = ("originator",) if kind == "progressUpdated" else ("originator", "description")  # (its title's)
@@ -139,8 +136,7 @@ def rest_activity(activity: dict) -> dict:
 
 def make_jules_activities_page(seed: int = 0, *, start_ms: int = 1_779_000_000_000, state: str = "completed",
                                page_size: int | None = None, untyped: int = 1) -> dict:
-    """One `ListActivitiesResponse` page for the same seed's session: REST shape, `untyped` description-only
-    activities, a `nextPageToken` when `page_size` cuts it."""
+    """A `ListActivitiesResponse` page of the seed's session with `untyped` description-only activities."""
     snap = make_jules_snapshot(seed, start_ms=start_ms, state=state)
     activities = [rest_activity(a) for a in snap["activities"]]
     session_id = snap["id"]

@@ -1,5 +1,4 @@
-"""The built-in demo: a temporary sessions directory with one session written live. `Demo.stop()` (idempotent, at
-exit) stops the writer before removing the directory, else its rename races the removal."""
+"""The built-in demo: a temporary sessions directory with one session written live."""
 
 from __future__ import annotations
 
@@ -29,7 +28,7 @@ class Demo:
         self._lock = threading.Lock()
         atexit.register(self.stop)
 
-    def stop(self) -> None:
+    def stop(self) -> None:  # (idempotent) the writer first, else its rename races the removal
         with self._lock:
             self.stopping.set()
             if self.thread is not None and self.thread is not threading.current_thread():
@@ -68,8 +67,7 @@ def add_other_formats(sessions: Path, *, seed: int, start_ms: int) -> None:
 
 
 def write_live(sessions: Path, stop: threading.Event, seed: int = 7, tick: float = TICK_SECONDS) -> None:
-    """Rewrites one snapshot the way ai-agent does (temp file, then rename) as its session grows, session after
-    session, until ``stop``."""
+    """Rewrites one snapshot as ai-agent does as its session grows, session after session, until ``stop``."""
     round_ = 0
     try:
         while not stop.is_set():

@@ -1,5 +1,4 @@
-"""``make_tree``: one seeded ai-agent ``opTree`` shaped like real snapshots, sub-agents included, written turn by
-turn (turn 0's init, v2 steps, user turns, the final report, the totals); and the walks over such a tree."""
+"""``make_tree``: one seeded ai-agent ``opTree`` shaped like real snapshots; and the walks over such a tree."""
 
 from __future__ import annotations
 
@@ -55,8 +54,7 @@ def make_tree(seed: int = 0, *, ops: int = 40, depth: int = 2, fanout: int = 2, 
               failed: bool = False, version: int = 2, payload_bytes: int = 1500, mismatch: bool = False,
               provider_mix: tuple[str, ...] = DEFAULT_PROVIDERS, started_at: int | None = None,
               hostile_rate: float = 0.01, agent: str | None = None, capture_rate: float | None = None) -> dict:
-    """One root SessionNode (``opTree``) of about ``ops`` ops and exactly ``depth`` levels of sub-agents;
-    ``payload_bytes``/``capture_rate`` size and thin the captures, the other flags the odd cases tests need."""
+    """An ``opTree`` of about ``ops`` ops and ``depth`` levels of sub-agents; the flags: odd cases tests need."""
     g = Gen(seed, version=version, payload_bytes=payload_bytes, provider_mix=tuple(provider_mix),
             hostile_rate=hostile_rate, capture_rate=capture_rate)
     rng, plan = g.rng, make_plan(g, ops, depth, fanout, running, failed)
@@ -233,7 +231,6 @@ def session(g: Gen, plan: Plan, *, agent: str, call_path: str, parent_txn: str |
 
 
 def _finish(g: Gen, s: Sess, plan: Plan, node: dict[str, Any], steps: list | None) -> None:
-    """Title, status line, turn 0's final-report and fin ops, the outcome, plugin metas and totals."""
     rng, turns, t0 = g.rng, node["turns"], node["turns"][0]
     node["sessionTitle"] = rng.choice(TITLES) if plan.level == 0 and rng.random() < 0.3 else \
         s.title or node["sessionTitle"]
@@ -301,7 +298,6 @@ def session_op(g: Gen, s: Sess, cplan: Plan, *, turn: int, sub: int, path: str, 
 
 def _agent_done(s: Sess, op: dict[str, Any], at: At, req_json: bytes, end: int, result: str, server: str,
                 suffix: str = "", failed: bool = False) -> dict[str, Any]:
-    """A ``session`` op's end: its latency and size, the result, the tool accounting entry and the response log."""
     attrs, latency, status = op["attributes"], end - op["startedAt"], "failed" if failed else "ok"
     attrs.update(latency=latency, **({"error": "subagent_failed"} if failed else {}), size=len(result))
     op["response"] = response(result, len(result))
@@ -315,8 +311,7 @@ def _agent_done(s: Sess, op: dict[str, Any], at: At, req_json: bytes, end: int, 
 
 def tool_output_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str, source_tool: str, n_chunks: int,
                    params: dict[str, Any], mode: str = "full-chunked") -> dict[str, Any]:
-    """An oversized tool result's extraction (``src/tool-output/extractor.ts``): a session op over a bare
-    full-chunked tree or a read-grep sub-agent session."""
+    """An oversized tool result's extraction: over a bare full-chunked tree or a read-grep sub-agent session."""
     rng, handle = g.rng, params["handle"]
     op, at, req_json = _agent_op(g, s, turn=turn, sub=sub, path=path, name="tool_output", provider="tool-output",
                                  params=params, remote="agent:tool-output:tool_output",
@@ -374,8 +369,7 @@ def iter_sessions(node: dict, depth: int = 0) -> Iterator[tuple[dict, int]]:
 
 
 def iter_ops(node: dict, prefix: str = "") -> Iterator[tuple[str, dict, dict, dict]]:
-    """``(path, op, turn, session)`` for every op with the producer's path label: turn ops (``<turn>-<op>``), then
-    the ops of v2 steps (``S<step>-<op>``, ``turn`` is then the step)."""
+    """``(path, op, turn or step, session)`` of every op; paths as the producer's: ``<turn>-<op>``, ``S<step>-<op>``."""
     for group, mark in ((node.get("turns") or [], ""), (node.get("steps") or [], "S")):
         for t in group:
             for i, o in enumerate(t.get("ops") or [], 1):
@@ -386,12 +380,10 @@ def iter_ops(node: dict, prefix: str = "") -> Iterator[tuple[str, dict, dict, di
 
 
 def op_path_index(node: dict) -> dict[str, str]:
-    """``{opId: path}`` for every op of the tree (turns and steps)."""
     return {o["opId"]: p for p, o, _t, _s in iter_ops(node)}
 
 
 def last_activity(node: dict) -> int:
-    """``endedAt`` of a finished session, else the latest timestamp found anywhere in it."""
     if isinstance(node.get("endedAt"), int):
         return node["endedAt"]
     best = node.get("startedAt") or 0
