@@ -100,9 +100,6 @@ def _snapshot(s: _Session, seed: int, title: str, prompt: str, state: str, inclu
     return snap
 
 
-UNTYPED_DESCRIPTIONS = _J["untyped_descriptions"]
-
-
 #: the REST oneof fields of the activity types whose fields are copied as they are
 _REST_FIELDS = {"planApproved": ("planId",), "progressUpdated": ("title", "description"), "sessionFailed": ("reason",)}
 
@@ -145,7 +142,7 @@ def make_jules_activities_page(seed: int = 0, *, start_ms: int = 1_779_000_000_0
         before = activities[at - 1]["createTime"] if at else snap["createdAt"]
         activities.insert(at, {"name": f"sessions/{session_id}/activities/u{n:03d}", "id": f"u{n:03d}",
                                "createTime": before, "originator": "agent",
-                               "description": UNTYPED_DESCRIPTIONS[n % len(UNTYPED_DESCRIPTIONS)]})
+                               "description": _J["untyped_descriptions"][n % len(_J["untyped_descriptions"])]})
     if page_size is None or page_size >= len(activities):
         return {"activities": activities}
     return {"activities": activities[:page_size], "nextPageToken": f"CiA{seed:04d}{page_size:04d}"}  # opaque

@@ -81,6 +81,7 @@ class Sess:
         self.provider = rng.choice(g.providers)
         self.model, self.actual_model, self.prices, thinking_capable = g.pick_model(self.provider)
         self.tool_names, self.sub_agents = AGENTS.get(agent, (("web__search",), ("web-fetch",)))
+        self.work_tools = [n for n in self.tool_names if n != "agent__task_status"] or list(self.tool_names)
         self.tools: list[dict[str, Any]] = [
             {"name": n, "description": TOOLS[n][2] + " " + text(rng, 60), "schema": DATA["tool_schema"]}
             for n in self.tool_names + ("agent__final_report",)]

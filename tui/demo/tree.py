@@ -59,10 +59,9 @@ def make_tree(seed: int = 0, *, ops: int = 40, depth: int = 2, fanout: int = 2, 
             hostile_rate=hostile_rate, capture_rate=capture_rate)
     rng, plan = g.rng, make_plan(g, ops, depth, fanout, running, failed)
     start = started_at if started_at is not None else BASE_MS + rng.randrange(0, 60 * 86_400_000)
-    root_agent = agent or rng.choice(DATA["root_agents"])
-    tree = session(g, plan, agent=root_agent, call_path=root_agent if g.style == "arrow" else f"cli:{root_agent}",
-                   parent_txn=None, prompt=rng.choice(TITLES) + ". " + sentence(rng, 40, 160), start=start, prefix="")
-    tree.pop("_report", None)
+    root = agent or rng.choice(DATA["root_agents"])
+    tree = session(g, plan, agent=root, call_path=root if g.style == "arrow" else f"cli:{root}", parent_txn=None,
+                   prompt=rng.choice(TITLES) + ". " + sentence(rng, 40, 160), start=start, prefix="")[0]
     if mismatch:  # totals that disagree with the ops
         t = tree["totals"]
         t.update(tokensIn=t["tokensIn"] + 1000 + rng.randint(1, 999), costUsd=round(t["costUsd"] + 0.0123, 4),
@@ -112,9 +111,8 @@ def _plan_turns(g: Gen, s: Sess, plan: Plan, budget: int) -> list[tuple[list[Any
         middle -= 1 + sizes[-1]
     if children and not sizes:
         sizes.append(0)
-    real = [n for n in tool_names if n != "agent__task_status"] or list(tool_names)
     turn_plans: list[list[Any]] = [[("tool", "agent__task_status" if rng.random() < 0.06 and "agent__task_status" in
-                                     tool_names else rng.choice(real)) for _ in range(k)] for k in sizes]
+                                     tool_names else rng.choice(s.work_tools)) for _ in range(k)] for k in sizes]
     for cp in children:
         specs = rng.choice(turn_plans)
         specs.insert(rng.randint(0, len(specs)), ("session", cp))
@@ -131,8 +129,7 @@ def _resolve(g: Gen, s: Sess, specs: list[Any]) -> Iterator[tuple[str, Any, str,
     rng = g.rng
     for kind, what in specs:
         if kind == "tool":
-            real = [x for x in s.tool_names if x != "agent__task_status"] or list(s.tool_names)
-            name = what if what is not None else rng.choice(real)
+            name = what if what is not None else rng.choice(s.work_tools)
             yield ("tool", None, name, TOOL_PARAMS[name](rng, s) if name in TOOL_PARAMS else {"query": text(rng, 30)})
         elif kind == "session":
             subs = s.sub_agents or ("web-fetch",)
@@ -201,7 +198,8 @@ def _closing_steps(g: Gen, s: Sess, plan: Plan, steps: list[dict], turns: list[d
 
 
 def session(g: Gen, plan: Plan, *, agent: str, call_path: str, parent_txn: str | None, prompt: str, start: int,
-            prefix: str) -> dict[str, Any]:
+            prefix: str) -> tuple[dict[str, Any], str]:
+    """The session's node and its final report's text (what its caller's tool returns)."""
     rng, s = g.rng, Sess(g, plan.level, agent, call_path, parent_txn, prompt, start, prefix)
     node: dict[str, Any] = {"id": g.uid(start), "traceId": s.txn, "agentId": agent, "callPath": call_path,
                             "sessionTitle": "", "startedAt": start}
@@ -210,10 +208,9 @@ def session(g: Gen, plan: Plan, *, agent: str, call_path: str, parent_txn: str |
     elif plan.level > 0 and rng.random() < 0.2:
         node["attributes"] = {"ingress": {"source": "sub-agent", "parentTxnId": parent_txn}}
     # turn 0: system init; it stays open until the session ends (the final-report and fin ops close it)
-    t0: dict[str, Any] = {"id": g.uid(s.t), "index": 0, "startedAt": s.t,
-                          "attributes": {"system": True, "label": "init"}, "ops": []}
+    t0: dict[str, Any] = {"id": g.uid(s.t), "index": 0, "startedAt": s.t, "attributes": {
+        "system": True, "label": "init"}, "ops": [system_op(g, s, 0, f"{prefix}0-1", "init")]}
     turns = node["turns"] = [t0]
-    t0["ops"].append(system_op(g, s, 0, f"{prefix}0-1", "init"))
     init_end = s.t + 1
     s.t += 2
     budget = plan.budget - 1
@@ -226,8 +223,7 @@ def session(g: Gen, plan: Plan, *, agent: str, call_path: str, parent_txn: str |
     if steps is not None:
         _closing_steps(g, s, plan, steps, turns, len(user_turns))
     _finish(g, s, plan, node, steps)
-    node["_report"] = s.report_text
-    return node
+    return node, s.report_text
 
 
 def _finish(g: Gen, s: Sess, plan: Plan, node: dict[str, Any], steps: list | None) -> None:
@@ -282,9 +278,8 @@ def session_op(g: Gen, s: Sess, cplan: Plan, *, turn: int, sub: int, path: str, 
     start = op["startedAt"]
 
     ccp = f"{s.call_path}->{tname}->{cname}" if g.style == "arrow" else f"{s.call_path}:{cname}"
-    child = session(g, cplan, agent=cname, call_path=ccp, parent_txn=s.txn, prompt=params["prompt"],
-                    start=start + rng.randint(2, 20), prefix=path + ".")
-    report = child.pop("_report", "")
+    child, report = session(g, cplan, agent=cname, call_path=ccp, parent_txn=s.txn, prompt=params["prompt"],
+                            start=start + rng.randint(2, 20), prefix=path + ".")
     op["childSession"] = child
     if cplan.running:
         s.t = max(s.t, start + 1)
@@ -321,10 +316,10 @@ def tool_output_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str, source_to
         agent = "tool_output.read_grep"
         cli_style = ":" in s.call_path and "->" not in s.call_path
         prompt = f"WHAT TO EXTRACT\n{params['extract']}\n\nThe handle file is named `{handle}`."
-        child = session(g, Plan(level=s.level + 1, budget=max(5, tool_output_ops(n_chunks) - 1)), agent=agent,
-                        call_path=f"{s.call_path}{':' if cli_style else '->'}{agent}", parent_txn=s.txn,
-                        prompt=prompt, start=start + rng.randint(1, 5), prefix=path + ".")
-        extracted = child.pop("_report", "") or "NO RELEVANT DATA FOUND"
+        child, extracted = session(g, Plan(level=s.level + 1, budget=max(5, tool_output_ops(n_chunks) - 1)),
+                                   agent=agent, call_path=f"{s.call_path}{':' if cli_style else '->'}{agent}",
+                                   parent_txn=s.txn, prompt=prompt, start=start + rng.randint(1, 5), prefix=path + ".")
+        extracted = extracted or "NO RELEVANT DATA FOUND"
     else:
         child, extracted = _chunked_tree(g, s, start + rng.randint(1, 5), handle, n_chunks)
     op["childSession"] = child
