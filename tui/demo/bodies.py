@@ -10,6 +10,8 @@ import orjson
 
 from .catalog import B36, DATA, fill, iso, rand_id, text
 
+FINISH = DATA["finish_reasons"]  # Anthropic's ``stop_reason`` in another dialect's words
+
 
 def binary_blob(rng: random.Random, n: int = 48) -> bytes:
     """A few random bytes, e.g. a gzip-encoded body captured without decoding."""
@@ -79,11 +81,6 @@ def _arg_pieces(rng: random.Random, tc: ToolCall) -> list[str]:
     return [s[a:b] for a, b in zip(cuts, cuts[1:])]
 
 
-def _finish(vocabulary: str, stop: str, default: str) -> str:
-    """Anthropic's ``stop_reason`` in another dialect's words (data.json's ``finish_reasons``)."""
-    return DATA["finish_reasons"][vocabulary].get(stop, default)
-
-
 def http_message(first: str, headers: list[tuple[str, str]], body: bytes) -> bytes:
     """A request or response as captured by other tools: first line, headers, blank line, body."""
     return (first + "\r\n" + "".join(f"{k}: {v}\r\n" for k, v in headers) + "\r\n").encode() + body
@@ -151,20 +148,20 @@ def _openai_answer(rng: random.Random, a: Reply, stream: bool, d: dict[str, Any]
     """OpenRouter streams ``delta.reasoning``; OpenAI's streams carry no reasoning text (nor does the SDK's view)."""
     reasoning = a.thinking if a.provider == "openrouter" else ""
     v = _values(a, id="chatcmpl-" + rand_id(rng, 29), fp="fp_" + rand_id(rng, 10, B36),
-                finish=_finish("openai", a.stop, "stop"))
+                finish=FINISH["openai"].get(a.stop, "stop"))
     v["usage"] = fill(d["answer_usage"], v)
     if stream:
-        deltas: list[tuple[dict, str | None]] = [({"role": "assistant", "content": "", "refusal": None}, None)]
-        deltas += [({"reasoning": p}, None) for p in _pieces(rng, reasoning, 40, 160)]
-        deltas += [({"content": p}, None) for p in _pieces(rng, a.text_out, 20, 90)]
+        deltas: list[dict] = [{"role": "assistant", "content": "", "refusal": None}]
+        deltas += [{"reasoning": p} for p in _pieces(rng, reasoning, 40, 160)]
+        deltas += [{"content": p} for p in _pieces(rng, a.text_out, 20, 90)]
         for i, tc in enumerate(a.calls):
-            deltas.append(({"tool_calls": [{"index": i, "id": tc.id, "type": "function",
-                                            "function": {"name": tc.name, "arguments": ""}}]}, None))
-            deltas += [({"tool_calls": [{"index": i, "function": {"arguments": p}}]}, None)
-                       for p in _arg_pieces(rng, tc)]
-        head = fill(d["answer_head"], v)
-        objs = [{**head, "choices": [{"index": 0, "delta": x, "logprobs": None, "finish_reason": f}]}
-                for x, f in [*deltas, ({}, v["finish"])]] + [{**head, "choices": [], "usage": v["usage"]}]
+            deltas.append({"tool_calls": [{"index": i, "id": tc.id, "type": "function",
+                                           "function": {"name": tc.name, "arguments": ""}}]})
+            deltas += [{"tool_calls": [{"index": i, "function": {"arguments": p}}]} for p in _arg_pieces(rng, tc)]
+        head = fill(d["answer_head"], v)  # the last delta ({}) carries the finish reason
+        objs = [{**head, "choices": [{"index": 0, "delta": x, "logprobs": None, "finish_reason": None if x else
+                                      v["finish"]}]} for x in [*deltas, {}]]
+        objs.append({**head, "choices": [], "usage": v["usage"]})
     else:
         msg: dict[str, Any] = {"role": "assistant", "content": a.text_out or None, "refusal": None}
         if a.calls:
@@ -192,7 +189,7 @@ def _gemini_answer(rng: random.Random, a: Reply, stream: bool, d: dict[str, Any]
         last = n == len(parts) - 1
         out += max(1, len(part.get("text", "")) // 4)
         cand = {"content": {"parts": [part], "role": "model"}, "index": 0,
-                **({"finishReason": _finish("gemini", a.stop, "STOP")} if last else {})}
+                **({"finishReason": FINISH["gemini"].get(a.stop, "STOP")} if last else {})}
         shown = u.output if last else out
         meta = fill(d["answer_meta"], {"in": u.input, "shown": shown or None, "cr": u.cache_read or None,
                                        "rs": u.reasoning or None, "total": u.input + shown + u.reasoning})
@@ -269,7 +266,7 @@ def sdk_response(*, resp_id: str, ts_iso: str, reasoning: str, a: Reply) -> byte
     meta = {"anthropic": {"cacheCreationInputTokens": u.cache_write, "stopSequence": None}} \
         if a.provider == "anthropic" else {a.provider: {"cachedPromptTokens": u.cache_read}}
     return orjson.dumps(fill(DATA["sdk_response"], _values(
-        a, id=resp_id, ts=ts_iso, finish=_finish("sdk", a.stop, "stop"), rs=u.reasoning or None, content=content,
+        a, id=resp_id, ts=ts_iso, finish=FINISH["sdk"].get(a.stop, "stop"), rs=u.reasoning or None, content=content,
         meta=meta, total=u.input + u.output + u.cache_read + u.cache_write)))
 
 

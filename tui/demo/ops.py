@@ -39,9 +39,8 @@ class Gen:
         return f"{b36(ts)}-{rand_id(self.rng, 6, B36)}"
 
     def hostile(self, s: str) -> str:
-        if self.hostile_rate > 0 and self.rng.random() < self.hostile_rate:
-            return f"{s} {self.rng.choice(HOSTILE_STRINGS)}"
-        return s
+        hit = self.hostile_rate > 0 and self.rng.random() < self.hostile_rate
+        return f"{s} {self.rng.choice(HOSTILE_STRINGS)}" if hit else s
 
     def gap(self) -> int:
         return self.rng.randint(1, 40)
