@@ -1,5 +1,4 @@
-"""Deterministic, seeded test data for aiagent-monitor: every shape its inputs take (snapshots, ledgers,
-accounting, captures, Jules, Genkit) and the built-in demo. Pure Python + orjson."""
+"""Deterministic, seeded test data for every input aiagent-monitor reads, and its built-in demo (pure Python)."""
 
 from .catalog import HOSTILE_STRINGS
 from .files import populate, write_ledger

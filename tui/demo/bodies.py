@@ -1,5 +1,4 @@
-"""LLM wire captures of every dialect the producer captures (Anthropic, OpenAI/OpenRouter, Gemini, Ollama): one
-writer, ``DIALECTS`` holds what differs and the answer writers how each streams. Same draws, same bytes."""
+"""LLM wire captures of every dialect the producer captures: one writer; ``DIALECTS`` and the answers differ."""
 
 from __future__ import annotations
 
@@ -10,6 +9,8 @@ from typing import Any, Callable
 import orjson
 
 from .catalog import B36, DATA, fill, iso, rand_id, text
+
+FINISH = DATA["finish_reasons"]  # Anthropic's ``stop_reason`` in another dialect's words
 
 
 def binary_blob(rng: random.Random, n: int = 48) -> bytes:
@@ -72,18 +73,12 @@ def _pieces(rng: random.Random, s: str, lo: int, hi: int) -> list[str]:
 
 
 def _arg_pieces(rng: random.Random, tc: ToolCall) -> list[str]:
-    """A call's JSON arguments as they stream: 2 to 6 non-empty pieces."""
     s = orjson.dumps(tc.input).decode()
     parts = min(6, max(2, len(s) // 80 + 1))
     if len(s) <= parts:
         return [s] if s else [""]
     cuts = [0, *sorted(rng.sample(range(1, len(s)), parts - 1)), len(s)]
     return [s[a:b] for a, b in zip(cuts, cuts[1:])]
-
-
-def _finish(vocabulary: str, stop: str, default: str) -> str:
-    """Anthropic's ``stop_reason`` in another dialect's words (data.json's ``finish_reasons``)."""
-    return DATA["finish_reasons"][vocabulary].get(stop, default)
 
 
 def http_message(first: str, headers: list[tuple[str, str]], body: bytes) -> bytes:
@@ -153,20 +148,20 @@ def _openai_answer(rng: random.Random, a: Reply, stream: bool, d: dict[str, Any]
     """OpenRouter streams ``delta.reasoning``; OpenAI's streams carry no reasoning text (nor does the SDK's view)."""
     reasoning = a.thinking if a.provider == "openrouter" else ""
     v = _values(a, id="chatcmpl-" + rand_id(rng, 29), fp="fp_" + rand_id(rng, 10, B36),
-                finish=_finish("openai", a.stop, "stop"))
+                finish=FINISH["openai"].get(a.stop, "stop"))
     v["usage"] = fill(d["answer_usage"], v)
     if stream:
-        deltas: list[tuple[dict, str | None]] = [({"role": "assistant", "content": "", "refusal": None}, None)]
-        deltas += [({"reasoning": p}, None) for p in _pieces(rng, reasoning, 40, 160)]
-        deltas += [({"content": p}, None) for p in _pieces(rng, a.text_out, 20, 90)]
+        deltas: list[dict] = [{"role": "assistant", "content": "", "refusal": None}]
+        deltas += [{"reasoning": p} for p in _pieces(rng, reasoning, 40, 160)]
+        deltas += [{"content": p} for p in _pieces(rng, a.text_out, 20, 90)]
         for i, tc in enumerate(a.calls):
-            deltas.append(({"tool_calls": [{"index": i, "id": tc.id, "type": "function",
-                                            "function": {"name": tc.name, "arguments": ""}}]}, None))
-            deltas += [({"tool_calls": [{"index": i, "function": {"arguments": p}}]}, None)
-                       for p in _arg_pieces(rng, tc)]
-        head = fill(d["answer_head"], v)
-        objs = [{**head, "choices": [{"index": 0, "delta": x, "logprobs": None, "finish_reason": f}]}
-                for x, f in [*deltas, ({}, v["finish"])]] + [{**head, "choices": [], "usage": v["usage"]}]
+            deltas.append({"tool_calls": [{"index": i, "id": tc.id, "type": "function",
+                                           "function": {"name": tc.name, "arguments": ""}}]})
+            deltas += [{"tool_calls": [{"index": i, "function": {"arguments": p}}]} for p in _arg_pieces(rng, tc)]
+        head = fill(d["answer_head"], v)  # the last delta ({}) carries the finish reason
+        objs = [{**head, "choices": [{"index": 0, "delta": x, "logprobs": None, "finish_reason": None if x else
+                                      v["finish"]}]} for x in [*deltas, {}]]
+        objs.append({**head, "choices": [], "usage": v["usage"]})
     else:
         msg: dict[str, Any] = {"role": "assistant", "content": a.text_out or None, "refusal": None}
         if a.calls:
@@ -178,8 +173,7 @@ def _openai_answer(rng: random.Random, a: Reply, stream: bool, d: dict[str, Any]
 
 
 def _gemini_answer(rng: random.Random, a: Reply, stream: bool, d: dict[str, Any]) -> Answer:
-    """``candidates[0].content.parts[]`` one part a chunk (thoughts, text, whole functionCalls; a
-    ``thoughtSignature`` on the first call after thinking); ``usageMetadata`` cumulative on every chunk."""
+    """One part a chunk, a ``thoughtSignature`` on the first call after thinking; ``usageMetadata`` cumulative."""
     sse = stream and rng.random() < 0.7
     resp_id = rand_id(rng, 22)
     parts: list[dict[str, Any]] = [{"text": p, "thought": True} for p in _pieces(rng, a.thinking, 60, 220)]
@@ -195,7 +189,7 @@ def _gemini_answer(rng: random.Random, a: Reply, stream: bool, d: dict[str, Any]
         last = n == len(parts) - 1
         out += max(1, len(part.get("text", "")) // 4)
         cand = {"content": {"parts": [part], "role": "model"}, "index": 0,
-                **({"finishReason": _finish("gemini", a.stop, "STOP")} if last else {})}
+                **({"finishReason": FINISH["gemini"].get(a.stop, "STOP")} if last else {})}
         shown = u.output if last else out
         meta = fill(d["answer_meta"], {"in": u.input, "shown": shown or None, "cr": u.cache_read or None,
                                        "rs": u.reasoning or None, "total": u.input + shown + u.reasoning})
@@ -207,8 +201,7 @@ def _gemini_answer(rng: random.Random, a: Reply, stream: bool, d: dict[str, Any]
 
 
 def _ollama_answer(rng: random.Random, a: Reply, stream: bool, d: dict[str, Any]) -> Answer:
-    """Message pieces with ``done: false``, then ``done: true`` with the counts and durations (ns); tool calls
-    whole, their arguments an object. Non-stream: the whole message in the ``done`` object."""
+    """Pieces with ``done: false``, then ``done: true`` with counts and durations (ns); tool calls whole."""
     resp_id, latency = "ollama-" + rand_id(rng, 12), rng.randint(800, 9000)
     pieces: list[dict[str, Any]] = [{"role": "assistant", "content": "", "thinking": p}
                                     for p in _pieces(rng, a.thinking, 8, 40)]
@@ -241,14 +234,12 @@ ANSWERS: dict[str, Callable[[random.Random, Reply, bool, dict[str, Any]], Answer
 
 
 def flags(d: dict[str, Any], **on: bool) -> dict[str, Any]:
-    """The values of a dialect's ``if_<flag>`` tables for these flags."""
     return {k: pair[on[flag]] for flag in on for k, pair in d.get(f"if_{flag}", {}).items()}
 
 
 def request_body(rng: random.Random, dialect: str, *, model: str, system: str, user_prompt: str, tools: list[dict],
                  n_messages: int, target_bytes: int, thinking: bool, stream: bool = True) -> dict[str, Any]:
-    """A request body whose size comes out near ``target_bytes``: the history messages share what the system
-    prompt, the user prompt and the tool definitions leave."""
+    """A body near ``target_bytes``: the history shares what the prompts and tool definitions leave."""
     d = DIALECTS[dialect]
     defs = [fill(d["tool_def"], t) for t in tools]
     fixed = len(system) + sum(len(t["description"]) + d["per_tool"] for t in tools) + len(user_prompt) + 200
@@ -275,14 +266,13 @@ def sdk_response(*, resp_id: str, ts_iso: str, reasoning: str, a: Reply) -> byte
     meta = {"anthropic": {"cacheCreationInputTokens": u.cache_write, "stopSequence": None}} \
         if a.provider == "anthropic" else {a.provider: {"cachedPromptTokens": u.cache_read}}
     return orjson.dumps(fill(DATA["sdk_response"], _values(
-        a, id=resp_id, ts=ts_iso, finish=_finish("sdk", a.stop, "stop"), rs=u.reasoning or None, content=content,
+        a, id=resp_id, ts=ts_iso, finish=FINISH["sdk"].get(a.stop, "stop"), rs=u.reasoning or None, content=content,
         meta=meta, total=u.input + u.output + u.cache_read + u.cache_write)))
 
 
 def llm_exchange(rng: random.Random, a: Reply, *, system: str, user_prompt: str, tools: list[dict[str, Any]],
                  n_messages: int, ts_iso: str, headers: bool = True, stream: bool = True) -> Exchange:
-    """Request + response captures of one LLM call, trimmed (tools, messages, prompts) to stay near
-    ``target_bytes``; only captures by other tools carry HTTP headers."""
+    """One LLM call's captures, trimmed to stay near ``target_bytes``; only other tools' captures have headers."""
     # the wire dialect a provider speaks: other OpenAI-compatible servers than OpenRouter speak ``openai``
     dialect, target_bytes, model = DATA["dialect_of"].get(a.provider, "openai"), a.target, a.model
     called = {tc.name for tc in a.calls}

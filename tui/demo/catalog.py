@@ -1,5 +1,4 @@
-"""The fixed catalogs the generator draws from (data.json) and its filler: prose from a fixed corpus, random ids,
-the hostile strings a terminal UI must show literally. Every function takes a seeded ``random.Random``."""
+"""The fixed catalogs (data.json) and the filler (prose, ids) the generator draws with a seeded ``random.Random``."""
 
 from __future__ import annotations
 
@@ -35,8 +34,7 @@ def iso(ms: int, nanos: int | None = None) -> str:
 
 
 def fill(template: Any, values: dict[str, Any]) -> Any:
-    """A copy of a template with ``$name`` replaced by ``values[name]`` (a whole ``"$name"`` string by the value
-    itself, whatever its type); a key whose placeholder comes out ``None`` is left out."""
+    """A template's copy, ``$name`` -> ``values[name]`` (a whole ``"$name"``: the value); a None value drops its key."""
     if isinstance(template, dict):
         return {k: v for k, t in template.items() if (v := fill(t, values)) is not None or t is None}
     if isinstance(template, list):
@@ -54,7 +52,6 @@ def uuid4(rng: random.Random) -> str:
 
 @functools.cache
 def _get_corpus() -> str:
-    """60,000 words of seeded sentences, built once."""
     r, out, n = random.Random(0x5EED), [], 0
     while n < 60_000:
         k = r.randint(6, 22)

@@ -1,5 +1,4 @@
-"""The producer's files for whole sessions: v3 ledgers (``session/<sessionId>.jsonl`` per session and sub-agent,
-with accounting and payloadRefs) and ``populate``, a realistic sessions directory of every file kind."""
+"""v3 ledgers (one per session and sub-agent) and ``populate``: a sessions directory of every file kind."""
 
 from __future__ import annotations
 
@@ -71,8 +70,7 @@ class _Ledger:
 def write_ledger(sessions_dir: str | os.PathLike, tree: dict, *, with_payloads: bool = True, running: bool = False,
                  partial_last_line: bool = False, store: Store | None = None,
                  parent: tuple[Any, Any, Any] | None = None, fan_out_rate: float = 0.25) -> Path:
-    """Write the v3 ledger of ``tree`` and its sub-agents (and payload files) with real ledgers' quirks (fan-out,
-    summary-only children, missing parent ids); ``parent``: a sub-agent's (originId, sessionId, opId)."""
+    """The v3 ledgers of ``tree`` and its sub-agents with real ones' quirks; ``parent``: (originId, sessionId, opId)."""
     sd, sid = Path(sessions_dir), tree.get("traceId") or tree.get("id")
     store = Store(sd) if store is None else store
     led = _Ledger(tree, sid, parent[0] if parent else sid, store, with_payloads, fan_out_rate)
@@ -152,8 +150,7 @@ def _children_of(led: _Ledger, op: dict) -> list[dict]:
 
 
 def _child_links(led: _Ledger, op: dict) -> list[dict[str, Any]]:
-    """``childSessions`` of an op record; every child also goes to the summary's (some only there, and the
-    summary's entries may lack agentId/callPath)."""
+    """An op record's ``childSessions``; every child also goes to the summary's (some only there)."""
     links, frng = [], random.Random(f"links/{led.sid}/{op.get('opId')}")
     kids = led.kids_by_op.get(id(op), ())
     for kid in kids:
@@ -199,8 +196,7 @@ def _turn_end(led: _Ledger, t: dict, *, failed: bool) -> None:
 
 def populate(sessions_dir: str | os.PathLike, *, count: int = 12, seed: int = 0, big_ops: int | None = None,
              start_ms: int | None = None) -> list[Path]:
-    """Fill ``sessions_dir`` with every file kind (snapshots of each shape and state, ledgers, payloads, a stray tmp,
-    an empty file, accounting.jsonl): sessions from ``start_ms`` on, one after the other, mtimes their ends."""
+    """Every file kind in ``sessions_dir``: sessions from ``start_ms`` on, one after another, mtimes their ends."""
     sd = Path(sessions_dir)
     sd.mkdir(parents=True, exist_ok=True)
     rng = random.Random(seed)

@@ -1,5 +1,4 @@
-"""Genkit Go session snapshots, deterministic per seed: the design's shape (content-addressed ids, orphaned
-snapshots after a restore) and the shape Genkit's Go code shipped (UUIDs, a resumed second invocation)."""
+"""Genkit Go session snapshots per seed: the design's shape (content-addressed) and the one Go shipped (UUIDs)."""
 
 from __future__ import annotations
 
@@ -22,8 +21,7 @@ def state_id(state: dict) -> str:
 
 
 class _Runner:
-    """A session saving snapshots as it runs: the design's (content-addressed, indexed, orphaned after a restore) or,
-    ``shipped``, maybeSnapshot's (UUIDs; only when the state changed; the live state's last message tagged)."""
+    """A session saving snapshots as it runs: the design's or, ``shipped``, maybeSnapshot's (when the state changed)."""
 
     def __init__(self, rng: random.Random, start_ms: int, *, shipped: bool, session_id: str = "",
                  event_names: bool = False) -> None:
@@ -80,8 +78,7 @@ class _Runner:
         self.snap(state, INVOCATION_END)
 
     def restore(self, snapshot: dict) -> dict:
-        """WithSnapshotID (the design: what came after it is orphaned) or a new invocation with `snapshotId` in its
-        init (shipped): the state as saved, the snapshot as the last one."""
+        """WithSnapshotID (the design: what came after is orphaned) or a new invocation from `snapshotId` (shipped)."""
         for other in [o for o in self.snapshots if not self.shipped and o["index"] > snapshot["index"]]:
             other["orphaned"] = True
         self.last, self.changed = snapshot, False
@@ -92,8 +89,7 @@ class _Runner:
 
 def make_genkit_snapshots(seed: int = 0, *, session_id: str | None = None, start_ms: int = 1_779_000_000_000,
                           turns: int = 4, restore_from: int | None = 1, event_names: bool = False) -> list[dict]:
-    """Snapshots of one session in index order (orphaned ones included). `restore_from`: restore after the turn
-    end of this turn index (None: no restore). `event_names`: write events as names instead of Go's integers."""
+    """Snapshots in index order (orphaned too); `restore_from`: restore after this turn's end (None: no restore)."""
     rng = random.Random(seed)
     run = _Runner(rng, start_ms, shipped=False, session_id=session_id or f"chat-{rng.randrange(16**8):08x}",
                   event_names=event_names)
@@ -106,8 +102,7 @@ def make_genkit_snapshots(seed: int = 0, *, session_id: str | None = None, start
 
 def make_genkit_shipped(seed: int = 0, *, start_ms: int = 1_779_000_000_000, turns: int = 3,
                         resume_from: int | None = 0) -> list[dict]:
-    """Snapshots of one conversation in the shipped shape, in the order they were saved. `resume_from`: a second
-    invocation resumes from the turn end of this turn (None: no second invocation)."""
+    """The shipped shape, in saved order; `resume_from`: a second invocation resumes from this turn's end."""
     run = _Runner(random.Random(seed), start_ms, shipped=True)
     run.invocation({}, _questions(seed, turns), custom={"topics": turns})
     if resume_from is not None:  # its end is unchanged since the last turn end: not saved, as the runner does

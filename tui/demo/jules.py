@@ -1,5 +1,4 @@
-"""Jules `SessionSnapshot.toJSON()` files and REST activity pages: a scripted coding session with the derived views
-computed the SDK's way (independently of the monitor); REST pages leave proto3 zero values out, as the API does."""
+"""Jules `toJSON()` snapshots (derived views computed the SDK's way, not the monitor's) and REST activity pages."""
 
 from __future__ import annotations
 
@@ -51,8 +50,7 @@ def summary(activity: dict) -> str:
 
 def make_jules_snapshot(seed: int = 0, *, start_ms: int = 1_779_000_000_000, state: str = "completed",
                         include_activities: bool = True, user_messages: int = 1, api_zero_values: bool = False) -> dict:
-    """A `toJSON()` object. `state`: "completed" (with a pull request), "failed", or e.g. "inProgress".
-    `api_zero_values`: the SDK's snapshot of a real API answer: exit code 0 left out, and counted as failed."""
+    """`api_zero_values`: as from a real API answer, exit code 0 left out (the SDK counts it as failed)."""
     rng, (title, prompt) = random.Random(seed), TASKS[seed % len(TASKS)]
     s = _play(_Session(rng, start_ms, str(rng.randrange(10**17, 10**18))), state, user_messages)
     return _snapshot(s, seed, title, prompt, state, include_activities, api_zero_values)
@@ -102,16 +100,12 @@ def _snapshot(s: _Session, seed: int, title: str, prompt: str, state: str, inclu
     return snap
 
 
-UNTYPED_DESCRIPTIONS = _J["untyped_descriptions"]
-
-
 #: the REST oneof fields of the activity types whose fields are copied as they are
 _REST_FIELDS = {"planApproved": ("planId",), "progressUpdated": ("title", "description"), "sessionFailed": ("reason",)}
 
 
 def rest_activity(activity: dict) -> dict:
-    """An SDK-shaped activity as the REST API sends it: the type's fields under its oneof key, proto3 JSON (zero
-    values, empty strings and empty lists left out), `output` for the command's stdout and stderr."""
+    """An activity as the REST API sends it: fields under the type's oneof key, proto3 zero values left out."""
     kind, get = activity["type"], activity.get
     out: dict = {k: activity[k] for k in ("name", "id", "createTime")}
     shown = ("originator",) if kind == "progressUpdated" else ("originator", "description")  # (its title's)
@@ -139,8 +133,7 @@ def rest_activity(activity: dict) -> dict:
 
 def make_jules_activities_page(seed: int = 0, *, start_ms: int = 1_779_000_000_000, state: str = "completed",
                                page_size: int | None = None, untyped: int = 1) -> dict:
-    """One `ListActivitiesResponse` page for the same seed's session: REST shape, `untyped` description-only
-    activities, a `nextPageToken` when `page_size` cuts it."""
+    """A `ListActivitiesResponse` page of the seed's session with `untyped` description-only activities."""
     snap = make_jules_snapshot(seed, start_ms=start_ms, state=state)
     activities = [rest_activity(a) for a in snap["activities"]]
     session_id = snap["id"]
@@ -149,7 +142,7 @@ def make_jules_activities_page(seed: int = 0, *, start_ms: int = 1_779_000_000_0
         before = activities[at - 1]["createTime"] if at else snap["createdAt"]
         activities.insert(at, {"name": f"sessions/{session_id}/activities/u{n:03d}", "id": f"u{n:03d}",
                                "createTime": before, "originator": "agent",
-                               "description": UNTYPED_DESCRIPTIONS[n % len(UNTYPED_DESCRIPTIONS)]})
+                               "description": _J["untyped_descriptions"][n % len(_J["untyped_descriptions"])]})
     if page_size is None or page_size >= len(activities):
         return {"activities": activities}
     return {"activities": activities[:page_size], "nextPageToken": f"CiA{seed:04d}{page_size:04d}"}  # opaque

@@ -1,5 +1,4 @@
-"""The ops of a generated session, as functions over the generator's state (``Gen``: one seeded rng per tree) and the
-session being written (``Sess``). Same seed, same bytes: keep new rng draws after the existing ones."""
+"""A generated session's ops. Same seed, same bytes: keep new rng draws after the existing ones."""
 
 from __future__ import annotations
 
@@ -26,8 +25,7 @@ def b36(n: int) -> str:
 
 
 class Gen:
-    """The generator's state: the seeded rng, the options, the tree's origin transaction, headend and call path
-    style (``a->tool->b`` or ``cli:a:b``)."""
+    """The generator's state: the seeded rng, the options, the tree's origin, headend and call path style."""
 
     def __init__(self, seed: int, *, version: int, payload_bytes: int, provider_mix: tuple[str, ...],
                  hostile_rate: float, capture_rate: float | None = None) -> None:
@@ -41,9 +39,8 @@ class Gen:
         return f"{b36(ts)}-{rand_id(self.rng, 6, B36)}"
 
     def hostile(self, s: str) -> str:
-        if self.hostile_rate > 0 and self.rng.random() < self.hostile_rate:
-            return f"{s} {self.rng.choice(HOSTILE_STRINGS)}"
-        return s
+        hit = self.hostile_rate > 0 and self.rng.random() < self.hostile_rate
+        return f"{s} {self.rng.choice(HOSTILE_STRINGS)}" if hit else s
 
     def gap(self) -> int:
         return self.rng.randint(1, 40)
@@ -83,6 +80,7 @@ class Sess:
         self.provider = rng.choice(g.providers)
         self.model, self.actual_model, self.prices, thinking_capable = g.pick_model(self.provider)
         self.tool_names, self.sub_agents = AGENTS.get(agent, (("web__search",), ("web-fetch",)))
+        self.work_tools = [n for n in self.tool_names if n != "agent__task_status"] or list(self.tool_names)
         self.tools: list[dict[str, Any]] = [
             {"name": n, "description": TOOLS[n][2] + " " + text(rng, 60), "schema": DATA["tool_schema"]}
             for n in self.tool_names + ("agent__final_report",)]
@@ -264,7 +262,6 @@ def _llm_response(g: Gen, s: Sess, req: dict, ex: Exchange | None, text_out: str
 
 
 def _llm_extras(g: Gen, op: dict, at: At, thinking: str, start: int, latency: int) -> None:
-    """Reasoning (whole or in timed chunks) and the odd thinking, first-token and warning logs."""
     rng = g.rng
     if thinking:
         if rng.random() < 0.6:
@@ -356,8 +353,7 @@ def system_op(g: Gen, s: Sess, turn: int, path: str | None, label: str) -> dict[
 
 def final_report_op(g: Gen, s: Sess, path: str, params: dict[str, Any], report: str, *,
                     sub_agent: bool) -> dict[str, Any]:
-    """The committed report: a ``final-report`` system op with the tool's accounting entry and a FIN log (the report
-    itself is the session's)."""
+    """The committed report: a ``final-report`` system op (the report itself is the session's)."""
     start, latency = s.t + g.gap(), g.rng.randint(1, 12)
     fmt = "sub-agent" if sub_agent else params.get("report_format", "markdown")
     acc = accounting(s, "tool", end=start + latency, latency=latency, status="ok", server="agent",

@@ -1,5 +1,4 @@
-"""Snapshot files (every shape and version), ``accounting.jsonl`` and payload files, from generated trees.
-Same trees, same bytes (no mtime in gzip headers); written as the producer does (tmp file, then ``os.replace``)."""
+"""Snapshot, ``accounting.jsonl`` and payload files, written as the producer does (tmp file, ``os.replace``)."""
 
 from __future__ import annotations
 
@@ -20,7 +19,7 @@ from .tree import iter_sessions, last_activity
 LEVEL = 6  # node's zlib default, what the producer uses
 
 
-def gz(data: bytes, level: int = LEVEL) -> bytes:
+def gz(data: bytes, level: int = LEVEL) -> bytes:  # no mtime in the header: same trees, same bytes
     return _gzip.compress(data, compresslevel=level, mtime=0)
 
 
@@ -37,8 +36,7 @@ def touch(path: Path, ms: int) -> None:
 
 
 def snapshot_document(tree: dict, *, version: int = 2, reason: str = "final", shape: str = "file") -> dict:
-    """A snapshot file's document. Shape ``file``: v1 ``{version, reason, opTree}``, v2 adds ids and timestamp;
-    ``envelope``: ``{reason, sessionId, originId, timestamp, snapshot: {version, opTree}}``; ``bare``: the tree."""
+    """A snapshot file's document, of shape ``file`` (v1 or v2), ``envelope`` or ``bare`` (the tree)."""
     sid, ts = tree.get("traceId") or tree.get("id"), last_activity(tree)
     if shape == "bare":
         return tree
@@ -56,8 +54,7 @@ def snapshot_document(tree: dict, *, version: int = 2, reason: str = "final", sh
 def write_snapshot(dir: str | os.PathLike, tree: dict, *, version: int = 2, reason: str = "final",
                    shape: str = "file", gzip: bool = True, name: str | None = None,
                    compresslevel: int = LEVEL) -> Path:
-    """Write one snapshot file (its shapes: ``snapshot_document``) and return its path. Default name
-    ``<traceId>.json.gz`` (``.json`` without gzip)."""
+    """One snapshot file (shapes: ``snapshot_document``), by default ``<traceId>.json.gz``."""
     name = name or f"{tree.get('traceId') or tree.get('id')}.json" + (".gz" if gzip else "")
     data = orjson.dumps(snapshot_document(tree, version=version, reason=reason, shape=shape))
     return atomic_write(Path(dir) / name, data, gzip, compresslevel)
@@ -161,8 +158,7 @@ def op_refs(store: Store, sid: Any, turn: int, op_index: int, op: dict) -> list[
 
 
 def externalize_payloads(sessions_dir: str | os.PathLike, tree: dict) -> dict:
-    """A copy of ``tree`` whose LLM captures live in payload files (``payload.ref`` / ``payload.sdk.ref``, the
-    newer producer's shape), written under ``sessions_dir/payloads``: the same files ``write_ledger`` writes."""
+    """A copy of ``tree`` whose LLM captures are refs to payload files (the newer producer's), as ledgers write."""
     out, store = orjson.loads(orjson.dumps(tree)), Store(Path(sessions_dir))
     for s, _d in iter_sessions(out):
         for t in s.get("turns") or []:

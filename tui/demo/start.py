@@ -1,5 +1,4 @@
-"""The built-in demo: a temporary sessions directory with one session written live. `Demo.stop()` (idempotent, at
-exit) stops the writer before removing the directory, else its rename races the removal."""
+"""The built-in demo: a temporary sessions directory with one session written live."""
 
 from __future__ import annotations
 
@@ -11,6 +10,8 @@ import time
 from pathlib import Path
 
 from tui.demo.files import populate
+from tui.demo.genkit import make_genkit_shipped, make_genkit_snapshots, write_genkit_dir
+from tui.demo.jules import make_jules_activities_page, make_jules_snapshot, write_jules
 from tui.demo.snapshots import write_snapshot
 from tui.demo.tree import make_tree
 from tui.formats.aiagent.timeline import event_times, tree_at
@@ -29,7 +30,7 @@ class Demo:
         self._lock = threading.Lock()
         atexit.register(self.stop)
 
-    def stop(self) -> None:
+    def stop(self) -> None:  # (idempotent) the writer first, else its rename races the removal
         with self._lock:
             self.stopping.set()
             if self.thread is not None and self.thread is not threading.current_thread():
@@ -55,9 +56,6 @@ def start_demo(*, live: bool = True, count: int = 12, seed: int = 7) -> Demo:
 
 def add_other_formats(sessions: Path, *, seed: int, start_ms: int) -> None:
     """Beside the ai-agent sessions, the other agents' files: Jules (snapshot, REST page) and Genkit (both shapes)."""
-    from tui.demo.genkit import make_genkit_shipped, make_genkit_snapshots, write_genkit_dir
-    from tui.demo.jules import make_jules_activities_page, make_jules_snapshot, write_jules
-
     write_jules(sessions, make_jules_snapshot(seed, start_ms=start_ms), gzip=True)
     write_genkit_dir(sessions / "genkit-chat", make_genkit_snapshots(seed, start_ms=start_ms + 1_800_000))
     page = make_jules_activities_page(seed + 1, start_ms=start_ms + 600_000, page_size=30)
@@ -68,8 +66,7 @@ def add_other_formats(sessions: Path, *, seed: int, start_ms: int) -> None:
 
 
 def write_live(sessions: Path, stop: threading.Event, seed: int = 7, tick: float = TICK_SECONDS) -> None:
-    """Rewrites one snapshot the way ai-agent does (temp file, then rename) as its session grows, session after
-    session, until ``stop``."""
+    """Rewrites one snapshot as ai-agent does as its session grows, session after session, until ``stop``."""
     round_ = 0
     try:
         while not stop.is_set():

@@ -1,5 +1,4 @@
-"""``make_tree``: one seeded ai-agent ``opTree`` shaped like real snapshots, sub-agents included, written turn by
-turn (turn 0's init, v2 steps, user turns, the final report, the totals); and the walks over such a tree."""
+"""``make_tree``: one seeded ai-agent ``opTree`` shaped like real snapshots; and the walks over such a tree."""
 
 from __future__ import annotations
 
@@ -55,16 +54,14 @@ def make_tree(seed: int = 0, *, ops: int = 40, depth: int = 2, fanout: int = 2, 
               failed: bool = False, version: int = 2, payload_bytes: int = 1500, mismatch: bool = False,
               provider_mix: tuple[str, ...] = DEFAULT_PROVIDERS, started_at: int | None = None,
               hostile_rate: float = 0.01, agent: str | None = None, capture_rate: float | None = None) -> dict:
-    """One root SessionNode (``opTree``) of about ``ops`` ops and exactly ``depth`` levels of sub-agents;
-    ``payload_bytes``/``capture_rate`` size and thin the captures, the other flags the odd cases tests need."""
+    """An ``opTree`` of about ``ops`` ops and ``depth`` levels of sub-agents; the flags: odd cases tests need."""
     g = Gen(seed, version=version, payload_bytes=payload_bytes, provider_mix=tuple(provider_mix),
             hostile_rate=hostile_rate, capture_rate=capture_rate)
     rng, plan = g.rng, make_plan(g, ops, depth, fanout, running, failed)
     start = started_at if started_at is not None else BASE_MS + rng.randrange(0, 60 * 86_400_000)
-    root_agent = agent or rng.choice(DATA["root_agents"])
-    tree = session(g, plan, agent=root_agent, call_path=root_agent if g.style == "arrow" else f"cli:{root_agent}",
-                   parent_txn=None, prompt=rng.choice(TITLES) + ". " + sentence(rng, 40, 160), start=start, prefix="")
-    tree.pop("_report", None)
+    root = agent or rng.choice(DATA["root_agents"])
+    tree = session(g, plan, agent=root, call_path=root if g.style == "arrow" else f"cli:{root}", parent_txn=None,
+                   prompt=rng.choice(TITLES) + ". " + sentence(rng, 40, 160), start=start, prefix="")[0]
     if mismatch:  # totals that disagree with the ops
         t = tree["totals"]
         t.update(tokensIn=t["tokensIn"] + 1000 + rng.randint(1, 999), costUsd=round(t["costUsd"] + 0.0123, 4),
@@ -114,9 +111,8 @@ def _plan_turns(g: Gen, s: Sess, plan: Plan, budget: int) -> list[tuple[list[Any
         middle -= 1 + sizes[-1]
     if children and not sizes:
         sizes.append(0)
-    real = [n for n in tool_names if n != "agent__task_status"] or list(tool_names)
     turn_plans: list[list[Any]] = [[("tool", "agent__task_status" if rng.random() < 0.06 and "agent__task_status" in
-                                     tool_names else rng.choice(real)) for _ in range(k)] for k in sizes]
+                                     tool_names else rng.choice(s.work_tools)) for _ in range(k)] for k in sizes]
     for cp in children:
         specs = rng.choice(turn_plans)
         specs.insert(rng.randint(0, len(specs)), ("session", cp))
@@ -133,8 +129,7 @@ def _resolve(g: Gen, s: Sess, specs: list[Any]) -> Iterator[tuple[str, Any, str,
     rng = g.rng
     for kind, what in specs:
         if kind == "tool":
-            real = [x for x in s.tool_names if x != "agent__task_status"] or list(s.tool_names)
-            name = what if what is not None else rng.choice(real)
+            name = what if what is not None else rng.choice(s.work_tools)
             yield ("tool", None, name, TOOL_PARAMS[name](rng, s) if name in TOOL_PARAMS else {"query": text(rng, 30)})
         elif kind == "session":
             subs = s.sub_agents or ("web-fetch",)
@@ -203,7 +198,8 @@ def _closing_steps(g: Gen, s: Sess, plan: Plan, steps: list[dict], turns: list[d
 
 
 def session(g: Gen, plan: Plan, *, agent: str, call_path: str, parent_txn: str | None, prompt: str, start: int,
-            prefix: str) -> dict[str, Any]:
+            prefix: str) -> tuple[dict[str, Any], str]:
+    """The session's node and its final report's text (what its caller's tool returns)."""
     rng, s = g.rng, Sess(g, plan.level, agent, call_path, parent_txn, prompt, start, prefix)
     node: dict[str, Any] = {"id": g.uid(start), "traceId": s.txn, "agentId": agent, "callPath": call_path,
                             "sessionTitle": "", "startedAt": start}
@@ -212,10 +208,9 @@ def session(g: Gen, plan: Plan, *, agent: str, call_path: str, parent_txn: str |
     elif plan.level > 0 and rng.random() < 0.2:
         node["attributes"] = {"ingress": {"source": "sub-agent", "parentTxnId": parent_txn}}
     # turn 0: system init; it stays open until the session ends (the final-report and fin ops close it)
-    t0: dict[str, Any] = {"id": g.uid(s.t), "index": 0, "startedAt": s.t,
-                          "attributes": {"system": True, "label": "init"}, "ops": []}
+    t0: dict[str, Any] = {"id": g.uid(s.t), "index": 0, "startedAt": s.t, "attributes": {
+        "system": True, "label": "init"}, "ops": [system_op(g, s, 0, f"{prefix}0-1", "init")]}
     turns = node["turns"] = [t0]
-    t0["ops"].append(system_op(g, s, 0, f"{prefix}0-1", "init"))
     init_end = s.t + 1
     s.t += 2
     budget = plan.budget - 1
@@ -228,12 +223,10 @@ def session(g: Gen, plan: Plan, *, agent: str, call_path: str, parent_txn: str |
     if steps is not None:
         _closing_steps(g, s, plan, steps, turns, len(user_turns))
     _finish(g, s, plan, node, steps)
-    node["_report"] = s.report_text
-    return node
+    return node, s.report_text
 
 
 def _finish(g: Gen, s: Sess, plan: Plan, node: dict[str, Any], steps: list | None) -> None:
-    """Title, status line, turn 0's final-report and fin ops, the outcome, plugin metas and totals."""
     rng, turns, t0 = g.rng, node["turns"], node["turns"][0]
     node["sessionTitle"] = rng.choice(TITLES) if plan.level == 0 and rng.random() < 0.3 else \
         s.title or node["sessionTitle"]
@@ -285,9 +278,8 @@ def session_op(g: Gen, s: Sess, cplan: Plan, *, turn: int, sub: int, path: str, 
     start = op["startedAt"]
 
     ccp = f"{s.call_path}->{tname}->{cname}" if g.style == "arrow" else f"{s.call_path}:{cname}"
-    child = session(g, cplan, agent=cname, call_path=ccp, parent_txn=s.txn, prompt=params["prompt"],
-                    start=start + rng.randint(2, 20), prefix=path + ".")
-    report = child.pop("_report", "")
+    child, report = session(g, cplan, agent=cname, call_path=ccp, parent_txn=s.txn, prompt=params["prompt"],
+                            start=start + rng.randint(2, 20), prefix=path + ".")
     op["childSession"] = child
     if cplan.running:
         s.t = max(s.t, start + 1)
@@ -301,7 +293,6 @@ def session_op(g: Gen, s: Sess, cplan: Plan, *, turn: int, sub: int, path: str, 
 
 def _agent_done(s: Sess, op: dict[str, Any], at: At, req_json: bytes, end: int, result: str, server: str,
                 suffix: str = "", failed: bool = False) -> dict[str, Any]:
-    """A ``session`` op's end: its latency and size, the result, the tool accounting entry and the response log."""
     attrs, latency, status = op["attributes"], end - op["startedAt"], "failed" if failed else "ok"
     attrs.update(latency=latency, **({"error": "subagent_failed"} if failed else {}), size=len(result))
     op["response"] = response(result, len(result))
@@ -315,8 +306,7 @@ def _agent_done(s: Sess, op: dict[str, Any], at: At, req_json: bytes, end: int, 
 
 def tool_output_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str, source_tool: str, n_chunks: int,
                    params: dict[str, Any], mode: str = "full-chunked") -> dict[str, Any]:
-    """An oversized tool result's extraction (``src/tool-output/extractor.ts``): a session op over a bare
-    full-chunked tree or a read-grep sub-agent session."""
+    """An oversized tool result's extraction: over a bare full-chunked tree or a read-grep sub-agent session."""
     rng, handle = g.rng, params["handle"]
     op, at, req_json = _agent_op(g, s, turn=turn, sub=sub, path=path, name="tool_output", provider="tool-output",
                                  params=params, remote="agent:tool-output:tool_output",
@@ -326,10 +316,10 @@ def tool_output_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str, source_to
         agent = "tool_output.read_grep"
         cli_style = ":" in s.call_path and "->" not in s.call_path
         prompt = f"WHAT TO EXTRACT\n{params['extract']}\n\nThe handle file is named `{handle}`."
-        child = session(g, Plan(level=s.level + 1, budget=max(5, tool_output_ops(n_chunks) - 1)), agent=agent,
-                        call_path=f"{s.call_path}{':' if cli_style else '->'}{agent}", parent_txn=s.txn,
-                        prompt=prompt, start=start + rng.randint(1, 5), prefix=path + ".")
-        extracted = child.pop("_report", "") or "NO RELEVANT DATA FOUND"
+        child, extracted = session(g, Plan(level=s.level + 1, budget=max(5, tool_output_ops(n_chunks) - 1)),
+                                   agent=agent, call_path=f"{s.call_path}{':' if cli_style else '->'}{agent}",
+                                   parent_txn=s.txn, prompt=prompt, start=start + rng.randint(1, 5), prefix=path + ".")
+        extracted = extracted or "NO RELEVANT DATA FOUND"
     else:
         child, extracted = _chunked_tree(g, s, start + rng.randint(1, 5), handle, n_chunks)
     op["childSession"] = child
@@ -374,8 +364,7 @@ def iter_sessions(node: dict, depth: int = 0) -> Iterator[tuple[dict, int]]:
 
 
 def iter_ops(node: dict, prefix: str = "") -> Iterator[tuple[str, dict, dict, dict]]:
-    """``(path, op, turn, session)`` for every op with the producer's path label: turn ops (``<turn>-<op>``), then
-    the ops of v2 steps (``S<step>-<op>``, ``turn`` is then the step)."""
+    """``(path, op, turn or step, session)`` of every op; paths as the producer's: ``<turn>-<op>``, ``S<step>-<op>``."""
     for group, mark in ((node.get("turns") or [], ""), (node.get("steps") or [], "S")):
         for t in group:
             for i, o in enumerate(t.get("ops") or [], 1):
@@ -386,12 +375,10 @@ def iter_ops(node: dict, prefix: str = "") -> Iterator[tuple[str, dict, dict, di
 
 
 def op_path_index(node: dict) -> dict[str, str]:
-    """``{opId: path}`` for every op of the tree (turns and steps)."""
     return {o["opId"]: p for p, o, _t, _s in iter_ops(node)}
 
 
 def last_activity(node: dict) -> int:
-    """``endedAt`` of a finished session, else the latest timestamp found anywhere in it."""
     if isinstance(node.get("endedAt"), int):
         return node["endedAt"]
     best = node.get("startedAt") or 0
