@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 from tui.catalog.browser_sort import TEXT_SORTS, parse_sort
 from tui.catalog.fill_queue import FillQueue
+from tui.inputs.files import database_of_key
 from tui.catalog.forgotten_rows import ForgottenLiveRows
 from tui.catalog.index.browser_index import BrowserIndex, progress_line
 from tui.catalog.liveness import stale_after
@@ -412,5 +413,5 @@ def _file_exists(key: str) -> bool:
     """A row's file is there: for a session of a database (`opencode.db#<id>`), the database."""
     if os.path.lexists(key):
         return True
-    base, sep, _ = key.rpartition("#")
-    return bool(sep) and base.endswith(".db") and os.path.lexists(base)
+    database = database_of_key(key)
+    return database is not None and os.path.lexists(database)

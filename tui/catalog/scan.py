@@ -16,7 +16,7 @@ from tui.formats.genkit.snapshot import looks_like_genkit_dir
 from tui.formats.opencode.database import listed_sessions, session_ids, session_key
 from tui.inputs.agent_roots import (OPENCODE, AgentLocation, ContentStat, content_stat, location_of_root,
                                     opencode_sources, session_files)
-from tui.inputs.files import NOT_REGULAR, not_regular_reason
+from tui.inputs.files import NOT_REGULAR, database_of_key, not_regular_reason
 from tui.model.gc_pause import paused_gc_then_frozen
 from tui.catalog.session_row import RowKind, SessionRow, not_a_session, row_from_entry, session_id_from_name
 
@@ -62,8 +62,7 @@ def scan(sessions_dir: Path | str, *, peek_ledgers_max: int | None = None,
 
 def is_database_row(row: SessionRow) -> bool:
     """A session of a database (an OpenCode `opencode.db#<id>` row)."""
-    base, sep, _ = row.key.rpartition("#")
-    return bool(sep) and base.endswith(".db")
+    return database_of_key(row.key) is not None
 
 
 def migrated_hidden(rows: list[SessionRow]) -> list[SessionRow]:
@@ -72,7 +71,7 @@ def migrated_hidden(rows: list[SessionRow]) -> list[SessionRow]:
     OpenCode writes, so its row is the one kept), and a database session listed twice (a database named by
     $OPENCODE_DB and found in the data directory as well). The one place every view (browser, index, stats, search)
     takes its rows from."""
-    databases = {row.key.rpartition("#")[0] for row in rows if row.kind == OPENCODE.kind and is_database_row(row)}
+    databases = {db for row in rows if row.kind == OPENCODE.kind and (db := database_of_key(row.key)) is not None}
     if not databases:
         return rows
     in_db = set().union(*(session_ids(db) for db in sorted(databases)))  # (sub-agents' too: their files are listed)

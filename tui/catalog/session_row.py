@@ -17,7 +17,7 @@ import orjson
 
 from tui.formats.aiagent.file_identity import misfiled, misfiled_title
 from tui.inputs import json_load
-from tui.inputs.files import LoadError, document_limit, open_regular
+from tui.inputs.files import LoadError, database_of_key, document_limit, open_regular
 from tui.model.document import ACCOUNTING, GENKIT, JULES
 from tui.model.fields import one_line
 from tui.model.agent_nodes import session_project
@@ -113,9 +113,8 @@ def row_from_fields(key: str, path: Path, values: tuple) -> SessionRow:
 
 
 def session_id_from_name(name: str) -> str:
-    base, sep, sid = name.rpartition("#")
-    if sep and base.endswith(".db"):  # a session of a database (OpenCode's `opencode.db#<session id>`)
-        return sid
+    if database_of_key(name) is not None:  # a session of a database (OpenCode's `opencode.db#<session id>`)
+        return name.rpartition("#")[2]
     for suffix in _SUFFIXES:
         if name.endswith(suffix) and len(name) > len(suffix):
             return name[: -len(suffix)]

@@ -89,16 +89,23 @@ def open_regular(path: str | os.PathLike, *, follow_symlinks: bool = True):
         raise
 
 
+def database_of_key(key: str) -> str | None:
+    """The database file of a key (a row's, a path's name) naming a session of a database, `<file>.db#<session
+    id>` (an OpenCode `opencode.db`: tui.formats.opencode.database), else None: the one place such a key is read."""
+    base, sep, _ = key.rpartition("#")
+    return base if sep and base.endswith(".db") else None
+
+
 def source_stat(path: str) -> os.stat_result:
     """os.stat(path), or for a session of a database named `<file>.db#<session id>` (an OpenCode `opencode.db`:
     tui.formats.opencode.database), that of the database file: the listing and the sessions index key its rows so."""
     try:
         return os.stat(path)
     except FileNotFoundError:
-        base, sep, _ = path.rpartition("#")
-        if not sep or not base.endswith(".db"):
+        database = database_of_key(path)
+        if database is None:
             raise
-        return os.stat(base)
+        return os.stat(database)
 
 
 class LoadError(Exception):

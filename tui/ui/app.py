@@ -19,7 +19,7 @@ from textual.screen import Screen
 from tui.catalog.session_row import LIVE_PREFIX
 from tui.catalog.watched_rows import watched_rows
 from tui.formats.load import load_frozen
-from tui.inputs.files import LoadError
+from tui.inputs.files import LoadError, database_of_key
 from tui.inputs.paths import safe_resolve
 from tui.inputs.stream.access import mask_token
 from tui.inputs.stream.event_stream import connect, is_otlp, listen
@@ -347,9 +347,9 @@ class MonitorApp(IdleCollector, CoveredScreensStayDark):
         from tui.inputs.agent_roots import content_root_of
         from tui.inputs.watch import watch_agent_root
 
-        base, sep, _ = opened.name.rpartition("#")
-        if sep and base.endswith(".db"):  # a session of a database (`opencode.db#<id>`): the database followed
-            self._watch_databases([opened.parent / base])
+        database = database_of_key(opened.name)
+        if database is not None:  # a session of a database (`opencode.db#<id>`): the database followed
+            self._watch_databases([opened.parent / database])
             return
         found = content_root_of(opened)
         if found is not None and found[1].is_dir():
