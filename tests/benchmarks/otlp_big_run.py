@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from keylag import LoopLag, key_latency, quantile
-from otlp_run import rss_kb
+from otlp_run import listening, rss_kb
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the helpers package
 
@@ -64,11 +64,7 @@ async def main(port: int, spans: int, rate: float) -> dict:
     peak = [rss_kb()]
     start_rss = peak[0]
     async with app.run_test(size=(160, 48)) as pilot:
-        deadline = time.perf_counter() + 30
-        while not any(t.startswith("listening on") for t in app.live.stream_status.values()):
-            if time.perf_counter() > deadline:
-                raise SystemExit(f"not listening: {app.live.stream_status}")
-            await asyncio.sleep(0.01)
+        await listening(app)
         sampler = asyncio.get_running_loop().create_task(sample_rss(peak))
         done: dict = {}
         sender = threading.Thread(target=send, args=(url, bodies, rate, batch, done), daemon=True)

@@ -37,6 +37,15 @@ def rss_kb() -> int:
     return 0
 
 
+async def listening(app) -> None:
+    """Until the app's OTLP receiver listens (the measured run exits if it does not within 30 s)."""
+    deadline = time.perf_counter() + 30
+    while not any(t.startswith("listening on") for t in app.live.stream_status.values()):
+        if time.perf_counter() > deadline:
+            raise SystemExit(f"not listening: {app.live.stream_status}")
+        await asyncio.sleep(0.01)
+
+
 async def main(mode: str, port: int, args: list[str]) -> dict:
     from tui.ui.app import MonitorApp
 
@@ -45,11 +54,7 @@ async def main(mode: str, port: int, args: list[str]) -> dict:
     app = MonitorApp(sessions_dir=empty, listen_urls=[url], watch=False)
     out: dict = {"mode": mode}
     async with app.run_test(size=(160, 48)) as pilot:
-        deadline = time.perf_counter() + 30
-        while not any(t.startswith("listening on") for t in app.live.stream_status.values()):
-            if time.perf_counter() > deadline:
-                raise SystemExit(f"not listening: {app.live.stream_status}")
-            await asyncio.sleep(0.01)
+        await listening(app)
         spans = int(args[0]) if mode != "keys" else int(float(args[0]) * float(args[1]))
         rate = float(args[0]) if mode == "keys" else 0.0
         cmd = [sys.executable, str(HERE / "otlp_sender.py"), url, str(spans), str(rate)]

@@ -13,6 +13,19 @@ from tui.ui.app import MonitorApp
 from tui.ui.screens.browser import BrowserScreen
 
 
+async def filter_and_open_the_failing_test_session(pilot, app: MonitorApp, screen: BrowserScreen) -> None:
+    """`kind:opencode failing` leaves the main session alone, and Enter opens its tree."""
+    screen.set_filter("kind:opencode failing")
+    await pilot.pause(0.3)
+    assert [i.removeprefix("opencode ") for i in ids(screen)] == [MAIN]
+    table = screen.query_one(DataTable)
+    table.focus()
+    table.move_cursor(row=0)
+    await pilot.press("enter")
+    await pilot.pause(0.5)
+    assert app.screen is not screen and getattr(app.screen, "session").title == "Fix the failing date test"
+
+
 async def test_opencode_rows_kind_cost_filter_and_open(tmp_path):
     sessions = tmp_path / "sessions"
     sessions.mkdir()
@@ -27,15 +40,7 @@ async def test_opencode_rows_kind_cost_filter_and_open(tmp_path):
         assert row["kind"] == "OpenCode" and row["agent"] == "opencode/calendar"
         assert row["cost"].strip() == "$0.0391" and row["title"].startswith("Fix the failing date test")
         assert cells_by_column(screen, RUNNING)["status"].endswith("running")
-        screen.set_filter("kind:opencode failing")
-        await pilot.pause(0.3)
-        assert [i.removeprefix("opencode ") for i in ids(screen)] == [MAIN]
-        table = screen.query_one(DataTable)
-        table.focus()
-        table.move_cursor(row=0)
-        await pilot.press("enter")
-        await pilot.pause(0.5)
-        assert app.screen is not screen and getattr(app.screen, "session").title == "Fix the failing date test"
+        await filter_and_open_the_failing_test_session(pilot, app, screen)
 
 
 async def test_a_running_session_updates_in_place_as_opencode_writes_its_parts(tmp_path):
@@ -138,15 +143,9 @@ async def test_the_sessions_of_opencode_db_list_and_open(tmp_path):
     app = MonitorApp(sessions_dir=sessions, agent_roots=((OPENCODE, db.parent / "storage"),), watch=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
+        assert isinstance(screen, BrowserScreen)
         await settle(pilot, screen)
         assert sorted(i.removeprefix("opencode ") for i in ids(screen)) == sorted([MAIN, RUNNING, OLD])
         row = cells_by_column(screen, MAIN)
         assert row["kind"] == "OpenCode" and row["cost"].strip() == "$0.0391"
-        screen.set_filter("kind:opencode failing")
-        await pilot.pause(0.3)
-        table = screen.query_one(DataTable)
-        table.focus()
-        table.move_cursor(row=0)
-        await pilot.press("enter")
-        await pilot.pause(0.5)
-        assert app.screen is not screen and getattr(app.screen, "session").title == "Fix the failing date test"
+        await filter_and_open_the_failing_test_session(pilot, app, screen)
