@@ -323,9 +323,7 @@ class QuietTree(Tree[T], Generic[T]):
             widest = max(widest, measure(child) + indent)
         self.virtual_size = Size(widest, len(lines))
         self._line_cache.clear()  # (what _invalidate does, but the line list kept)
-        self._updates += 1
-        self.root._reset()
-        self.refresh(layout=True, repaint=False)
+        self.lines_changed()
         self.put_cursor_back(lines)
         return True
 
@@ -361,6 +359,11 @@ class QuietTree(Tree[T], Generic[T]):
         repaint: the changed lines are repainted by `repaint_changed_lines` once this batch of changes is done."""
         self.begin_changes()
         self._clear_line_cache()
+        self.lines_changed()
+
+    def lines_changed(self) -> None:
+        """The rest of Tree._invalidate once the line cache is cleared (by `_invalidate`, or by `append_lines`,
+        which keeps the list of lines): the lines' key (`_updates`), the nodes' cached state, a layout."""
         self._updates += 1
         self.root._reset()
         self.refresh(layout=True, repaint=False)
