@@ -23,7 +23,8 @@ sys.path.insert(0, str(ROOT))
 
 from tui.demo import make_tree, write_snapshot  # noqa: E402
 from tui.formats.load import load  # noqa: E402
-from tui.model.waterfall import Waterfall, _all_nodes, _expandable, node_key  # noqa: E402
+from tui.model.nodes import node_key  # noqa: E402
+from tui.model.waterfall import Waterfall, _all_nodes, _expandable  # noqa: E402
 from tui.ui.app import MonitorApp  # noqa: E402
 from tui.ui.screens.waterfall import WaterfallScreen  # noqa: E402
 

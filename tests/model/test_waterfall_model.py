@@ -11,7 +11,8 @@ from tui.demo import make_tree
 from tui.formats.aiagent.snapshot import build_session
 from tui.model.nodes import Op, Turn
 from tui.model.search import walk_ops
-from tui.model.waterfall import MAX_SKEW_MS, STALE_MS, Waterfall, node_key
+from tui.model.nodes import node_key
+from tui.model.waterfall import MAX_SKEW_MS, STALE_MS, Waterfall
 from tui.model.waterfall_axis import MIN_WINDOW_MS, Window, axis, bar_cells, fit, fmt_offset, pan, ticks, zoom
 
 T0 = 1_779_000_000_000

@@ -9,7 +9,7 @@ import pytest
 from helpers.apphelpers import session_app, top
 from helpers.builders import op, session, turn, write
 from tui.formats.load import load
-from tui.ui.widgets.op_tree_parts import node_key
+from tui.model.nodes import node_key
 
 
 def turns(n: int, last_ops: int = 2) -> list[dict]:

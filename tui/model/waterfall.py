@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from tui.model.fields import one_line
-from tui.model.nodes import Op, Session, Turn
+from tui.model.nodes import Op, Session, Turn, node_key
 from tui.model.waterfall_axis import MIN_TOTAL_MS
 
 Node = Session | Turn | Op
@@ -71,15 +71,6 @@ class Row:
         if agent and agent != target:
             target = f"{target} → {agent}"
         return one_line(target, 120)
-
-
-def node_key(node: Node) -> tuple:
-    """Names the same node in a newer tree of the same session (live updates, reloads)."""
-    if isinstance(node, Op):
-        return ("op", node.path)
-    if isinstance(node, Turn):
-        return ("turn", node.session.path_prefix, node.kind, node.index, node.position)
-    return ("session", node.path_prefix)
 
 
 def _children(node: Node) -> list:

@@ -19,9 +19,9 @@ from textual.widgets import Static
 
 from tui.model.fields import one_line
 from tui.model.format import fmt_duration
-from tui.model.nodes import Op, Session, Turn
+from tui.model.nodes import Op, Session, Turn, node_key
 from tui.model.search import find_session_by_prefix
-from tui.model.waterfall import Row, Waterfall, node_key
+from tui.model.waterfall import Row, Waterfall
 from tui.model.waterfall_axis import fit, fmt_offset
 from tui.ui.live_controller import LiveController
 from tui.ui.messages import DocumentReloaded, LiveTreeBuilt

@@ -3,7 +3,7 @@ of (OpTree.take_children relabels a node only when it differs), and the widths o
 
 from __future__ import annotations
 
-from tui.model.nodes import Op, Session, Turn, failed_inside
+from tui.model.nodes import Op, Turn, failed_inside
 from tui.model.session_facts import last_activity
 
 
@@ -23,17 +23,6 @@ def reads(data: object) -> tuple:
                 data.child_ref is None, child is None, child is not None and len(child.problems),
                 child is not None and len(child.turns), data.session.running)
     return (id(data),)
-
-
-def node_key(data: object) -> tuple:
-    """A key that names the same node across reloads of a growing session."""
-    if isinstance(data, Op):
-        return ("op", data.path)
-    if isinstance(data, Turn):
-        return ("turn", data.session.path_prefix, data.kind, data.index, data.position)
-    if isinstance(data, Session):
-        return ("session", data.path_prefix)
-    return ("?", id(data))
 
 
 # The right-hand columns (status and reason, duration, cost): a tree narrower than COLUMNS_FROM cells shows whole
