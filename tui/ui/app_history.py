@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from tui.ui.pin import Pin
 
 LIVE_HISTORY_SECONDS = 1.0
+LIVE_HISTORY_SHARE = 0.25  # a live root's versions take at most this share of a thread's time to record
 COMPARING = "comparing…"  # the notice while two browser rows are compared (taken down once the diff shows)
 
 
@@ -61,6 +62,7 @@ class HistoryRecorder:
         self._live_pending: dict[str, tuple] = {}
         self._live_dirty: set[str] = set()
         self._live_recorded_at: dict[str, float] = {}
+        self._live_record_cost: dict[str, float] = {}  # seconds its last version took to record (thread time)
         self._draining = False
 
     # keys -----------------------------------------------------------------------------------------------
@@ -94,6 +96,7 @@ class HistoryRecorder:
         self._history_seeds.pop(key, None)
         with self._history_lock:
             self._live_pending.pop(key, None)
+            self._live_record_cost.pop(key, None)
         self._live_dirty.discard(key)
         self._live_recorded_at.pop(key, None)
 
@@ -149,9 +152,15 @@ class HistoryRecorder:
             if session is None:
                 self._live_dirty.discard(key)
                 continue
-            if now - self._live_recorded_at.get(key, 0.0) >= LIVE_HISTORY_SECONDS or not session.running:
+            if now - self._live_recorded_at.get(key, 0.0) >= self._live_interval(key) or not session.running:
                 self._live_dirty.discard(key)
                 self._queue_live(key, session)
+
+    def _live_interval(self, key: str) -> float:
+        """Seconds between two recorded versions of a live root: LIVE_HISTORY_SECONDS, longer for a root whose
+        versions are costly to record (a 50,000-span trace: up to 0.6 s a version, every second, in a thread
+        that took the interpreter from the keys; `otlp_big_run.py`'s keys row)."""
+        return max(LIVE_HISTORY_SECONDS, self._live_record_cost.get(key, 0.0) / LIVE_HISTORY_SHARE)
 
     def _queue_live(self, key: str, session: Session) -> None:
         if session.raw is None:
@@ -175,8 +184,11 @@ class HistoryRecorder:
                     return
                 key = next(iter(self._live_pending))
                 raw, summary, at, clock = self._live_pending.pop(key)
+            began = time.thread_time()
             with paused_gc():
                 version, _ = self.history.add_tree(key, raw, summary, at=at, clock_ms=clock)
+            with self._history_lock:  # (forget_history drops it under the lock)
+                self._live_record_cost[key] = time.thread_time() - began
             try:
                 assert self.app is not None
                 self.app.call_from_thread(self._live_recorded, key, raw, version)

@@ -15,6 +15,7 @@ it is done. A resent 50,000-op tree every second otherwise piles up until a full
 
 from __future__ import annotations
 
+import queue
 import threading
 import time
 from collections.abc import Callable, Coroutine
@@ -134,8 +135,7 @@ class LiveController(HistoryRecorder):
             if self.app is None:  # (a detached controller knows too little of who else shows a tree)
                 pass
             elif len(root.turns) >= RELEASE_AWAY_TURNS:  # (nobody reads it any more: a thread may cut it)
-                threading.Thread(target=self._release, args=(root, id(root) in self._built), name="release-tree",
-                                 daemon=True).start()
+                release_away(partial(self._release, root, id(root) in self._built))
             else:
                 self._release(root, id(root) in self._built)
             self._built.discard(id(root))
@@ -316,3 +316,28 @@ class LiveController(HistoryRecorder):
 def _nowhere(message: Message) -> bool:
     """Where a detached controller's worker posts: nobody listens."""
     return False
+
+
+_releases: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+_releaser: list[threading.Thread] = []
+
+
+def release_away(job: Callable[[], None]) -> None:
+    """Run `job` (cutting a big tree nobody reads) in the one releasing thread. A thread started per release
+    made the UI thread wait for it to start (`Thread.start`), behind every other thread holding the interpreter:
+    10-40 ms a change of a big live trace (`otlp_big_run.py`'s keys row)."""
+    _releases.put(job)
+    if not _releaser:
+        thread = threading.Thread(target=_release_forever, name="release-tree", daemon=True)
+        _releaser.append(thread)
+        thread.start()
+
+
+def _release_forever() -> None:
+    while True:
+        job = _releases.get()
+        try:
+            job()
+        except Exception:  # (a tree cut half-way is still let go: nothing else reads it)
+            pass
+        del job  # (not kept alive until the next one arrives)

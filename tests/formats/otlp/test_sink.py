@@ -249,3 +249,39 @@ def test_retries_of_one_turn_told_by_their_log_records_share_the_turn():
     [turn] = hub.build(ROOT_TXN).turns
     assert [(o.kind, o.model or o.name) for o in turn.ops] == [
         ("llm", "claude"), ("session", "agent__web-search"), ("llm", "claude")]
+
+
+def test_a_big_trace_rests_after_each_assembly_while_other_traces_go_on():
+    """A big trace is assembled and built again from all its spans at each change. Back to back, that thread held
+    the interpreter most of the time and the keys waited behind it: after each assembly, the big trace now rests
+    as long as it took. A small trace that changes meanwhile is assembled first, and the big one still comes."""
+    import time
+
+    from helpers.otlphelpers import big_trace_bodies
+
+    txn, bodies = big_trace_bodies(3_000, 512)  # 1,000 turns; past PREBUILD_ITEMS from its 4th batch
+    hub = LiveHub()
+    sink = OtlpSink(hub)
+    sink.start()
+    try:
+        for body in bodies[:-1]:
+            sink.accept("traces", body, "proto")
+        deadline = time.monotonic() + 60
+        while (sink.pending or hub.build(txn) is None) and time.monotonic() < deadline:
+            sink.drain()
+            time.sleep(0.005)
+        shown = len(hub.build(txn).turns)
+        assert shown < 1_000
+        sink.accept("traces", bodies[-1], "proto")  # the big trace changes, then a small one arrives
+        sink.accept("traces", encode(ai_agent_spans()), "proto")
+        seen_with = None
+        while sink.pending and time.monotonic() < deadline:
+            sink.drain()
+            if seen_with is None and ROOT_TXN in hub.roots():
+                seen_with = len(hub.build(txn).turns)
+            time.sleep(0.005)
+        sink.drain()
+        assert seen_with == shown  # the small trace came while the big one rested
+        assert len(hub.build(txn).turns) == 1_000  # and the big one came after its rest
+    finally:
+        sink.stop()

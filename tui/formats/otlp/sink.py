@@ -44,6 +44,7 @@ DRAIN_BUDGET = 0.05  # s of assembling (or of handing over assembled trees) per 
 MAX_READY = 2_000  # assembled groups waiting for drain: the assembling thread waits beyond it
 TXN_KEY = "txn:"  # keys of txn-only groups (log records without a trace id) in the eviction order
 PREBUILD_ITEMS = 2_000  # a trace of this many spans and records is also built (model nodes) in the sink's thread
+REST_SHARE, MAX_REST = 1.0, 3.0  # a big trace rests this share of its last assembly's time (at most MAX_REST s)
 
 
 @dataclass(slots=True)
@@ -68,6 +69,7 @@ class OtlpSink:
         self._lock = threading.Lock()
         self._groups: OrderedDict[str, _Group] = OrderedDict()  # least recently updated first
         self._dirty: dict[str, None] = {}
+        self._rest_until: dict[str, float] = {}  # a big trace's group is assembled again only after this (monotonic)
         self._evicted_now: list[tuple[str, set[str]]] = []  # (key, session ids) to forget in the hub
         self._wake = threading.Condition()  # the assembling thread waits on it for changed groups
         self._thread: threading.Thread | None = None
@@ -183,6 +185,7 @@ class OtlpSink:
                 self.spans_held -= len(group.spans)
                 self.logs_held -= group.log_count
                 self._dirty.pop(key, None)
+                self._rest_until.pop(key, None)
                 self.evicted += 1
                 self._evicted_now.append((key, group.shown))
 
@@ -219,8 +222,8 @@ class OtlpSink:
     def _assembler(self) -> None:
         while True:
             with self._wake:
-                while not self._stopping and (not self._dirty or len(self._ready) >= MAX_READY):
-                    self._wake.wait(0.5)
+                while not self._stopping and (not self._any_due() or len(self._ready) >= MAX_READY):
+                    self._wake.wait(0.1 if self._dirty else 0.5)
                 if self._stopping:
                     return
             result = self._assemble_next(mark=True)
@@ -233,9 +236,9 @@ class OtlpSink:
         """The next changed group's session trees: (key, trees or None, records), or None when none.
         `mark`: the assembling thread's call (counted in `pending` until its result is queued)."""
         with self._lock:
-            if not self._dirty:
+            key = self._due() if mark else next(iter(self._dirty), None)
+            if key is None:
                 return None
-            key = next(iter(self._dirty))
             del self._dirty[key]
             self._assembling = mark
             group = self._groups.get(key)
@@ -247,10 +250,31 @@ class OtlpSink:
         # (thousands of small dicts, none of them cyclic: see tui.model.gc_pause. A big trace's are frozen before
         # the collector comes back on: with it paused, every thread's new objects piled up in its youngest
         # generation, and the next pass over them, in whichever thread, held the interpreter for up to 1.4 s.)
+        began = time.monotonic()
         with paused_gc_then_frozen() if big else paused_gc():
             trees = self._trees(key, spans, logs)
             built = self._prebuilt(trees) if big and trees else None
+        if big:
+            took = time.monotonic() - began
+            self._rest_until[key] = began + took + min(MAX_REST, took * REST_SHARE)
         return key, trees, len(spans) + len(logs), built
+
+    def _any_due(self) -> bool:
+        with self._lock:
+            return self._due() is not None
+
+    def _due(self) -> str | None:
+        """The first changed group not resting. A big trace is assembled and built again from all its spans at
+        each change (~1 s at 50,000 spans): done back to back, this thread held the interpreter most of the time,
+        and every UI step waited behind it (keys up to 1.4 s: `otlp_big_run.py`'s keys row). After each, that
+        trace rests as long as it took (its screen changes every ~2 builds' time); other groups go on meanwhile.
+        Called with `_lock` held."""
+        now = time.monotonic()
+        rest = self._rest_until
+        for key in self._dirty:
+            if rest.get(key, 0.0) <= now:
+                return key
+        return None
 
     def _prebuilt(self, trees: list[SessionTree]) -> list:
         """(root, its build, the trees it was made from) of a big trace, built here rather than on the UI thread
