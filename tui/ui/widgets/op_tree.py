@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import partial
 
 from rich.style import Style
 
@@ -14,9 +15,9 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.strip import Strip
 from textual.widgets import Tree
-from textual.widgets.tree import TreeNode
+from textual.widgets.tree import TreeNode, UnknownNodeID
 
-from tui.model.nodes import Op, Session, Turn
+from tui.model.nodes import Op, Session, Turn, node_key, same_keys
 from tui.ui.textual_compat import (
     QuietTree,
     attach_children,
@@ -29,10 +30,11 @@ from tui.ui.textual_compat import (
 )
 from tui.ui.widgets.motion import half_page, motion_bindings
 from tui.ui.widgets.node_labels import NodeLabel, label_for
-from tui.ui.widgets.op_tree_parts import column_widths, columns_total, fit, node_key, reads
+from tui.ui.widgets.op_tree_parts import column_widths, columns_total, fit, reads
 
 Node = Session | Turn | Op
 UNSEEN = Text("")  # the label of a node not drawn yet (OpTree.attach_new)
+ATTACH_AT_ONCE, ATTACH_PAUSE = 400, 0.02  # new children attached per step of a change, and the pause between
 CURSOR_MARGIN = 2  # rows kept between a jumped-to node and the edges of the tree (or its horizontal scrollbar)
 
 def wall_clock_ms() -> int:
@@ -67,6 +69,7 @@ class OpTree(QuietTree[Node]):
         self._populated: set[int] = set()
         self._column_strips: dict[tuple, tuple[NodeLabel, Strip]] = {}  # (_columns_strip)
         self._unlabelled: set[int] = set()  # nodes given new data off screen, their labels not yet made again
+        self._attach_later: set[int] = set()  # nodes with new children still to attach (attach_new)
         self.clock: Callable[[], int] = wall_clock_ms  # what "now" is for running nodes (live streams differ)
         self.stale: Callable[[], bool] = lambda: False  # running nodes show `○ stale` while this says so
 
@@ -115,40 +118,60 @@ class OpTree(QuietTree[Node]):
         if node.id not in self._populated or node.data is None:
             return False
         items, kids = self.children_of(node.data), list(node.children)
-        if len(items) < len(kids) or any(node_key(kid.data) != node_key(item) for kid, item in zip(kids, items)):
+        if not same_keys([kid.data for kid in kids], items):
             node.remove_children()
             self._populated.discard(node.id)
             self.populate(node)
             return True
         rebuilt = False
-        top = self.scroll_offset.y
-        shown = range(top - 1, top + self.size.height + 1)
-        populated, unlabelled, expandable = self._populated, self._unlabelled, self.expandable
-        for kid, item in zip(kids, items):  # (16,000 turns at each change of a big trace: kept lean)
-            old, kid.data = kid.data, item
-            built = kid.id in populated
-            if old is item:
-                pass
-            elif not built and kid.line not in shown:
-                unlabelled.add(kid.id)  # off screen: labelled as it comes into view (render_line)
-            elif reads(old) != reads(item):
+        for kid, old, item in self.take_data(kids, items):
+            if old is not item and reads(old) != reads(item):
                 self.relabel(kid, label_for(item, stale))
-            if kid.allow_expand != expandable(item):
+            if kid.allow_expand != self.expandable(item):
                 kid.allow_expand = not kid.allow_expand
-            if not built:
+            if kid.id not in self._populated:
                 continue
             if kid.is_expanded:
                 rebuilt = self.take_children(kid, stale) or rebuilt
             else:  # built from the old data and not shown: built again when expanded
                 kid.remove_children()
-                populated.discard(kid.id)
+                self._populated.discard(kid.id)
         if len(items) > len(kids):
             self.attach_new(node, items[len(kids):], stale)
         return rebuilt
 
-    def attach_new(self, node: TreeNode[Node], items: list[Node], stale: bool) -> None:
+    def take_data(self, kids: list[TreeNode[Node]], items: list[Node]) -> list[tuple]:
+        """Each kid gets its new data. Those built or on screen are returned (kid, old data, new data) for the
+        caller to compare; the others are only marked to be labelled when drawn (render_line), their expansion
+        set right. (This loop runs over every turn of a 16,000-turn trace at each change: the few on screen are
+        the only ones worth comparing; `otlp_big_run.py`'s keys row.)"""
+        top = self.scroll_offset.y
+        low, high = top - 1, top + self.size.height
+        populated, unlabelled, expandable = self._populated, self._unlabelled, self.expandable
+        near = []
+        for kid, item in zip(kids, items):
+            old = kid.data
+            if old is item and kid.id not in populated:
+                continue
+            kid.data = item
+            if kid.id in populated or low <= kid.line <= high:
+                near.append((kid, old, item))
+                continue
+            unlabelled.add(kid.id)
+            if type(item) is not Turn and kid.allow_expand != expandable(item):  # (a turn always expands)
+                kid.allow_expand = not kid.allow_expand
+        return near
+
+    def attach_new(self, node: TreeNode[Node], items: list[Node], stale: bool, whole: bool = False) -> None:
         """New children at the end of `node`: those below the screen get an empty label, made as their lines are
-        drawn (render_line): labelling each of a growing trace's new turns was ~0.2 ms a turn, 16,000 turns."""
+        drawn (render_line): labelling each of a growing trace's new turns was ~0.2 ms a turn, 16,000 turns.
+        ATTACH_AT_ONCE at a time: the rest follow in later steps of the event loop (attach_rest), keys in between
+        (a change of a big trace brought ~1,600 turns at once, 50-60 ms of the UI thread; `otlp_big_run.py`)."""
+        if len(items) > ATTACH_AT_ONCE and not whole:
+            items = items[:ATTACH_AT_ONCE]
+            if node.id not in self._attach_later:
+                self._attach_later.add(node.id)
+                self.set_timer(ATTACH_PAUSE, partial(self.attach_rest, node))
         last = node.children[-1] if node.children else None
         bottom = self.scroll_offset.y + self.size.height
         first = last.line + 1 if last is not None and not last.is_expanded and last.line >= 0 else -1
@@ -159,6 +182,19 @@ class OpTree(QuietTree[Node]):
                         lambda item: label_for(item, stale) if next(made) < labelled else UNSEEN, self.expandable)
         if labelled < len(items):
             self._unlabelled.update(kid.id for kid in node.children[count + labelled:])
+
+    def attach_rest(self, node: TreeNode[Node], whole: bool = False) -> None:
+        """The new children of `node` that attach_new left for later (the newest build's, by then); `whole`: all
+        of them now."""
+        self._attach_later.discard(node.id)
+        try:
+            if not self.is_mounted or node.data is None or self.get_node_by_id(node.id) is not node:
+                return
+        except UnknownNodeID:  # (its parent's children were built again meanwhile)
+            return
+        items, count = self.children_of(node.data), len(node.children)
+        if node.id in self._populated and len(items) > count:
+            self.attach_new(node, items[count:], self.stale(), whole)
 
     def on_unmount(self) -> None:
         # TreeNodes point at their parent and their tree: cycles, so a closed drill-down's thousands of nodes,
@@ -386,6 +422,8 @@ class OpTree(QuietTree[Node]):
         node = self.root
         for data in chain:
             self.populate(node)
+            if node.id in self._attach_later:  # (its newest children are wanted now)
+                self.attach_rest(node, whole=True)
             if not node.is_expanded:
                 node.expand()
             found = next((child for child in node.children if child.data is data), None)
