@@ -71,3 +71,38 @@ async def test_nodes_added_at_the_end_list_only_their_lines(tmp_path, expand_las
     assert after[0] == expected[0], "the lines listed differ from a fresh build's"
     assert after[1] == expected[1]
     assert after[2] == expected[2], "the lines drawn differ from a fresh build's"
+
+
+async def test_many_new_turns_are_attached_in_steps_below_the_screen_without_redrawing_it(tmp_path):
+    """1,500 turns arrive at once below the screen: 400 are attached at once, the rest in later steps of the event
+    loop (keys are answered in between: a change of a big trace attached ~1,600 at once, 50-60 ms of the UI
+    thread), and the lines on screen are not drawn before and after to find what changed (nothing there did).
+    Once done, the lines are those of a tree built afresh (its width aside: lines not drawn yet are measured
+    as they are drawn)."""
+    from tui.ui.widgets.op_tree import ATTACH_AT_ONCE
+
+    first = write(tmp_path / "s.json.gz", session(*turns(300)))
+    grown = write(tmp_path / "grown.json.gz", session(*turns(1_800)))
+    app = session_app(first, watch=False)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+        tree = top(app).tree
+        drawn: list = []
+        real = tree.visible_strips
+        tree.visible_strips = lambda: drawn.append(1) or real()
+        top(app).replace_document(load(str(grown)))
+        assert len(tree.root.children) == 300 + ATTACH_AT_ONCE < 1_800
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if len(tree.root.children) == 1_800:
+                break
+        assert len(tree.root.children) == 1_800
+        assert drawn == [], "the lines on screen were drawn to find what changed"
+        tree.visible_strips = real
+        after = shown(tree)
+    fresh = session_app(grown, watch=False)
+    async with fresh.run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+        expected = shown(top(fresh).tree)
+    assert after[0] == expected[0] and after[2] == expected[2]
+    assert after[1].height == expected[1].height

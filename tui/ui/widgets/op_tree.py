@@ -187,14 +187,21 @@ class OpTree(QuietTree[Node]):
         """The new children of `node` that attach_new left for later (the newest build's, by then); `whole`: all
         of them now."""
         self._attach_later.discard(node.id)
-        try:
-            if not self.is_mounted or node.data is None or self.get_node_by_id(node.id) is not node:
-                return
-        except UnknownNodeID:  # (its parent's children were built again meanwhile)
+        if not self.is_mounted or node.data is None or not self.holds(node):
             return
         items, count = self.children_of(node.data), len(node.children)
         if node.id in self._populated and len(items) > count:
             self.attach_new(node, items[count:], self.stale(), whole)
+
+    def holds(self, node: TreeNode[Node]) -> bool:
+        """`node` is still in the tree (not removed with its parent's children since). (Tree.clear makes a new
+        root without registering it: the root is checked by identity.)"""
+        if node is self.root:
+            return True
+        try:
+            return self.get_node_by_id(node.id) is node
+        except UnknownNodeID:
+            return False
 
     def on_unmount(self) -> None:
         # TreeNodes point at their parent and their tree: cycles, so a closed drill-down's thousands of nodes,
