@@ -36,18 +36,6 @@ class Usage:
 
 
 @dataclass
-class Exchange:
-    """One captured LLM round trip: request/response as captured (format ``http`` or ``sse``) and the SDK's view."""
-
-    request_raw: bytes
-    response_raw: bytes
-    response_format: str
-    sdk_request: bytes
-    sdk_response: bytes
-    messages: int
-
-
-@dataclass
 class Reply:
     """One LLM call: its request's size target and what the model says (``stop`` in Anthropic's words)."""
 
@@ -270,6 +258,11 @@ def sdk_response(*, resp_id: str, ts_iso: str, reasoning: str, a: Reply) -> byte
         meta=meta, total=u.input + u.output + u.cache_read + u.cache_write)))
 
 
+#: what ``llm_exchange`` returns: the request (as captured, the SDK's body, its message count) and the response (as
+#: captured, its format ``http`` or ``sse``, the SDK's view)
+Exchange = tuple[tuple[bytes, bytes, int], tuple[bytes, str, bytes]]
+
+
 def llm_exchange(rng: random.Random, a: Reply, *, system: str, user_prompt: str, tools: list[dict[str, Any]],
                  n_messages: int, ts_iso: str, headers: bool = True, stream: bool = True) -> Exchange:
     """One LLM call's captures, trimmed to stay near ``target_bytes``; only other tools' captures have headers."""
@@ -291,9 +284,7 @@ def llm_exchange(rng: random.Random, a: Reply, *, system: str, user_prompt: str,
     path = fill(d["path"], {"model": model} | flags(d, stream=stream, sse=sse))
     req_headers = [("host", d["host"]), *d["headers"], ("user-agent", "ai-agent/1.0 (node)"),
                    ("content-length", str(len(body_bytes)))]
-    return Exchange(
-        request_raw=http_message(f"POST {path} HTTP/1.1", req_headers, body_bytes) if headers else body_bytes,
-        response_raw=http_message("HTTP/1.1 200 OK", resp_headers, resp_body) if headers else resp_body,
-        response_format="sse" if sse else "http", sdk_request=body_bytes,
-        sdk_response=sdk_response(resp_id=resp_id, ts_iso=ts_iso, reasoning=reasoning, a=a),
-        messages=len(body.get("messages") or body.get("contents") or []))
+    request = http_message(f"POST {path} HTTP/1.1", req_headers, body_bytes) if headers else body_bytes
+    response = http_message("HTTP/1.1 200 OK", resp_headers, resp_body) if headers else resp_body
+    return (request, body_bytes, len(body.get("messages") or body.get("contents") or [])), (
+        response, "sse" if sse else "http", sdk_response(resp_id=resp_id, ts_iso=ts_iso, reasoning=reasoning, a=a))

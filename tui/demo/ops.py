@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from .bodies import Exchange, Reply, ToolCall, Usage, binary_blob, http_message, llm_exchange
+from .bodies import Reply, ToolCall, Usage, binary_blob, http_message, llm_exchange
 from .catalog import (AGENTS, B36, DATA, HOSTILE_STRINGS, MODELS, TITLES, TOOLS, fill, iso, rand_id, text,
                       tool_result, uuid4)
 
@@ -168,7 +168,8 @@ def call_id(g: Gen, s: Sess) -> str:
     return "toolu_01" + rand_id(g.rng, 22) if s.provider == "anthropic" else "call_" + rand_id(g.rng, 24)
 
 
-def llm_request(g: Gen, s: Sess, c: Reply, usage: Usage, start: int, stop: str) -> tuple[dict, Exchange | None]:
+def llm_request(g: Gen, s: Sess, c: Reply, usage: Usage, start: int,
+                stop: str) -> tuple[dict, tuple[bytes, str, bytes] | None]:
     rng, pb = g.rng, g.pb
     payload: dict[str, Any] = {"messages": s.n_messages, "bytes": 0, "isFinalTurn": c.is_final}
     # a small budget also thins out the captures, so the size keeps scaling with payload_bytes
@@ -178,14 +179,15 @@ def llm_request(g: Gen, s: Sess, c: Reply, usage: Usage, start: int, stop: str) 
         payload["bytes"] = c.target or rng.randint(2000, 90000)
         return {"kind": "llm", "payload": payload, "size": payload["bytes"]}, None
     c.model, c.provider, c.stop, c.usage, c.created_s = s.model, s.provider, stop, usage, start // 1000
-    ex = llm_exchange(rng, c, system=s.system, user_prompt=s.user, tools=s.tools, n_messages=s.n_messages,
-                      ts_iso=iso(start), headers=rng.random() < 0.15, stream=rng.random() < 0.92)
-    payload.update(messages=ex.messages, bytes=len(ex.sdk_request))
+    (raw, sdk, messages), answer = llm_exchange(
+        rng, c, system=s.system, user_prompt=s.user, tools=s.tools, n_messages=s.n_messages, ts_iso=iso(start),
+        headers=rng.random() < 0.15, stream=rng.random() < 0.92)
+    payload.update(messages=messages, bytes=len(sdk))
     r = rng.random()
     legacy = s.legacy_raw or (g.version >= 2 and r < 0.02)
-    payload["raw"] = g.unavailable("http", legacy) if r > 0.995 else g.capture(ex.request_raw, "http", legacy)
-    payload |= {"sdk": g.capture(ex.sdk_request, "sdk", legacy)} if rng.random() < 0.9 else {}
-    return {"kind": "llm", "payload": payload, "size": len(ex.request_raw)}, ex
+    payload["raw"] = g.unavailable("http", legacy) if r > 0.995 else g.capture(raw, "http", legacy)
+    payload |= {"sdk": g.capture(sdk, "sdk", legacy)} if rng.random() < 0.9 else {}
+    return {"kind": "llm", "payload": payload, "size": len(raw)}, answer
 
 
 def llm_op(g: Gen, s: Sess, *, turn: int, path: str | None, is_final: bool, tool_calls: list[ToolCall],
@@ -216,13 +218,13 @@ def llm_op(g: Gen, s: Sess, *, turn: int, path: str | None, is_final: bool, tool
     if fail is not None:
         return _failed_llm(g, s, op, c, at, usage, latency, fail)
     stop = "tool_use" if tool_calls else ("max_tokens" if rng.random() < 0.02 else "end_turn")
-    op["request"], ex = llm_request(g, s, c, usage, start, stop)
+    op["request"], answer = llm_request(g, s, c, usage, start, stop)
     cost = cost_for(s, usage)
     actual_provider, upstream = (rng.choice(DATA["openrouter_upstream"].get(s.model, ("OpenRouter",))),
                                  round(cost * 0.95, 8)) if s.provider == "openrouter" else (s.provider, cost)
     op["accounting"].append(accounting(s, "llm", end=start + latency, latency=latency, status="ok", cost=cost,
                                        upstream=upstream, stop=stop, usage=usage, actual_provider=actual_provider))
-    op["response"] = _llm_response(g, s, op["request"], ex, c.text_out)
+    op["response"] = _llm_response(g, s, op["request"], answer, c.text_out)
     _llm_extras(g, op, at, c.thinking, start, latency)
     at.log(start + latency, "VRB", "response", f"LLM response: stop={stop}, in={usage.input} out={usage.output} "
            f"cacheR={usage.cache_read} cacheW={usage.cache_write}, {latency} ms, ${cost:.4f}",
@@ -250,15 +252,16 @@ def _failed_llm(g: Gen, s: Sess, op: dict, c: Reply, at: At, usage: Usage, laten
     return close(s, op, end, "failed")
 
 
-def _llm_response(g: Gen, s: Sess, req: dict, ex: Exchange | None, text_out: str) -> dict[str, Any]:
-    if ex is None:
+def _llm_response(g: Gen, s: Sess, req: dict, answer: tuple[bytes, str, bytes] | None, text_out: str) -> dict[str, Any]:
+    if answer is None:
         return response({"textPreview": text_out[:200]}, len(text_out))
+    raw, fmt, sdk = answer
     r, legacy = g.rng.random(), s.legacy_raw  # a few captures are unavailable, a few more binary
     blob = binary_blob(g.rng, g.rng.randint(16, 96)) if 0.005 <= r < 0.015 else b""
-    payload = {"raw": g.unavailable(ex.response_format, legacy) if r < 0.005 else
-               g.capture(blob or ex.response_raw, "http" if blob else ex.response_format, legacy)}
-    payload |= {"sdk": g.capture(ex.sdk_response, "sdk", legacy)} if "sdk" in req["payload"] else {}
-    return response(payload, len(ex.response_raw))
+    payload = {"raw": g.unavailable(fmt, legacy) if r < 0.005 else
+               g.capture(blob or raw, "http" if blob else fmt, legacy)}
+    payload |= {"sdk": g.capture(sdk, "sdk", legacy)} if "sdk" in req["payload"] else {}
+    return response(payload, len(raw))
 
 
 def _llm_extras(g: Gen, op: dict, at: At, thinking: str, start: int, latency: int) -> None:
@@ -284,15 +287,20 @@ def _llm_extras(g: Gen, op: dict, at: At, thinking: str, start: int, latency: in
         at.log(start + latency // 3, "WRN", "response", rng.choice(DATA["llm_warnings"]))
 
 
+def call_op(g: Gen, s: Sess, kind: str, where: tuple[int, int, str | None], attrs: dict[str, Any],
+            params: dict[str, Any], remote: str) -> tuple[dict[str, Any], At]:
+    """A tool call's op (kind ``session`` for a tool of kind ``agent``: a sub-agent or tool_output), where it logs."""
+    op = new_op(g, kind, s.t + g.gap(), attrs, request={"kind": "tool", "payload": params,
+                                                         "size": len(orjson.dumps(params))})
+    return op, At(g, s, op, *where, remote, "tool", attrs["kind"])
+
+
 def tool_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str | None, name: str, params: dict[str, Any],
             running: bool = False) -> dict[str, Any]:
     rng, (provider, kind, _desc) = g.rng, TOOLS.get(name, ("mcp", "mcp", ""))
-    start = s.t + g.gap()
-    req_json = orjson.dumps(params)
-    op = new_op(g, "tool", start, {"name": name, "provider": provider, "kind": kind},
-                request={"kind": "tool", "payload": params, "size": len(req_json)})
-    attrs, at = op["attributes"], At(g, s, op, turn, sub, path, f"{kind}:{provider}:{name.split('__', 1)[-1]}",
-                                     "tool", kind)
+    op, at = call_op(g, s, "tool", (turn, sub, path), {"name": name, "provider": provider, "kind": kind}, params,
+                     f"{kind}:{provider}:{name.split('__', 1)[-1]}")
+    start, attrs, req_json = op["startedAt"], op["attributes"], orjson.dumps(params)
     if rng.random() < 0.2 or running:
         at.log(start, "VRB", "request", f"-> {name}({req_json[:80].decode(errors='replace')})")
     if running:

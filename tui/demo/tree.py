@@ -5,14 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-import orjson
-
 from tui.formats.aiagent.snapshot_totals import TOTALS_KEYS, compute_totals
 
 from .bodies import ToolCall
 from .catalog import DATA, HOSTILE_STRINGS, STATUSES, TITLES, TOOL_PARAMS, fill, sentence, text, uuid4
-from .ops import (At, Gen, Sess, accounting, call_id, close, cost_for, final_report_op, llm_op, new_op, response,
-                  system_op, tool_op, usage_for)
+from .ops import (At, Gen, Sess, accounting, call_id, call_op, close, cost_for, final_report_op, llm_op, new_op,
+                  response, system_op, tool_op, usage_for)
 
 #: Each session draws its provider from this tuple (repeats weigh): Anthropic and OpenAI most, Gemini and Ollama too.
 DEFAULT_PROVIDERS = ("anthropic", "anthropic", "openai", "openai", "google", "ollama")
@@ -257,26 +255,14 @@ def _finish(g: Gen, s: Sess, plan: Plan, node: dict[str, Any], steps: list | Non
                                                        "fixed": rng.randint(0, 2)}))
 
 
-def _agent_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str, name: str, provider: str, params: dict,
-              remote: str, message: str) -> tuple[dict[str, Any], At, bytes]:
-    """A ``session`` op (a tool of kind ``agent``: a sub-agent or tool_output) and its request log."""
-    start = s.t + g.gap()
-    req_json = orjson.dumps(params)
-    op = new_op(g, "session", start, {"name": name, "provider": provider, "kind": "agent"},
-                request={"kind": "tool", "payload": params, "size": len(req_json)})
-    at = At(g, s, op, turn, sub, path, remote, "tool", "agent")
-    at.log(start, "VRB", "request", message)
-    return op, at, req_json
-
-
 def session_op(g: Gen, s: Sess, cplan: Plan, *, turn: int, sub: int, path: str, cname: str, tname: str,
                params: dict[str, Any]) -> dict[str, Any]:
     """A sub-agent call: a ``session`` op whose ``childSession`` is the sub-agent's whole session."""
     rng = g.rng
-    op, at, req_json = _agent_op(g, s, turn=turn, sub=sub, path=path, name=tname, provider="agent", params=params,
-                                 remote=f"agent:{cname}", message=f"-> {tname}: starting sub-agent")
+    op, at = call_op(g, s, "session", (turn, sub, path), {"name": tname, "provider": "agent", "kind": "agent"},
+                     params, f"agent:{cname}")
     start = op["startedAt"]
-
+    at.log(start, "VRB", "request", f"-> {tname}: starting sub-agent")
     ccp = f"{s.call_path}->{tname}->{cname}" if g.style == "arrow" else f"{s.call_path}:{cname}"
     child, report = session(g, cplan, agent=cname, call_path=ccp, parent_txn=s.txn, prompt=params["prompt"],
                             start=start + rng.randint(2, 20), prefix=path + ".")
@@ -286,18 +272,18 @@ def session_op(g: Gen, s: Sess, cplan: Plan, *, turn: int, sub: int, path: str, 
         return op
     end = child["endedAt"] + rng.randint(2, 30)
     if child.get("success"):
-        return _agent_done(s, op, at, req_json, end, report or "(empty report)", "subagent")
-    return _agent_done(s, op, at, req_json, end, f"sub-agent {cname} failed: {child.get('error', 'unknown error')}",
-                       "subagent", failed=True)
+        return _agent_done(s, op, at, end, report or "(empty report)", "subagent")
+    return _agent_done(s, op, at, end, f"sub-agent {cname} failed: {child.get('error', 'unknown error')}", "subagent",
+                       failed=True)
 
 
-def _agent_done(s: Sess, op: dict[str, Any], at: At, req_json: bytes, end: int, result: str, server: str,
-                suffix: str = "", failed: bool = False) -> dict[str, Any]:
+def _agent_done(s: Sess, op: dict[str, Any], at: At, end: int, result: str, server: str, suffix: str = "",
+                failed: bool = False) -> dict[str, Any]:
     attrs, latency, status = op["attributes"], end - op["startedAt"], "failed" if failed else "ok"
     attrs.update(latency=latency, **({"error": "subagent_failed"} if failed else {}), size=len(result))
     op["response"] = response(result, len(result))
     op["accounting"].append(accounting(s, "tool", end=end, latency=latency, status=status, server=server,
-                                       command=attrs["name"], chars_in=len(req_json), chars_out=len(result),
+                                       command=attrs["name"], chars_in=op["request"]["size"], chars_out=len(result),
                                        error=attrs.get("error")))
     at.log(end, "ERR" if failed else "VRB", "response",
            result if failed else f"<- {attrs['name']}: {len(result)} bytes in {latency} ms{suffix}")
@@ -308,10 +294,10 @@ def tool_output_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str, source_to
                    params: dict[str, Any], mode: str = "full-chunked") -> dict[str, Any]:
     """An oversized tool result's extraction: over a bare full-chunked tree or a read-grep sub-agent session."""
     rng, handle = g.rng, params["handle"]
-    op, at, req_json = _agent_op(g, s, turn=turn, sub=sub, path=path, name="tool_output", provider="tool-output",
-                                 params=params, remote="agent:tool-output:tool_output",
-                                 message=f"-> tool_output(handle={handle})")
+    op, at = call_op(g, s, "session", (turn, sub, path), {"name": "tool_output", "provider": "tool-output",
+                                                           "kind": "agent"}, params, "agent:tool-output:tool_output")
     start = op["startedAt"]
+    at.log(start, "VRB", "request", f"-> tool_output(handle={handle})")
     if mode == "read-grep":  # agent tool_output.read_grep, headend tool_output
         agent = "tool_output.read_grep"
         cli_style = ":" in s.call_path and "->" not in s.call_path
@@ -324,7 +310,7 @@ def tool_output_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str, source_to
         child, extracted = _chunked_tree(g, s, start + rng.randint(1, 5), handle, n_chunks)
     op["childSession"] = child
     result = f"tool_output(handle={handle}, tool={source_tool}, mode={mode})\n\n{extracted}"
-    return _agent_done(s, op, at, req_json, child["endedAt"] + rng.randint(1, 10), result, "tool-output", f" ({mode})")
+    return _agent_done(s, op, at, child["endedAt"] + rng.randint(1, 10), result, "tool-output", f" ({mode})")
 
 
 def _chunked_tree(g: Gen, s: Sess, start: int, handle: str, n_chunks: int) -> tuple[dict[str, Any], str]:
