@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from .bodies import Reply, ToolCall, Usage, binary_blob, http_message, llm_exchange
+from .bodies import Reply, Usage, binary_blob, http_message, llm_exchange
 from .catalog import (AGENTS, B36, DATA, HOSTILE_STRINGS, MODELS, TITLES, TOOLS, fill, iso, rand_id, text,
                       tool_result, uuid4)
 
@@ -190,7 +190,7 @@ def llm_request(g: Gen, s: Sess, c: Reply, usage: Usage, start: int,
     return {"kind": "llm", "payload": payload, "size": len(raw)}, answer
 
 
-def llm_op(g: Gen, s: Sess, *, turn: int, path: str | None, is_final: bool, tool_calls: list[ToolCall],
+def llm_op(g: Gen, s: Sess, *, turn: int, path: str | None, is_final: bool, tool_calls: list[dict[str, Any]],
            running: bool = False, fail: tuple[str, str] | None = None, small: bool = False) -> dict[str, Any]:
     rng, start = g.rng, s.t + g.gap()
     op = new_op(g, "llm", start, {"provider": s.provider, "model": s.model, "isFinalTurn": is_final})

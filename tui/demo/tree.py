@@ -7,7 +7,6 @@ from typing import Any, Iterator
 
 from tui.formats.aiagent.snapshot_totals import TOTALS_KEYS, compute_totals
 
-from .bodies import ToolCall
 from .catalog import DATA, HOSTILE_STRINGS, STATUSES, TITLES, TOOL_PARAMS, fill, sentence, text, uuid4
 from .ops import (At, Gen, Sess, accounting, call_id, call_op, close, cost_for, final_report_op, llm_op, new_op,
                   response, system_op, tool_op, usage_for)
@@ -156,7 +155,7 @@ def _user_turn(g: Gen, s: Sess, index: int, specs: list[Any], mode: str) -> dict
     turn |= {"attributes": {"prompts": {"system": s.system, "user": s.user}}} if index == 1 else \
         {"attributes": {"retry": 1, "reason": "invalid tool call"}} if rng.random() < 0.05 else {}
     # each call's id is drawn right after the call: keep the rng's order
-    resolved = [(r, ToolCall(call_id(g, s), r[2], r[3])) for r in _resolve(g, s, specs)]
+    resolved = [(r, {"id": call_id(g, s), "name": r[2], "input": r[3]}) for r in _resolve(g, s, specs)]
     ops = turn["ops"] = [llm_op(g, s, turn=index, path=f"{s.prefix}{index}-1", is_final=mode in ("final", "failed"),
                                 tool_calls=[c for _, c in resolved], running=mode == "running" and not resolved,
                                 fail=rng.choice(DATA["llm_err"]) if mode == "failed" else None)]
