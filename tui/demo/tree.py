@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from functools import partial
+from typing import Any, Callable, Iterator
 
 from tui.formats.aiagent.snapshot_totals import TOTALS_KEYS, compute_totals
 
@@ -14,6 +15,7 @@ from .ops import (At, Gen, Sess, accounting, call_id, call_op, close, cost_for, 
 #: Each session draws its provider from this tuple (repeats weigh): Anthropic and OpenAI most, Gemini and Ollama too.
 DEFAULT_PROVIDERS = ("anthropic", "anthropic", "openai", "openai", "google", "ollama")
 BASE_MS = 1_775_001_600_000  # default epoch: 2026-04-01T00:00:00Z (+ up to 60 days, seeded)
+Maker = Callable[..., dict[str, Any]]  # an op from where it is: turn, sub, path (and the call's params)
 
 
 @dataclass
@@ -121,31 +123,33 @@ def _plan_turns(g: Gen, s: Sess, plan: Plan, budget: int) -> list[tuple[list[Any
     return [(tp, "mid") for tp in turn_plans] + [last]
 
 
-def _resolve(g: Gen, s: Sess, specs: list[Any]) -> Iterator[tuple[str, Any, str, dict[str, Any]]]:
-    """The calls the LLM makes for a turn's specs, one at a time: ``(kind, extra, tool name, params)``."""
+def _resolve(g: Gen, s: Sess, specs: list[Any], running: bool) -> Iterator[tuple[str, dict[str, Any], Maker | None]]:
+    """The calls the LLM makes for a turn's specs, one at a time: ``(tool name, params, what makes its op)``; the
+    final report's makes none (its op is turn 0's, at the end); ``running``: the last tool call is still running."""
     rng = g.rng
-    for kind, what in specs:
+    for i, (kind, what) in enumerate(specs):
         if kind == "tool":
             name = what if what is not None else rng.choice(s.work_tools)
-            yield ("tool", None, name, TOOL_PARAMS[name](rng, s) if name in TOOL_PARAMS else {"query": text(rng, 30)})
+            yield (name, TOOL_PARAMS[name](rng, s) if name in TOOL_PARAMS else {"query": text(rng, 30)},
+                   partial(tool_op, g, s, name=name, running=running and i == len(specs) - 1))
         elif kind == "session":
             subs = s.sub_agents or ("web-fetch",)
             cname = subs[(s.children_named + rng.randrange(3)) % len(subs)]
             s.children_named += 1
-            yield ("session", (what, cname), f"agent__{cname}",
-                   {"prompt": sentence(rng, 60, 200), "format": "markdown"})
+            yield (f"agent__{cname}", {"prompt": sentence(rng, 60, 200), "format": "markdown"},
+                   partial(session_op, g, s, what, cname=cname, tname=f"agent__{cname}"))
         elif kind == "tool_output":
             source = next((x for x in s.tool_names if x != "agent__task_status"), "web__fetch")
             params: dict[str, Any] = {"handle": uuid4(rng), "extract": sentence(rng, 40, 140)}
             mode = "read-grep" if rng.random() < 0.35 else "full-chunked"
             params |= {"mode": mode} if rng.random() < 0.3 else {}
-            yield ("tool_output", (what, source, mode), "tool_output", params)
-        else:  # final: agent__final_report; no tool op, a final-report op in turn 0 at the end
+            yield "tool_output", params, partial(tool_output_op, g, s, source_tool=source, n_chunks=what, mode=mode)
+        else:  # final: agent__final_report
             n = max(80, int(g.pb * rng.uniform(0.1, 0.5)))
             s.report_text = (f"## Summary\n\n{text(rng, n // 2)}\n\n## Findings\n\n- {sentence(rng)}\n- "
                              f"{sentence(rng)}\n\n## Details\n\n{text(rng, n // 2)}\n")
-            yield ("final", None, "agent__final_report",
-                   {"report_format": "markdown", "report_content": s.report_text, "encoding": "raw"})
+            s.report_params = {"report_format": "markdown", "report_content": s.report_text, "encoding": "raw"}
+            yield "agent__final_report", s.report_params, None
 
 
 def _user_turn(g: Gen, s: Sess, index: int, specs: list[Any], mode: str) -> dict[str, Any]:
@@ -155,21 +159,14 @@ def _user_turn(g: Gen, s: Sess, index: int, specs: list[Any], mode: str) -> dict
     turn |= {"attributes": {"prompts": {"system": s.system, "user": s.user}}} if index == 1 else \
         {"attributes": {"retry": 1, "reason": "invalid tool call"}} if rng.random() < 0.05 else {}
     # each call's id is drawn right after the call: keep the rng's order
-    resolved = [(r, {"id": call_id(g, s), "name": r[2], "input": r[3]}) for r in _resolve(g, s, specs)]
+    calls = [({"id": call_id(g, s), "name": name, "input": params}, make)
+             for name, params, make in _resolve(g, s, specs, mode == "running")]
     ops = turn["ops"] = [llm_op(g, s, turn=index, path=f"{s.prefix}{index}-1", is_final=mode in ("final", "failed"),
-                                tool_calls=[c for _, c in resolved], running=mode == "running" and not resolved,
+                                tool_calls=[c for c, _ in calls], running=mode == "running" and not calls,
                                 fail=rng.choice(DATA["llm_err"]) if mode == "failed" else None)]
-    for i, ((kind, extra, name, params), _) in enumerate(resolved):  # the final report is turn 0's op, at the end
-        where: dict[str, Any] = {"turn": index, "sub": len(ops), "path": f"{s.prefix}{index}-{len(ops) + 1}",
-                                 "params": params}
-        if kind == "final":
-            s.report_params = params
-        elif kind == "tool_output":
-            ops.append(tool_output_op(g, s, **where, source_tool=extra[1], n_chunks=extra[0], mode=extra[2]))
-        elif kind == "tool":
-            ops.append(tool_op(g, s, **where, name=name, running=mode == "running" and i == len(resolved) - 1))
-        else:
-            ops.append(session_op(g, s, extra[0], **where, cname=extra[1], tname=name))
+    for call, make in calls:
+        if make is not None:
+            ops.append(make(turn=index, sub=len(ops), path=f"{s.prefix}{index}-{len(ops) + 1}", params=call["input"]))
     if mode not in ("running", "running_child"):  # else the turn stays open
         turn["endedAt"] = s.t = s.t + rng.randint(1, 10)
     return turn
