@@ -98,16 +98,15 @@ class At:
     op: dict[str, Any]
     turn: int
     sub: int
-    path: str | None
+    path: str
     remote: str
     typ: str
     tool_kind: str | None = None
 
     def log(self, ts: int, severity: str, direction: str, message: str, *, fatal: bool = False,
             details: dict[str, Any] | None = None, remote: str | None = None) -> None:
-        g, s, path = self.g, self.s, self.path
-        if path is not None and s.prefix and path.startswith(s.prefix):  # a sub-agent's log says 1-1, not 1-5.1-1
-            path = path[len(s.prefix):]
+        g, s = self.g, self.s
+        path = self.path[len(s.prefix):]  # a sub-agent's log says 1-1, not 1-5.1-1
         v = vars(s) | vars(self) | {  # for data.json's ``log`` (a value left None leaves its key out), ``log_extra``
             "ts": ts, "severity": severity, "path": path, "direction": direction, "remote": remote or self.remote,
             "fatal": fatal, "message": g.hostile(message), "turn_path": f"{self.turn}.{self.sub}", "headend": g.headend}
@@ -190,7 +189,7 @@ def llm_request(g: Gen, s: Sess, c: Reply, usage: Usage, start: int,
     return {"kind": "llm", "payload": payload, "size": len(raw)}, answer
 
 
-def llm_op(g: Gen, s: Sess, *, turn: int, path: str | None, is_final: bool, tool_calls: list[dict[str, Any]],
+def llm_op(g: Gen, s: Sess, *, turn: int, path: str, is_final: bool, tool_calls: list[dict[str, Any]],
            running: bool = False, fail: tuple[str, str] | None = None, small: bool = False) -> dict[str, Any]:
     rng, start = g.rng, s.t + g.gap()
     op = new_op(g, "llm", start, {"provider": s.provider, "model": s.model, "isFinalTurn": is_final})
@@ -287,7 +286,7 @@ def _llm_extras(g: Gen, op: dict, at: At, thinking: str, start: int, latency: in
         at.log(start + latency // 3, "WRN", "response", rng.choice(DATA["llm_warnings"]))
 
 
-def call_op(g: Gen, s: Sess, kind: str, where: tuple[int, int, str | None], attrs: dict[str, Any],
+def call_op(g: Gen, s: Sess, kind: str, where: tuple[int, int, str], attrs: dict[str, Any],
             params: dict[str, Any], remote: str) -> tuple[dict[str, Any], At]:
     """A tool call's op (kind ``session`` for a tool of kind ``agent``: a sub-agent or tool_output), where it logs."""
     op = new_op(g, kind, s.t + g.gap(), attrs, request={"kind": "tool", "payload": params,
@@ -295,7 +294,7 @@ def call_op(g: Gen, s: Sess, kind: str, where: tuple[int, int, str | None], attr
     return op, At(g, s, op, *where, remote, "tool", attrs["kind"])
 
 
-def tool_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str | None, name: str, params: dict[str, Any],
+def tool_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str, name: str, params: dict[str, Any],
             running: bool = False) -> dict[str, Any]:
     rng, (provider, kind, _desc) = g.rng, TOOLS.get(name, ("mcp", "mcp", ""))
     op, at = call_op(g, s, "tool", (turn, sub, path), {"name": name, "provider": provider, "kind": kind}, params,
@@ -340,12 +339,12 @@ def tool_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str | None, name: str
     return close(s, op, end, "ok")
 
 
-def system_op(g: Gen, s: Sess, turn: int, path: str | None, label: str) -> dict[str, Any]:
-    """Turn 0's ``init`` (opens every session) and ``fin`` (closes it)."""
+def system_op(g: Gen, s: Sess, n: int, label: str) -> dict[str, Any]:
+    """Turn 0's ``init`` (opens every session) and ``fin`` (closes it), its ``n``-th op."""
     start = s.t + g.gap()
     end = start + g.rng.randint(2, 60)
     op = new_op(g, "system", start, {"label": label})
-    at = At(g, s, op, turn, 0, path, "agent:init", "llm")
+    at = At(g, s, op, 0, 0, f"{s.prefix}0-{n}", "agent:init", "llm")
     if label == "init":
         at.log(start, "INF", "request", f"session started: agent={s.agent}, model={s.provider}:{s.model}, "
                f"tools={len(s.tools)}, headend={g.headend}",
@@ -359,15 +358,14 @@ def system_op(g: Gen, s: Sess, turn: int, path: str | None, label: str) -> dict[
     return close(s, op, end, "ok")
 
 
-def final_report_op(g: Gen, s: Sess, path: str, params: dict[str, Any], report: str, *,
-                    sub_agent: bool) -> dict[str, Any]:
-    """The committed report: a ``final-report`` system op (the report itself is the session's)."""
-    start, latency = s.t + g.gap(), g.rng.randint(1, 12)
-    fmt = "sub-agent" if sub_agent else params.get("report_format", "markdown")
+def final_report_op(g: Gen, s: Sess, n: int) -> dict[str, Any]:
+    """The committed report: a ``final-report`` system op, turn 0's ``n``-th (the report itself is the session's)."""
+    start, latency, params, report = s.t + g.gap(), g.rng.randint(1, 12), s.report_params, s.report_text
+    fmt = "sub-agent" if s.level > 0 else params.get("report_format", "markdown")
     acc = accounting(s, "tool", end=start + latency, latency=latency, status="ok", server="agent",
                      command="agent__final_report", chars_in=len(orjson.dumps(params)) if params else 0,
                      chars_out=len(report))
     op = new_op(g, "system", start, {"label": "final-report"}, accounting=[acc])
-    At(g, s, op, 0, 0, path, "agent:final-report", "tool", "agent").log(
+    At(g, s, op, 0, 0, f"{s.prefix}0-{n}", "agent:final-report", "tool", "agent").log(
         start + latency, "FIN", "response", f"final report accepted ({fmt}, {len(report)} chars)")
     return close(s, op, start + latency, "ok")

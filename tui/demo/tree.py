@@ -203,7 +203,7 @@ def session(g: Gen, plan: Plan, *, agent: str, call_path: str, parent_txn: str |
         node["attributes"] = {"ingress": {"source": "sub-agent", "parentTxnId": parent_txn}}
     # turn 0: system init; it stays open until the session ends (the final-report and fin ops close it)
     t0: dict[str, Any] = {"id": g.uid(s.t), "index": 0, "startedAt": s.t, "attributes": {
-        "system": True, "label": "init"}, "ops": [system_op(g, s, 0, f"{prefix}0-1", "init")]}
+        "system": True, "label": "init"}, "ops": [system_op(g, s, 1, "init")]}
     turns = node["turns"] = [t0]
     init_end = s.t + 1
     s.t += 2
@@ -230,9 +230,8 @@ def _finish(g: Gen, s: Sess, plan: Plan, node: dict[str, Any], steps: list | Non
     node |= {"steps": steps} if steps is not None else {}
     if not plan.running:
         if not plan.failed:
-            t0["ops"].append(final_report_op(g, s, f"{s.prefix}0-{len(t0['ops']) + 1}", s.report_params, s.report_text,
-                                             sub_agent=plan.level > 0))
-        t0["ops"].append(system_op(g, s, 0, f"{s.prefix}0-{len(t0['ops']) + 1}", "fin"))
+            t0["ops"].append(final_report_op(g, s, len(t0["ops"]) + 1))
+        t0["ops"].append(system_op(g, s, len(t0["ops"]) + 1, "fin"))
         node["endedAt"] = t0["endedAt"] = s.t = s.t + rng.randint(2, 30)
         node["success"] = not plan.failed
         if plan.failed:
