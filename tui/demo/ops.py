@@ -103,15 +103,17 @@ class At:
     typ: str
     tool_kind: str | None = None
 
-    def log(self, ts: int, severity: str, direction: str, message: str, *, fatal: bool = False,
-            details: dict[str, Any] | None = None, remote: str | None = None) -> None:
+    def log(self, ts: int, template: str, **values: Any) -> None:
+        """data.json's ``op_logs[template]`` (severity, direction, message, maybe details) filled with ``values`` and
+        the session's and op's attributes, and what every entry repeats (``log``; a None value leaves its key out)."""
         g, s = self.g, self.s
         path = self.path[len(s.prefix):]  # a sub-agent's log says 1-1, not 1-5.1-1
-        v = vars(s) | vars(self) | {  # for data.json's ``log`` (a value left None leaves its key out), ``log_extra``
-            "ts": ts, "severity": severity, "path": path, "direction": direction, "remote": remote or self.remote,
-            "fatal": fatal, "message": g.hostile(message), "turn_path": f"{self.turn}.{self.sub}", "headend": g.headend}
+        v = vars(s) | vars(self) | {"ts": ts, "path": path, "fatal": False, "details": None,
+                                    "turn_path": f"{self.turn}.{self.sub}", "headend": g.headend} | values
+        entry = fill(DATA["op_logs"][template], v)
+        v |= entry | {"message": g.hostile(entry["message"])}
         self.op["logs"].append(fill(DATA["log"], v) | (fill(DATA["log_extra"], v) if g.rng.random() < 0.08 else {})
-                               | ({"details": details} if details else {}))
+                               | ({"details": entry["details"]} if entry.get("details") else {}))
 
 
 def new_op(g: Gen, kind: str, start: int, attrs: dict[str, Any], **more: Any) -> dict[str, Any]:
@@ -207,8 +209,8 @@ def llm_op(g: Gen, s: Sess, *, turn: int, path: str, is_final: bool, tool_calls:
         c.text_out = text(rng, max(16, int(pb * rng.uniform(0.03, 0.12))) if pb else rng.randint(16, 80))
     latency = int(rng.lognormvariate(8.2, 0.7)) + 300
     if not running and rng.random() < 0.3:
-        at.log(start, "VRB", "request", f"LLM request: {s.n_messages} messages, {max(1, c.target // 1024)} KB, "
-               f"tools={len(s.tools)}", details={"messages": s.n_messages, "bytes": c.target, "tools": len(s.tools)})
+        at.log(start, "llm_request", messages=s.n_messages, kb=max(1, c.target // 1024), bytes=c.target,
+               n_tools=len(s.tools))
     if running:  # in flight: no endedAt, no status, no accounting, no response yet
         op["request"] = llm_request(g, s, c, Usage(0, 0), start, "tool_use")[0]
         s.t = start + rng.randint(100, 5000)
@@ -225,10 +227,7 @@ def llm_op(g: Gen, s: Sess, *, turn: int, path: str, is_final: bool, tool_calls:
                                        upstream=upstream, stop=stop, usage=usage, actual_provider=actual_provider))
     op["response"] = _llm_response(g, s, op["request"], answer, c.text_out)
     _llm_extras(g, op, at, c.thinking, start, latency)
-    at.log(start + latency, "VRB", "response", f"LLM response: stop={stop}, in={usage.input} out={usage.output} "
-           f"cacheR={usage.cache_read} cacheW={usage.cache_write}, {latency} ms, ${cost:.4f}",
-           details={"latency_ms": latency, "input_tokens": usage.input, "output_tokens": usage.output,
-                    "cost_usd": cost, "stop_reason": stop})
+    at.log(start + latency, "llm_response", **vars(usage), stop=stop, latency=latency, cost=cost, usd=f"${cost:.4f}")
     op["attributes"]["latency"] = latency
     return close(s, op, start + latency, "ok")
 
@@ -245,8 +244,7 @@ def _failed_llm(g: Gen, s: Sess, op: dict, c: Reply, at: At, usage: Usage, laten
     op["response"] = response({"raw": g.capture(raw, "http", s.legacy_raw)}, len(raw))
     op["accounting"].append(accounting(s, "llm", end=end, latency=latency, status="failed", cost=0, upstream=0,
                                        stop="error", usage=Usage(0, 0), actual_provider=s.provider, error=msg))
-    at.log(end, "ERR", "response", f"LLM request failed: {msg}", fatal=True,
-           details={"error": slug, "latency_ms": latency})
+    at.log(end, "llm_failed", error=msg, slug=slug, latency=latency)
     op["attributes"].update(latency=latency, error=slug)
     return close(s, op, end, "failed")
 
@@ -278,12 +276,11 @@ def _llm_extras(g: Gen, op: dict, at: At, thinking: str, start: int, latency: in
                 i = j
             op["reasoning"] = {"chunks": chunks, **({"final": thinking} if rng.random() < 0.5 else {})}
         if rng.random() < 0.3:
-            at.log(start + latency // 2, "THK", "response", thinking[:120])
+            at.log(start + latency // 2, "thinking", text=thinking[:120])
     if rng.random() < 0.03:
-        at.log(start + latency // 4, "TRC", "response", f"stream: first token after {latency // 4} ms",
-               details={"ttft_ms": latency // 4})
+        at.log(start + latency // 4, "first_token", ttft=latency // 4)
     if rng.random() < 0.03:
-        at.log(start + latency // 3, "WRN", "response", rng.choice(DATA["llm_warnings"]))
+        at.log(start + latency // 3, "llm_warning", text=rng.choice(DATA["llm_warnings"]))
 
 
 def call_op(g: Gen, s: Sess, kind: str, where: tuple[int, int, str], attrs: dict[str, Any],
@@ -301,7 +298,7 @@ def tool_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str, name: str, param
                      f"{kind}:{provider}:{name.split('__', 1)[-1]}")
     start, attrs, req_json = op["startedAt"], op["attributes"], orjson.dumps(params)
     if rng.random() < 0.2 or running:
-        at.log(start, "VRB", "request", f"-> {name}({req_json[:80].decode(errors='replace')})")
+        at.log(start, "tool_request", name=name, args=req_json[:80].decode(errors="replace"))
     if running:
         s.t = start + rng.randint(50, 3000)
         return op
@@ -325,13 +322,12 @@ def tool_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str, name: str, param
                                        error=result if failed else None))
     op["response"] = response(result, out_len, truncated)
     if failed:
-        at.log(end, "ERR", "response", f"{name} failed: {attrs['error']} after {latency} ms",
-               details={"error": attrs["error"], "latency_ms": latency})
+        at.log(end, "tool_failed", name=name, error=attrs["error"], latency=latency)
         return close(s, op, end, "failed")
-    at.log(end, "VRB", "response", f"<- {name}: {out_len} bytes in {latency} ms",
+    at.log(end, "tool_response", name=name, size=out_len, latency=latency,
            details={"latency_ms": latency, "bytes": out_len} if rng.random() < 0.3 else None)
     if truncated:
-        at.log(end, "WRN", "response", f"{name} response truncated to {out_len} bytes")
+        at.log(end, "tool_truncated", name=name, size=out_len)
     if name == "agent__task_status":
         s.status_text = params.get("now")
         if not s.title and rng.random() < 0.5:
@@ -346,15 +342,13 @@ def system_op(g: Gen, s: Sess, n: int, label: str) -> dict[str, Any]:
     op = new_op(g, "system", start, {"label": label})
     at = At(g, s, op, 0, 0, f"{s.prefix}0-{n}", "agent:init", "llm")
     if label == "init":
-        at.log(start, "INF", "request", f"session started: agent={s.agent}, model={s.provider}:{s.model}, "
-               f"tools={len(s.tools)}, headend={g.headend}",
-               details={"agent": s.agent, "tools": len(s.tools), "maxTurns": 100})
-        at.log(start + 1, "VRB", "request", f"loaded {len(s.tools)} tools from "
-               f"{len({t['name'].split('__')[0] for t in s.tools})} providers", remote="agent:tools")
+        at.log(start, "session_started", n_tools=len(s.tools))
+        at.log(start + 1, "tools_loaded", n_tools=len(s.tools),
+               providers=len({t["name"].split("__")[0] for t in s.tools}))
         if g.rng.random() < 0.3:
-            at.log(end, "DBG", "request", f"system prompt {len(s.system)} chars, user prompt {len(s.user)} chars")
+            at.log(end, "prompts", system_chars=len(s.system), user_chars=len(s.user))
     else:
-        at.log(start, "FIN", "response", "session finished", remote="agent:fin")
+        at.log(start, "session_finished")
     return close(s, op, end, "ok")
 
 
@@ -367,5 +361,5 @@ def final_report_op(g: Gen, s: Sess, n: int) -> dict[str, Any]:
                      chars_out=len(report))
     op = new_op(g, "system", start, {"label": "final-report"}, accounting=[acc])
     At(g, s, op, 0, 0, f"{s.prefix}0-{n}", "agent:final-report", "tool", "agent").log(
-        start + latency, "FIN", "response", f"final report accepted ({fmt}, {len(report)} chars)")
+        start + latency, "report_accepted", format=fmt, chars=len(report))
     return close(s, op, start + latency, "ok")

@@ -257,7 +257,7 @@ def session_op(g: Gen, s: Sess, cplan: Plan, *, turn: int, sub: int, path: str, 
     op, at = call_op(g, s, "session", (turn, sub, path), {"name": tname, "provider": "agent", "kind": "agent"},
                      params, f"agent:{cname}")
     start = op["startedAt"]
-    at.log(start, "VRB", "request", f"-> {tname}: starting sub-agent")
+    at.log(start, "agent_start", name=tname)
     ccp = f"{s.call_path}->{tname}->{cname}" if g.style == "arrow" else f"{s.call_path}:{cname}"
     child, report = session(g, cplan, agent=cname, call_path=ccp, parent_txn=s.txn, prompt=params["prompt"],
                             start=start + rng.randint(2, 20), prefix=path + ".")
@@ -280,8 +280,8 @@ def _agent_done(s: Sess, op: dict[str, Any], at: At, end: int, result: str, serv
     op["accounting"].append(accounting(s, "tool", end=end, latency=latency, status=status, server=server,
                                        command=attrs["name"], chars_in=op["request"]["size"], chars_out=len(result),
                                        error=attrs.get("error")))
-    at.log(end, "ERR" if failed else "VRB", "response",
-           result if failed else f"<- {attrs['name']}: {len(result)} bytes in {latency} ms{suffix}")
+    at.log(end, "agent_failed" if failed else "agent_response", text=result, name=attrs["name"], size=len(result),
+           latency=latency, suffix=suffix)
     return close(s, op, end, status)
 
 
@@ -292,7 +292,7 @@ def tool_output_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str, source_to
     op, at = call_op(g, s, "session", (turn, sub, path), {"name": "tool_output", "provider": "tool-output",
                                                            "kind": "agent"}, params, "agent:tool-output:tool_output")
     start = op["startedAt"]
-    at.log(start, "VRB", "request", f"-> tool_output(handle={handle})")
+    at.log(start, "tool_output_start", handle=handle)
     if mode == "read-grep":  # agent tool_output.read_grep, headend tool_output
         agent = "tool_output.read_grep"
         cli_style = ":" in s.call_path and "->" not in s.call_path
