@@ -222,8 +222,7 @@ def session(g: Gen, plan: Plan, *, agent: str, call_path: str, parent_txn: str |
 
 def _finish(g: Gen, s: Sess, plan: Plan, node: dict[str, Any], steps: list | None) -> None:
     rng, turns, t0 = g.rng, node["turns"], node["turns"][0]
-    node["sessionTitle"] = rng.choice(TITLES) if plan.level == 0 and rng.random() < 0.3 else \
-        s.title or node["sessionTitle"]
+    node["sessionTitle"] = rng.choice(TITLES) if plan.level == 0 and rng.random() < 0.3 else s.title
     if rng.random() < g.hostile_rate * 3:
         node["sessionTitle"] = f"{node['sessionTitle'] or 'Title'} {rng.choice(HOSTILE_STRINGS)}"
     node |= {"latestStatus": s.status_text or rng.choice(STATUSES)} if s.status_text or plan.running else {}
@@ -234,10 +233,8 @@ def _finish(g: Gen, s: Sess, plan: Plan, node: dict[str, Any], steps: list | Non
         t0["ops"].append(system_op(g, s, len(t0["ops"]) + 1, "fin"))
         node["endedAt"] = t0["endedAt"] = s.t = s.t + rng.randint(2, 30)
         node["success"] = not plan.failed
-        if plan.failed:
-            err = [o for o in turns[-1]["ops"] if o.get("status") == "failed"]
-            msg = err[-1]["accounting"][0].get("error") if err and err[-1]["accounting"] else "session failed"
-            node["error"] = f"LLM request failed: {msg}"
+        if plan.failed:  # its last turn's only op: the failed LLM request
+            node["error"] = f"LLM request failed: {turns[-1]['ops'][0]['accounting'][0]['error']}"
         elif g.version >= 2:
             node["finalReport"] = {"format": "markdown", "content": s.report_text, "ts": node["endedAt"]} \
                 if rng.random() < 0.8 else {"format": "json", "content_json": {
@@ -265,11 +262,9 @@ def session_op(g: Gen, s: Sess, cplan: Plan, *, turn: int, sub: int, path: str, 
     if cplan.running:
         s.t = max(s.t, start + 1)
         return op
-    end = child["endedAt"] + rng.randint(2, 30)
-    if child.get("success"):
-        return _agent_done(s, op, at, end, report or "(empty report)", "subagent")
-    return _agent_done(s, op, at, end, f"sub-agent {cname} failed: {child.get('error', 'unknown error')}", "subagent",
-                       failed=True)
+    ok = child["success"]
+    result = report if ok else f"sub-agent {cname} failed: {child['error']}"
+    return _agent_done(s, op, at, child["endedAt"] + rng.randint(2, 30), result, "subagent", failed=not ok)
 
 
 def _agent_done(s: Sess, op: dict[str, Any], at: At, end: int, result: str, server: str, suffix: str = "",
@@ -300,7 +295,6 @@ def tool_output_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str, source_to
         child, extracted = session(g, Plan(level=s.level + 1, budget=max(5, tool_output_ops(n_chunks) - 1)),
                                    agent=agent, call_path=f"{s.call_path}{':' if cli_style else '->'}{agent}",
                                    parent_txn=s.txn, prompt=prompt, start=start + rng.randint(1, 5), prefix=path + ".")
-        extracted = extracted or "NO RELEVANT DATA FOUND"
     else:
         child, extracted = _chunked_tree(g, s, start + rng.randint(1, 5), handle, n_chunks)
     op["childSession"] = child
