@@ -117,10 +117,8 @@ def rest_activity(activity: dict) -> dict:
             body = {"command": art.get("command", ""), "output": (art.get("stdout") or "") + (art.get("stderr") or ""),
                     "exitCode": art.get("exitCode") or ""}  # 0 is a zero value
             artifacts.append({"bashOutput": {k: v for k, v in body.items() if v != ""}})
-        elif art.get("type") == "changeSet":
+        elif art.get("type") == "changeSet":  # (the script has no other artifacts)
             artifacts.append({"changeSet": {"source": art.get("source", ""), "gitPatch": art.get("gitPatch", {})}})
-        elif art.get("type") == "media":
-            artifacts.append({"media": {"data": art.get("data", ""), "mimeType": art.get("format", "")}})
     return out | ({"artifacts": artifacts} if artifacts else {})
 
 

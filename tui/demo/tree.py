@@ -15,7 +15,6 @@ from .ops import (At, Gen, Sess, accounting, call_id, call_op, close, cost_for, 
 #: Each session draws its provider from this tuple (repeats weigh): Anthropic and OpenAI most, Gemini and Ollama too.
 DEFAULT_PROVIDERS = ("anthropic", "anthropic", "openai", "openai", "google", "ollama")
 BASE_MS = 1_775_001_600_000  # default epoch: 2026-04-01T00:00:00Z (+ up to 60 days, seeded)
-Maker = Callable[..., dict[str, Any]]  # an op from where it is: turn, sub, path (and the call's params)
 
 
 @dataclass
@@ -123,7 +122,7 @@ def _plan_turns(g: Gen, s: Sess, plan: Plan, budget: int) -> list[tuple[list[Any
     return [(tp, "mid") for tp in turn_plans] + [last]
 
 
-def _resolve(g: Gen, s: Sess, specs: list[Any], running: bool) -> Iterator[tuple[str, dict[str, Any], Maker | None]]:
+def _resolve(g: Gen, s: Sess, specs: list, running: bool) -> Iterator[tuple[str, dict, Callable[..., dict] | None]]:
     """The calls the LLM makes for a turn's specs, one at a time: ``(tool name, params, what makes its op)``; the
     final report's makes none (its op is turn 0's, at the end); ``running``: the last tool call is still running."""
     rng = g.rng
@@ -328,14 +327,12 @@ def _chunked_tree(g: Gen, s: Sess, start: int, handle: str, n_chunks: int) -> tu
     return node, outputs[-1]
 
 
-def iter_sessions(node: dict, depth: int = 0) -> Iterator[tuple[dict, int]]:
-    """``(session, depth)`` for the node and every nested ``childSession`` (pre-order)."""
-    yield node, depth
-    for group in (node.get("turns") or [], node.get("steps") or []):
-        for t in group:
-            for o in t.get("ops") or []:
-                if isinstance(o.get("childSession"), dict):
-                    yield from iter_sessions(o["childSession"], depth + 1)
+def iter_sessions(node: dict) -> Iterator[tuple[dict, int]]:
+    """``(session, depth)`` for the node and every sub-agent's (pre-order: ``iter_ops``'s, one ``.`` a level)."""
+    yield node, 0
+    for path, o, _t, _s in iter_ops(node):
+        if o.get("kind") == "session" and isinstance(o.get("childSession"), dict):
+            yield o["childSession"], path.count(".") + 1
 
 
 def iter_ops(node: dict, prefix: str = "") -> Iterator[tuple[str, dict, dict, dict]]:
