@@ -355,10 +355,9 @@ def last_activity(node: dict) -> int:
         return node["endedAt"]
     best = node.get("startedAt") or 0
     for s, _d in iter_sessions(node):
-        for group in (s.get("turns") or [], s.get("steps") or []):
-            for t in group:
-                best = max(best, t.get("startedAt") or 0, t.get("endedAt") or 0)
-                for o in t.get("ops") or []:
-                    best = max(best, o.get("startedAt") or 0, o.get("endedAt") or 0,
-                               *(lg.get("timestamp") or 0 for lg in o.get("logs") or []))
+        for t in (s.get("turns") or []) + (s.get("steps") or []):
+            best = max(best, t.get("startedAt") or 0, t.get("endedAt") or 0)
+            for o in t.get("ops") or []:
+                best = max(best, o.get("startedAt") or 0, o.get("endedAt") or 0,
+                           *(lg.get("timestamp") or 0 for lg in o.get("logs") or []))
     return best
