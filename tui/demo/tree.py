@@ -346,10 +346,6 @@ def iter_ops(node: dict, prefix: str = "") -> Iterator[tuple[str, dict, dict, di
                     yield from iter_ops(o["childSession"], path + ".")
 
 
-def op_path_index(node: dict) -> dict[str, str]:
-    return {o["opId"]: p for p, o, _t, _s in iter_ops(node)}
-
-
 def last_activity(node: dict) -> int:
     if isinstance(node.get("endedAt"), int):
         return node["endedAt"]
