@@ -103,9 +103,8 @@ def _plan_turns(g: Gen, s: Sess, plan: Plan, budget: int) -> list[tuple[list[Any
     n_chunks = n_chunks if n_chunks and middle - tool_output_ops(n_chunks) >= 6 else 0
     middle -= tool_output_ops(n_chunks) if n_chunks else 0
     sizes: list[int] = []
-    choices = (0, 1, 1, 2, 2, 2, 3, 4, 6)
     while middle > 0:
-        sizes.append(min(rng.choice(choices), middle - 1))
+        sizes.append(min(rng.choice((0, 1, 1, 2, 2, 2, 3, 4, 6)), middle - 1))
         middle -= 1 + sizes[-1]
     if children and not sizes:
         sizes.append(0)
