@@ -106,7 +106,7 @@ def rest_activity(activity: dict) -> dict:
     out: dict = {k: activity[k] for k in ("name", "id", "createTime")}
     shown = ("originator",) if kind == "progressUpdated" else ("originator", "description")  # (its title's)
     out |= {k: activity[k] for k in shown if get(k)}
-    fields: dict = {rest: get(key, "") for rest, key in _J["rest_fields"].get(kind, {}).items()}  # REST: ours
+    fields: dict = {rest: get(key, "") for rest, key in _J["rest_fields"].get(kind, {}).items()}  # REST name: ours
     if kind == "planGenerated":  # a step's index 0 is a zero value too
         fields["plan"] = {**fields["plan"], "steps": [{k: v for k, v in step.items() if v not in (0, "")}
                                                       for step in fields["plan"].get("steps", [])]}
