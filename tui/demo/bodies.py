@@ -20,13 +20,6 @@ def binary_blob(rng: random.Random, n: int = 48) -> bytes:
 
 
 @dataclass
-class ToolCall:
-    id: str
-    name: str
-    input: dict[str, Any]
-
-
-@dataclass
 class Usage:
     input: int  # uncached input tokens (Anthropic semantics) / prompt tokens (OpenAI semantics)
     output: int
@@ -36,24 +29,12 @@ class Usage:
 
 
 @dataclass
-class Exchange:
-    """One captured LLM round trip: request/response as captured (format ``http`` or ``sse``) and the SDK's view."""
-
-    request_raw: bytes
-    response_raw: bytes
-    response_format: str
-    sdk_request: bytes
-    sdk_response: bytes
-    messages: int
-
-
-@dataclass
 class Reply:
     """One LLM call: its request's size target and what the model says (``stop`` in Anthropic's words)."""
 
     is_final: bool
     target: int
-    calls: list[ToolCall]
+    calls: list[dict[str, Any]]  # the tool calls: their id, name and input
     thinking: str = ""
     text_out: str = ""
     model: str = ""
@@ -72,8 +53,8 @@ def _pieces(rng: random.Random, s: str, lo: int, hi: int) -> list[str]:
     return out
 
 
-def _arg_pieces(rng: random.Random, tc: ToolCall) -> list[str]:
-    s = orjson.dumps(tc.input).decode()
+def _arg_pieces(rng: random.Random, tc: dict[str, Any]) -> list[str]:
+    s = orjson.dumps(tc["input"]).decode()
     parts = min(6, max(2, len(s) // 80 + 1))
     if len(s) <= parts:
         return [s] if s else [""]
@@ -127,7 +108,7 @@ def _anthropic_answer(rng: random.Random, a: Reply, stream: bool, d: dict[str, A
                        [{"type": "text_delta", "text": p} for p in _pieces(rng, a.text_out, 24, 100)] if stream
                        else []))
     for tc in a.calls:
-        whole = {"type": "tool_use", "id": tc.id, "name": tc.name, "input": tc.input}
+        whole = {"type": "tool_use", **tc}
         blocks.append((whole, whole | {"input": {}}, [{"type": "input_json_delta", "partial_json": p}
                                                       for p in ["", *_arg_pieces(rng, tc)]] if stream else []))
     if stream:
@@ -155,8 +136,8 @@ def _openai_answer(rng: random.Random, a: Reply, stream: bool, d: dict[str, Any]
         deltas += [{"reasoning": p} for p in _pieces(rng, reasoning, 40, 160)]
         deltas += [{"content": p} for p in _pieces(rng, a.text_out, 20, 90)]
         for i, tc in enumerate(a.calls):
-            deltas.append({"tool_calls": [{"index": i, "id": tc.id, "type": "function",
-                                           "function": {"name": tc.name, "arguments": ""}}]})
+            deltas.append({"tool_calls": [{"index": i, "id": tc["id"], "type": "function",
+                                           "function": {"name": tc["name"], "arguments": ""}}]})
             deltas += [{"tool_calls": [{"index": i, "function": {"arguments": p}}]} for p in _arg_pieces(rng, tc)]
         head = fill(d["answer_head"], v)  # the last delta ({}) carries the finish reason
         objs = [{**head, "choices": [{"index": 0, "delta": x, "logprobs": None, "finish_reason": None if x else
@@ -165,8 +146,8 @@ def _openai_answer(rng: random.Random, a: Reply, stream: bool, d: dict[str, Any]
     else:
         msg: dict[str, Any] = {"role": "assistant", "content": a.text_out or None, "refusal": None}
         if a.calls:
-            msg["tool_calls"] = [{"id": tc.id, "type": "function", "function": {
-                "name": tc.name, "arguments": orjson.dumps(tc.input).decode()}} for tc in a.calls]
+            msg["tool_calls"] = [{"id": tc["id"], "type": "function", "function": {
+                "name": tc["name"], "arguments": orjson.dumps(tc["input"]).decode()}} for tc in a.calls]
         objs = [fill(d["answer_message"], v | {"msg": msg})]
     return v["id"], objs, "sse" if stream else "json", [
         ("x-request-id", "req_" + rand_id(rng, 24, B36)), ("openai-processing-ms", str(rng.randint(200, 9000)))], ""
@@ -180,7 +161,7 @@ def _gemini_answer(rng: random.Random, a: Reply, stream: bool, d: dict[str, Any]
     parts += [{"text": p} for p in _pieces(rng, a.text_out, 24, 120)]
     signature = rand_id(rng, 48) if a.thinking else ""
     for i, tc in enumerate(a.calls):
-        parts.append({"functionCall": {"name": tc.name, "args": tc.input},
+        parts.append({"functionCall": {"name": tc["name"], "args": tc["input"]},
                       **({"thoughtSignature": signature} if signature and i == 0 else {})})
     parts = parts or [{"text": ""}]
     chunks: list[dict[str, Any]] = []
@@ -206,7 +187,7 @@ def _ollama_answer(rng: random.Random, a: Reply, stream: bool, d: dict[str, Any]
     pieces: list[dict[str, Any]] = [{"role": "assistant", "content": "", "thinking": p}
                                     for p in _pieces(rng, a.thinking, 8, 40)]
     pieces += [{"role": "assistant", "content": p} for p in _pieces(rng, a.text_out, 4, 24)]
-    calls = [{"function": {"name": tc.name, "arguments": tc.input}} for tc in a.calls]  # whole, in one piece
+    calls = [{"function": {"name": tc["name"], "arguments": tc["input"]}} for tc in a.calls]  # whole, in one piece
     pieces += [{"role": "assistant", "content": "", "tool_calls": calls}] if calls else []
     t, lines, ns = a.created_s * 1000, [], 1_000_000
     for piece in pieces:
@@ -261,8 +242,8 @@ def sdk_response(*, resp_id: str, ts_iso: str, reasoning: str, a: Reply) -> byte
     u = a.usage
     content = ([{"type": "reasoning", "text": reasoning}] if reasoning else []) + \
         ([{"type": "text", "text": a.text_out}] if a.text_out else []) + \
-        [{"type": "tool-call", "toolCallId": tc.id, "toolName": tc.name, "input": orjson.dumps(tc.input).decode()}
-         for tc in a.calls]
+        [{"type": "tool-call", "toolCallId": tc["id"], "toolName": tc["name"],
+          "input": orjson.dumps(tc["input"]).decode()} for tc in a.calls]
     meta = {"anthropic": {"cacheCreationInputTokens": u.cache_write, "stopSequence": None}} \
         if a.provider == "anthropic" else {a.provider: {"cachedPromptTokens": u.cache_read}}
     return orjson.dumps(fill(DATA["sdk_response"], _values(
@@ -270,12 +251,17 @@ def sdk_response(*, resp_id: str, ts_iso: str, reasoning: str, a: Reply) -> byte
         meta=meta, total=u.input + u.output + u.cache_read + u.cache_write)))
 
 
+#: what ``llm_exchange`` returns: the request (as captured, the SDK's body, its message count) and the response (as
+#: captured, its format ``http`` or ``sse``, the SDK's view)
+Exchange = tuple[tuple[bytes, bytes, int], tuple[bytes, str, bytes]]
+
+
 def llm_exchange(rng: random.Random, a: Reply, *, system: str, user_prompt: str, tools: list[dict[str, Any]],
                  n_messages: int, ts_iso: str, headers: bool = True, stream: bool = True) -> Exchange:
     """One LLM call's captures, trimmed to stay near ``target_bytes``; only other tools' captures have headers."""
     # the wire dialect a provider speaks: other OpenAI-compatible servers than OpenRouter speak ``openai``
     dialect, target_bytes, model = DATA["dialect_of"].get(a.provider, "openai"), a.target, a.model
-    called = {tc.name for tc in a.calls}
+    called = {tc["name"] for tc in a.calls}
     tools = [t for t in tools if t["name"] in called] + [t for t in tools if t["name"] not in called]
     tools = tools[: min(len(tools), max(len(called), target_bytes // 450))]
     n_messages = max(1, min(n_messages, target_bytes // 240))
@@ -291,9 +277,7 @@ def llm_exchange(rng: random.Random, a: Reply, *, system: str, user_prompt: str,
     path = fill(d["path"], {"model": model} | flags(d, stream=stream, sse=sse))
     req_headers = [("host", d["host"]), *d["headers"], ("user-agent", "ai-agent/1.0 (node)"),
                    ("content-length", str(len(body_bytes)))]
-    return Exchange(
-        request_raw=http_message(f"POST {path} HTTP/1.1", req_headers, body_bytes) if headers else body_bytes,
-        response_raw=http_message("HTTP/1.1 200 OK", resp_headers, resp_body) if headers else resp_body,
-        response_format="sse" if sse else "http", sdk_request=body_bytes,
-        sdk_response=sdk_response(resp_id=resp_id, ts_iso=ts_iso, reasoning=reasoning, a=a),
-        messages=len(body.get("messages") or body.get("contents") or []))
+    request = http_message(f"POST {path} HTTP/1.1", req_headers, body_bytes) if headers else body_bytes
+    response = http_message("HTTP/1.1 200 OK", resp_headers, resp_body) if headers else resp_body
+    return (request, body_bytes, len(body.get("messages") or body.get("contents") or [])), (
+        response, "sse" if sse else "http", sdk_response(resp_id=resp_id, ts_iso=ts_iso, reasoning=reasoning, a=a))

@@ -100,23 +100,16 @@ def _snapshot(s: _Session, seed: int, title: str, prompt: str, state: str, inclu
     return snap
 
 
-#: the REST oneof fields of the activity types whose fields are copied as they are
-_REST_FIELDS = {"planApproved": ("planId",), "progressUpdated": ("title", "description"), "sessionFailed": ("reason",)}
-
-
 def rest_activity(activity: dict) -> dict:
     """An activity as the REST API sends it: fields under the type's oneof key, proto3 zero values left out."""
     kind, get = activity["type"], activity.get
     out: dict = {k: activity[k] for k in ("name", "id", "createTime")}
     shown = ("originator",) if kind == "progressUpdated" else ("originator", "description")  # (its title's)
     out |= {k: activity[k] for k in shown if get(k)}
-    fields: dict = {k: get(k, "") for k in _REST_FIELDS.get(kind, ())}
-    if kind in ("userMessaged", "agentMessaged"):
-        fields[kind.replace("Messaged", "Message")] = get("message", "")
-    elif kind == "planGenerated":  # a step's index 0 is a zero value too
-        plan = activity["plan"]
-        fields["plan"] = {**plan, "steps": [{k: v for k, v in step.items() if v not in (0, "")}
-                                            for step in plan.get("steps", [])]}
+    fields: dict = {rest: get(key, "") for rest, key in _J["rest_fields"].get(kind, {}).items()}  # REST name: ours
+    if kind == "planGenerated":  # a step's index 0 is a zero value too
+        fields["plan"] = {**fields["plan"], "steps": [{k: v for k, v in step.items() if v not in (0, "")}
+                                                      for step in fields["plan"].get("steps", [])]}
     out[kind] = {k: v for k, v in fields.items() if v not in ("", None, [], {})}
     artifacts = []
     for art in activity.get("artifacts", []):
@@ -124,10 +117,8 @@ def rest_activity(activity: dict) -> dict:
             body = {"command": art.get("command", ""), "output": (art.get("stdout") or "") + (art.get("stderr") or ""),
                     "exitCode": art.get("exitCode") or ""}  # 0 is a zero value
             artifacts.append({"bashOutput": {k: v for k, v in body.items() if v != ""}})
-        elif art.get("type") == "changeSet":
+        elif art.get("type") == "changeSet":  # (the script has no other artifacts)
             artifacts.append({"changeSet": {"source": art.get("source", ""), "gitPatch": art.get("gitPatch", {})}})
-        elif art.get("type") == "media":
-            artifacts.append({"media": {"data": art.get("data", ""), "mimeType": art.get("format", "")}})
     return out | ({"artifacts": artifacts} if artifacts else {})
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from .bodies import Exchange, Reply, ToolCall, Usage, binary_blob, http_message, llm_exchange
+from .bodies import Reply, Usage, binary_blob, http_message, llm_exchange
 from .catalog import (AGENTS, B36, DATA, HOSTILE_STRINGS, MODELS, TITLES, TOOLS, fill, iso, rand_id, text,
                       tool_result, uuid4)
 
@@ -98,21 +98,22 @@ class At:
     op: dict[str, Any]
     turn: int
     sub: int
-    path: str | None
+    path: str
     remote: str
     typ: str
     tool_kind: str | None = None
 
-    def log(self, ts: int, severity: str, direction: str, message: str, *, fatal: bool = False,
-            details: dict[str, Any] | None = None, remote: str | None = None) -> None:
-        g, s, path = self.g, self.s, self.path
-        if path is not None and s.prefix and path.startswith(s.prefix):  # a sub-agent's log says 1-1, not 1-5.1-1
-            path = path[len(s.prefix):]
-        v = vars(s) | vars(self) | {  # for data.json's ``log`` (a value left None leaves its key out), ``log_extra``
-            "ts": ts, "severity": severity, "path": path, "direction": direction, "remote": remote or self.remote,
-            "fatal": fatal, "message": g.hostile(message), "turn_path": f"{self.turn}.{self.sub}", "headend": g.headend}
+    def log(self, ts: int, template: str, **values: Any) -> None:
+        """data.json's ``op_logs[template]`` (severity, direction, message, maybe details) filled with ``values`` and
+        the session's and op's attributes, and what every entry repeats (``log``; a None value leaves its key out)."""
+        g, s = self.g, self.s
+        path = self.path[len(s.prefix):]  # a sub-agent's log says 1-1, not 1-5.1-1
+        v = vars(s) | vars(self) | {"ts": ts, "path": path, "fatal": False, "details": None,
+                                    "turn_path": f"{self.turn}.{self.sub}", "headend": g.headend} | values
+        entry = fill(DATA["op_logs"][template], v)
+        v |= entry | {"message": g.hostile(entry["message"])}
         self.op["logs"].append(fill(DATA["log"], v) | (fill(DATA["log_extra"], v) if g.rng.random() < 0.08 else {})
-                               | ({"details": details} if details else {}))
+                               | ({"details": entry["details"]} if entry.get("details") else {}))
 
 
 def new_op(g: Gen, kind: str, start: int, attrs: dict[str, Any], **more: Any) -> dict[str, Any]:
@@ -168,7 +169,8 @@ def call_id(g: Gen, s: Sess) -> str:
     return "toolu_01" + rand_id(g.rng, 22) if s.provider == "anthropic" else "call_" + rand_id(g.rng, 24)
 
 
-def llm_request(g: Gen, s: Sess, c: Reply, usage: Usage, start: int, stop: str) -> tuple[dict, Exchange | None]:
+def llm_request(g: Gen, s: Sess, c: Reply, usage: Usage, start: int,
+                stop: str) -> tuple[dict, tuple[bytes, str, bytes] | None]:
     rng, pb = g.rng, g.pb
     payload: dict[str, Any] = {"messages": s.n_messages, "bytes": 0, "isFinalTurn": c.is_final}
     # a small budget also thins out the captures, so the size keeps scaling with payload_bytes
@@ -178,17 +180,18 @@ def llm_request(g: Gen, s: Sess, c: Reply, usage: Usage, start: int, stop: str) 
         payload["bytes"] = c.target or rng.randint(2000, 90000)
         return {"kind": "llm", "payload": payload, "size": payload["bytes"]}, None
     c.model, c.provider, c.stop, c.usage, c.created_s = s.model, s.provider, stop, usage, start // 1000
-    ex = llm_exchange(rng, c, system=s.system, user_prompt=s.user, tools=s.tools, n_messages=s.n_messages,
-                      ts_iso=iso(start), headers=rng.random() < 0.15, stream=rng.random() < 0.92)
-    payload.update(messages=ex.messages, bytes=len(ex.sdk_request))
+    (raw, sdk, messages), answer = llm_exchange(
+        rng, c, system=s.system, user_prompt=s.user, tools=s.tools, n_messages=s.n_messages, ts_iso=iso(start),
+        headers=rng.random() < 0.15, stream=rng.random() < 0.92)
+    payload.update(messages=messages, bytes=len(sdk))
     r = rng.random()
     legacy = s.legacy_raw or (g.version >= 2 and r < 0.02)
-    payload["raw"] = g.unavailable("http", legacy) if r > 0.995 else g.capture(ex.request_raw, "http", legacy)
-    payload |= {"sdk": g.capture(ex.sdk_request, "sdk", legacy)} if rng.random() < 0.9 else {}
-    return {"kind": "llm", "payload": payload, "size": len(ex.request_raw)}, ex
+    payload["raw"] = g.unavailable("http", legacy) if r > 0.995 else g.capture(raw, "http", legacy)
+    payload |= {"sdk": g.capture(sdk, "sdk", legacy)} if rng.random() < 0.9 else {}
+    return {"kind": "llm", "payload": payload, "size": len(raw)}, answer
 
 
-def llm_op(g: Gen, s: Sess, *, turn: int, path: str | None, is_final: bool, tool_calls: list[ToolCall],
+def llm_op(g: Gen, s: Sess, *, turn: int, path: str, is_final: bool, tool_calls: list[dict[str, Any]],
            running: bool = False, fail: tuple[str, str] | None = None, small: bool = False) -> dict[str, Any]:
     rng, start = g.rng, s.t + g.gap()
     op = new_op(g, "llm", start, {"provider": s.provider, "model": s.model, "isFinalTurn": is_final})
@@ -206,8 +209,8 @@ def llm_op(g: Gen, s: Sess, *, turn: int, path: str | None, is_final: bool, tool
         c.text_out = text(rng, max(16, int(pb * rng.uniform(0.03, 0.12))) if pb else rng.randint(16, 80))
     latency = int(rng.lognormvariate(8.2, 0.7)) + 300
     if not running and rng.random() < 0.3:
-        at.log(start, "VRB", "request", f"LLM request: {s.n_messages} messages, {max(1, c.target // 1024)} KB, "
-               f"tools={len(s.tools)}", details={"messages": s.n_messages, "bytes": c.target, "tools": len(s.tools)})
+        at.log(start, "llm_request", messages=s.n_messages, kb=max(1, c.target // 1024), bytes=c.target,
+               n_tools=len(s.tools))
     if running:  # in flight: no endedAt, no status, no accounting, no response yet
         op["request"] = llm_request(g, s, c, Usage(0, 0), start, "tool_use")[0]
         s.t = start + rng.randint(100, 5000)
@@ -216,18 +219,15 @@ def llm_op(g: Gen, s: Sess, *, turn: int, path: str | None, is_final: bool, tool
     if fail is not None:
         return _failed_llm(g, s, op, c, at, usage, latency, fail)
     stop = "tool_use" if tool_calls else ("max_tokens" if rng.random() < 0.02 else "end_turn")
-    op["request"], ex = llm_request(g, s, c, usage, start, stop)
+    op["request"], answer = llm_request(g, s, c, usage, start, stop)
     cost = cost_for(s, usage)
     actual_provider, upstream = (rng.choice(DATA["openrouter_upstream"].get(s.model, ("OpenRouter",))),
                                  round(cost * 0.95, 8)) if s.provider == "openrouter" else (s.provider, cost)
     op["accounting"].append(accounting(s, "llm", end=start + latency, latency=latency, status="ok", cost=cost,
                                        upstream=upstream, stop=stop, usage=usage, actual_provider=actual_provider))
-    op["response"] = _llm_response(g, s, op["request"], ex, c.text_out)
+    op["response"] = _llm_response(g, s, op["request"], answer, c.text_out)
     _llm_extras(g, op, at, c.thinking, start, latency)
-    at.log(start + latency, "VRB", "response", f"LLM response: stop={stop}, in={usage.input} out={usage.output} "
-           f"cacheR={usage.cache_read} cacheW={usage.cache_write}, {latency} ms, ${cost:.4f}",
-           details={"latency_ms": latency, "input_tokens": usage.input, "output_tokens": usage.output,
-                    "cost_usd": cost, "stop_reason": stop})
+    at.log(start + latency, "llm_response", **vars(usage), stop=stop, latency=latency, cost=cost, usd=f"${cost:.4f}")
     op["attributes"]["latency"] = latency
     return close(s, op, start + latency, "ok")
 
@@ -244,21 +244,21 @@ def _failed_llm(g: Gen, s: Sess, op: dict, c: Reply, at: At, usage: Usage, laten
     op["response"] = response({"raw": g.capture(raw, "http", s.legacy_raw)}, len(raw))
     op["accounting"].append(accounting(s, "llm", end=end, latency=latency, status="failed", cost=0, upstream=0,
                                        stop="error", usage=Usage(0, 0), actual_provider=s.provider, error=msg))
-    at.log(end, "ERR", "response", f"LLM request failed: {msg}", fatal=True,
-           details={"error": slug, "latency_ms": latency})
+    at.log(end, "llm_failed", error=msg, slug=slug, latency=latency)
     op["attributes"].update(latency=latency, error=slug)
     return close(s, op, end, "failed")
 
 
-def _llm_response(g: Gen, s: Sess, req: dict, ex: Exchange | None, text_out: str) -> dict[str, Any]:
-    if ex is None:
+def _llm_response(g: Gen, s: Sess, req: dict, answer: tuple[bytes, str, bytes] | None, text_out: str) -> dict[str, Any]:
+    if answer is None:
         return response({"textPreview": text_out[:200]}, len(text_out))
+    raw, fmt, sdk = answer
     r, legacy = g.rng.random(), s.legacy_raw  # a few captures are unavailable, a few more binary
     blob = binary_blob(g.rng, g.rng.randint(16, 96)) if 0.005 <= r < 0.015 else b""
-    payload = {"raw": g.unavailable(ex.response_format, legacy) if r < 0.005 else
-               g.capture(blob or ex.response_raw, "http" if blob else ex.response_format, legacy)}
-    payload |= {"sdk": g.capture(ex.sdk_response, "sdk", legacy)} if "sdk" in req["payload"] else {}
-    return response(payload, len(ex.response_raw))
+    payload = {"raw": g.unavailable(fmt, legacy) if r < 0.005 else
+               g.capture(blob or raw, "http" if blob else fmt, legacy)}
+    payload |= {"sdk": g.capture(sdk, "sdk", legacy)} if "sdk" in req["payload"] else {}
+    return response(payload, len(raw))
 
 
 def _llm_extras(g: Gen, op: dict, at: At, thinking: str, start: int, latency: int) -> None:
@@ -276,25 +276,29 @@ def _llm_extras(g: Gen, op: dict, at: At, thinking: str, start: int, latency: in
                 i = j
             op["reasoning"] = {"chunks": chunks, **({"final": thinking} if rng.random() < 0.5 else {})}
         if rng.random() < 0.3:
-            at.log(start + latency // 2, "THK", "response", thinking[:120])
+            at.log(start + latency // 2, "thinking", text=thinking[:120])
     if rng.random() < 0.03:
-        at.log(start + latency // 4, "TRC", "response", f"stream: first token after {latency // 4} ms",
-               details={"ttft_ms": latency // 4})
+        at.log(start + latency // 4, "first_token", ttft=latency // 4)
     if rng.random() < 0.03:
-        at.log(start + latency // 3, "WRN", "response", rng.choice(DATA["llm_warnings"]))
+        at.log(start + latency // 3, "llm_warning", text=rng.choice(DATA["llm_warnings"]))
 
 
-def tool_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str | None, name: str, params: dict[str, Any],
+def call_op(g: Gen, s: Sess, kind: str, where: tuple[int, int, str], attrs: dict[str, Any],
+            params: dict[str, Any], remote: str) -> tuple[dict[str, Any], At]:
+    """A tool call's op (kind ``session`` for a tool of kind ``agent``: a sub-agent or tool_output), where it logs."""
+    op = new_op(g, kind, s.t + g.gap(), attrs, request={"kind": "tool", "payload": params,
+                                                         "size": len(orjson.dumps(params))})
+    return op, At(g, s, op, *where, remote, "tool", attrs["kind"])
+
+
+def tool_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str, name: str, params: dict[str, Any],
             running: bool = False) -> dict[str, Any]:
     rng, (provider, kind, _desc) = g.rng, TOOLS.get(name, ("mcp", "mcp", ""))
-    start = s.t + g.gap()
-    req_json = orjson.dumps(params)
-    op = new_op(g, "tool", start, {"name": name, "provider": provider, "kind": kind},
-                request={"kind": "tool", "payload": params, "size": len(req_json)})
-    attrs, at = op["attributes"], At(g, s, op, turn, sub, path, f"{kind}:{provider}:{name.split('__', 1)[-1]}",
-                                     "tool", kind)
+    op, at = call_op(g, s, "tool", (turn, sub, path), {"name": name, "provider": provider, "kind": kind}, params,
+                     f"{kind}:{provider}:{name.split('__', 1)[-1]}")
+    start, attrs, req_json = op["startedAt"], op["attributes"], orjson.dumps(params)
     if rng.random() < 0.2 or running:
-        at.log(start, "VRB", "request", f"-> {name}({req_json[:80].decode(errors='replace')})")
+        at.log(start, "tool_request", name=name, args=req_json[:80].decode(errors="replace"))
     if running:
         s.t = start + rng.randint(50, 3000)
         return op
@@ -318,13 +322,12 @@ def tool_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str | None, name: str
                                        error=result if failed else None))
     op["response"] = response(result, out_len, truncated)
     if failed:
-        at.log(end, "ERR", "response", f"{name} failed: {attrs['error']} after {latency} ms",
-               details={"error": attrs["error"], "latency_ms": latency})
+        at.log(end, "tool_failed", name=name, error=attrs["error"], latency=latency)
         return close(s, op, end, "failed")
-    at.log(end, "VRB", "response", f"<- {name}: {out_len} bytes in {latency} ms",
+    at.log(end, "tool_response", name=name, size=out_len, latency=latency,
            details={"latency_ms": latency, "bytes": out_len} if rng.random() < 0.3 else None)
     if truncated:
-        at.log(end, "WRN", "response", f"{name} response truncated to {out_len} bytes")
+        at.log(end, "tool_truncated", name=name, size=out_len)
     if name == "agent__task_status":
         s.status_text = params.get("now")
         if not s.title and rng.random() < 0.5:
@@ -332,34 +335,31 @@ def tool_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str | None, name: str
     return close(s, op, end, "ok")
 
 
-def system_op(g: Gen, s: Sess, turn: int, path: str | None, label: str) -> dict[str, Any]:
-    """Turn 0's ``init`` (opens every session) and ``fin`` (closes it)."""
+def system_op(g: Gen, s: Sess, n: int, label: str) -> dict[str, Any]:
+    """Turn 0's ``init`` (opens every session) and ``fin`` (closes it), its ``n``-th op."""
     start = s.t + g.gap()
     end = start + g.rng.randint(2, 60)
     op = new_op(g, "system", start, {"label": label})
-    at = At(g, s, op, turn, 0, path, "agent:init", "llm")
+    at = At(g, s, op, 0, 0, f"{s.prefix}0-{n}", "agent:init", "llm")
     if label == "init":
-        at.log(start, "INF", "request", f"session started: agent={s.agent}, model={s.provider}:{s.model}, "
-               f"tools={len(s.tools)}, headend={g.headend}",
-               details={"agent": s.agent, "tools": len(s.tools), "maxTurns": 100})
-        at.log(start + 1, "VRB", "request", f"loaded {len(s.tools)} tools from "
-               f"{len({t['name'].split('__')[0] for t in s.tools})} providers", remote="agent:tools")
+        at.log(start, "session_started", n_tools=len(s.tools))
+        at.log(start + 1, "tools_loaded", n_tools=len(s.tools),
+               providers=len({t["name"].split("__")[0] for t in s.tools}))
         if g.rng.random() < 0.3:
-            at.log(end, "DBG", "request", f"system prompt {len(s.system)} chars, user prompt {len(s.user)} chars")
+            at.log(end, "prompts", system_chars=len(s.system), user_chars=len(s.user))
     else:
-        at.log(start, "FIN", "response", "session finished", remote="agent:fin")
+        at.log(start, "session_finished")
     return close(s, op, end, "ok")
 
 
-def final_report_op(g: Gen, s: Sess, path: str, params: dict[str, Any], report: str, *,
-                    sub_agent: bool) -> dict[str, Any]:
-    """The committed report: a ``final-report`` system op (the report itself is the session's)."""
-    start, latency = s.t + g.gap(), g.rng.randint(1, 12)
-    fmt = "sub-agent" if sub_agent else params.get("report_format", "markdown")
+def final_report_op(g: Gen, s: Sess, n: int) -> dict[str, Any]:
+    """The committed report: a ``final-report`` system op, turn 0's ``n``-th (the report itself is the session's)."""
+    start, latency, params, report = s.t + g.gap(), g.rng.randint(1, 12), s.report_params, s.report_text
+    fmt = "sub-agent" if s.level > 0 else params.get("report_format", "markdown")
     acc = accounting(s, "tool", end=start + latency, latency=latency, status="ok", server="agent",
                      command="agent__final_report", chars_in=len(orjson.dumps(params)) if params else 0,
                      chars_out=len(report))
     op = new_op(g, "system", start, {"label": "final-report"}, accounting=[acc])
-    At(g, s, op, 0, 0, path, "agent:final-report", "tool", "agent").log(
-        start + latency, "FIN", "response", f"final report accepted ({fmt}, {len(report)} chars)")
+    At(g, s, op, 0, 0, f"{s.prefix}0-{n}", "agent:final-report", "tool", "agent").log(
+        start + latency, "report_accepted", format=fmt, chars=len(report))
     return close(s, op, start + latency, "ok")

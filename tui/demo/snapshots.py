@@ -63,12 +63,11 @@ def write_snapshot(dir: str | os.PathLike, tree: dict, *, version: int = 2, reas
 def _accounting_entries(node: dict) -> Iterator[dict[str, Any]]:
     """Post-order: a sub-agent's entries are appended when it ends, before its parent's."""
     own: list[dict[str, Any]] = []
-    for group in (node.get("turns") or [], node.get("steps") or []):
-        for t in group:
-            for op in t.get("ops") or []:
-                if op.get("kind") == "session" and isinstance(op.get("childSession"), dict):
-                    yield from _accounting_entries(op["childSession"])
-                own.extend(a for a in op.get("accounting") or [] if a.get("type") in ("llm", "tool"))
+    for t in (node.get("turns") or []) + (node.get("steps") or []):
+        for op in t.get("ops") or []:
+            if op.get("kind") == "session" and isinstance(op.get("childSession"), dict):
+                yield from _accounting_entries(op["childSession"])
+            own.extend(a for a in op.get("accounting") or [] if a.get("type") in ("llm", "tool"))
     yield from own
 
 

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterator
-
-import orjson
+from functools import partial
+from typing import Any, Callable, Iterator
 
 from tui.formats.aiagent.snapshot_totals import TOTALS_KEYS, compute_totals
 
-from .bodies import ToolCall
 from .catalog import DATA, HOSTILE_STRINGS, STATUSES, TITLES, TOOL_PARAMS, fill, sentence, text, uuid4
-from .ops import (At, Gen, Sess, accounting, call_id, close, cost_for, final_report_op, llm_op, new_op, response,
-                  system_op, tool_op, usage_for)
+from .ops import (At, Gen, Sess, accounting, call_id, call_op, close, cost_for, final_report_op, llm_op, new_op,
+                  response, system_op, tool_op, usage_for)
 
 #: Each session draws its provider from this tuple (repeats weigh): Anthropic and OpenAI most, Gemini and Ollama too.
 DEFAULT_PROVIDERS = ("anthropic", "anthropic", "openai", "openai", "google", "ollama")
@@ -105,9 +103,8 @@ def _plan_turns(g: Gen, s: Sess, plan: Plan, budget: int) -> list[tuple[list[Any
     n_chunks = n_chunks if n_chunks and middle - tool_output_ops(n_chunks) >= 6 else 0
     middle -= tool_output_ops(n_chunks) if n_chunks else 0
     sizes: list[int] = []
-    choices = (0, 1, 1, 2, 2, 2, 3, 4, 6)
     while middle > 0:
-        sizes.append(min(rng.choice(choices), middle - 1))
+        sizes.append(min(rng.choice((0, 1, 1, 2, 2, 2, 3, 4, 6)), middle - 1))
         middle -= 1 + sizes[-1]
     if children and not sizes:
         sizes.append(0)
@@ -124,31 +121,33 @@ def _plan_turns(g: Gen, s: Sess, plan: Plan, budget: int) -> list[tuple[list[Any
     return [(tp, "mid") for tp in turn_plans] + [last]
 
 
-def _resolve(g: Gen, s: Sess, specs: list[Any]) -> Iterator[tuple[str, Any, str, dict[str, Any]]]:
-    """The calls the LLM makes for a turn's specs, one at a time: ``(kind, extra, tool name, params)``."""
+def _resolve(g: Gen, s: Sess, specs: list, running: bool) -> Iterator[tuple[str, dict, Callable[..., dict] | None]]:
+    """The calls the LLM makes for a turn's specs, one at a time: ``(tool name, params, what makes its op)``; the
+    final report's makes none (its op is turn 0's, at the end); ``running``: the last tool call is still running."""
     rng = g.rng
-    for kind, what in specs:
+    for i, (kind, what) in enumerate(specs):
         if kind == "tool":
             name = what if what is not None else rng.choice(s.work_tools)
-            yield ("tool", None, name, TOOL_PARAMS[name](rng, s) if name in TOOL_PARAMS else {"query": text(rng, 30)})
+            yield (name, TOOL_PARAMS[name](rng, s) if name in TOOL_PARAMS else {"query": text(rng, 30)},
+                   partial(tool_op, g, s, name=name, running=running and i == len(specs) - 1))
         elif kind == "session":
             subs = s.sub_agents or ("web-fetch",)
             cname = subs[(s.children_named + rng.randrange(3)) % len(subs)]
             s.children_named += 1
-            yield ("session", (what, cname), f"agent__{cname}",
-                   {"prompt": sentence(rng, 60, 200), "format": "markdown"})
+            yield (f"agent__{cname}", {"prompt": sentence(rng, 60, 200), "format": "markdown"},
+                   partial(session_op, g, s, what, cname=cname, tname=f"agent__{cname}"))
         elif kind == "tool_output":
             source = next((x for x in s.tool_names if x != "agent__task_status"), "web__fetch")
             params: dict[str, Any] = {"handle": uuid4(rng), "extract": sentence(rng, 40, 140)}
             mode = "read-grep" if rng.random() < 0.35 else "full-chunked"
             params |= {"mode": mode} if rng.random() < 0.3 else {}
-            yield ("tool_output", (what, source, mode), "tool_output", params)
-        else:  # final: agent__final_report; no tool op, a final-report op in turn 0 at the end
+            yield "tool_output", params, partial(tool_output_op, g, s, source_tool=source, n_chunks=what, mode=mode)
+        else:  # final: agent__final_report
             n = max(80, int(g.pb * rng.uniform(0.1, 0.5)))
             s.report_text = (f"## Summary\n\n{text(rng, n // 2)}\n\n## Findings\n\n- {sentence(rng)}\n- "
                              f"{sentence(rng)}\n\n## Details\n\n{text(rng, n // 2)}\n")
-            yield ("final", None, "agent__final_report",
-                   {"report_format": "markdown", "report_content": s.report_text, "encoding": "raw"})
+            s.report_params = {"report_format": "markdown", "report_content": s.report_text, "encoding": "raw"}
+            yield "agent__final_report", s.report_params, None
 
 
 def _user_turn(g: Gen, s: Sess, index: int, specs: list[Any], mode: str) -> dict[str, Any]:
@@ -158,21 +157,14 @@ def _user_turn(g: Gen, s: Sess, index: int, specs: list[Any], mode: str) -> dict
     turn |= {"attributes": {"prompts": {"system": s.system, "user": s.user}}} if index == 1 else \
         {"attributes": {"retry": 1, "reason": "invalid tool call"}} if rng.random() < 0.05 else {}
     # each call's id is drawn right after the call: keep the rng's order
-    resolved = [(r, ToolCall(call_id(g, s), r[2], r[3])) for r in _resolve(g, s, specs)]
+    calls = [({"id": call_id(g, s), "name": name, "input": params}, make)
+             for name, params, make in _resolve(g, s, specs, mode == "running")]
     ops = turn["ops"] = [llm_op(g, s, turn=index, path=f"{s.prefix}{index}-1", is_final=mode in ("final", "failed"),
-                                tool_calls=[c for _, c in resolved], running=mode == "running" and not resolved,
+                                tool_calls=[c for c, _ in calls], running=mode == "running" and not calls,
                                 fail=rng.choice(DATA["llm_err"]) if mode == "failed" else None)]
-    for i, ((kind, extra, name, params), _) in enumerate(resolved):  # the final report is turn 0's op, at the end
-        where: dict[str, Any] = {"turn": index, "sub": len(ops), "path": f"{s.prefix}{index}-{len(ops) + 1}",
-                                 "params": params}
-        if kind == "final":
-            s.report_params = params
-        elif kind == "tool_output":
-            ops.append(tool_output_op(g, s, **where, source_tool=extra[1], n_chunks=extra[0], mode=extra[2]))
-        elif kind == "tool":
-            ops.append(tool_op(g, s, **where, name=name, running=mode == "running" and i == len(resolved) - 1))
-        else:
-            ops.append(session_op(g, s, extra[0], **where, cname=extra[1], tname=name))
+    for call, make in calls:
+        if make is not None:
+            ops.append(make(turn=index, sub=len(ops), path=f"{s.prefix}{index}-{len(ops) + 1}", params=call["input"]))
     if mode not in ("running", "running_child"):  # else the turn stays open
         turn["endedAt"] = s.t = s.t + rng.randint(1, 10)
     return turn
@@ -209,7 +201,7 @@ def session(g: Gen, plan: Plan, *, agent: str, call_path: str, parent_txn: str |
         node["attributes"] = {"ingress": {"source": "sub-agent", "parentTxnId": parent_txn}}
     # turn 0: system init; it stays open until the session ends (the final-report and fin ops close it)
     t0: dict[str, Any] = {"id": g.uid(s.t), "index": 0, "startedAt": s.t, "attributes": {
-        "system": True, "label": "init"}, "ops": [system_op(g, s, 0, f"{prefix}0-1", "init")]}
+        "system": True, "label": "init"}, "ops": [system_op(g, s, 1, "init")]}
     turns = node["turns"] = [t0]
     init_end = s.t + 1
     s.t += 2
@@ -228,23 +220,19 @@ def session(g: Gen, plan: Plan, *, agent: str, call_path: str, parent_txn: str |
 
 def _finish(g: Gen, s: Sess, plan: Plan, node: dict[str, Any], steps: list | None) -> None:
     rng, turns, t0 = g.rng, node["turns"], node["turns"][0]
-    node["sessionTitle"] = rng.choice(TITLES) if plan.level == 0 and rng.random() < 0.3 else \
-        s.title or node["sessionTitle"]
+    node["sessionTitle"] = rng.choice(TITLES) if plan.level == 0 and rng.random() < 0.3 else s.title
     if rng.random() < g.hostile_rate * 3:
         node["sessionTitle"] = f"{node['sessionTitle'] or 'Title'} {rng.choice(HOSTILE_STRINGS)}"
     node |= {"latestStatus": s.status_text or rng.choice(STATUSES)} if s.status_text or plan.running else {}
     node |= {"steps": steps} if steps is not None else {}
     if not plan.running:
         if not plan.failed:
-            t0["ops"].append(final_report_op(g, s, f"{s.prefix}0-{len(t0['ops']) + 1}", s.report_params, s.report_text,
-                                             sub_agent=plan.level > 0))
-        t0["ops"].append(system_op(g, s, 0, f"{s.prefix}0-{len(t0['ops']) + 1}", "fin"))
+            t0["ops"].append(final_report_op(g, s, len(t0["ops"]) + 1))
+        t0["ops"].append(system_op(g, s, len(t0["ops"]) + 1, "fin"))
         node["endedAt"] = t0["endedAt"] = s.t = s.t + rng.randint(2, 30)
         node["success"] = not plan.failed
-        if plan.failed:
-            err = [o for o in turns[-1]["ops"] if o.get("status") == "failed"]
-            msg = err[-1]["accounting"][0].get("error") if err and err[-1]["accounting"] else "session failed"
-            node["error"] = f"LLM request failed: {msg}"
+        if plan.failed:  # its last turn's only op: the failed LLM request
+            node["error"] = f"LLM request failed: {turns[-1]['ops'][0]['accounting'][0]['error']}"
         elif g.version >= 2:
             node["finalReport"] = {"format": "markdown", "content": s.report_text, "ts": node["endedAt"]} \
                 if rng.random() < 0.8 else {"format": "json", "content_json": {
@@ -257,26 +245,14 @@ def _finish(g: Gen, s: Sess, plan: Plan, node: dict[str, Any], steps: list | Non
                                                        "fixed": rng.randint(0, 2)}))
 
 
-def _agent_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str, name: str, provider: str, params: dict,
-              remote: str, message: str) -> tuple[dict[str, Any], At, bytes]:
-    """A ``session`` op (a tool of kind ``agent``: a sub-agent or tool_output) and its request log."""
-    start = s.t + g.gap()
-    req_json = orjson.dumps(params)
-    op = new_op(g, "session", start, {"name": name, "provider": provider, "kind": "agent"},
-                request={"kind": "tool", "payload": params, "size": len(req_json)})
-    at = At(g, s, op, turn, sub, path, remote, "tool", "agent")
-    at.log(start, "VRB", "request", message)
-    return op, at, req_json
-
-
 def session_op(g: Gen, s: Sess, cplan: Plan, *, turn: int, sub: int, path: str, cname: str, tname: str,
                params: dict[str, Any]) -> dict[str, Any]:
     """A sub-agent call: a ``session`` op whose ``childSession`` is the sub-agent's whole session."""
     rng = g.rng
-    op, at, req_json = _agent_op(g, s, turn=turn, sub=sub, path=path, name=tname, provider="agent", params=params,
-                                 remote=f"agent:{cname}", message=f"-> {tname}: starting sub-agent")
+    op, at = call_op(g, s, "session", (turn, sub, path), {"name": tname, "provider": "agent", "kind": "agent"},
+                     params, f"agent:{cname}")
     start = op["startedAt"]
-
+    at.log(start, "agent_start", name=tname)
     ccp = f"{s.call_path}->{tname}->{cname}" if g.style == "arrow" else f"{s.call_path}:{cname}"
     child, report = session(g, cplan, agent=cname, call_path=ccp, parent_txn=s.txn, prompt=params["prompt"],
                             start=start + rng.randint(2, 20), prefix=path + ".")
@@ -284,23 +260,21 @@ def session_op(g: Gen, s: Sess, cplan: Plan, *, turn: int, sub: int, path: str, 
     if cplan.running:
         s.t = max(s.t, start + 1)
         return op
-    end = child["endedAt"] + rng.randint(2, 30)
-    if child.get("success"):
-        return _agent_done(s, op, at, req_json, end, report or "(empty report)", "subagent")
-    return _agent_done(s, op, at, req_json, end, f"sub-agent {cname} failed: {child.get('error', 'unknown error')}",
-                       "subagent", failed=True)
+    ok = child["success"]
+    result = report if ok else f"sub-agent {cname} failed: {child['error']}"
+    return _agent_done(s, op, at, child["endedAt"] + rng.randint(2, 30), result, "subagent", failed=not ok)
 
 
-def _agent_done(s: Sess, op: dict[str, Any], at: At, req_json: bytes, end: int, result: str, server: str,
-                suffix: str = "", failed: bool = False) -> dict[str, Any]:
+def _agent_done(s: Sess, op: dict[str, Any], at: At, end: int, result: str, server: str, suffix: str = "",
+                failed: bool = False) -> dict[str, Any]:
     attrs, latency, status = op["attributes"], end - op["startedAt"], "failed" if failed else "ok"
     attrs.update(latency=latency, **({"error": "subagent_failed"} if failed else {}), size=len(result))
     op["response"] = response(result, len(result))
     op["accounting"].append(accounting(s, "tool", end=end, latency=latency, status=status, server=server,
-                                       command=attrs["name"], chars_in=len(req_json), chars_out=len(result),
+                                       command=attrs["name"], chars_in=op["request"]["size"], chars_out=len(result),
                                        error=attrs.get("error")))
-    at.log(end, "ERR" if failed else "VRB", "response",
-           result if failed else f"<- {attrs['name']}: {len(result)} bytes in {latency} ms{suffix}")
+    at.log(end, "agent_failed" if failed else "agent_response", text=result, name=attrs["name"], size=len(result),
+           latency=latency, suffix=suffix)
     return close(s, op, end, status)
 
 
@@ -308,10 +282,10 @@ def tool_output_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str, source_to
                    params: dict[str, Any], mode: str = "full-chunked") -> dict[str, Any]:
     """An oversized tool result's extraction: over a bare full-chunked tree or a read-grep sub-agent session."""
     rng, handle = g.rng, params["handle"]
-    op, at, req_json = _agent_op(g, s, turn=turn, sub=sub, path=path, name="tool_output", provider="tool-output",
-                                 params=params, remote="agent:tool-output:tool_output",
-                                 message=f"-> tool_output(handle={handle})")
+    op, at = call_op(g, s, "session", (turn, sub, path), {"name": "tool_output", "provider": "tool-output",
+                                                           "kind": "agent"}, params, "agent:tool-output:tool_output")
     start = op["startedAt"]
+    at.log(start, "tool_output_start", handle=handle)
     if mode == "read-grep":  # agent tool_output.read_grep, headend tool_output
         agent = "tool_output.read_grep"
         cli_style = ":" in s.call_path and "->" not in s.call_path
@@ -319,12 +293,11 @@ def tool_output_op(g: Gen, s: Sess, *, turn: int, sub: int, path: str, source_to
         child, extracted = session(g, Plan(level=s.level + 1, budget=max(5, tool_output_ops(n_chunks) - 1)),
                                    agent=agent, call_path=f"{s.call_path}{':' if cli_style else '->'}{agent}",
                                    parent_txn=s.txn, prompt=prompt, start=start + rng.randint(1, 5), prefix=path + ".")
-        extracted = extracted or "NO RELEVANT DATA FOUND"
     else:
         child, extracted = _chunked_tree(g, s, start + rng.randint(1, 5), handle, n_chunks)
     op["childSession"] = child
     result = f"tool_output(handle={handle}, tool={source_tool}, mode={mode})\n\n{extracted}"
-    return _agent_done(s, op, at, req_json, child["endedAt"] + rng.randint(1, 10), result, "tool-output", f" ({mode})")
+    return _agent_done(s, op, at, child["endedAt"] + rng.randint(1, 10), result, "tool-output", f" ({mode})")
 
 
 def _chunked_tree(g: Gen, s: Sess, start: int, handle: str, n_chunks: int) -> tuple[dict[str, Any], str]:
@@ -353,14 +326,12 @@ def _chunked_tree(g: Gen, s: Sess, start: int, handle: str, n_chunks: int) -> tu
     return node, outputs[-1]
 
 
-def iter_sessions(node: dict, depth: int = 0) -> Iterator[tuple[dict, int]]:
-    """``(session, depth)`` for the node and every nested ``childSession`` (pre-order)."""
-    yield node, depth
-    for group in (node.get("turns") or [], node.get("steps") or []):
-        for t in group:
-            for o in t.get("ops") or []:
-                if isinstance(o.get("childSession"), dict):
-                    yield from iter_sessions(o["childSession"], depth + 1)
+def iter_sessions(node: dict) -> Iterator[tuple[dict, int]]:
+    """``(session, depth)`` for the node and every sub-agent's (pre-order: ``iter_ops``'s, one ``.`` a level)."""
+    yield node, 0
+    for path, o, _t, _s in iter_ops(node):
+        if o.get("kind") == "session" and isinstance(o.get("childSession"), dict):
+            yield o["childSession"], path.count(".") + 1
 
 
 def iter_ops(node: dict, prefix: str = "") -> Iterator[tuple[str, dict, dict, dict]]:
@@ -374,19 +345,14 @@ def iter_ops(node: dict, prefix: str = "") -> Iterator[tuple[str, dict, dict, di
                     yield from iter_ops(o["childSession"], path + ".")
 
 
-def op_path_index(node: dict) -> dict[str, str]:
-    return {o["opId"]: p for p, o, _t, _s in iter_ops(node)}
-
-
 def last_activity(node: dict) -> int:
     if isinstance(node.get("endedAt"), int):
         return node["endedAt"]
     best = node.get("startedAt") or 0
     for s, _d in iter_sessions(node):
-        for group in (s.get("turns") or [], s.get("steps") or []):
-            for t in group:
-                best = max(best, t.get("startedAt") or 0, t.get("endedAt") or 0)
-                for o in t.get("ops") or []:
-                    best = max(best, o.get("startedAt") or 0, o.get("endedAt") or 0,
-                               *(lg.get("timestamp") or 0 for lg in o.get("logs") or []))
+        for t in (s.get("turns") or []) + (s.get("steps") or []):
+            best = max(best, t.get("startedAt") or 0, t.get("endedAt") or 0)
+            for o in t.get("ops") or []:
+                best = max(best, o.get("startedAt") or 0, o.get("endedAt") or 0,
+                           *(lg.get("timestamp") or 0 for lg in o.get("logs") or []))
     return best
