@@ -55,3 +55,31 @@ def test_cost_is_unknown_when_the_path_records_none():
     # (ai-agent's OpenTelemetry export: no cost attribute; tui.formats.otlp.assemble marks the tree)
     s = build_session(session(turn(1, op("llm", accounting=[llm_acc(10, 5)])), attributes={"costUnknown": True}))
     assert session_facts(s).cost is None and session_facts(s).as_dict()["costUsd"] is None
+
+
+def test_a_running_sessions_whole_tree_is_walked_once_per_build_and_read_ahead_off_the_ui(monkeypatch):
+    """The labels, totals and details of a running session are made again at each live change and every second,
+    each walking every op for its last activity: now the walk's answer is kept with the build (read_ahead: the
+    live worker's thread walks it), and the answers are those of a walk done afresh."""
+    from tui.demo import make_tree
+    from tui.model import session_facts as facts
+
+    raw = make_tree(4, ops=300, depth=2, fanout=2, running=True)
+    fresh = build_session(raw)
+    expected = (facts.last_activity(fresh), [facts.last_activity(t) for t in fresh.turns], facts.cost_unknown(fresh))
+    shown = build_session(raw)
+    assert shown.ended_at is None
+    walks: list = []
+    real = facts.walk_ops
+    monkeypatch.setattr(facts, "walk_ops", lambda s: walks.append(s) or real(s))
+    facts.read_ahead(shown)
+    assert walks and walks[0] is shown  # the root's walk is done ahead
+    counted = []
+    for _ in range(5):  # what the screen asks at each change and each second
+        facts.session_facts(shown)
+        facts.node_duration(shown)
+        [facts.node_duration(t) for t in shown.turns]
+        counted.append(len(walks))
+    assert counted[1:] == counted[:1] * 4, "walked again for the same build"
+    got = (facts.last_activity(shown), [facts.last_activity(t) for t in shown.turns], facts.cost_unknown(shown))
+    assert got == expected

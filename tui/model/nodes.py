@@ -70,7 +70,7 @@ class Session(_Timed):
         "_raw", "_source", "head", "id", "trace_id", "agent_id", "call_path", "title", "latest_status", "started_at", "ended_at",
         "success", "error", "turns", "totals", "stored_totals", "mismatch", "counts", "parent_op", "depth",
         "path_prefix", "problems", "max_depth", "final_report", "extra_logs", "origin_id", "settled",
-        "ops_last", "misfiled", "__weakref__",
+        "ops_last", "misfiled", "facts_memo", "__weakref__",
     )
 
     def __init__(self) -> None:
@@ -109,6 +109,9 @@ class Session(_Timed):
         # a file's root: the session id the file is named after when the file holds another session ("" when it
         # holds its own; tui.formats.aiagent.file_identity, the producer's handoff bug)
         self.misfiled = ""
+        # tui.model.session_facts: what it read of the whole tree (last activity, cost unknown), kept with the
+        # counts it was read at (a running session's labels are made every second, each a walk of every op)
+        self.facts_memo: dict[str, tuple] = {}
 
     raw = property(lambda self: _raw_of(self), lambda self, value: _set_raw(self, value),
                    doc="The SessionNode dict the session was built from (decoded on first use when it was read lazily).")
@@ -165,7 +168,7 @@ class Turn(_Timed):
 
     __slots__ = (
         "raw", "kind", "index", "position", "id", "started_at", "ended_at", "label", "step_kind", "system",
-        "prompts", "ops", "session", "problems", "status", "extra_logs", "failed_memo", "__weakref__",
+        "prompts", "ops", "session", "problems", "status", "extra_logs", "failed_memo", "last_memo", "__weakref__",
     )
 
     def __init__(self, session: Session, kind: str, position: int) -> None:
@@ -186,6 +189,7 @@ class Turn(_Timed):
         self.status = ""  # ledgers: ok | failed | running
         self.extra_logs: list = []  # LogEntry objects of the turn itself (ledger warnings/errors)
         self.failed_memo: tuple[int, int, int] | None = None  # failed_inside's (ops, session failed, answer)
+        self.last_memo: tuple | None = None  # session_facts.last_activity's (ops, session ops, answer)
 
     @property
     def running(self) -> bool:

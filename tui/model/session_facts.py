@@ -18,7 +18,9 @@ The rules:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from tui.model.format import fmt_cost, fmt_duration
 from tui.model.nodes import Op, Session, Turn, user_turns
@@ -99,12 +101,36 @@ def cost_unknown(session: Session) -> bool:
             return True
         if attributes.get("source") != "otlp":
             return False
-    for op in walk_ops(session):
-        child = op.child
-        attributes = child.field("attributes") if child is not None else None
-        if isinstance(attributes, dict) and attributes.get("costUnknown") is True:
-            return True
-    return False
+    return remembered(session, "cost_unknown", lambda: any(
+        isinstance(attributes := op.child.field("attributes"), dict) and attributes.get("costUnknown") is True
+        for op in walk_ops(session) if op.child is not None))
+
+
+def read_ahead(session: Session) -> None:
+    """Walk now what the labels of a running session read of its whole tree (its last activity, the running
+    turns', whether a cost is unknown): the live worker's thread calls this after each build, so the UI thread
+    finds the answers kept (`remembered`) as the screen takes the build."""
+    if session.ended_at is not None:
+        return
+    last_activity(session)
+    cost_unknown(session)
+    for turn in session.turns[-3:]:
+        if turn.ended_at is None:
+            last_activity(turn)
+
+
+def remembered(session: Session, name: str, read: Callable[[], Any]) -> Any:
+    """`read()` of the whole tree under `session`, kept on it with the counts it was read at (read again once
+    they change). The labels, totals and details of a running session are made again at each live change and
+    every second, each walking every op: 13 walks of 20,000 ops a change of a replayed session, ~120 ms of the
+    UI thread (`live_run.py`'s UI tick)."""
+    key = (session.counts.ops, len(session.turns), session.ended_at)
+    kept = session.facts_memo.get(name)
+    if kept is not None and kept[0] == key:
+        return kept[1]
+    value = read()
+    session.facts_memo[name] = (key, value)
+    return value
 
 
 def shown_counts(session: Session) -> dict:
@@ -146,19 +172,27 @@ def last_activity(node: Session | Turn | Op) -> int | None:
     """The newest start or end time inside a node (sub-agents included): where an unfinished node's known duration
     ends. Iterative: sub-agents nest thousands deep."""
     if isinstance(node, Session):
-        last = newest(own_last(node), node.ops_last)
-        for op in walk_ops(node):
-            last = newest(last, op.started_at, op.ended_at)
-        return last
+        return remembered(node, "last_activity", lambda: _session_last(node))
     if isinstance(node, Turn):
+        key = (len(node.ops), node.session.counts.ops, node.ended_at)
+        if node.last_memo is not None and node.last_memo[0] == key:
+            return node.last_memo[1]
         last = newest(None, node.started_at, node.ended_at)
         for op in node.ops:
             last = newest(last, op.started_at, op.ended_at)
             if op.child is not None:
                 last = newest(last, last_activity(op.child))
+        node.last_memo = (key, last)
         return last
     last = newest(None, node.started_at, node.ended_at)
     return last if node.child is None else newest(last, last_activity(node.child))
+
+
+def _session_last(session: Session) -> int | None:
+    last = newest(own_last(session), session.ops_last)
+    for op in walk_ops(session):
+        last = newest(last, op.started_at, op.ended_at)
+    return last
 
 
 def own_last(session: Session) -> int | None:

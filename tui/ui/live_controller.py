@@ -41,6 +41,7 @@ from tui.ui.messages import DocumentReloaded, LiveRootsForgotten, LiveRowsChange
 if TYPE_CHECKING:
     from textual.app import App
 
+RELEASE_AWAY_OPS = 2_000  # (or this many ops: 4-7 ms of the UI thread a change of a replayed 20,000-op session)
 RELEASE_AWAY_TURNS = 1_000  # a tree let go with this many turns is cut in a thread (0.4 s of the keys' at 20,000 ops)
 NO_FACTS = LiveFacts()
 
@@ -134,7 +135,8 @@ class LiveController(HistoryRecorder):
             del self._holds[id(root)]
             if self.app is None:  # (a detached controller knows too little of who else shows a tree)
                 pass
-            elif len(root.turns) >= RELEASE_AWAY_TURNS:  # (nobody reads it any more: a thread may cut it)
+            elif len(root.turns) >= RELEASE_AWAY_TURNS or root.counts.ops >= RELEASE_AWAY_OPS:  # (nobody reads it
+                # any more: a thread may cut it)
                 release_away(partial(self._release, root, id(root) in self._built))
             else:
                 self._release(root, id(root) in self._built)

@@ -24,6 +24,7 @@ from tui.catalog.session_row import live_session_row
 from tui.formats.aiagent.live.hub import LiveHub
 from tui.inputs.stream.access import mask_token
 from tui.model.nodes import Session
+from tui.model.session_facts import read_ahead
 from tui.ui.messages import LiveNotice, LiveRowsChanged, LiveTreeBuilt, StreamStateChanged
 
 OTLP_FREEZE_RECORDS = 10_000  # spans + log records received between two gc.freeze() (apply)
@@ -215,6 +216,7 @@ class LiveWorker:
                 break
             try:
                 session: Session = hub.build(root)
+                read_ahead(session)
             except Exception as exc:  # a bug must not take the monitor (and every other session) down
                 self._notify(f"live update of {root} failed: {type(exc).__name__}: {exc}", severity="error")
                 continue
