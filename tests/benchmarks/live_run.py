@@ -96,9 +96,10 @@ async def main(mode: str, url: str, args: list[str]) -> dict:
             if opened and hasattr(screen, "tree") and counts["first"] is not None:
                 tree = screen.tree
                 line = tree.cursor_line
-                # (fast: down and up in turn; the mixed load's root has a tree of a few lines, where six downs in a
-                # row left the cursor on the last line and the next keys waited 10 s for a move that cannot happen)
-                key = "down" if (len(keys) // (1 if mode == "fast" else 6)) % 2 == 0 else "up"
+                # (down and up in turn: the mixed load's root, and the replayed session's while its first turns
+                # arrive, have trees of a few lines, where six downs in a row left the cursor on the last line and
+                # the next keys waited 10 s for a move that cannot happen)
+                key = "down" if len(keys) % 2 == 0 else "up"
                 keys.append(await key_latency(app, key, lambda: tree.cursor_line != line or app.screen is not screen))
         stdout, stderr = await sender.communicate()
         if sender.returncode != 0:

@@ -129,3 +129,28 @@ def test_a_live_log_of_a_step_op_lands_on_it_by_its_S_path():
     hub.feed(ev("log", entry={"timestamp": 5, "severity": "ERR", "message": "x", "path": "S0-1"}, seq=2))
     s = hub.build("root")
     assert s.turns[0].ops[0].path == "S0-1" and s.turns[0].ops[0].errors == 1
+
+
+def test_a_big_tree_is_frozen_out_of_the_collectors_reach_once_parsed_and_built():
+    """A tree frame of a megabyte or more, parsed and built, is millions of containers: left in the youngest
+    generation, the next young collection scanned them all (0.2-0.33 s with the interpreter held: the UI's longest
+    stalls while a 20,000-op session replays). They are frozen now, as the OTLP sink's big traces are."""
+    import gc
+
+    from tui.demo import make_tree
+
+    tree = make_tree(3, ops=2_500, depth=1, running=True)
+    frame = ev("op_tree", tree=tree, seq=1)
+    assert len(frame) >= 1 << 20
+    hub = LiveHub()
+    gc.collect()
+    gc.unfreeze()
+    try:
+        hub.feed(frame)
+        root = hub.roots()[0]
+        built = hub.build(root)
+        assert built.counts.ops >= 2_000
+        frozen = gc.get_freeze_count()
+        assert frozen >= built.counts.ops * 5, f"{frozen:,} objects frozen for {built.counts.ops:,} ops"
+    finally:
+        gc.unfreeze()

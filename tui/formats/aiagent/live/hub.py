@@ -33,11 +33,17 @@ from tui.formats.aiagent.snapshot import build_session
 from tui.inputs import json_load
 from tui.inputs.stream.limits import MAX_FRAME_BYTES
 from tui.model.fields import as_str, type_name
-from tui.model.gc_pause import paused_gc
+from tui.model.gc_pause import freeze, paused_gc
 from tui.model.nodes import Session
 
 _clock = time.time
 _loads = orjson.loads
+
+# A tree parsed from a frame this big, or built with this many ops, is frozen before the collector comes back on
+# (tui.model.gc_pause): left in the youngest generation, its millions of containers were all scanned by the next
+# young collection, 0.2-0.33 s with the interpreter held, the UI's longest stalls during a replay of 20,000 ops
+# (`live_run.py throughput`'s stall).
+FREEZE_BYTES, FREEZE_OPS = 1 << 20, 2_000
 
 
 
@@ -133,6 +139,8 @@ class LiveHub:
         try:
             with paused_gc():  # a big tree is millions of containers: see tui.model.gc_pause
                 event = json_load.loads(frame)
+                if len(frame) >= FREEZE_BYTES:
+                    freeze()
         except orjson.JSONDecodeError as exc:
             event, reason, detail = None, "malformed JSON", exc.args[0] if exc.args else str(exc)
         else:
@@ -457,7 +465,10 @@ class LiveHub:
             self._built[root] = offered[0]
             return offered[0]
         with paused_gc():
-            return self._build(root)
+            session = self._build(root)
+            if session.counts.ops >= FREEZE_OPS:
+                freeze()
+            return session
 
     def offer_built(self, root: str, session: Session, made_from: dict[str, dict]) -> None:
         """A build of `root` made off this thread (the OTLP sink builds big traces in its own thread: 1.8 s for
