@@ -15,7 +15,7 @@ from tui.model.foreign import sections_of, view_of
 from tui.model.format import fmt_bytes, fmt_cost, fmt_ts
 from tui.model.session_facts import shown_duration
 from tui.model.json_text import dumps
-from tui.model.nodes import Op, Session, Turn, user_turns
+from tui.model.nodes import Op, Session, Turn, node_key, user_turns
 from tui.model.op_facts import op_facts
 from tui.ui.widgets.steady_static import SteadyStatic
 
@@ -289,6 +289,7 @@ DESCRIBE_IN_THREAD = 5_000  # ops in a session from which its details are writte
 
 class DetailPanel(VerticalScroll):
     shown: object = None  # the node the panel is to show (its text may still be written in a thread)
+    put_key: tuple | None = None  # node_key of the node whose text is on the panel
 
     def compose(self):
         yield SteadyStatic(id="detail-body")
@@ -312,7 +313,12 @@ class DetailPanel(VerticalScroll):
             pass  # the app is shutting down
 
     def _put(self, node: object, text: Text) -> None:
+        """The text of `node` on the panel, from its top when it is another node than the one before: a newer
+        build of the same node (a live change, a reload) keeps the place the user scrolled to."""
         if node is not self.shown or not self.is_mounted:
             return
         self.query_one("#detail-body", Static).update(text)
-        self.scroll_home(animate=False)
+        key = node_key(node)
+        if key != self.put_key:
+            self.put_key = key
+            self.scroll_home(animate=False)
