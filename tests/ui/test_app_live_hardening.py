@@ -119,14 +119,20 @@ async def test_a_server_that_goes_away_is_shown_and_reconnected(tmp_path):
             await pilot.pause(0.3)
             server.close()
             await server.wait_closed()
+            assert await wait_for(pilot, lambda: "retrying in" in panel(app))  # the live panel on screen says so
+            assert f"disconnected from ws://127.0.0.1:{port}" in panel(app)
+            assert "retrying in" not in header(app)  # (the browser under the session waits: not redrawn unseen)
+            await pilot.press("escape")  # and the browser's header, once it is back
             assert await wait_for(pilot, lambda: "retrying in" in header(app))
             assert f"disconnected from ws://127.0.0.1:{port}" in header(app)
-            assert await wait_for(pilot, lambda: "retrying in" in panel(app))  # the live panel says so too
+            app.open_path("live:s1")
+            await pilot.pause(0.3)
             run = 2
             server = await serve(push, "127.0.0.1", port)
             assert await wait_for(pilot, lambda: app.live.tally.events == 2, timeout=15)
-            assert await wait_for(pilot, lambda: "reconnected to" in header(app))
             assert await wait_for(pilot, lambda: "reconnected to" in panel(app))
+            await pilot.press("escape")
+            assert await wait_for(pilot, lambda: "reconnected to" in header(app))
     finally:
         server.close()
         with contextlib.suppress(Exception):

@@ -35,7 +35,7 @@ from tui.ui.messages import LiveRootsForgotten, LiveRowsChanged, SessionFilesCha
 from tui.ui.screens.browser_actions import copy_path, diff_marked, open_row
 from tui.ui.screens.browser_columns import Column, layout, row_cells
 from tui.ui.screens.browser_table import FilterInput, SessionTable
-from tui.ui.screens.browser_details import details_line
+from tui.ui.screens.browser_details import details_line, header_line, one_line
 from tui.ui.widgets.steady_static import SteadyStatic
 from tui.ui.widgets.footer import Footer
 
@@ -166,17 +166,17 @@ class BrowserScreen(Screen):
         self.model.fill_queue.active.set()
         if self.model.view_stale:  # rows changed under a session: their cells waited (upsert_rows)
             self._refresh_view()
+        if self.header_stale:
+            self.update_header()
 
     # ----------------------------------------------------------------------------------------- scanning
     def action_rescan(self) -> None:
-        if self.sessions_dir is None:
-            self.model.scanned = True
-            self.update_header()
-            return
-        self.model.scanning = True
+        listed = self.sessions_dir is not None  # (no directory: nothing to list, the scan is done)
+        self.model.scanned, self.model.scanning = not listed or self.model.scanned, listed
         self.update_header()
-        self.run_worker(self._list_thread, name="scan", group="browser-scan", thread=True,
-                        exclusive=True, exit_on_error=False)  # its own group: exclusive must not cancel the filler
+        if listed:
+            self.run_worker(self._list_thread, name="scan", group="browser-scan", thread=True,
+                            exclusive=True, exit_on_error=False)  # its own group: exclusive must not cancel the filler
 
     def _list_thread(self) -> list[SessionRow]:
         """Runs in a thread: the model's listing; at the first scan, the index's newest rows are shown first, and
@@ -327,19 +327,18 @@ class BrowserScreen(Screen):
             self.update_header()
         self._update_details()
 
+    header_stale = False  # (a live tick under an open session set them: 2-3 ms of a 5-6 ms tick, `live_run.py`)
+
     def update_header(self) -> None:
+        """The header, summary, note and details lines (waiting while a screen is on top: on_screen_resume)."""
+        self.header_stale = not self.is_current and self.is_mounted
+        if self.header_stale:
+            return
         loading = len(self.model.pending) + (1 if self._fill_busy() else 0)
-        # one line, cut with … (a stream's state such as `client #1 closed` wrapped it and pushed the table down)
-        header = Text(self.model.header(loading, self.demo_for), no_wrap=True, overflow="ellipsis")
-        if self.demo_for is not None:
-            header.stylize("bold black on yellow", 0, len("DEMO"))
         live = self.live_summary() if self.live_summary is not None else ""
-        if live:
-            header.append("   " + live, style="bold yellow")
-        self.query_one("#browser-header", Static).update(header)
-        # the summary of the rows that pass the filter (kept as rows change: the model)
-        self.query_one("#browser-summary", Static).update(Text(self.model.summary_line(), no_wrap=True,
-                                                               overflow="ellipsis"))
+        self.query_one("#browser-header", Static).update(
+            header_line(self.model.header(loading, self.demo_for), self.demo_for is not None, live))
+        self.query_one("#browser-summary", Static).update(one_line(self.model.summary_line()))
         self._update_note()
         self._update_details()
 

@@ -1,6 +1,6 @@
-"""The browser's details line: the highlighted session's full id and its file's path, which the Id and Title
-columns cut short, so that `y` (copy the path) and the shell commands (`dump`, `payload --op`) have what they need
-in view. A live session has no file: the line says where it comes from instead."""
+"""The browser's header lines, and its details line: the highlighted session's full id and its file's path, which
+the Id and Title columns cut short, so that `y` (copy the path) and the shell commands (`dump`, `payload --op`) have
+what they need in view. A live session has no file: the line says where it comes from instead."""
 
 from __future__ import annotations
 
@@ -8,6 +8,22 @@ from rich.text import Text
 
 from tui.catalog.session_row import LIVE_PREFIX, SessionRow
 from tui.model.fields import printable
+
+
+def header_line(text: str, demo: bool, live: str) -> Text:
+    """The browser's first line: DEMO marked, the live streams' summary after it."""
+    header = one_line(text)
+    if demo:
+        header.stylize("bold black on yellow", 0, len("DEMO"))
+    if live:
+        header.append("   " + live, style="bold yellow")
+    return header
+
+
+def one_line(text: str) -> Text:
+    """A header line, cut with … (a stream's state such as `client #1 closed` wrapped it and pushed the table
+    down)."""
+    return Text(text, no_wrap=True, overflow="ellipsis")
 
 
 def details_line(row: SessionRow | None) -> Text:
