@@ -70,6 +70,8 @@ class LiveController(HistoryRecorder):
         self._built: set[int] = set()  # ids of the held trees that are hub builds (their raw goes with them)
         self._open: dict[str, int] = {}  # history key -> session screens showing it
         self.init_history()
+        if app is not None:
+            start_releaser()
 
     @classmethod
     def detached(cls) -> LiveController:
@@ -328,7 +330,12 @@ def release_away(job: Callable[[], None]) -> None:
     """Run `job` (cutting a big tree nobody reads) in the one releasing thread. A thread started per release
     made the UI thread wait for it to start (`Thread.start`), behind every other thread holding the interpreter:
     10-40 ms a change of a big live trace (`otlp_big_run.py`'s keys row)."""
+    start_releaser()
     _releases.put(job)
+
+
+def start_releaser() -> None:
+    """The releasing thread, started once (the LiveController starts it with the app, not at a live tick)."""
     if not _releaser:
         thread = threading.Thread(target=_release_forever, name="release-tree", daemon=True)
         _releaser.append(thread)
