@@ -15,7 +15,7 @@ from textual.app import App
 from tui.inputs.paths import safe_resolve
 from tui.model.document import Document
 from tui.model.nodes import Session
-from tui.ui.widgets.op_tree import TreeState
+from tui.ui.widgets.tree_state import TreeState
 
 REMEMBERED = 200  # views kept; the least recently left goes first
 

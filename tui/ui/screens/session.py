@@ -32,7 +32,8 @@ from tui.ui.widgets.detail_panel import DetailPanel
 from tui.ui.widgets.footer import Footer
 from tui.ui.widgets.insights_pane import InsightsPane
 from tui.ui.widgets.log_pane import LogPane
-from tui.ui.widgets.op_tree import OpTree, TreeState
+from tui.ui.widgets.op_tree import OpTree
+from tui.ui.widgets.tree_state import TreeState
 from tui.ui.widgets.totals_panel import TotalsPanel
 from tui.ui.widgets.steady_static import SteadyStatic
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Protocol
 from functools import partial
 
 from rich.style import Style
@@ -17,7 +18,7 @@ from textual.strip import Strip
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode, UnknownNodeID
 
-from tui.model.nodes import Op, Session, Turn, node_key, same_keys
+from tui.model.nodes import Op, Session, Turn, same_keys
 from tui.ui.textual_compat import (
     QuietTree,
     attach_children,
@@ -33,6 +34,12 @@ from tui.ui.widgets.node_labels import NodeLabel, label_for
 from tui.ui.widgets.op_tree_parts import column_widths, columns_total, fit, reads
 
 Node = Session | Turn | Op
+
+
+class Restorable(Protocol):
+    """Expanded nodes, cursor and scroll put back after a rebuild (tui.ui.widgets.tree_state.TreeState)."""
+
+    def restore(self, tree: OpTree) -> None: ...
 UNSEEN = Text("")  # the label of a node not drawn yet (OpTree.attach_new)
 ATTACH_AT_ONCE, ATTACH_PAUSE = 400, 0.02  # new children attached per step of a change, and the pause between
 CURSOR_MARGIN = 2  # rows kept between a jumped-to node and the edges of the tree (or its horizontal scrollbar)
@@ -92,7 +99,7 @@ class OpTree(QuietTree[Node]):
                     self.populate(child)
                     child.expand()
 
-    def take_newer(self, session: Session, state: TreeState) -> None:
+    def take_newer(self, session: Session, state: Restorable) -> None:
         """Show a newer build of the session on screen, in place. Every built node whose key is still there, in
         order, keeps its tree node: it gets the new data, a new label only when it reads differently (op_tree_state.reads),
         and, when expanded, its children the same way; a collapsed node's built children are dropped, to be
@@ -480,41 +487,3 @@ class OpTree(QuietTree[Node]):
             if node is not None and node.data is not None:
                 self.relabel(node, label_for(node.data, stale))
         self.relabel(self.root, label_for(self.session, stale))
-
-
-class TreeState:
-    """Expanded nodes, cursor and scroll of an OpTree, to restore after its session is replaced."""
-
-    def __init__(self, tree: OpTree) -> None:
-        self.expanded: list[tuple] = []
-        stack = [tree.root]
-        while stack:
-            node = stack.pop()
-            if node.is_expanded and node.data is not None:
-                self.expanded.append(node_key(node.data))
-                stack.extend(node.children)
-        cursor = tree.cursor_node
-        self.cursor = node_key(cursor.data) if cursor is not None and cursor.data is not None else None
-        self.scroll_y = tree.scroll_y
-        self.cursor_line = tree.cursor_line
-
-    def restore(self, tree: OpTree) -> None:
-        wanted = set(self.expanded)
-        cursor_node = None
-        stack = [tree.root]
-        while stack:
-            node = stack.pop()
-            key = node_key(node.data) if node.data is not None else None
-            if key == self.cursor:
-                cursor_node = node
-            if key in wanted:
-                tree.populate(node)
-                if not node.is_expanded:
-                    node.expand()
-                stack.extend(node.children)
-            elif node.is_expanded:
-                node.collapse()
-        rebuild_tree_lines(tree)
-        if cursor_node is not None:
-            tree.move_cursor(cursor_node)
-        tree.scroll_to(y=self.scroll_y, animate=False, immediate=True)

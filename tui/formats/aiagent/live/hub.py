@@ -39,10 +39,8 @@ from tui.model.nodes import Session
 _clock = time.time
 _loads = orjson.loads
 
-# A tree parsed from a frame this big, or built with this many ops, is frozen before the collector comes back on
-# (tui.model.gc_pause): left in the youngest generation, its millions of containers were all scanned by the next
-# young collection, 0.2-0.33 s with the interpreter held, the UI's longest stalls during a replay of 20,000 ops
-# (`live_run.py throughput`'s stall).
+# A tree parsed from this many bytes or built with this many ops is frozen (tui.model.gc_pause): the next young
+# collection scanned it, 0.2-0.33 s with the interpreter held (`live_run.py throughput`'s longest stalls).
 FREEZE_BYTES, FREEZE_OPS = 1 << 20, 2_000
 
 
