@@ -15,13 +15,14 @@ from helpers.ptyrun import run_in_pty
 # Once the browser is drawn: filter to the hostile session, open it once its row is read, walk its tree once it is
 # drawn and expand a node (its Details show the whole name), open a payload, go back; then filter to the file with
 # the hostile name and press Enter (a notification quotes the name); quit. Each step waits for what it needs on
-# screen: a fixed schedule lost keys when another test process shared the machine (pytest -n 2).
+# screen: a fixed schedule lost keys when another test process shared the machine (pytest -n 2). (The payload
+# screen's footer, Req/Resp, and the notification, "cannot open", are waited for rather than 1.5 s each.)
 KEYS = [
     (b"filter", 1.0, b"/"), (None, 0.5, b"hostile-text"), (b"MARKUP", 1.0, b"\r"), (None, 1.0, b"\r"),
     (b"opTree", 1.5, b"j"), *((None, 0.4, key) for key in [b"j", b"l", b"j", b"j", b"j", b"j", b"p"]),
-    (None, 1.5, b"v"), (None, 0.5, b"\x1b"), (None, 1.0, b"\x1b"),
+    (b"Req/Resp", 0.5, b"v"), (None, 0.5, b"\x1b"), (None, 1.0, b"\x1b"),
     (None, 1.0, b"/"), (None, 0.5, b"\x15"), (None, 0.5, b"hostile-name"), (None, 1.0, b"\r"), (None, 1.0, b"\r"),
-    (None, 1.5, b"q"),
+    (b"cannot open", 0.3, b"q"),
 ]
 
 

@@ -13,7 +13,7 @@ from rich.text import Text
 from textual.widgets import DataTable, Static
 
 from helpers.corpusfix import assert_inert, case_names, corpus, other_user, small_cap  # noqa: F401 - fixtures
-from helpers.apphelpers import Notices, screen_lines
+from helpers.apphelpers import Notices, screen_lines, wait_for
 from helpers.browserhelpers import settle
 from helpers.payloadhelpers import settled, status, visible
 from tui.formats.load import load
@@ -262,11 +262,14 @@ async def test_hostile_text_is_inert_on_every_screen(corpus, name, tmp_path):
             check(where)
         await asyncio.sleep(0.3)
         data = path.read_bytes()  # a new version of the file: the history records it, the screen reloads
+        shown = screen.doc
         if name.endswith(".jsonl"):
             path.write_bytes(data + data.splitlines(keepends=True)[-1].replace(b'"seq":4', b'"seq":5'))
         else:
             path.write_bytes(gzip.compress(gzip.decompress(data).replace(b'"status":"ok"', b'"status":"failed"')))
-        await pilot.pause(1.5)
+        # (waited for, not a fixed 1.5 s: the new version on screen and in the history)
+        assert await wait_for(pilot, lambda: screen.doc is not shown and len(screen.history.versions()) >= 2)
+        await pilot.pause(0.1)
         check("after a reload")
         for keys, where in ((["D"], "version diff"), (["escape", "left_square_bracket"], "older version")):
             await pilot.press(*keys)

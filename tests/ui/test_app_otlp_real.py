@@ -14,6 +14,7 @@ from textual.widgets import Static
 
 from helpers.apphelpers import SIZE, live_settled, panel_text, wait_for
 from helpers.browserhelpers import ids, settle
+from tui.ui import live_worker
 from tui.ui.app import MonitorApp
 from tui.ui.screens.browser import BrowserScreen
 from tui.ui.screens.session import SessionScreen
@@ -70,9 +71,12 @@ async def test_recorded_batches_over_grpc_one_row_cost_unknown_never_counted_twi
         assert "cost unknown" in facts and "$0.0000" not in facts, facts
 
 
-async def test_split_batches_over_http_in_reverse_then_the_snapshot_row_with_its_cost(tmp_path):
+async def test_split_batches_over_http_in_reverse_then_the_snapshot_row_with_its_cost(tmp_path, monkeypatch):
     """Span by span, the master's own span first and its sub-agents' last; the run's snapshot is in the sessions
     directory: the live row stands for the session while it runs, the file's (its cost $0.0630) once it ended."""
+    # 23 requests, each waited for until applied: the worker's tick (and _feed's wait for it) made shorter, every
+    # request still applied and shown before the next is sent (17 s at the 0.25 s tick)
+    monkeypatch.setattr(live_worker, "LIVE_APPLY_SECONDS", 0.05)
     shutil.copy(SNAPSHOT, tmp_path / SNAPSHOT.name)
     app = MonitorApp(sessions_dir=tmp_path, listen_urls=URLS, watch=False)
     async with app.run_test(size=SIZE) as pilot:
