@@ -18,12 +18,10 @@ The rules:
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from tui.model.format import fmt_cost, fmt_duration
-from tui.model.nodes import Op, Session, Turn, user_turns
+from tui.model.nodes import Op, Session, Turn, remembered, user_turns
 from tui.model.search import walk_ops
 from tui.model.totals import Totals
 
@@ -101,7 +99,7 @@ def cost_unknown(session: Session) -> bool:
             return True
         if attributes.get("source") != "otlp":
             return False
-    return remembered(session, "cost_unknown", lambda: any(
+    return remembered(session, "cost_unknown", tree_counts(session), lambda: any(
         isinstance(attributes := op.child.field("attributes"), dict) and attributes.get("costUnknown") is True
         for op in walk_ops(session) if op.child is not None))
 
@@ -119,18 +117,9 @@ def read_ahead(session: Session) -> None:
             last_activity(turn)
 
 
-def remembered(session: Session, name: str, read: Callable[[], Any]) -> Any:
-    """`read()` of the whole tree under `session`, kept on it with the counts it was read at (read again once
-    they change). The labels, totals and details of a running session are made again at each live change and
-    every second, each walking every op: 13 walks of 20,000 ops a change of a replayed session, ~120 ms of the
-    UI thread (`live_run.py`'s UI tick)."""
-    key = (session.counts.ops, len(session.turns), session.ended_at)
-    kept = session.facts_memo.get(name)
-    if kept is not None and kept[0] == key:
-        return kept[1]
-    value = read()
-    session.facts_memo[name] = (key, value)
-    return value
+def tree_counts(session: Session) -> tuple:
+    """What changes when a session's tree does (its answers are read again then: `remembered`)."""
+    return session.counts.ops, len(session.turns), session.ended_at
 
 
 def shown_counts(session: Session) -> dict:
@@ -172,20 +161,21 @@ def last_activity(node: Session | Turn | Op) -> int | None:
     """The newest start or end time inside a node (sub-agents included): where an unfinished node's known duration
     ends. Iterative: sub-agents nest thousands deep."""
     if isinstance(node, Session):
-        return remembered(node, "last_activity", lambda: _session_last(node))
+        return remembered(node, "last_activity", tree_counts(node), lambda: _session_last(node))
     if isinstance(node, Turn):
         key = (len(node.ops), node.session.counts.ops, node.ended_at)
-        if node.last_memo is not None and node.last_memo[0] == key:
-            return node.last_memo[1]
-        last = newest(None, node.started_at, node.ended_at)
-        for op in node.ops:
-            last = newest(last, op.started_at, op.ended_at)
-            if op.child is not None:
-                last = newest(last, last_activity(op.child))
-        node.last_memo = (key, last)
-        return last
+        return remembered(node, "last_activity", key, lambda: _turn_last(node))
     last = newest(None, node.started_at, node.ended_at)
     return last if node.child is None else newest(last, last_activity(node.child))
+
+
+def _turn_last(turn: Turn) -> int | None:
+    last = newest(None, turn.started_at, turn.ended_at)
+    for op in turn.ops:
+        last = newest(last, op.started_at, op.ended_at)
+        if op.child is not None:
+            last = newest(last, last_activity(op.child))
+    return last
 
 
 def _session_last(session: Session) -> int | None:

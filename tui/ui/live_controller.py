@@ -137,9 +137,8 @@ class LiveController(HistoryRecorder):
             del self._holds[id(root)]
             if self.app is None:  # (a detached controller knows too little of who else shows a tree)
                 pass
-            elif len(root.turns) >= RELEASE_AWAY_TURNS or root.counts.ops >= RELEASE_AWAY_OPS:  # (nobody reads it
-                # any more: a thread may cut it)
-                release_away(partial(self._release, root, id(root) in self._built))
+            elif len(root.turns) >= RELEASE_AWAY_TURNS or root.counts.ops >= RELEASE_AWAY_OPS:
+                release_away(partial(self._release, root, id(root) in self._built))  # (nobody reads it any more)
             else:
                 self._release(root, id(root) in self._built)
             self._built.discard(id(root))

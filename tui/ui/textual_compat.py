@@ -27,7 +27,7 @@ from textual.widgets.tree import TreeNode
 
 __all__ = [
     "CoveredScreensStayDark", "FooterKey", "PRIVATE_NAMES", "QuietTree", "UnmeasuredRowsTable", "app_is_exiting",
-    "attach_children", "draw_key", "drop_closed_watchers", "drop_notifications", "label_width", "rebuild_tree_lines",
+    "attach_children", "draw_key", "drop_closed_watchers", "drop_notifications", "rebuild_tree_lines",
     "release_style_memo", "remeasure_tree", "same_cell", "set_label_quietly",
     "unlink_tree_nodes",
 ]
@@ -334,7 +334,9 @@ class QuietTree(Tree[T], Generic[T]):
     def lines_end_with(self, node: TreeNode[T]) -> bool:
         """`node`'s children's lines are listed and are the last ones (children added to it are appended)."""
         lines = self._tree_lines_cached
-        return lines is not None and bool(lines) and self.path_ending_lines(node, lines) is not None
+        if not lines:
+            return False
+        return self.path_ending_lines(node, lines) is not None
 
     def path_ending_lines(self, node: TreeNode[T], lines: list[_TreeLine[T]]) -> list[TreeNode[T]] | None:
         """The path of `node`'s line (`_TreeLine.path`, [] for a hidden root) when its children's lines are
@@ -464,12 +466,6 @@ def remeasure_tree(tree: Tree) -> None:
     """Measure the lines again at the next build (`Tree._invalidate`): the opTree's line widths depend on its
     width (its right-hand columns), which QuietTree's resize does not re-measure."""
     tree._invalidate()
-
-
-def label_width(node: TreeNode) -> int:
-    """The cell width of a node's cached label (`TreeNode._label`) plus the guide: Tree re-measures every
-    visible line on each change, and a fresh render per line is what this avoids."""
-    return node._label.cell_len + 2
 
 
 def unlink_tree_nodes(tree: Tree) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Protocol
 from functools import partial
+from typing import Protocol
 
 from rich.style import Style
 
@@ -22,7 +22,6 @@ from tui.model.nodes import Op, Session, Turn, same_keys
 from tui.ui.textual_compat import (
     QuietTree,
     attach_children,
-    label_width,
     rebuild_tree_lines,
     remeasure_tree,
     same_cell,
@@ -34,18 +33,30 @@ from tui.ui.widgets.node_labels import NodeLabel, label_for
 from tui.ui.widgets.op_tree_parts import column_widths, columns_total, fit, reads
 
 Node = Session | Turn | Op
+UNSEEN = Text("")  # the label of a node not drawn yet (OpTree.attach_new)
+ATTACH_AT_ONCE, ATTACH_PAUSE = 400, 0.02  # new children attached per step of a change, and the pause between
+CURSOR_MARGIN = 2  # rows kept between a jumped-to node and the edges of the tree (or its horizontal scrollbar)
 
 
 class Restorable(Protocol):
     """Expanded nodes, cursor and scroll put back after a rebuild (tui.ui.widgets.tree_state.TreeState)."""
 
     def restore(self, tree: OpTree) -> None: ...
-UNSEEN = Text("")  # the label of a node not drawn yet (OpTree.attach_new)
-ATTACH_AT_ONCE, ATTACH_PAUSE = 400, 0.02  # new children attached per step of a change, and the pause between
-CURSOR_MARGIN = 2  # rows kept between a jumped-to node and the edges of the tree (or its horizontal scrollbar)
+
 
 def wall_clock_ms() -> int:
     return int(time.time() * 1000)
+
+
+def line_width(label: object, columns: int) -> int:
+    """The cells a node's line takes with the right-hand columns `columns` cells wide (0: off), for measuring the
+    lines: its cached label, never a fresh render. A label not drawn yet (UNSEEN: most lines of a big trace) is
+    not measured."""
+    if label is UNSEEN:
+        return 2 + columns
+    if columns and isinstance(label, NodeLabel):
+        return label.name_cells + 2 + columns
+    return label.cell_len + 2 if isinstance(label, Text) else 0
 
 
 class OpTree(QuietTree[Node]):
@@ -101,7 +112,7 @@ class OpTree(QuietTree[Node]):
 
     def take_newer(self, session: Session, state: Restorable) -> None:
         """Show a newer build of the session on screen, in place. Every built node whose key is still there, in
-        order, keeps its tree node: it gets the new data, a new label only when it reads differently (op_tree_state.reads),
+        order, keeps its tree node: it gets the new data, a new label only when it reads differently (op_tree_parts.reads),
         and, when expanded, its children the same way; a collapsed node's built children are dropped, to be
         built again from the new data when it is expanded (populate). New children are added at the end. Only
         a node whose children no longer begin with the ones shown is built again, and `state` put back. (Building
@@ -277,15 +288,7 @@ class OpTree(QuietTree[Node]):
         width worked out once per build (reading `size` per line was most of a build's time). With the columns
         on, a line is its name plus the columns: the tree scrolls sideways until the name's end shows."""
         total = self._measured_columns = columns_total(column_widths(self.size.width))
-
-        def width(node: TreeNode[Node]) -> int:
-            label = node.label
-            if label is UNSEEN:  # (most lines of a big trace: no measuring of an empty text)
-                return 2 + total
-            if total and isinstance(label, NodeLabel):
-                return label.name_cells + 2 + total
-            return label_width(node)
-        return width
+        return lambda node: line_width(node.label, total)
 
     # the right-hand columns ---------------------------------------------------------------------------------
     def render_label(self, node: TreeNode[Node], base_style: Style, style: Style) -> Text:
@@ -327,14 +330,9 @@ class OpTree(QuietTree[Node]):
         label = label_for(node.data, self.stale())
         if not same_cell(before, label):
             set_label_quietly(self, node, label)
-            if self.get_label_width_of(before) != self.get_label_width(node):
+            total = columns_total(column_widths(self.size.width))
+            if line_width(before, total) != line_width(node.label, total):
                 self.call_later(remeasure_tree, self)
-
-    def get_label_width_of(self, label: object) -> int:
-        total = columns_total(column_widths(self.size.width))
-        if total and isinstance(label, NodeLabel):
-            return label.name_cells + 2 + total
-        return label.cell_len + 2 if isinstance(label, Text) else 0
 
     def _columns_strip(self, node: TreeNode[Node], widths: tuple[int, int, int], total: int,
                        cursor: bool) -> Strip:

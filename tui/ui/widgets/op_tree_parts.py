@@ -1,5 +1,5 @@
-"""The opTree's plain parts: the keys that name the same node across newer builds of a session, what a label is made
-of (OpTree.take_children relabels a node only when it differs), and the widths of its right-hand columns."""
+"""The opTree's plain parts: what a label is made of (OpTree.take_children relabels a node only when it differs), and
+the widths of its right-hand columns."""
 
 from __future__ import annotations
 

@@ -44,7 +44,6 @@ _loads = orjson.loads
 FREEZE_BYTES, FREEZE_OPS = 1 << 20, 2_000
 
 
-
 @dataclass(frozen=True, slots=True)
 class LiveChanges:
     """What a hub hands over at LiveHub.take_changes: roots to redraw, roots gone, roots now under another root."""
