@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
 # where textual and rich may be imported
@@ -26,6 +28,14 @@ def nodes_of(path: Path) -> tuple[ast.AST, ...]:
 @functools.cache
 def _nodes_of(path: str, mtime_ns: int) -> tuple[ast.AST, ...]:
     return tuple(ast.walk(ast.parse(Path(path).read_text())))
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _parsed_modules_forgotten():
+    """The parsed modules (millions of nodes) go with this file's tests: kept, every later full collection of
+    the worker walked them (5.8 s of collection in one test of another file)."""
+    yield
+    _nodes_of.cache_clear()
 
 
 def imported_modules(path: Path) -> list[str]:

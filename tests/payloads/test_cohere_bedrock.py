@@ -123,9 +123,9 @@ def test_invoke_model_chunks_carry_the_models_own_stream():
 
 
 def _reads_quickly(data: bytes) -> object:
-    t0 = time.monotonic()
+    t0 = time.thread_time()  # (CPU of this thread: the same bound however busy the machine is)
     view = decode_bytes(data, "http")
-    assert time.monotonic() - t0 < 1.0
+    assert time.thread_time() - t0 < 1.0
     return view
 
 

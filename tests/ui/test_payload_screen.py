@@ -287,9 +287,9 @@ async def test_text_lines_million_lines_and_long_lines():
     async with app.run_test(size=(80, 24)) as pilot:
         tl = app.query_one(TextLines)
         tl.focus()
-        t0 = time.monotonic()
+        t0 = time.thread_time()
         tl.set_lines(lines)
-        assert time.monotonic() - t0 < 0.5
+        assert time.thread_time() - t0 < 0.5
         assert tl.virtual_size.height == 1_000_000
         assert tl.virtual_size.width == MAX_CELLS
         await pilot.pause()
