@@ -74,7 +74,16 @@ async def test_a_change_of_a_big_trace_labels_only_the_lines_on_screen(tmp_path,
         assert screen.session is not shown and len(screen.session.turns) - before > 400
         lines = screen.tree.size.height
         assert len(made) <= 2 * lines + 4, f"{len(made)} labels made for a change, {lines} lines on screen"
+        remeasured: list[object] = []
+        monkeypatch.setattr(op_tree, "remeasure_tree", lambda tree: remeasured.append(tree))
         screen.tree.scroll_end(animate=False)  # the new turns, labelled as they come into view
         await pilot.pause(0.2)
         last = screen.tree.get_node_at_line(screen.tree.last_line)
         assert last is not None and f"{len(last.data.ops)} ops" in str(last.label)
+        # each label made as its line is drawn widens the scrolling width, if at all, without listing and
+        # measuring every line of the tree again (each line first drawn did that: scrolling a big trace)
+        assert remeasured == []
+        tree = screen.tree
+        columns = op_tree.columns_total(op_tree.column_widths(tree.size.width))
+        drawn = [tree.get_node_at_line(tree.scroll_offset.y + y) for y in range(tree.size.height)]
+        assert tree.virtual_size.width >= max(op_tree.line_width(n.label, columns) for n in drawn if n is not None)

@@ -338,6 +338,22 @@ class QuietTree(Tree[T], Generic[T]):
             return False
         return self.path_ending_lines(node, lines) is not None
 
+    def rewidened(self, node: TreeNode[T], before: int, after: int) -> bool:
+        """`node`'s label went from `before` to `after` cells: the widest line (the scrolling width) follows without
+        listing the lines again when it can. A wider label can only widen it; a narrower one that was not the
+        widest changes nothing. False when the lines must be measured again (it may have been the widest)."""
+        lines = self._tree_lines_cached
+        at = node._line
+        if not lines or not (0 <= at < len(lines)) or lines[at].path[-1] is not node:
+            return False
+        indent = (len(lines[at].path) - 1) * self.guide_depth
+        widest = self.virtual_size.width
+        if after > before:
+            if after + indent > widest:
+                self.virtual_size = Size(after + indent, len(lines))
+            return True
+        return before + indent < widest
+
     def path_ending_lines(self, node: TreeNode[T], lines: list[_TreeLine[T]]) -> list[TreeNode[T]] | None:
         """The path of `node`'s line (`_TreeLine.path`, [] for a hidden root) when its children's lines are
         listed and are the last lines (each node on the path expanded and the last child of its parent), else

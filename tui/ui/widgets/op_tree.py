@@ -323,7 +323,9 @@ class OpTree(QuietTree[Node]):
     def label_unseen(self, node: TreeNode[Node]) -> None:
         """The label of a node given new data while off screen (take_children), made as its line is drawn: a
         change of a 16,000-turn trace compared every turn's old and new data (~80 ms a change) for the few dozen
-        lines on screen. A label of another width measures the lines again (the widest sets the scrolling)."""
+        lines on screen. A label of another width moves the widest line (the scrolling width): every line was measured
+        again for each such label (each line of a big trace first drawn, UNSEEN being narrower than any label);
+        now only when the widest may have narrowed (QuietTree.rewidened)."""
         if node.data is None:
             return
         before = node.label
@@ -331,7 +333,8 @@ class OpTree(QuietTree[Node]):
         if not same_cell(before, label):
             set_label_quietly(self, node, label)
             total = columns_total(column_widths(self.size.width))
-            if line_width(before, total) != line_width(node.label, total):
+            was, now = line_width(before, total), line_width(node.label, total)
+            if was != now and not self.rewidened(node, was, now):
                 self.call_later(remeasure_tree, self)
 
     def _columns_strip(self, node: TreeNode[Node], widths: tuple[int, int, int], total: int,
