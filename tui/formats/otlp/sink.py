@@ -44,7 +44,7 @@ DRAIN_BUDGET = 0.05  # s of assembling (or of handing over assembled trees) per 
 MAX_READY = 2_000  # assembled groups waiting for drain: the assembling thread waits beyond it
 TXN_KEY = "txn:"  # keys of txn-only groups (log records without a trace id) in the eviction order
 PREBUILD_ITEMS = 2_000  # a trace of this many spans and records is also built (model nodes) in the sink's thread
-REST_SHARE, MAX_REST = 2.0, 5.0  # a big trace rests this share of its last assembly's time (at most MAX_REST s)
+REST_SHARE, MAX_REST = 1.0, 3.0  # a big trace rests this share of its last assembly's time (at most MAX_REST s)
 
 
 @dataclass(slots=True)
@@ -267,9 +267,9 @@ class OtlpSink:
         """The first changed group not resting. A big trace is assembled and built again from all its spans at
         each change (~1 s at 50,000 spans): done back to back, this thread held the interpreter most of the time,
         and every UI step waited behind it (keys up to 1.4 s: `otlp_big_run.py`'s keys row). After each, that
-        trace rests twice as long as it took (its screen changes every ~3 builds' time: resting as long as it took,
-        keys max 0.28-0.35 s and p95 51-62 ms; twice as long, 0.19-0.29 s and 40-46 ms, the whole trace on screen
-        as soon after its last batch); other groups go on meanwhile.
+        trace rests as long as it took (its screen changes every ~2 builds' time; resting twice as long gave keys
+        no better worst case, 0.19-0.46 s against 0.28-0.43 s, and the whole trace 10-13 s after its last batch
+        instead of 5-10 s); other groups go on meanwhile.
         Called with `_lock` held."""
         now = time.monotonic()
         rest = self._rest_until
