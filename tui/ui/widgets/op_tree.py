@@ -332,7 +332,7 @@ class OpTree(QuietTree[Node]):
         label = label_for(node.data, self.stale())
         if not same_cell(before, label):
             set_label_quietly(self, node, label)
-            total = columns_total(column_widths(self.size.width))
+            total = self._measured_columns  # (what the lines, the widest among them, were measured with)
             was, now = line_width(before, total), line_width(node.label, total)
             if was != now and not self.rewidened(node, was, now):
                 self.call_later(remeasure_tree, self)
