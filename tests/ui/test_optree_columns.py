@@ -87,3 +87,33 @@ async def test_the_details_show_the_whole_target(tmp_path):
         await pilot.pause(0.3)
         text = "".join(str(screen.query_one("#detail-body").render()).split())
         assert long_name in text, text[:200]  # whole, up to its __END (the panel wraps it)
+
+
+async def test_a_resize_measures_the_lines_again_only_when_the_columns_change(tmp_path, monkeypatch):
+    """The lines' widths depend on the columns, which depend on the tree's width: a resize that keeps the width
+    (the terminal's height, a banner, a horizontal scrollbar) keeps them. The check compared the Resize event's size
+    (scrollbar included) with the width the lines were measured at (scrollbar excluded), so with a vertical
+    scrollbar every resize measured every line of the tree again: 3,000 lines of a live trace, at each change."""
+    import tui.ui.widgets.op_tree as op_tree
+
+    from helpers.apphelpers import deep_snapshot
+
+    app = session_app(deep_snapshot(tmp_path, ops=80), watch=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await opened(pilot)
+        screen.tree.expand_all()
+        await pilot.pause()
+        assert screen.tree.show_vertical_scrollbar
+        remeasured: list[object] = []
+        remeasure = op_tree.remeasure_tree
+        monkeypatch.setattr(op_tree, "remeasure_tree", lambda tree: remeasured.append(tree) or remeasure(tree))
+        await pilot.resize_terminal(160, 40)
+        await opened(pilot)
+        assert screen.tree.size.height < 40 and remeasured == []
+        await pilot.resize_terminal(100, 40)
+        await opened(pilot)
+        assert remeasured == [screen.tree]
+        columns = op_tree.columns_total(op_tree.column_widths(screen.tree.size.width))
+        widest = max(op_tree.line_width(screen.tree.get_node_at_line(y).label, columns)
+                     for y in range(screen.tree.last_line + 1))
+        assert screen.tree.virtual_size.width >= widest

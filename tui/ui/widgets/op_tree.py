@@ -368,8 +368,9 @@ class OpTree(QuietTree[Node]):
         return Strip(list(text.render(self.app.console)), total).adjust_cell_length(total, line_style)
 
     def on_resize(self, event: events.Resize) -> None:
-        """The columns take another width: measure the lines again (QuietTree only redraws them on a resize)."""
-        if columns_total(column_widths(event.size.width)) != self._measured_columns:
+        """The columns take another width: measure the lines again (QuietTree only redraws them on a resize). The
+        width the lines are measured at is `size` (the vertical scrollbar left out), not the event's."""
+        if columns_total(column_widths(self.size.width)) != self._measured_columns:
             remeasure_tree(self)
 
     def watch_show_vertical_scrollbar(self) -> None:
