@@ -12,11 +12,11 @@ from collections.abc import Callable, Iterable
 from itertools import zip_longest
 from typing import Any, Generic, TypeVar
 
-from rich.table import Table
 from rich.text import Text
 from textual import events
 from textual.app import App
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.scroll_view import ScrollView
 from textual.widgets import DataTable, Tree
 from textual.widgets._footer import FooterKey  # not exported publicly; tests count them to catch the leak
@@ -25,10 +25,12 @@ from textual.widgets.data_table import ColumnKey, DuplicateKey, Row, RowKey
 from textual.widgets._tree import _TreeLine
 from textual.widgets.tree import TreeNode
 
+from tui.ui.draw_key import same_cell
+
 __all__ = [
-    "CoveredScreensStayDark", "FooterKey", "PRIVATE_NAMES", "QuietTree", "UnmeasuredRowsTable", "app_is_exiting",
-    "attach_children", "draw_key", "drop_closed_watchers", "drop_notifications", "rebuild_tree_lines",
-    "release_style_memo", "remeasure_tree", "same_cell", "set_label_quietly",
+    "CoveredScreensStayDark", "FooterKey", "LaidOutOnce", "PRIVATE_NAMES", "QuietTree", "UnmeasuredRowsTable", "app_is_exiting",
+    "attach_children", "drop_closed_watchers", "drop_notifications", "rebuild_tree_lines",
+    "release_style_memo", "remeasure_tree", "set_label_quietly", "set_scroll_size",
     "unlink_tree_nodes",
 ]
 
@@ -77,6 +79,8 @@ PRIVATE_NAMES: list[tuple[str, str, str]] = [
     ("textual.widgets._tree", "_TreeLine", ""),
     ("textual.widgets._tree", "TreeNode", "_line"),
     ("textual.widgets._tree", "TreeNode", "_expanded"),
+    ("textual.widget", "Widget", "_size_updated"),
+    ("textual.widget", "Widget", "_scroll_update"),
 ]
 
 
@@ -200,31 +204,31 @@ class UnmeasuredRowsTable(DataTable):
         self._refresh_region(Region(x, y, columns[column].get_render_width(self), 1))
 
 
-def same_cell(shown: Any, value: Any) -> bool:
-    """Whether a cell's new value draws as the one shown (rich's Text equality compares only text and spans)."""
-    if shown is value:
-        return True
-    key = draw_key(value)
-    return key is not None and key == draw_key(shown)
+# Layouts: a flood of live events laid the session screen out ~15 times a second (5-30 ms each: the "Live"
+# benchmark's mixed row), mostly for nothing: a scrolling view's new lines, a size the layout itself measured.
+def set_scroll_size(view: ScrollView, size: Size) -> None:
+    """A ScrollView's scrolling size (`virtual_size`, a layout reactive: each new batch of log lines laid out the
+    whole screen) set with a repaint and its scrollbars updated; a layout still follows when a scrollbar comes or
+    goes (`show_*_scrollbar` are layout reactives) or when the scroll offset would pass the new end."""
+    if size == view.virtual_size:
+        return
+    shown = view.scrollable_content_region
+    if (not view.is_mounted or not shown or view.scroll_x > max(0, size.width - shown.width)
+            or view.scroll_y > max(0, size.height - shown.height)):
+        view.virtual_size = size
+        return
+    view.set_reactive(Widget.virtual_size, size)
+    view._scroll_update(size)
+    view.refresh()
 
 
-def draw_key(value: Any) -> tuple | None:
-    """What a str, Text or grid of them draws as, as a value to compare (a copy: a Text changed in place later
-    still compares as it was); None for any other renderable, which may not compare by value."""
-    if isinstance(value, str):
-        return ("str", value)
-    if isinstance(value, Text):
-        return ("text", value.plain, tuple(value.spans), value.style, value.justify, value.overflow, value.no_wrap,
-                value.end)
-    if isinstance(value, Table):  # a grid of str / Text cells (the Totals panel)
-        columns = []
-        for column in value.columns:
-            cells = tuple(draw_key(cell) for cell in column.cells)
-            if None in cells:
-                return None
-            columns.append((column.style, column.justify, column.no_wrap, column.width, cells))
-        return ("table", value.padding, value.expand, value.show_header, value.box, tuple(columns))
-    return None
+class LaidOutOnce(Widget):
+    """A widget that takes the scrolling size a layout measured for it without asking for another layout (the
+    default, `_size_updated` setting the layout reactive `virtual_size`, laid the screen out twice each time the
+    details changed height); scrollbars still come and go with a layout. The second base: CSS follows the first."""
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        return super()._size_updated(size, virtual_size, container_size, layout=False)
 
 
 # Tree -----------------------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from tui.model.session_facts import shown_duration
 from tui.model.json_text import dumps
 from tui.model.nodes import Op, Session, Turn, node_key, user_turns
 from tui.model.op_facts import op_facts
+from tui.ui.textual_compat import LaidOutOnce
 from tui.ui.widgets.steady_static import SteadyStatic
 
 LONG_TEXT = 4000
@@ -287,7 +288,7 @@ def _captures(b: DetailBuilder, op: Op) -> None:
 DESCRIBE_IN_THREAD = 5_000  # ops in a session from which its details are written in a thread
 
 
-class DetailPanel(VerticalScroll):
+class DetailPanel(VerticalScroll, LaidOutOnce):
     shown: object = None  # the node the panel is to show (its text may still be written in a thread)
     put_key: tuple | None = None  # node_key of the node whose text is on the panel
 

@@ -19,6 +19,7 @@ from textual.strip import Strip
 
 from tui.model.fields import one_line
 from tui.model.logs import LogView
+from tui.ui.textual_compat import set_scroll_size
 from tui.ui.widgets.line_search import LineSearch
 from tui.ui.widgets.motion import half_page, motion_bindings, scroll_sideways
 from tui.ui.widgets.steady_static import set_border_title
@@ -162,7 +163,7 @@ class LogPane(LineSearch, ScrollView, can_focus=True):
         widest = max((len(e.message) for e in sample), default=0) + 32
         self._text = LogText(self.shown)
         self.search_line = -1  # line numbers of the old lines mean nothing now (the query stays)
-        self.virtual_size = Size(min(MESSAGE_CELLS, widest), len(self.shown))
+        set_scroll_size(self, Size(min(MESSAGE_CELLS, widest), len(self.shown)))
         if self.following:
             self._to_end()
         self._update_title()

@@ -19,12 +19,12 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode, UnknownNodeID
 
 from tui.model.nodes import Op, Session, Turn, same_keys
+from tui.ui.draw_key import same_cell
 from tui.ui.textual_compat import (
     QuietTree,
     attach_children,
     rebuild_tree_lines,
     remeasure_tree,
-    same_cell,
     set_label_quietly,
     unlink_tree_nodes,
 )

@@ -2,9 +2,10 @@
 
 Static.update re-lays out and repaints on every call, equal content or not. Lines rebuilt on a timer (the
 browser's header and summary, twice a second) were written to the terminal each time though they read the same:
-over SSH that is most of what an idle screen costs. Text and str are compared by what they draw (tui.ui.
-textual_compat.draw_key); any other renderable is always drawn (it may not compare by value). Border titles
-likewise (set_border_title).
+over SSH that is most of what an idle screen costs. Text and str are compared by what they draw
+(tui.ui.draw_key); any other renderable is always drawn (it may not compare by value). Border titles likewise
+(set_border_title). New content of the height shown is repainted without a layout of the whole screen (the
+live banner, the totals and the details change on every live batch: each laid out the session screen).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import Static
 
-from tui.ui.textual_compat import draw_key
+from tui.ui.draw_key import draw_key
 
 
 class SteadyStatic(Static):
@@ -31,7 +32,19 @@ class SteadyStatic(Static):
         if key is not None and key == self._drawn:
             return
         self._drawn = key
-        super().update(content, layout=layout)
+        super().update(content, layout=False)
+        if layout and self.resizes():
+            self.refresh(layout=True)
+
+    def resizes(self) -> bool:
+        """Whether the content just set may change this widget's size: its size follows its content (auto) and
+        the new content's height differs from the height laid out, or it was not laid out yet."""
+        width, height, shown = self.styles.width, self.styles.height, self.content_size
+        if not shown or (width is not None and width.is_auto):
+            return True
+        if height is None or not height.is_auto:
+            return False
+        return self.get_content_height(self.container_size, self.app.size, shown.width) != shown.height
 
 
 _TITLES: WeakKeyDictionary[Widget, tuple] = WeakKeyDictionary()  # the border title each widget was last given
