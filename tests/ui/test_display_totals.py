@@ -89,6 +89,29 @@ def test_lay_out_never_cuts_and_drops_the_least_important_first():
             assert "cW" not in text  # the least important went first
 
 
+def test_the_lines_the_totals_take_are_known_without_drawing_them():
+    """TotalsPanel tells SteadyStatic its height (lines_at) so that a live batch need not draw the grid twice: the
+    count must be what drawing gives, or the panel would keep a stale height (or lay the screen out for nothing)."""
+    from rich.console import Console
+    from rich.text import Text
+
+    from tui.ui.widgets.totals_panel import Cell, lay_out, lines_at
+
+    cells = [Cell("tokens in", Text("1,234,567,890"), Text("1234.57M")), Cell("cost", Text("$1234.5678")),
+             Cell("status", Text("● running")), Cell("cache write", Text("5,555,555"), Text("5.56M"), rank=3),
+             Cell("agents", Text("33"), rank=2), Cell("tools run", Text("12"), rank=1),
+             Cell("note", Text("a value longer than a narrow panel's whole width"), rank=0)]
+    known = 0
+    for width in range(8, 90, 3):
+        for kept in (cells[:6], cells):
+            shown = lay_out(kept, width)
+            drawn = len(Console(width=width).render_lines(shown, pad=False))
+            lines = lines_at(shown, width)
+            assert lines in (None, drawn), (width, lines, drawn)
+            known += lines is not None
+    assert known > 30, "most layouts are counted without drawing"
+
+
 @pytest.mark.parametrize("age_s, shown", [(20 * 60, "○ stale"), (0, "● running")])
 async def test_the_totals_panel_says_stale_when_the_file_went_silent(tmp_path, age_s, shown):
     """Point 5 of issue 14: a session with no end whose file has not changed for 20 minutes (default threshold 10)

@@ -288,12 +288,17 @@ def _captures(b: DetailBuilder, op: Op) -> None:
 DESCRIBE_IN_THREAD = 5_000  # ops in a session from which its details are written in a thread
 
 
+class DetailBody(SteadyStatic, LaidOutOnce):
+    """The details' text: a key that moves the cursor gives it another height, and each such change laid the
+    screen out twice (its own `virtual_size` asked for the second layout)."""
+
+
 class DetailPanel(VerticalScroll, LaidOutOnce):
     shown: object = None  # the node the panel is to show (its text may still be written in a thread)
     put_key: tuple | None = None  # node_key of the node whose text is on the panel
 
     def compose(self):
-        yield SteadyStatic(id="detail-body")
+        yield DetailBody(id="detail-body")
 
     def show(self, node: object) -> None:
         """A big session's details are written in a thread (its final report is looked for among all its ops:

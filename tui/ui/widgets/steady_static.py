@@ -27,24 +27,29 @@ class SteadyStatic(Static):
         super().__init__(content, **kwargs)
         self._drawn: tuple | None = draw_key(content)
 
-    def update(self, content: Any = "", *, layout: bool = True) -> None:
+    def update(self, content: Any = "", *, layout: bool = True, lines: int | None = None) -> None:
+        """`lines`: the content's height at the width shown, when the caller knows it without drawing it (the
+        totals' grid: measuring it renders the whole table, ~10 ms on every live batch)."""
         key = draw_key(content)
         if key is not None and key == self._drawn:
             return
         self._drawn = key
         super().update(content, layout=False)
-        if layout and self.resizes():
+        if layout and self.resizes(lines):
             self.refresh(layout=True)
 
-    def resizes(self) -> bool:
+    def resizes(self, lines: int | None = None) -> bool:
         """Whether the content just set may change this widget's size: its size follows its content (auto) and
-        the new content's height differs from the height laid out, or it was not laid out yet."""
+        the new content's height (`lines`, or measured) differs from the height laid out, or it was not laid out
+        yet."""
         width, height, shown = self.styles.width, self.styles.height, self.content_size
         if not shown or (width is not None and width.is_auto):
             return True
         if height is None or not height.is_auto:
             return False
-        return self.get_content_height(self.container_size, self.app.size, shown.width) != shown.height
+        if lines is None:
+            lines = self.get_content_height(self.container_size, self.app.size, shown.width)
+        return lines != shown.height
 
 
 _TITLES: WeakKeyDictionary[Widget, tuple] = WeakKeyDictionary()  # the border title each widget was last given

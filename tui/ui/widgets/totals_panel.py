@@ -159,6 +159,15 @@ def lay_out(cells: list[Cell], width: int, max_rows: int = MAX_ROWS) -> Table | 
     return Text("\n").join(lines)
 
 
+def lines_at(shown: Table | Text, width: int) -> int | None:
+    """The lines lay_out's result takes at `width` without drawing it: a grid is chosen only when its rows fit,
+    one line each; flowed lines are one each unless one is wider (a value longer than the width wraps): None."""
+    if isinstance(shown, Table):
+        return shown.row_count
+    lines = shown.split("\n")
+    return len(lines) if all(line.cell_len <= width for line in lines) else None
+
+
 class TotalsPanel(SteadyStatic):
     """Always describes the session currently in view (the root, or the sub-agent drilled into)."""
 
@@ -243,7 +252,7 @@ class TotalsPanel(SteadyStatic):
     def _show(self, table: Table | Text, warnings: Text | None = None) -> None:
         """The grid, with the warning lines under it and the panel's border marked when there are any."""
         if warnings is None:
-            self.update(table)
+            self.update(table, lines=lines_at(table, self.content_size.width))
         else:
             grid = Table.grid()
             grid.add_row(table)

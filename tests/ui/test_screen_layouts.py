@@ -1,7 +1,7 @@
-"""A live batch that changes what the session screen shows but no widget's size repaints it without laying the
-screen out again. Under a flood of events the screen was laid out ~15 times a second (5-30 ms of the UI thread each,
-most of what held the "Live" benchmark's mixed load under 50,000 events/s): the log pane's new lines (its scrolling
-size), the totals, the live banner and the details each asked for a layout of the whole screen."""
+"""The session screen is laid out again only when a size changes. Under a flood of events it was laid out ~15 times
+a second (5-30 ms of the UI thread each: the "Live" benchmark's mixed load): the log pane's new lines (its scrolling
+size), the totals, the live banner and the details each asked for a layout of the whole screen, and a change of the
+details' height for two."""
 
 from __future__ import annotations
 
@@ -65,3 +65,33 @@ async def test_live_batches_that_keep_every_size_do_not_lay_the_screen_out(tmp_p
         assert logs.vertical_scrollbar.position == logs.scroll_y, "its scrollbar's thumb at the end too"
         assert str(totals.render()) != shown, "the totals took the new tokens"
         assert layouts == []
+
+
+async def test_details_of_another_height_lay_the_screen_out_once(tmp_path):
+    """A key that moves the cursor to a node whose details take another height needs one layout; the details'
+    text asked for a second one as the first gave it its new size (its `virtual_size`, a layout reactive)."""
+    from helpers.apphelpers import session_app, top
+    from helpers.builders import op, session, turn, write
+
+    long = op("tool", op_id="a", name="shell__run", **{f"field_{n:02d}": f"value {n}" for n in range(70)})
+    short = op("tool", op_id="b", name="shell__ls", **{f"field_{n:02d}": f"value {n}" for n in range(18)})
+    app = session_app(write(tmp_path / "s.json.gz", session(turn(1, long, short))), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.5)
+        screen = top(app)
+        body = screen.query_one("#detail-body")
+        screen.select_op("1-2")  # (both need the details' scrollbar: it stays)
+        await pilot.pause(0.3)
+        screen.select_op("1-1")
+        await pilot.pause(0.3)
+        heights, counts = [], []
+        for path in ("1-2", "1-1", "1-2"):  # the shorter, the longer, the shorter
+            layouts: list[object] = []
+            screen.screen_layout_refresh_signal.subscribe(screen, layouts.append)
+            screen.select_op(path)
+            await pilot.pause(0.2)
+            screen.screen_layout_refresh_signal.unsubscribe(screen)
+            heights.append(body.size.height)
+            counts.append(len(layouts))
+        assert counts == [1, 1, 1]
+        assert heights[0] == heights[2] < heights[1] - 20 and screen.query_one("#detail").show_vertical_scrollbar
