@@ -34,9 +34,11 @@ def log(seq: int) -> bytes:
 
 
 def accounting(seq: int) -> bytes:
+    """Tokens that keep their number of digits over the test's five entries (a root label one cell wider may widen
+    the tree's scrolling width: a size change)."""
     return frame(seq, {"type": "accounting", "entry": {"type": "llm", "timestamp": 1_700_000_001_000 + seq,
                                                        "provider": "p", "model": "m",
-                                                       "tokens": {"inputTokens": 100, "outputTokens": 20}}})
+                                                       "tokens": {"inputTokens": 100, "outputTokens": 10}}})
 
 
 async def test_live_batches_that_keep_every_size_do_not_lay_the_screen_out(tmp_path):
