@@ -82,3 +82,23 @@ async def test_at_160_columns_the_screens_own_keys_are_in_the_footer(name):
                    if key.region.width and key.region.right <= 160]
         missing = [action for action in WIDE[name] if action not in actions]
         assert not missing, (missing, actions)
+
+
+async def test_the_footer_keeps_its_keys_when_the_bindings_read_the_same():
+    """Textual recomposes the footer each time it is told the bindings changed (a screen pushed, the focus moved):
+    several times as a screen opens, each removing, making, styling and laying out a dozen keys (30-80 ms). Keys
+    that read the same are kept; keys that differ are made again."""
+    app = scenes.session_app()
+    async with app.run_test(size=(WIDTH, HEIGHT)) as pilot:
+        await pilot.pause(0.3)
+        footer = app.screen.query_one(Footer)
+        keys = list(footer.query(FooterKey))
+        assert keys
+        app.screen.refresh_bindings()  # (what a move of the focus or a screen pushed or popped does)
+        await pilot.pause(0.2)
+        assert list(footer.query(FooterKey)) == keys, "the same keys were removed and made again"
+        await pilot.resize_terminal(40, HEIGHT)  # fewer keys fit: another set
+        await pilot.pause(0.3)
+        narrow = list(footer.query(FooterKey))
+        assert narrow != keys and len(narrow) < len(keys)
+        assert all(key.region.right <= 40 for key in narrow if key.region.width)

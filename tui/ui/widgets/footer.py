@@ -16,6 +16,7 @@ from typing import Any
 
 from rich.cells import cell_len
 from textual.app import ComposeResult
+from textual.dom import NoScreen
 from textual.widgets import Footer as TextualFooter
 
 from tui.ui.textual_compat import FooterKey, drop_closed_watchers
@@ -63,7 +64,32 @@ def fit_keys(widgets: list, width: int) -> list:
     return [w for w in widgets if id(w) in kept]
 
 
+def key_signature(key: Any) -> tuple:
+    """What a composed footer key shows and does: two compositions with the same signatures look and act alike."""
+    return (type(key).__name__, getattr(key, "key", None), getattr(key, "key_display", None),
+            getattr(key, "description", None), getattr(key, "action", None), tuple(sorted(key.classes)),
+            str(key.tooltip or ""))
+
+
 class Footer(TextualFooter):
+    shown: tuple = ()  # key_signature of each key mounted
+
+    async def recompose(self) -> None:
+        """Textual recomposes the footer whenever it is told the bindings changed (a screen pushed, the focus
+        moved, the app focused): several times as a screen opens, each removing, making, styling and laying out
+        its dozen keys again (30-80 ms), though they mostly read the same. The keys are composed, and mounted
+        only when they differ from those shown."""
+        if not self.is_attached:
+            return
+        try:
+            shown = tuple(map(key_signature, self.compose()))
+        except NoScreen:  # (its screen is closing: nothing to show)
+            return
+        if shown == self.shown and len(self.children) == len(shown):
+            return
+        self.shown = shown
+        await super().recompose()
+
     def compose(self) -> ComposeResult:
         drop_closed_watchers(self, "compact")
         # Compact or not from the terminal's width (the footer spans it), before the keys are made: otherwise the
