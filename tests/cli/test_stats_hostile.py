@@ -8,8 +8,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import resource
-import signal
 import sqlite3
 import subprocess
 import sys
@@ -25,10 +23,18 @@ from tui.demo import make_tree, write_snapshot
 FORMS = ([], ["--json"], ["--by", "agent"], ["--by", "model"], ["--by", "headend"], ["--since", "3650d"])
 
 
-def stats(sessions: Path, cache: Path, *args: str, preexec=None):
+def stats(sessions: Path, cache: Path, *args: str, file_size_limit: int | None = None):
+    """`stats` in a child process. `file_size_limit`: writes past it fail with EFBIG, as on a full disk; set by the
+    child itself before it runs the command (a preexec_fn forks this process, threads and all: a forked gRPC
+    poller of an earlier test wrote its error in place of the command's)."""
     env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
-    return subprocess.run([sys.executable, "-m", "tui", "stats", "--sessions-dir", str(sessions), *args],
-                          capture_output=True, timeout=120, env=env, preexec_fn=preexec)
+    command = ["-m", "tui"]
+    if file_size_limit is not None:
+        command = ["-c", "import resource, runpy, signal, sys; signal.signal(signal.SIGXFSZ, signal.SIG_IGN); "
+                   f"resource.setrlimit(resource.RLIMIT_FSIZE, ({file_size_limit}, {file_size_limit})); "
+                   "sys.argv[0] = 'tui'; runpy.run_module('tui', run_name='__main__', alter_sys=True)"]
+    return subprocess.run([sys.executable, *command, "stats", "--sessions-dir", str(sessions), *args],
+                          capture_output=True, timeout=120, env=env)
 
 
 def stats_here(sessions: Path, cache: Path, *args: str):
@@ -100,12 +106,7 @@ def test_a_full_cache_filesystem_makes_stats_fail_not_answer_in_part(tmp_path):
 
 def test_a_file_size_limit_makes_stats_fail_not_answer_in_part(tmp_path):
     sessions = _full_disk_sessions(tmp_path)
-
-    def limit() -> None:  # (in the child: writes past 160 KiB fail with EFBIG, as on a full disk)
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (160 * 1024, 160 * 1024))
-
-    _refuses_a_partial_answer(stats(sessions, tmp_path / "cache", preexec=limit))
+    _refuses_a_partial_answer(stats(sessions, tmp_path / "cache", file_size_limit=160 * 1024))
 
 
 def test_a_damaged_index_is_called_damaged_with_what_to_do(tmp_path):
