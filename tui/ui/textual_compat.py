@@ -28,10 +28,9 @@ from textual.widgets.tree import TreeNode
 from tui.ui.draw_key import same_cell
 
 __all__ = [
-    "CoveredScreensStayDark", "FooterKey", "LaidOutOnce", "PRIVATE_NAMES", "QuietTree", "UnmeasuredRowsTable", "app_is_exiting",
-    "attach_children", "drop_closed_watchers", "drop_notifications", "rebuild_tree_lines",
-    "release_style_memo", "remeasure_tree", "set_label_quietly", "set_scroll_size",
-    "unlink_tree_nodes",
+    "CoveredScreensStayDark", "FooterKey", "LaidOutOnce", "PRIVATE_NAMES", "QuietTree", "UnmeasuredRowsTable",
+    "app_is_exiting", "attach_children", "drop_closed_watchers", "drop_notifications", "rebuild_tree_lines",
+    "release_style_memo", "remeasure_tree", "set_label_quietly", "set_scroll_size", "unlink_tree_nodes",
 ]
 
 T = TypeVar("T")
