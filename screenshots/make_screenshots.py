@@ -30,7 +30,7 @@ SHOTS = [
     ("history", scenes.session_app, scenes.view_older_version, ()),
     ("history-diff", scenes.session_app, scenes.diff_versions, ()),
     ("broken-files", scenes.corpus_browser_app, scenes.wait_browser_loaded, ()),
-    ("stats", scenes.browser_app, scenes.wait_browser_loaded, ("t", "a")),
+    ("stats", scenes.browser_app, scenes.open_stats, ()),
 ]
 
 

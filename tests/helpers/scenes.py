@@ -13,6 +13,10 @@ from tui.demo import make_tree, populate, write_snapshot
 from tui.formats.load import load
 from tui.model.search import walk_ops
 from tui.ui.app import MonitorApp
+from tui.ui.screens.search import SearchScreen
+from tui.ui.screens.stats import StatsScreen
+
+from helpers.waiting import wait_for
 
 BASE = Path("/tmp/aiagent-monitor-scenes")
 START_MS = 1_779_000_000_000  # a fixed date (2026-05-17)
@@ -263,18 +267,20 @@ async def open_stats(pilot) -> None:
     """The stats screen over the loaded browser's sessions, all time (no range measured from today)."""
     await wait_browser_loaded(pilot)
     await pilot.press("t")
-    await pilot.pause(0.3)
+    assert await wait_for(pilot, lambda: isinstance(pilot.app.screen, StatsScreen) and pilot.app.screen.settled)
     await pilot.press("a")
-    await pilot.pause(0.6)
+    assert await wait_for(pilot, lambda: pilot.app.screen.range_name == "all" and pilot.app.screen.settled)
+    await pilot.pause()
 
 
 async def search_sessions(pilot) -> None:
     """The search screen over every session's text (the index of the loaded browser), one query typed."""
     await wait_browser_loaded(pilot)
     await pilot.press("F")
-    await pilot.pause(0.3)
+    assert await wait_for(pilot, lambda: isinstance(pilot.app.screen, SearchScreen))
     await pilot.press(*"error")
-    await pilot.pause(1.0)
+    assert await wait_for(pilot, lambda: pilot.app.screen.settled and pilot.app.screen.hits)
+    await pilot.pause()
     steady_cursors(pilot)
 
 

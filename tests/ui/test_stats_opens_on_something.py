@@ -75,3 +75,17 @@ async def test_the_focused_table_is_marked(tmp_path, monkeypatch):
         await pilot.pause()
         marked = [title.id for title in screen.query(".stats-title.-focused")]
         assert marked == [f"title-{screen.focused.id}"] and marked != ["title-stats-top-expensive"]
+
+
+async def test_settled_means_the_newest_answer_is_drawn(tmp_path, monkeypatch):
+    """What tests and scripts wait on (never a fixed pause: the snapshot of this screen once caught it querying)."""
+    directory = old_sessions(tmp_path, monkeypatch, days_ago=90)
+    app, screen = await open_stats(directory)
+    async with app.run_test(size=(160, 48)) as pilot:
+        app.push_screen(screen)
+        assert await wait_for(pilot, lambda: screen.settled)
+        assert screen.range_name == "all" and "querying" not in header(screen)  # (widened twice on the way)
+        screen.action_range("7d")
+        assert not screen.settled and "querying" in header(screen)
+        assert await wait_for(pilot, lambda: screen.settled)
+        assert header(screen).startswith("stats · 7d") and "querying" not in header(screen)

@@ -7,6 +7,7 @@ import time
 
 import orjson
 import pytest
+from textual.widgets import Input
 
 from helpers.browserhelpers import settle
 from helpers.builders import llm_acc, op, session, turn, write
@@ -141,8 +142,10 @@ async def test_search_text_with_fts_syntax_is_no_error(sessions):
         await pilot.press("F")
         assert await wait_for(pilot, lambda: isinstance(app.screen, SearchScreen))
         search = app.screen
-        search.run_search('"unbalanced AND (NEAR *')
-        await pilot.pause(0.3)
+        await pilot.press(*'"unbalanced AND (NEAR *')
+        assert search.query_one(Input).value == '"unbalanced AND (NEAR *'
+        assert not search.settled  # (a search waits for the typing to pause)
+        assert await wait_for(pilot, lambda: search.settled)
         status = str(search.query_one("#search-status").render())
         assert "0 sessions" in status
 

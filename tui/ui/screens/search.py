@@ -54,6 +54,12 @@ class SearchScreen(Screen):
         self.query_used = fts.build_query("")
         self._timer: Timer | None = None
         self._asked = 0  # the newest search: an older one finishing later is not drawn
+        self._shown = 0  # the search whose hits are on screen
+
+    @property
+    def settled(self) -> bool:
+        """No key waits for its search and the newest search's hits are drawn (what waiting ends on)."""
+        return self._timer is None and self._shown == self._asked
 
     def compose(self) -> ComposeResult:
         yield Input(value=self.initial, placeholder=PLACEHOLDER, id="search-query", compact=True)
@@ -89,6 +95,7 @@ class SearchScreen(Screen):
         self.query_one(HitsTable).focus()
 
     def run_search(self, text: str) -> None:
+        self._timer = None
         query = fts.build_query(text)
         self._asked += 1
         if not query:
@@ -112,7 +119,7 @@ class SearchScreen(Screen):
     def _show(self, query: fts.Query, hits: list[fts.Hit], problem: str, asked: int = 0) -> None:
         if asked != self._asked:
             return  # a newer search is on its way
-        self.query_used, self.hits = query, hits
+        self.query_used, self.hits, self._shown = query, hits, asked
         table = self.query_one(HitsTable)
         table.clear()
         for i, hit in enumerate(hits):

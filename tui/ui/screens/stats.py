@@ -83,6 +83,12 @@ class StatsScreen(Screen):
         self.stats: st.Stats | None = None
         self.problem = ""  # why there is nothing to show (no index yet), with what to do
         self._asked = 0  # the newest query: an older one finishing later is not drawn
+        self._shown = -1  # the query whose answer is on screen
+
+    @property
+    def settled(self) -> bool:
+        """The newest query's answer is drawn: nothing changes now until a key asks again (what waiting ends on)."""
+        return self._shown == self._asked
 
     def compose(self) -> ComposeResult:
         yield Static(id="stats-header")
@@ -172,6 +178,7 @@ class StatsScreen(Screen):
             return
         self.widening = False
         self.stats, self.problem = result, problem
+        self._shown = asked
         header = Text(f"stats · {self.range_name}", style="bold")
         if self.widened_from:
             header.append(f" (no sessions in the last {self.widened_from})", style="dim")
