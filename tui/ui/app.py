@@ -34,7 +34,7 @@ from tui.ui.messages import (
     StreamStateChanged,
 )
 from tui.ui.preload import preload
-from tui.ui.textual_compat import CoveredScreensStayDark, app_is_exiting, drop_notifications
+from tui.ui.textual_compat import CoveredScreensStayDark, app_is_exiting, drop_notifications, share_parsed_css
 
 if TYPE_CHECKING:
     from tui.inputs.watch import DirChanges
@@ -74,6 +74,7 @@ class MonitorApp(IdleCollector, CoveredScreensStayDark):
                  demo_for: Path | None = None, sort: str | None = None, filter_text: str | None = None,
                  allow_remote: bool = False, allow_origins: list[str] | None = None,
                  settings: Settings | None = None, keep_place: bool = False, agent_roots: tuple = ()) -> None:
+        share_parsed_css()  # (tui.ui.textual_compat: each CSS source parsed once per process, not per re-parse)
         super().__init__()
         self.browser_sort = sort  # the browser's first sort and filter (--sort, --filter)
         self.browser_filter = filter_text
