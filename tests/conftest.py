@@ -10,6 +10,7 @@ import tempfile
 
 import pytest
 
+from helpers import demo_memo
 from helpers.scenelock import uses_scenes
 
 
@@ -32,6 +33,8 @@ def _bytecode_in_a_private_cache() -> str | None:
 
 
 _PYCACHE_MADE_HERE = _bytecode_in_a_private_cache()
+
+demo_memo.install()  # the demo generator's trees made once per process (tests/helpers/demo_memo.py)
 
 
 def pytest_unconfigure(config):

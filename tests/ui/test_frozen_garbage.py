@@ -35,7 +35,7 @@ def frozen_cycles(count: int) -> list[weakref.ref]:
 
 async def test_frozen_garbage_is_freed_at_a_quiet_moment_once_enough_was_frozen(tmp_path, monkeypatch):
     monkeypatch.setattr(idle_collect, "REFREEZE_GROWTH", 1_000, raising=False)
-    monkeypatch.setattr(idle_collect, "REFREEZE_CHECK_SECONDS", 0.05, raising=False)
+    monkeypatch.setattr(idle_collect, "REFREEZE_CHECK_SECONDS", 0.25, raising=False)
     # watched while an OTLP receiver runs (port 0: any free one)
     app = MonitorApp(sessions_dir=tmp_path, watch=False, listen_urls=["otlp://127.0.0.1:0"])
     try:
