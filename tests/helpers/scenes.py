@@ -13,9 +13,11 @@ from tui.demo import make_tree, populate, write_snapshot
 from tui.formats.load import load
 from tui.model.search import walk_ops
 from tui.ui.app import MonitorApp
+from tui.ui.screens.payload import PayloadScreen
 from tui.ui.screens.search import SearchScreen
 from tui.ui.screens.stats import StatsScreen
 
+from helpers.payloadhelpers import settled as payload_settled
 from helpers.waiting import wait_for
 
 BASE = Path("/tmp/aiagent-monitor-scenes")
@@ -98,10 +100,7 @@ async def open_llm_payload(pilot) -> None:
     llm = next(op for op in walk_ops(screen.session) if op.kind == "llm" and op.raw and "response" in op.raw)
     screen.tree.reveal(llm)
     await pilot.press("enter")
-    for _ in range(100):
-        await pilot.pause(0.05)
-        if "decoding" not in str(pilot.app.screen.query("#payload-status").first().render()):
-            break
+    await payload_settled(pilot)  # (the payload screen up and its capture decoded, in a worker)
     await pilot.pause(0.2)
 
 
@@ -259,6 +258,8 @@ def then_press(scene, *keys: str, pause: float = 0.4):
     async def run(pilot) -> None:
         await scene(pilot)
         await pilot.press(*keys)
+        if isinstance(pilot.app.screen, PayloadScreen):
+            await payload_settled(pilot)  # (another view of a capture may decode in a worker)
         await pilot.pause(pause)
     return run
 
