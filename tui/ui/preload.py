@@ -55,7 +55,7 @@ def add_css(app, css: dict[str, str]) -> None:
     """UI thread: the screens' CSS added to the app's stylesheet, as their first push would, but without styling
     the screens already up again (`Stylesheet.update`, a restyle and repaint of every widget): each screen's CSS
     names only its own screen and widget ids, so it cannot change them
-    (tests/ui/test_preload.py::test_the_preloaded_css_changes_nothing_on_screen)."""
+    (tests/ui/test_css_once.py::test_the_preloaded_css_changes_nothing_on_screen)."""
     stylesheet = app.stylesheet
     added = False
     for path, text in css.items():

@@ -13,7 +13,6 @@ from textual.widgets.data_table import ColumnKey, DuplicateKey, Row, RowKey
 from tui.ui.draw_key import same_cell
 
 
-# DataTable ------------------------------------------------------------------------------------------------
 class UnmeasuredRowsTable(DataTable):
     """A DataTable for fixed-width columns and one-line rows: it overrides the private `_update_dimensions` to
     measure no rows, and adds rows by filling `_row_locations`, `_data`, `rows`, `_new_rows` itself."""

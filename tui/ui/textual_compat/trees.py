@@ -19,7 +19,6 @@ from tui.ui.draw_key import same_cell
 T = TypeVar("T")
 
 
-# Tree -----------------------------------------------------------------------------------------------------
 class QuietTree(Tree[T], Generic[T]):
     """Tree rebuilds its list of lines (one object per line: thousands for a big session) on every style change
     (focus, a screen on top) and resize, though neither changes which lines there are: redraw them instead. Uses
