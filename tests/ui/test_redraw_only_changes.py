@@ -116,3 +116,25 @@ async def test_a_table_cell_repaints_alone_and_only_when_it_changes(tmp_path):
         assert len(calls) == 1 and len(calls[0]) == 1 and calls[0][0].height == 1
         assert calls[0][0].width == table.ordered_columns[1].get_render_width(table)
         assert table.get_cell(row_key, column) == "changed"
+
+
+async def test_a_resize_to_the_size_the_app_has_lays_nothing_out(tmp_path):
+    """The terminal driver's first Resize repeats the size Textual started with: passed on, it laid the first
+    screen out and drew it whole a second time. A same-size Resize reaches the app only; another size reaches the
+    screen on top (counted as the Resize messages dispatched, never as time)."""
+    from textual import events
+
+    resizes: list[events.Resize] = []
+    app = session_app(deep_snapshot(tmp_path, ops=20, depth=1))
+    hook = lambda message: resizes.append(message) if isinstance(message, events.Resize) else None  # noqa: E731
+    async with app.run_test(size=(100, 30), message_hook=hook) as pilot:
+        screen = top(app)
+        await pilot.pause()
+        await pilot.pause()
+        resizes.clear()
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause(0.1)
+        assert len(resizes) == 1  # the app's own, not passed on to the screen
+        await pilot.resize_terminal(90, 30)
+        assert await wait_for(pilot, lambda: screen.size.width == 90)
+        assert len(resizes) > 2  # the app's, the screen's and its widgets'

@@ -4,6 +4,7 @@ empty; the table that has the keys is marked (its title)."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 from textual.widgets import Static
@@ -83,8 +84,13 @@ async def test_settled_means_the_newest_answer_is_drawn(tmp_path, monkeypatch):
     app, screen = await open_stats(directory)
     async with app.run_test(size=(160, 48)) as pilot:
         app.push_screen(screen)
-        assert await wait_for(pilot, lambda: screen.settled)
+        while not screen.settled:  # (looked at after every step of the loop: settled is never early)
+            await asyncio.sleep(0)
         assert screen.range_name == "all" and "querying" not in header(screen)  # (widened twice on the way)
+        # laid out too: each table with rows is on screen as tall as its rows and header (a snapshot once showed
+        # the titles over empty tables: the rows were given, the layout not made yet)
+        tables = [table for table in screen.query(StatsTable) if table.row_count]
+        assert tables and all(table.region.height == table.row_count + 1 for table in tables)
         screen.action_range("7d")
         assert not screen.settled and "querying" in header(screen)
         assert await wait_for(pilot, lambda: screen.settled)

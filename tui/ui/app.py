@@ -14,6 +14,7 @@ from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.dom import DOMNode
+from textual.geometry import Size
 from textual.screen import Screen
 
 from tui.catalog.session_row import LIVE_PREFIX
@@ -100,6 +101,7 @@ class MonitorApp(IdleCollector, CoveredScreensStayDark):
         self.allow_remote = allow_remote
         self.allow_origins = list(allow_origins or [])  # web pages allowed to push to a ws:// --listen
         self.live = LiveController(self, sessions_dir=sessions_dir, streams=bool(self.listen_urls or self.connect_urls))
+        self._last_size: Size | None = None  # the size of the last Resize the app was sent (on_resize)
         self._watched_rows: ThreadPoolExecutor | None = None  # the watcher's batches made rows, in order (_dir_changed)
         self.history = self.live.history
         self.history_shown = self.live.history_shown
@@ -380,6 +382,14 @@ class MonitorApp(IdleCollector, CoveredScreensStayDark):
         if isinstance(event, (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)):
             self.note_input()
         await super().on_event(event)
+
+    def on_resize(self, event: events.Resize) -> None:
+        """A resize to the size the app already has is dropped: the driver's first Resize repeats the one Textual
+        dispatched itself at start, and Textual keeps it to post to the screen on top at the next idle, which laid
+        the first screen out and drew it in full a second time (~30% of an app's start-up CPU)."""
+        if event.size == self._last_size:
+            event.prevent_default()
+        self._last_size = event.size
 
     def pop_screen(self):
         popped = super().pop_screen()

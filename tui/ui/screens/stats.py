@@ -87,8 +87,11 @@ class StatsScreen(Screen):
 
     @property
     def settled(self) -> bool:
-        """The newest query's answer is drawn: nothing changes now until a key asks again (what waiting ends on)."""
-        return self._shown == self._asked
+        """The newest query's answer is drawn: nothing changes now until a key asks again (what waiting ends on).
+        Drawn means laid out too: a table given its rows grows to their height at the next idle, and a screenshot
+        taken before that showed the titles over empty tables."""
+        return self._shown == self._asked and all(
+            table.region.height > table.row_count for table in self.query(StatsTable) if table.row_count)
 
     def compose(self) -> ComposeResult:
         yield Static(id="stats-header")
