@@ -93,7 +93,8 @@ async def test_a_resize_measures_the_lines_again_only_when_the_columns_change(tm
     """The lines' widths depend on the columns, which depend on the tree's width: a resize that keeps the width
     (the terminal's height, a banner, a horizontal scrollbar) keeps them. The check compared the Resize event's size
     (scrollbar included) with the width the lines were measured at (scrollbar excluded), so with a vertical
-    scrollbar every resize measured every line of the tree again: 3,000 lines of a live trace, at each change."""
+    scrollbar every resize measured every line of the tree again: 3,000 lines of a live trace, at each change.
+    A measure draws nothing (what a line draws does not depend on it)."""
     import tui.ui.widgets.op_tree as op_tree
 
     from helpers.apphelpers import deep_snapshot
@@ -110,10 +111,34 @@ async def test_a_resize_measures_the_lines_again_only_when_the_columns_change(tm
         await pilot.resize_terminal(160, 40)
         await opened(pilot)
         assert screen.tree.size.height < 40 and remeasured == []
+        drawn: list[int] = []
+        render_line = screen.tree.render_line
+        screen.tree.render_line = lambda y: drawn.append(y) or render_line(y)
         await pilot.resize_terminal(100, 40)
         await opened(pilot)
         assert remeasured == [screen.tree]
+        # measured, not drawn again: the lines on screen are drawn once for the new width (they were drawn three
+        # times over: the resize's redraw, then before and after the measure, to compare them)
+        assert 0 < len(drawn) <= screen.tree.size.height + 2, (len(drawn), screen.tree.size.height)
         columns = op_tree.columns_total(op_tree.column_widths(screen.tree.size.width))
         widest = max(op_tree.line_width(screen.tree.get_node_at_line(y).label, columns)
                      for y in range(screen.tree.last_line + 1))
         assert screen.tree.virtual_size.width >= widest
+
+
+async def test_the_first_screen_draws_the_tree_lines_without_drawing_them_again_to_compare(tmp_path, monkeypatch):
+    """As the session screen opens the tree's lines are measured before the layout gives the tree its width, then
+    again at its first resize: that measure drew every line on screen twice more to compare them (it changes no
+    line). Counted as render_line calls: the first frame, and at most the repaint a new scrolling width brings."""
+    import tui.ui.widgets.op_tree as op_tree
+
+    from helpers.apphelpers import deep_snapshot
+
+    drawn: list[int] = []
+    render_line = op_tree.OpTree.render_line
+    monkeypatch.setattr(op_tree.OpTree, "render_line", lambda tree, y: drawn.append(y) or render_line(tree, y))
+    app = session_app(deep_snapshot(tmp_path, ops=80), watch=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await opened(pilot)
+        lines = min(screen.tree.size.height, screen.tree.last_line + 1)
+        assert lines > 10 and len(drawn) <= 2 * lines, (len(drawn), lines)

@@ -9,10 +9,12 @@ from textual.widget import Widget
 
 # Layouts: a flood of live events laid the session screen out ~15 times a second (5-30 ms each: the "Live"
 # benchmark's mixed row), mostly for nothing: a scrolling view's new lines, a size the layout itself measured.
-def set_scroll_size(view: ScrollView, size: Size) -> None:
+def set_scroll_size(view: ScrollView, size: Size, *, repaint: bool = True) -> None:
     """A ScrollView's scrolling size (`virtual_size`, a layout reactive: each new batch of log lines laid out the
     whole screen) set with a repaint and its scrollbars updated; a layout still follows when a scrollbar comes or
-    goes (`show_*_scrollbar` are layout reactives) or when the scroll offset would pass the new end."""
+    goes (`show_*_scrollbar` are layout reactives) or when the scroll offset would pass the new end. No repaint
+    for a view whose lines on screen do not depend on it (a tree's: Tree pads its lines to the scrolling width and
+    crops them to the view's), whose changed lines are repainted by whoever changed them."""
     if size == view.virtual_size:
         return
     shown = view.scrollable_content_region
@@ -22,7 +24,8 @@ def set_scroll_size(view: ScrollView, size: Size) -> None:
         return
     view.set_reactive(Widget.virtual_size, size)
     view._scroll_update(size)
-    view.refresh()
+    if repaint:
+        view.refresh()
 
 
 class LaidOutOnce(Widget):

@@ -15,14 +15,17 @@ from textual.widgets._tree import _TreeLine
 from textual.widgets.tree import TreeNode
 
 from tui.ui.draw_key import same_cell
+from tui.ui.textual_compat.layout import set_scroll_size
 
 T = TypeVar("T")
 
 
 class QuietTree(Tree[T], Generic[T]):
     """Tree rebuilds its list of lines (one object per line: thousands for a big session) on every style change
-    (focus, a screen on top) and resize, though neither changes which lines there are: redraw them instead. Uses
-    the private `_on_resize` handler, `_line_cache` and `_updates`."""
+    (focus, a screen on top) and resize, though neither changes which lines there are: redraw them instead on a
+    style change; on a resize nothing (the lines are drawn again as the widget is resized: ScrollView's
+    `_size_updated` repaints it, and the line cache is keyed by the width). Uses the private `_on_resize` handler,
+    `_line_cache` and `_updates`."""
 
     def notify_style_update(self) -> None:
         ScrollView.notify_style_update(self)
@@ -31,7 +34,6 @@ class QuietTree(Tree[T], Generic[T]):
     def _on_resize(self, event: events.Resize) -> None:
         event.prevent_default()  # instead of Tree's
         self._line_cache.grow(event.size.height)
-        self.redraw_lines()
 
     def label_widths(self) -> Callable[[TreeNode[T]], int]:
         """How wide a node's label is, for one build of the lines (a subclass computes what is common to every
@@ -68,7 +70,7 @@ class QuietTree(Tree[T], Generic[T]):
             for child in self.root._children:
                 add_node([], child, True)
         self._tree_lines_cached = lines
-        self.virtual_size = Size(widest if lines else self.size.width, len(lines))
+        set_scroll_size(self, Size(widest if lines else self.size.width, len(lines)), repaint=False)
         self.put_cursor_back(lines)
 
     def put_cursor_back(self, lines: list[_TreeLine[T]]) -> None:
@@ -112,7 +114,7 @@ class QuietTree(Tree[T], Generic[T]):
             child._line = len(lines)
             lines.append(_TreeLine([*base, child], top_level or i == end))
             widest = max(widest, measure(child) + indent)
-        self.virtual_size = Size(widest, len(lines))
+        set_scroll_size(self, Size(widest, len(lines)), repaint=False)
         self._line_cache.clear()  # (what _invalidate does, but the line list kept)
         self.lines_changed()
         self.put_cursor_back(lines)
@@ -141,7 +143,7 @@ class QuietTree(Tree[T], Generic[T]):
         widest = self.virtual_size.width
         if after > before:
             if after + indent > widest:
-                self.virtual_size = Size(after + indent, len(lines))
+                set_scroll_size(self, Size(after + indent, len(lines)), repaint=False)
             return True
         return before + indent < widest
 
@@ -270,9 +272,14 @@ def rebuild_tree_lines(tree: Tree) -> None:
 
 
 def remeasure_tree(tree: Tree) -> None:
-    """Measure the lines again at the next build (`Tree._invalidate`): the opTree's line widths depend on its
-    width (its right-hand columns), which QuietTree's resize does not re-measure."""
-    tree._invalidate()
+    """Measure the lines again at the next build (`Tree._tree_lines_cached`: listed and measured again when next
+    read, at the latest at the tree's next idle): the opTree's line widths (its scrolling width) depend on its
+    width (its right-hand columns), which QuietTree's resize does not re-measure. What a line draws does not
+    depend on the measure (Tree's line cache is keyed by the width; a resize has redrawn them all), so nothing is
+    repainted here: `Tree._invalidate` drew the lines on screen twice over to compare them, for nothing, at every
+    app start (the lines are first measured before the layout gives the tree a width) and every resize."""
+    tree._tree_lines_cached = None
+    tree.check_idle()  # (Tree lists the lines again at its idle; no layout: set_scroll_size minds the scrollbars)
 
 
 def unlink_tree_nodes(tree: Tree) -> None:
