@@ -15,7 +15,6 @@ it is done. A resent 50,000-op tree every second otherwise piles up until a full
 
 from __future__ import annotations
 
-import queue
 import threading
 import time
 from collections.abc import Callable, Coroutine
@@ -35,14 +34,20 @@ from tui.model.document import Document
 from tui.model.nodes import Session, release_tree
 from tui.ui.app_history import LIVE_PREFIX, HistoryRecorder
 from tui.ui.live_worker import LiveWorker
+from tui.ui import standing_threads
 from tui.ui.pin import Pin
 from tui.ui.messages import DocumentReloaded, LiveRootsForgotten, LiveRowsChanged
 
 if TYPE_CHECKING:
     from textual.app import App
 
-RELEASE_AWAY_OPS = 2_000  # (or this many ops: 4-7 ms of the UI thread a change of a replayed 20,000-op session)
-RELEASE_AWAY_TURNS = 1_000  # a tree let go with this many turns is cut in a thread (0.4 s of the keys' at 20,000 ops)
+# A tree let go with this many ops or turns is cut in the releasing thread (release_away), a smaller one at once.
+# Cutting one of a few hundred to 2,000 ops took up to 10 ms of the UI thread, in the live tick of a replayed
+# 20,000-op session (the tick's p99: 17-19 ms with 2,000 ops and 1,000 turns here, 7.5-8.6 ms now: benchmarks
+# row "UI-thread time per live tick during the replay"); 20,000 ops took 0.4 s of the keys'.
+RELEASE_AWAY_OPS = 200
+RELEASE_AWAY_TURNS = 100
+RELEASER = "release-tree"  # the standing thread's name
 NO_FACTS = LiveFacts()
 
 
@@ -71,7 +76,7 @@ class LiveController(HistoryRecorder):
         self._open: dict[str, int] = {}  # history key -> session screens showing it
         self.init_history()
         if app is not None:
-            start_releaser()
+            standing_threads.start(RELEASER)  # (with the app, not at a live tick)
 
     @classmethod
     def detached(cls) -> LiveController:
@@ -321,31 +326,7 @@ def _nowhere(message: Message) -> bool:
     return False
 
 
-_releases: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
-_releaser: list[threading.Thread] = []
-
-
 def release_away(job: Callable[[], None]) -> None:
-    """Run `job` (cutting a big tree nobody reads) in the one releasing thread. A thread started per release
-    made the UI thread wait for it to start (`Thread.start`), behind every other thread holding the interpreter:
-    10-40 ms a change of a big live trace (`otlp_big_run.py`'s keys row)."""
-    start_releaser()
-    _releases.put(job)
-
-
-def start_releaser() -> None:
-    """The releasing thread, started once (the LiveController starts it with the app, not at a live tick)."""
-    if not _releaser:
-        thread = threading.Thread(target=_release_forever, name="release-tree", daemon=True)
-        _releaser.append(thread)
-        thread.start()
-
-
-def _release_forever() -> None:
-    while True:
-        job = _releases.get()
-        try:
-            job()
-        except Exception:  # (a tree cut half-way is still let go: nothing else reads it)
-            pass
-        del job  # (not kept alive until the next one arrives)
+    """Run `job` (cutting a big tree nobody reads, letting go of what a screen kept) in the one releasing thread
+    (tui.ui.standing_threads: a tree cut half-way is still let go, nothing else reads it)."""
+    standing_threads.run_in(RELEASER, job)
