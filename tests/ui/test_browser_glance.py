@@ -218,3 +218,26 @@ async def test_live_row_keeps_its_title_and_has_an_events_column(tmp_path):
         assert row["title"] == row_title(doc.root) != ""
         assert row["events"] == f"{len(events):,}"
         assert row["id"].startswith("live ")
+
+
+async def test_a_live_row_that_brings_the_events_column_under_an_open_session_waits_for_its_return(tmp_path):
+    """The browser under an open session sets its columns up when the session closes: setting them up (the whole
+    table cleared and filled again) took 14 ms of a live tick of the session on screen."""
+    source = write_snapshot(tmp_path / "src", make_tree(31, ops=30, depth=1), version=2)
+    doc = load(str(source))
+    events = [event for _, event in replay_events(doc, max_tree_events=4)]
+    empty = tmp_path / "sessions"
+    empty.mkdir()
+    app = MonitorApp(sessions_dir=empty, listen_urls=[f"unix:{tmp_path / 's.sock'}"], watch=False)
+    async with app.run_test(size=(240, 48)) as pilot:
+        browser = app.screen
+        await settle(pilot, browser)
+        app.open_path(str(source))
+        assert await wait_for(pilot, lambda: app.screen is not browser and app.screen.is_mounted)
+        await fed(app, pilot, [orjson.dumps(event) for event in events])
+        await pilot.pause(0.3)
+        assert "events" not in column_keys(browser) and browser.columns_stale
+        app.pop_screen()
+        assert await wait_for(pilot, lambda: "events" in column_keys(browser))
+        assert not browser.columns_stale
+        assert cells_by_column(browser, doc.root.trace_id)["events"] == f"{len(events):,}"

@@ -2,10 +2,9 @@
 queue, twins, kept place), which it renders and to which it forwards keys.
 
 The listing (`scan`) is instant; a thread worker then loads the files one by one (visible rows first, then newest
-first) and leaves the results in a deque that a UI timer drains every FLUSH_S seconds, so the table is updated in
-batches and keys are never blocked. Adding 100k rows to a DataTable takes seconds, so the table holds a window of
-the sorted, filtered list (PAGE rows, growing by PAGE when the cursor reaches its end).
-"""
+first) into a deque a UI timer drains every FLUSH_S seconds: the table is updated in batches, keys are never blocked.
+Adding 100k rows to a DataTable takes seconds, so the table holds a window of the sorted, filtered list (PAGE rows,
+growing by PAGE when the cursor reaches its end)."""
 
 from __future__ import annotations
 
@@ -164,8 +163,9 @@ class BrowserScreen(Screen):
 
     def on_screen_resume(self) -> None:
         self.model.fill_queue.active.set()
-        if self.model.view_stale:  # rows changed under a session: their cells waited (upsert_rows)
-            self._refresh_view()
+        if self.model.view_stale or self.columns_stale:  # rows changed under a session: their cells waited
+            columns, self.columns_stale = self.columns_stale, False  # (upsert_rows)
+            self._refresh_view(columns=columns)
         if self.header_stale:
             self.update_header()
 
@@ -327,7 +327,7 @@ class BrowserScreen(Screen):
             self.update_header()
         self._update_details()
 
-    header_stale = False  # (a live tick under an open session set them: 2-3 ms of a 5-6 ms tick, `live_run.py`)
+    columns_stale = header_stale = False  # a live tick under an open session: done on return (14 / 2-3 ms of a tick)
 
     def update_header(self) -> None:
         """The header, summary, note and details lines (waiting while a screen is on top: on_screen_resume)."""
@@ -369,10 +369,11 @@ class BrowserScreen(Screen):
         for row in done.changed if shown else ():
             if row.key in self.table.shown_set:
                 self._update_cells(row)
-        if done.columns or (shown and done.reorder and (self.pace.live_due() if done.live else self.pace.rows_due())):
+        if shown and (done.columns or done.reorder and (self.pace.live_due() if done.live else self.pace.rows_due())):
             self._refresh_view(columns=done.columns)
-        elif done.reorder or not shown:  # a flood of live sessions: re-sorting a page each time would take the UI
-            model.view_stale = True  # thread; the tick re-sorts once their turn comes
+        elif done.columns or done.reorder or not shown:  # a flood of live sessions: re-sorting a page each time
+            model.view_stale = True  # would take the UI thread; the tick re-sorts once their turn comes
+            self.columns_stale = self.columns_stale or done.columns  # (under a session: on_screen_resume)
             model.live_reorder = model.live_reorder or done.live
         self._ensure_worker()
         self.update_header()
