@@ -22,6 +22,7 @@ from tui.catalog.session_row import row_from_entry
 from tui.demo import make_tree, write_snapshot
 from tui.formats.aiagent.replay import replay_events
 from tui.formats.load import load
+from tui.model.document import Document
 from tui.ui.app import MonitorApp
 from tui.ui.screens.browser import BrowserScreen
 
@@ -199,17 +200,24 @@ async def test_sort_column_marked_in_its_header(models_dir):
         assert labels(screen)["agent"] == "Agent ▼"
 
 
-async def test_live_row_keeps_its_title_and_has_an_events_column(tmp_path):
-    doc = load(str(write_snapshot(tmp_path / "src", make_tree(31, ops=30, depth=1), version=2)))
-    events = [event for _, event in replay_events(doc, max_tree_events=4)]
+def replayed_into_a_listening_app(tmp_path: Path) -> tuple[Path, Document, list[bytes], MonitorApp]:
+    """A session written to a file, the events its replay sends (encoded), and an app listening on an empty
+    sessions directory."""
+    source = write_snapshot(tmp_path / "src", make_tree(31, ops=30, depth=1), version=2)
+    doc = load(str(source))
+    events = [orjson.dumps(event) for _, event in replay_events(doc, max_tree_events=4)]
     empty = tmp_path / "sessions"
     empty.mkdir()
-    app = MonitorApp(sessions_dir=empty, listen_urls=[f"unix:{tmp_path / 's.sock'}"], watch=False)
+    return source, doc, events, MonitorApp(sessions_dir=empty, listen_urls=[f"unix:{tmp_path / 's.sock'}"], watch=False)
+
+
+async def test_live_row_keeps_its_title_and_has_an_events_column(tmp_path):
+    _, doc, events, app = replayed_into_a_listening_app(tmp_path)
     async with app.run_test(size=(240, 48)) as pilot:
         screen = app.screen
         await settle(pilot, screen)
         assert "events" not in column_keys(screen)
-        await fed(app, pilot, [orjson.dumps(event) for event in events])
+        await fed(app, pilot, events)
         await pilot.pause(0.3)
         root = doc.root.trace_id
         assert "events" in column_keys(screen)
@@ -223,18 +231,13 @@ async def test_live_row_keeps_its_title_and_has_an_events_column(tmp_path):
 async def test_a_live_row_that_brings_the_events_column_under_an_open_session_waits_for_its_return(tmp_path):
     """The browser under an open session sets its columns up when the session closes: setting them up (the whole
     table cleared and filled again) took 14 ms of a live tick of the session on screen."""
-    source = write_snapshot(tmp_path / "src", make_tree(31, ops=30, depth=1), version=2)
-    doc = load(str(source))
-    events = [event for _, event in replay_events(doc, max_tree_events=4)]
-    empty = tmp_path / "sessions"
-    empty.mkdir()
-    app = MonitorApp(sessions_dir=empty, listen_urls=[f"unix:{tmp_path / 's.sock'}"], watch=False)
+    source, doc, events, app = replayed_into_a_listening_app(tmp_path)
     async with app.run_test(size=(240, 48)) as pilot:
         browser = app.screen
         await settle(pilot, browser)
         app.open_path(str(source))
         assert await wait_for(pilot, lambda: app.screen is not browser and app.screen.is_mounted)
-        await fed(app, pilot, [orjson.dumps(event) for event in events])
+        await fed(app, pilot, events)
         await pilot.pause(0.3)
         assert "events" not in column_keys(browser) and browser.columns_stale
         app.pop_screen()
