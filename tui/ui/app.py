@@ -386,7 +386,7 @@ class MonitorApp(IdleCollector, CoveredScreensStayDark):
     def on_resize(self, event: events.Resize) -> None:
         """A resize to the size the app already has is dropped: the driver's first Resize repeats the one Textual
         dispatched itself at start, and Textual keeps it to post to the screen on top at the next idle, which laid
-        the first screen out and drew it in full a second time (~30% of an app's start-up CPU)."""
+        the whole first screen out once more (~5% of an app's start-up CPU, ~20 ms of ~360 ms in the tests)."""
         if event.size == self._last_size:
             event.prevent_default()
         self._last_size = event.size
