@@ -64,6 +64,10 @@ def deep_ledgers(tmp_path: Path, levels: int) -> Path:
 
 
 def test_every_model_walk_is_iterative(tmp_path):
+    """Each walk on the model of a 200-level snapshot and of 200 levels of ledgers, with 80 frames to spare. The
+    JSON export is written for the snapshot only: it walks the model the same way whichever format it came from
+    (export_session), and the 200 levels make 30 MB of indented JSON, past orjson's 255 levels, that the stdlib's
+    encoder writes in ~3 s (the ledgers' as well took 3 s more)."""
     for path in (deep_snapshot(tmp_path, 200), deep_ledgers(tmp_path, 200)):
         data = path.read_bytes()
         with shallow_stack():
@@ -83,7 +87,9 @@ def test_every_model_walk_is_iterative(tmp_path):
             assert find_session_by_prefix(root, leaf.session.path_prefix) is leaf.session
             assert summarise(doc)["maxDepth"] == 200
             assert insights_text.render_text(insights.compute(root))
-            assert b"agent-200" in export.render(root, "markdown") and b"agent-200" in export.render(root, "json")
+            assert b"agent-200" in export.render(root, "markdown")
+            if path.suffix == ".json":
+                assert b"agent-200" in export.render(root, "json")
             assert not diff_sessions(root, load_bytes(data, str(path), doc.sessions_dir).root).ops
             assert Waterfall(root).rows
             if root.raw is not None:
@@ -95,8 +101,8 @@ def test_every_model_walk_is_iterative(tmp_path):
 
 
 def test_a_deep_op_read_first_reads_its_bytes_without_recursion(tmp_path):
-    """A screen opened on a deep session before its parents (the drill-down test opens level 147 so) reads its ops'
-    bytes first: the sessions above are found from the top down, not by a frame per level."""
+    """A screen opened on a deep session before its parents (the drill-down tests open level 148 or 147 so) reads
+    its ops' bytes first: the sessions above are found from the top down, not by a frame per level."""
     root = load(str(deep_snapshot(tmp_path, 150))).root
     op = next(op for op in walk_ops(root) if op.name == "tool-145")
     with shallow_stack(850):  # (msgspec takes a frame per JSON level it skips: ~750 for these 150 levels)
@@ -140,7 +146,8 @@ async def test_app_opens_150_levels_and_drills_down_and_back(tmp_path):
     """Enter drills the first levels from the root and the last ones to the bottom; the levels between are opened as
     Enter opens them (a SessionScreen on the level's session), in one step: each screen costs Textual the same
     0.3-0.7 s at any depth (measured from level 10 to 60), so pressing Enter 140 more times tested nothing more and
-    took 100 s of the suite (and 2 levels from the root and 3 to the bottom drill as 3 and 5 did)."""
+    took 100 s of the suite (and 2 levels from the root and 2 to the bottom drill as 3 and 5 did: each Enter, from
+    a screen Enter opened or not, is the same, ~0.25 s of CPU)."""
     path = deep_snapshot(tmp_path, 150)
     doc = load(str(path))
     started = time.perf_counter()
@@ -150,10 +157,10 @@ async def test_app_opens_150_levels_and_drills_down_and_back(tmp_path):
         opened = time.perf_counter() - started
         root_screen = app.screen
         drilled = await drill_to_the_bottom(pilot, app, 2)
-        session_147 = next(op.session for op in walk_ops(doc.root) if op.name == "tool-147")
-        app.push_screen(SessionScreen(doc, session_147, live=app.live))
+        session_148 = next(op.session for op in walk_ops(doc.root) if op.name == "tool-148")
+        app.push_screen(SessionScreen(doc, session_148, live=app.live))
         await pilot.pause()
-        drilled += await drill_to_the_bottom(pilot, app, 3, first=148)
+        drilled += await drill_to_the_bottom(pilot, app, 2, first=149)
         deepest = app.screen
         crumbs = str(deepest.query_one("#crumbs").render())
         assert "depth 150" in crumbs and "… 146 levels …" in crumbs, crumbs
@@ -167,7 +174,7 @@ async def test_app_opens_150_levels_and_drills_down_and_back(tmp_path):
             await pilot.pause()
         assert app.screen is deepest and deepest.matches, "search found the leaf"
         started_back = time.perf_counter()
-        for level in (149, 148, 147, 2):
+        for level in (149, 148, 2):
             await pilot.press("q")  # closes the view at once (escape would first clear the search)
             assert app.screen.session.depth == level
         for _ in range(2):
@@ -180,8 +187,8 @@ async def test_app_opens_150_levels_and_drills_down_and_back(tmp_path):
         assert root_screen.tree.reveal(leaf) and root_screen.tree.cursor_node.data is leaf
         await pilot.press("e")
         await pilot.pause()
-        print(f"150 levels: open {opened:.2f}s, drill 5 levels {drilled:.2f}s "
-              f"({drilled / 5 * 1000:.0f} ms a level), back {back:.2f}s")
+        print(f"150 levels: open {opened:.2f}s, drill 4 levels {drilled:.2f}s "
+              f"({drilled / 4 * 1000:.0f} ms a level), back {back:.2f}s")
 
 
 async def test_app_shows_ledger_sub_agents_150_levels_down(tmp_path):

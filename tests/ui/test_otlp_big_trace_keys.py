@@ -1,7 +1,9 @@
-"""One big live trace with its screen open (issue 28, item 13): each change of an ai-agent trace of 30,000 spans
-(10,000 turns) costs the UI little, so a key pressed as it arrives is answered at once. Its model is built in the
-sink's thread (LiveHub.offer_built; hub.build took 1.8 s of the UI's at 50,000 spans), and the screen keeps the
-tree nodes of the turns it had (OpTree.take_newer; a rebuild of every turn's node took 1.5 s)."""
+"""One big live trace with its screen open (issue 28, item 13): each change of an ai-agent trace of 6,000 spans
+(2,000 turns; three times the sink's PREBUILD_ITEMS) is taken by the open screen while keys pressed as it arrives
+keep moving the cursor. Its model is built in the sink's thread (LiveHub.offer_built; hub.build took 1.8 s of the
+UI's at 50,000 spans), and the screen keeps the tree nodes of the turns it had (OpTree.take_newer; a rebuild of every
+turn's node took 1.5 s). How long the keys wait at the sink's cap of 50,000 spans is measured by
+tests/benchmarks/otlp_big_run.py (the "OTLP" section's big-trace row), not here."""
 
 from __future__ import annotations
 
@@ -12,8 +14,8 @@ from benchmarks.keylag import key_latency
 from helpers.otlphelpers import big_trace_bodies
 from tui.ui.app import MonitorApp
 
-SPANS = 30_000
-CHANGES = 2  # each the same round (one more request of 512 spans): 4 took 10 s more and measured nothing more
+SPANS = 6_000  # (30,000 took 12.4 s of CPU here and proved nothing more: the timing is the benchmark's)
+CHANGES = 2  # each the same round (one more request of 512 spans): 4 checked nothing more
 
 
 async def test_each_change_of_a_big_trace_on_screen_leaves_the_keys_answered(tmp_path):
@@ -30,13 +32,15 @@ async def test_each_change_of_a_big_trace_on_screen_leaves_the_keys_answered(tmp
         for body in bodies[-CHANGES:]:  # the trace grows while its screen is open, keys pressed all along
             shown, used = screen.session, time.thread_time()
             accept("traces", body, "proto")
-            deadline = time.monotonic() + 120
+            deadline, pressed = time.monotonic() + 120, 0
             while screen.session is shown and time.monotonic() < deadline:
+                pressed += 1
                 before = screen.tree.cursor_line
                 waits.append(await key_latency(app, "down" if before < 3 else "up",
                                                lambda: screen.tree.cursor_line != before))
                 await pilot.pause(0.02)
             assert screen.session is not shown
+            assert pressed, "the change was taken before a key was pressed: keys did not meet it"
             cpu.append(time.thread_time() - used)
         assert len(screen.session.turns) >= SPANS // 3 - 1
         waits.sort()
