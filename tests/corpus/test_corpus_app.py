@@ -140,7 +140,9 @@ async def payload_of(pilot, screen: SessionScreen, path: str) -> list[tuple[str,
     return out
 
 
-async def test_bad_captures_say_why_in_the_payload_viewer(corpus):
+async def test_bad_captures_say_why_in_the_payload_viewer(corpus, small_cap):
+    """(small_cap: the payload bomb is refused past 64 MiB, as with --max-bytes 64M, instead of the 256 MiB cap:
+    the same refusal, a quarter of the inflating)"""
     directory, cases = corpus
     for name in ("bad-base64.json.gz", "bad-refs.json.gz", "session/bad-children.jsonl"):
         with other_user():
