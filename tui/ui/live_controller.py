@@ -43,8 +43,8 @@ if TYPE_CHECKING:
 
 # A tree let go with this many ops or turns is cut in the releasing thread (release_away), a smaller one at once.
 # Cutting one of a few hundred to 2,000 ops took up to 10 ms of the UI thread, in the live tick of a replayed
-# 20,000-op session (the tick's p99: 17-19 ms with 2,000 ops and 1,000 turns here, 7.5-8.6 ms now: benchmarks
-# row "UI-thread time per live tick during the replay"); 20,000 ops took 0.4 s of the keys'.
+# 20,000-op session (tests/benchmarks/README.md, row "UI-thread time per live tick during the replay"); 20,000 ops
+# took 0.4 s of the keys'.
 RELEASE_AWAY_OPS = 200
 RELEASE_AWAY_TURNS = 100
 RELEASER = "release-tree"  # the standing thread's name
@@ -327,6 +327,6 @@ def _nowhere(message: Message) -> bool:
 
 
 def release_away(job: Callable[[], None]) -> None:
-    """Run `job` (cutting a big tree nobody reads, letting go of what a screen kept) in the one releasing thread
-    (tui.ui.standing_threads: a tree cut half-way is still let go, nothing else reads it)."""
+    """Run `job` (cutting a big tree nobody reads) in the one releasing thread (tui.ui.standing_threads: a tree
+    cut half-way is still let go, nothing else reads it)."""
     standing_threads.run_in(RELEASER, job)
