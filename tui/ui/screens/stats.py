@@ -41,12 +41,20 @@ BAR_MIN = 10  # the cost bar: 80 columns still show one you can read
 NUMBER_COLUMNS = (("cost", 10), ("sessions", 8), ("failed", 9), ("tokens in", 9), ("out", 8))
 TOP_COLUMNS = (("value", 10), ("started", 16))  # then agent and title, sized to the screen
 TITLE_MIN = 20
+MAX_ROWS = 39  # a table's rows shown without scrolling it (then it scrolls inside)
 PAD = 2  # a DataTable cell's padding (one cell each side)
 CHROME = 4  # the tables' margins and the body's scrollbar
 
 
 class StatsTable(TableMotion):
     """One table of the screen: as tall as its rows (the screen scrolls), a row cursor."""
+
+    def fit_rows(self) -> None:
+        """Its height set from its rows as they are given, not left to `height: auto`: auto follows the scrolling
+        size DataTable measures at its next idle, and a table laid out empty in between sometimes kept height 0
+        (a failing snapshot run, 10 s later: scrolling size 2 rows, region 0 high; 1 run in ~20 on a loaded
+        machine). The header line, and at most MAX_ROWS rows (the screen scrolls, not the table)."""
+        self.styles.height = min(self.row_count, MAX_ROWS) + 1
 
 
 def filter_term(name: str, value: str) -> str:
@@ -268,6 +276,7 @@ class StatsScreen(Screen):
         peak = max((g.cost_usd for g in groups), default=0.0)
         for i, g in enumerate(groups):
             table.add_row(*self._group_row(g, by, peak, accounting), key=f"{by}\x00{i}\x00{g.key}")
+        table.fit_rows()
         table.display = bool(groups)
 
     def _top_table(self, name: str, sessions: list[st.TopSession]) -> None:
@@ -281,6 +290,7 @@ class StatsScreen(Screen):
                      "failing": f"{s.failed_ops:,} ✗"}[name]
             table.add_row(Text(value, justify="right"), Text(fmt_ts(s.started_ms)), Text(one_line(s.agent, agent)),
                           Text(one_line(s.title or s.session_id, title)), key=f"{i}\x00{s.path}")
+        table.fit_rows()
         table.display = bool(sessions)
 
     # ------------------------------------------------------------------------------------------- Enter
