@@ -125,7 +125,7 @@ async def main(mode: str, url: str, args: list[str]) -> dict:
             "events_per_s": tally.events / elapsed if elapsed > 0 else None,
             "stall_s": lag.worst(), "stalls_over_100ms": sum(1 for _, v in lag.samples if v > 0.1),
             "screen_opened": opened is not None,
-            "ui_tick_ms": spread([t * 1000 for t in ticks]),
+            "ui_tick_ms": spread([t * 1000 for t in ticks]), "ui_ticks_ms": [round(t * 1000, 2) for t in ticks],
             "worker_tick_ms": spread([t * 1000 for t in app.live.worker.tick_seconds]),
         })
         if mode == "scale":  # keys pressed after the last event arrived: while the backlog is applied
