@@ -135,7 +135,7 @@ class LiveHub:
             return True
         try:
             with paused_gc():  # a big tree is millions of containers: see tui.model.gc_pause
-                event = json_load.loads(frame)
+                event = json_load.loads_sharing(frame)  # (a big tree: the UI thread runs meanwhile)
                 if len(frame) >= FREEZE_BYTES:
                     freeze()
         except orjson.JSONDecodeError as exc:
