@@ -167,3 +167,63 @@ def test_drop_forgets_a_session():
     add(history, "k", session(turn(1, op("tool"))))
     history.drop("k")
     assert not history.has("k") and history.versions("k") == []
+
+
+def test_reading_the_versions_never_waits_for_a_tree_being_stored(monkeypatch):
+    """Storing a big tree takes ~0.1 s (the live thread's); the UI reading the versions meanwhile waited for it:
+    a frozen screen. The store is held here until the read has answered (or 3 s have passed, then it fails)."""
+    import threading
+
+    history = History()
+    add(history, "k", make_tree(1, ops=10, depth=1))
+    storing, release = threading.Event(), threading.Event()
+    put = TreeStore.put
+
+    def held_put(self, tree):
+        storing.set()
+        release.wait(10)
+        return put(self, tree)
+
+    monkeypatch.setattr(TreeStore, "put", held_put)
+    newer = make_tree(2, ops=10, depth=1)
+    writer = threading.Thread(target=add, args=(history, "k", newer))
+    writer.start()
+    try:
+        assert storing.wait(10)
+        seen: list = []
+        reader = threading.Thread(target=lambda: seen.append(history.versions("k")))
+        reader.start()
+        reader.join(3)
+        assert not reader.is_alive() and len(seen[0]) == 1  # answered at once, the stored versions as they were
+    finally:
+        release.set()
+        writer.join(10)
+    assert len(history.versions("k")) == 2
+
+
+def test_a_timeline_dropped_while_its_tree_is_stored_gets_the_tree_in_its_new_one(monkeypatch):
+    import threading
+
+    history = History()
+    storing, release = threading.Event(), threading.Event()
+    put = TreeStore.put
+    calls = []
+
+    def held_put(self, tree):
+        calls.append(self)
+        if len(calls) == 1:
+            storing.set()
+            release.wait(10)
+        return put(self, tree)
+
+    monkeypatch.setattr(TreeStore, "put", held_put)
+    tree = make_tree(3, ops=10, depth=1)
+    writer = threading.Thread(target=add, args=(history, "k", tree))
+    writer.start()
+    assert storing.wait(10)
+    history.drop("k")
+    release.set()
+    writer.join(10)
+    versions = history.versions("k")
+    assert len(versions) == 1 and len(calls) == 2 and calls[0] is not calls[1]
+    assert history.session("k", versions[0]) is not None  # its content is in the store it points to
