@@ -169,6 +169,25 @@ def test_drop_forgets_a_session():
     assert not history.has("k") and history.versions("k") == []
 
 
+def hold_the_first_put(monkeypatch):
+    """TreeStore.put held at its first call until `release` is set (`storing` is set once it is held); `calls`: the
+    store of each call."""
+    import threading
+
+    storing, release, calls = threading.Event(), threading.Event(), []
+    put = TreeStore.put
+
+    def held_put(self, tree):
+        calls.append(self)
+        if len(calls) == 1:
+            storing.set()
+            release.wait(10)
+        return put(self, tree)
+
+    monkeypatch.setattr(TreeStore, "put", held_put)
+    return storing, release, calls
+
+
 def test_reading_the_versions_never_waits_for_a_tree_being_stored(monkeypatch):
     """Storing a big tree takes ~0.1 s (the live thread's); the UI reading the versions meanwhile waited for it:
     a frozen screen. The store is held here until the read has answered (or 3 s have passed, then it fails)."""
@@ -176,17 +195,8 @@ def test_reading_the_versions_never_waits_for_a_tree_being_stored(monkeypatch):
 
     history = History()
     add(history, "k", make_tree(1, ops=10, depth=1))
-    storing, release = threading.Event(), threading.Event()
-    put = TreeStore.put
-
-    def held_put(self, tree):
-        storing.set()
-        release.wait(10)
-        return put(self, tree)
-
-    monkeypatch.setattr(TreeStore, "put", held_put)
-    newer = make_tree(2, ops=10, depth=1)
-    writer = threading.Thread(target=add, args=(history, "k", newer))
+    storing, release, _ = hold_the_first_put(monkeypatch)
+    writer = threading.Thread(target=add, args=(history, "k", make_tree(2, ops=10, depth=1)))
     writer.start()
     try:
         assert storing.wait(10)
@@ -205,20 +215,8 @@ def test_a_timeline_dropped_while_its_tree_is_stored_gets_the_tree_in_its_new_on
     import threading
 
     history = History()
-    storing, release = threading.Event(), threading.Event()
-    put = TreeStore.put
-    calls = []
-
-    def held_put(self, tree):
-        calls.append(self)
-        if len(calls) == 1:
-            storing.set()
-            release.wait(10)
-        return put(self, tree)
-
-    monkeypatch.setattr(TreeStore, "put", held_put)
-    tree = make_tree(3, ops=10, depth=1)
-    writer = threading.Thread(target=add, args=(history, "k", tree))
+    storing, release, calls = hold_the_first_put(monkeypatch)
+    writer = threading.Thread(target=add, args=(history, "k", make_tree(3, ops=10, depth=1)))
     writer.start()
     assert storing.wait(10)
     history.drop("k")
