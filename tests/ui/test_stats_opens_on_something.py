@@ -95,3 +95,23 @@ async def test_settled_means_the_newest_answer_is_drawn(tmp_path, monkeypatch):
         assert not screen.settled and "querying" in header(screen)
         assert await wait_for(pilot, lambda: screen.settled)
         assert header(screen).startswith("stats · 7d") and "querying" not in header(screen)
+
+
+async def test_a_table_of_more_rows_than_it_shows_settles_at_its_highest(tmp_path, monkeypatch):
+    """50 days of sessions: the per-day table shows 39 rows under its header and scrolls; the screen settles (the
+    layout check compared the height with the row count: a table taller than 39 rows never settled)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    directory = tmp_path / "sessions"
+    directory.mkdir()
+    now = int(time.time() * 1000)
+    conn = index_for(directory)
+    insert(conn, [row(n, path=str(directory / f"s{n}.json.gz"), session_id=f"s{n}", agent="daily",
+                      started_ms=now - n * DAY_MS, title=f"day {n}", cost_usd=1.0, duration_ms=1000)
+                  for n in range(1, 51)])
+    conn.close()
+    app, screen = await open_stats(directory, range_name="all")
+    async with app.run_test(size=(160, 48)) as pilot:
+        app.push_screen(screen)
+        assert await wait_for(pilot, lambda: screen.settled)
+        days = screen.query_one("#stats-day", StatsTable)
+        assert days.row_count == 50 and days.region.height == 40

@@ -49,12 +49,17 @@ CHROME = 4  # the tables' margins and the body's scrollbar
 class StatsTable(TableMotion):
     """One table of the screen: as tall as its rows (the screen scrolls), a row cursor."""
 
+    @property
+    def fitted_height(self) -> int:
+        """The header line, and at most MAX_ROWS rows (the screen scrolls, not the table)."""
+        return min(self.row_count, MAX_ROWS) + 1
+
     def fit_rows(self) -> None:
         """Its height set from its rows as they are given, not left to `height: auto`: auto follows the scrolling
         size DataTable measures at its next idle, and a table laid out empty in between sometimes kept height 0
         (a failing snapshot run, 10 s later: scrolling size 2 rows, region 0 high; 1 run in ~20 on a loaded
-        machine). The header line, and at most MAX_ROWS rows (the screen scrolls, not the table)."""
-        self.styles.height = min(self.row_count, MAX_ROWS) + 1
+        machine)."""
+        self.styles.height = self.fitted_height
 
 
 def filter_term(name: str, value: str) -> str:
@@ -96,10 +101,10 @@ class StatsScreen(Screen):
     @property
     def settled(self) -> bool:
         """The newest query's answer is drawn: nothing changes now until a key asks again (what waiting ends on).
-        Drawn means laid out too: a table given its rows grows to their height at the next idle, and a screenshot
-        taken before that showed the titles over empty tables."""
+        Drawn means laid out too: a table given its rows takes its fitted height at the next layout, and a
+        screenshot taken before that showed the titles over empty tables."""
         return self._shown == self._asked and all(
-            table.region.height > table.row_count for table in self.query(StatsTable) if table.row_count)
+            table.region.height == table.fitted_height for table in self.query(StatsTable) if table.row_count)
 
     def compose(self) -> ComposeResult:
         yield Static(id="stats-header")
