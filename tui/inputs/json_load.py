@@ -12,6 +12,9 @@ so the positions an error message gives stay right.
 
 from __future__ import annotations
 
+import codecs
+import json
+import math
 import re
 
 import orjson
@@ -92,8 +95,6 @@ def _text(data: bytes | bytearray | memoryview | str) -> str:
     """The document as text, decoded in steps short enough to let the interpreter go between them."""
     if isinstance(data, str):
         return data
-    import codecs
-
     decoder = codecs.getincrementaldecoder("utf-8")("strict")
     view = memoryview(data)
     parts = [decoder.decode(view[i:i + _DECODE_STEP]) for i in range(0, len(view), _DECODE_STEP)]
@@ -112,7 +113,7 @@ def _int(text: str) -> int | float:
 
 def _float(text: str) -> float:
     value = float(text)
-    if value in (float("inf"), float("-inf")):
+    if math.isinf(value):
         raise ValueError("number is infinity when parsed as double")
     return value
 
@@ -121,10 +122,4 @@ def _constant(text: str) -> object:
     raise ValueError(f"{text} is not JSON")
 
 
-def _sharing_decoder():
-    import json
-
-    return json.JSONDecoder(object_hook=_object, parse_int=_int, parse_float=_float, parse_constant=_constant)
-
-
-_SHARING = _sharing_decoder()
+_SHARING = json.JSONDecoder(object_hook=_object, parse_int=_int, parse_float=_float, parse_constant=_constant)
