@@ -48,6 +48,24 @@ def test_every_document_reads_as_loads_reads_it(monkeypatch, data):
             assert orjson.dumps(got[1]) == orjson.dumps(want[1])  # floats stay floats, ints ints
 
 
+def counting_calls(run, code=None):
+    """run() and the Python function calls made meanwhile (of `code` only, when given): the points where another
+    thread may take the interpreter."""
+    calls = 0
+
+    def count(frame, event, arg):
+        nonlocal calls
+        if event == "call" and (code is None or frame.f_code is code):
+            calls += 1
+
+    sys.setprofile(count)
+    try:
+        result = run()
+    finally:
+        sys.setprofile(None)
+    return result, calls
+
+
 def test_a_big_document_runs_python_code_at_each_object_where_another_thread_may_take_over():
     """The mechanism, counted instead of timed: orjson calls no Python code while it parses, so no other thread
     runs until it is done; the sharing parse calls its hook once per object at least (each call is a point where
@@ -55,23 +73,12 @@ def test_a_big_document_runs_python_code_at_each_object_where_another_thread_may
     objects = 40_000
     doc = orjson.dumps({"turns": [{"id": i, "text": "x" * 200, "n": {"k": 1.5}} for i in range(objects // 2)]})
     assert len(doc) >= json_load.SHARE_BYTES
-    calls = 0
-
-    def count(frame, event, arg):
-        nonlocal calls
-        if event == "call":
-            calls += 1
-
-    sys.setprofile(count)
-    try:
-        got = loads_sharing(doc)
-    finally:
-        sys.setprofile(None)
+    got, calls = counting_calls(lambda: loads_sharing(doc))
     assert got == orjson.loads(doc)
     assert calls >= objects
 
 
-def test_the_hubs_big_tree_frame_goes_through_the_sharing_parse():
+def test_the_hubs_big_tree_frame_goes_through_the_sharing_parse(monkeypatch):
     """The hub parses a deferred tree frame (the biggest frames: whole trees) with the sharing parser when its
     session is built: its hook runs once per object of the tree, and the tree is the frame's."""
     from helpers.builders import op, session, turn
@@ -80,21 +87,9 @@ def test_the_hubs_big_tree_frame_goes_through_the_sharing_parse():
     frame = orjson.dumps({"type": "op_tree", "tree": tree, "meta": {"sessionId": "root", "originId": "root",
                                                                     "sequence": 1}})
     assert len(frame) >= 20_000
-    hooks = 0
-
-    def count(frame_, event, arg):
-        nonlocal hooks
-        if event == "call" and frame_.f_code is json_load._object.__code__:
-            hooks += 1
-
     hub = LiveHub()
     hub.feed(frame)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(json_load, "SHARE_BYTES", 10_000)
-        sys.setprofile(count)
-        try:
-            built = hub.build("root")
-        finally:
-            sys.setprofile(None)
+    monkeypatch.setattr(json_load, "SHARE_BYTES", 10_000)
+    built, hooks = counting_calls(lambda: hub.build("root"), json_load._object.__code__)
     assert built.counts.ops == 300
     assert hooks >= 300
